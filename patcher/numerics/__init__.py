@@ -1,0 +1,14 @@
+"""Run vendor and patched ``paged_attn.py`` copies on CPU and compare them.
+
+The submodules need PyTorch (the ``numerics`` extra); this package itself
+imports nothing heavy, so ``import patcher`` stays light:
+
+- ``stub_ops``: ``StubOps``, a PyTorch stand-in for ``vllm._custom_ops``
+  as it behaves on the BI-V100 (V1 decode only, V2 raises).
+- ``loader``: ``load_paged_attn`` executes a ``paged_attn.py`` source as a
+  fresh module against a given ops object.
+- ``cases``: seeded paged KV caches and call arguments for
+  ``forward_prefix`` / ``forward_decode``, and naive reference attention.
+"""
+
+__all__ = ["cases", "loader", "stub_ops"]

@@ -1,0 +1,283 @@
+"""Build seeded paged KV caches and call arguments for ``paged_attn.py``.
+
+``make_prefix_case`` and ``make_decode_case`` return everything needed to
+call ``PagedAttention.forward_prefix`` / ``forward_decode`` (and their
+PyTorch fallbacks) on a batch of sequences, together with the keys and
+values each sequence holds, so that ``reference()`` can compute the
+expected attention without going through the paged layout at all.
+
+Caches are laid out as vLLM lays them out (key ``[num_blocks, kv_heads,
+head_dim // x, block_size, x]`` with ``x = 16 // element_size``, value
+``[num_blocks, kv_heads, head_dim, block_size]``). Block tables are
+shuffled, so a sequence's blocks are not contiguous, and every slot that
+no sequence owns (spare blocks, the tail of a last block, block-table
+padding) holds random garbage, so reading past a context shows up as a
+wrong result rather than passing by luck. Everything is a function of the
+arguments and ``seed``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import torch
+
+
+@dataclass(frozen=True)
+class PagedSequences:
+    """A filled paged KV cache and the per-sequence tokens it holds."""
+
+    key_cache: torch.Tensor = field(repr=False)
+    value_cache: torch.Tensor = field(repr=False)
+    block_tables: torch.Tensor = field(repr=False)
+    #: Per sequence, all its tokens' keys / values, ``[n, kv_heads, head_dim]``.
+    keys: tuple[torch.Tensor, ...] = field(repr=False)
+    values: tuple[torch.Tensor, ...] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class PrefixCase:
+    """Arguments for ``forward_prefix``: new tokens after cached contexts."""
+
+    context_lens: tuple[int, ...]
+    query_lens: tuple[int, ...]
+    num_kv_heads: int
+    gqa_ratio: int
+    head_dim: int
+    block_size: int
+    dtype: torch.dtype
+    seed: int
+    cache: PagedSequences = field(repr=False)
+    #: Keyword arguments for ``PagedAttention.forward_prefix``.
+    kwargs: dict[str, Any] = field(repr=False)
+
+    def pytorch_kwargs(self) -> dict[str, Any]:
+        """Return the keyword arguments for ``PagedAttention._forward_prefix_pytorch``."""
+        names = ("query", "key", "value", "key_cache", "value_cache", "block_tables",
+                 "query_start_loc", "seq_lens_tensor", "context_lens")
+        return {name: self.kwargs[name] for name in names}
+
+    def reference(self) -> torch.Tensor:
+        """Return the expected output in fp32, ``[num_tokens, num_q_heads, head_dim]``.
+
+        Full softmax over context plus new tokens, causal among the new
+        tokens, computed from the unpaged keys and values.
+        """
+        query = self.kwargs["query"]
+        outputs = []
+        start = 0
+        for i, (ctx_len, q_len) in enumerate(zip(self.context_lens, self.query_lens)):
+            q = query[start:start + q_len]
+            start += q_len
+            # New token r sits at position ctx_len + r and sees 0..ctx_len + r.
+            rows = torch.arange(q_len).unsqueeze(1) + ctx_len
+            cols = torch.arange(ctx_len + q_len).unsqueeze(0)
+            outputs.append(_attend(q, self.cache.keys[i], self.cache.values[i],
+                                   self.head_dim ** -0.5, mask=cols > rows))
+        return torch.cat(outputs, dim=0)
+
+
+@dataclass(frozen=True)
+class DecodeCase:
+    """Arguments for ``forward_decode``: one new token per sequence, already cached."""
+
+    seq_lens: tuple[int, ...]
+    num_kv_heads: int
+    gqa_ratio: int
+    head_dim: int
+    block_size: int
+    dtype: torch.dtype
+    seed: int
+    cache: PagedSequences = field(repr=False)
+    #: Keyword arguments for ``PagedAttention.forward_decode``.
+    kwargs: dict[str, Any] = field(repr=False)
+
+    def pytorch_kwargs(self) -> dict[str, Any]:
+        """Return the keyword arguments for ``PagedAttention._forward_decode_pytorch``."""
+        names = ("query", "key_cache", "value_cache", "block_tables", "seq_lens", "scale")
+        return {name: self.kwargs[name] for name in names}
+
+    def reference(self) -> torch.Tensor:
+        """Return the expected output in fp32, ``[num_seqs, num_q_heads, head_dim]``."""
+        query = self.kwargs["query"]
+        outputs = []
+        for i, seq_len in enumerate(self.seq_lens):
+            if seq_len == 0:
+                outputs.append(torch.zeros(1, *query.shape[1:]))
+                continue
+            outputs.append(_attend(query[i:i + 1], self.cache.keys[i], self.cache.values[i],
+                                   self.kwargs["scale"], mask=None))
+        return torch.cat(outputs, dim=0)
+
+
+def make_prefix_case(
+    context_lens: Sequence[int],
+    query_lens: Sequence[int],
+    *,
+    num_kv_heads: int = 2,
+    gqa_ratio: int = 2,
+    head_dim: int = 64,
+    block_size: int = 16,
+    dtype: torch.dtype = torch.float32,
+    seed: int = 0,
+    spare_blocks: int = 3,
+    pad_blocks: int = 1,
+    device: str | torch.device = "cpu",
+) -> PrefixCase:
+    """Build a prefill batch: sequence ``i`` has ``context_lens[i]`` cached tokens and ``query_lens[i]`` new ones.
+
+    As in vLLM, the new tokens' keys and values are both in ``key`` /
+    ``value`` and already written to the cache.
+    """
+    if len(context_lens) != len(query_lens):
+        raise ValueError(f"{len(context_lens)} context lengths but {len(query_lens)} query lengths")
+    gen = torch.Generator().manual_seed(seed)
+    num_q_heads = num_kv_heads * gqa_ratio
+    totals = [c + q for c, q in zip(context_lens, query_lens)]
+    cache = make_paged_sequences(totals, num_kv_heads=num_kv_heads, head_dim=head_dim,
+                                 block_size=block_size, dtype=dtype, gen=gen,
+                                 spare_blocks=spare_blocks, pad_blocks=pad_blocks)
+    num_tokens = sum(query_lens)
+    query = _randn(gen, (num_tokens, num_q_heads, head_dim), dtype)
+    # The new tokens are the tail of each sequence.
+    empty = torch.empty((0, num_kv_heads, head_dim), dtype=dtype)
+    key = torch.cat([empty, *(k[c:] for k, c in zip(cache.keys, context_lens))])
+    value = torch.cat([empty, *(v[c:] for v, c in zip(cache.values, context_lens))])
+    starts = [0]
+    for q_len in query_lens:
+        starts.append(starts[-1] + q_len)
+
+    def ints(values: Sequence[int]) -> torch.Tensor:
+        return torch.tensor(list(values), dtype=torch.int32, device=device)
+
+    kwargs: dict[str, Any] = {
+        "query": query.to(device),
+        "key": key.to(device),
+        "value": value.to(device),
+        "kv_cache_dtype": "auto",
+        "key_cache": cache.key_cache.to(device),
+        "value_cache": cache.value_cache.to(device),
+        "block_tables": cache.block_tables.to(device),
+        "query_start_loc": ints(starts),
+        "seq_lens_tensor": ints(totals),
+        "context_lens": ints(context_lens),
+        "max_query_len": max(query_lens, default=0),
+        "alibi_slopes": None,
+        "sliding_window": None,
+        "k_scale": 1.0,
+        "v_scale": 1.0,
+    }
+    return PrefixCase(tuple(context_lens), tuple(query_lens), num_kv_heads, gqa_ratio,
+                      head_dim, block_size, dtype, seed, cache, kwargs)
+
+
+def make_decode_case(
+    seq_lens: Sequence[int],
+    *,
+    num_kv_heads: int = 2,
+    gqa_ratio: int = 2,
+    head_dim: int = 64,
+    block_size: int = 16,
+    dtype: torch.dtype = torch.float32,
+    seed: int = 0,
+    spare_blocks: int = 3,
+    pad_blocks: int = 1,
+    max_seq_len: int | None = None,
+    device: str | torch.device = "cpu",
+) -> DecodeCase:
+    """Build a decode batch: sequence ``i`` has ``seq_lens[i]`` cached tokens, the last one being queried.
+
+    ``max_seq_len`` defaults to ``max(seq_lens)``; the scheduler may pass
+    a larger, padded bound.
+    """
+    gen = torch.Generator().manual_seed(seed)
+    cache = make_paged_sequences(seq_lens, num_kv_heads=num_kv_heads, head_dim=head_dim,
+                                 block_size=block_size, dtype=dtype, gen=gen,
+                                 spare_blocks=spare_blocks, pad_blocks=pad_blocks)
+    query = _randn(gen, (len(seq_lens), num_kv_heads * gqa_ratio, head_dim), dtype)
+    kwargs: dict[str, Any] = {
+        "query": query.to(device),
+        "key_cache": cache.key_cache.to(device),
+        "value_cache": cache.value_cache.to(device),
+        "block_tables": cache.block_tables.to(device),
+        "seq_lens": torch.tensor(list(seq_lens), dtype=torch.int32, device=device),
+        "max_seq_len": max(seq_lens, default=0) if max_seq_len is None else max_seq_len,
+        "kv_cache_dtype": "auto",
+        "num_kv_heads": num_kv_heads,
+        "scale": head_dim ** -0.5,
+        "alibi_slopes": None,
+        "k_scale": 1.0,
+        "v_scale": 1.0,
+    }
+    return DecodeCase(tuple(seq_lens), num_kv_heads, gqa_ratio, head_dim, block_size,
+                      dtype, seed, cache, kwargs)
+
+
+def make_paged_sequences(
+    seq_lens: Sequence[int],
+    *,
+    num_kv_heads: int,
+    head_dim: int,
+    block_size: int,
+    dtype: torch.dtype,
+    gen: torch.Generator,
+    spare_blocks: int = 3,
+    pad_blocks: int = 1,
+) -> PagedSequences:
+    """Fill a garbage-initialised paged cache with ``seq_lens[i]`` random tokens per sequence.
+
+    Blocks are handed out in a shuffled order; ``spare_blocks`` extra blocks
+    stay unowned and each block-table row is padded with ``pad_blocks``
+    (or more) ids of random blocks.
+    """
+    x = 16 // torch.empty((), dtype=dtype).element_size()
+    if head_dim % x:
+        raise ValueError(f"head_dim={head_dim} is not a multiple of x={x} for {dtype}")
+    blocks_per_seq = [-(-n // block_size) for n in seq_lens]
+    num_blocks = sum(blocks_per_seq) + spare_blocks
+    width = max(blocks_per_seq, default=0) + pad_blocks
+    key_cache = _randn(gen, (num_blocks, num_kv_heads, head_dim // x, block_size, x), dtype)
+    value_cache = _randn(gen, (num_blocks, num_kv_heads, head_dim, block_size), dtype)
+    block_tables = torch.randint(0, max(num_blocks, 1), (len(seq_lens), width),
+                                 generator=gen, dtype=torch.int32)
+    order = torch.randperm(num_blocks, generator=gen).to(torch.int32)
+
+    keys, values = [], []
+    next_block = 0
+    for i, (n, used) in enumerate(zip(seq_lens, blocks_per_seq)):
+        block_tables[i, :used] = order[next_block:next_block + used]
+        next_block += used
+        k = _randn(gen, (n, num_kv_heads, head_dim), dtype)
+        v = _randn(gen, (n, num_kv_heads, head_dim), dtype)
+        positions = torch.arange(n)
+        blocks = block_tables[i].long()[positions // block_size]
+        offsets = positions % block_size
+        # Advanced indices on dims 0 and 3 put the token axis first.
+        key_cache[blocks, :, :, offsets, :] = k.reshape(n, num_kv_heads, head_dim // x, x)
+        value_cache[blocks, :, :, offsets] = v
+        keys.append(k)
+        values.append(v)
+    return PagedSequences(key_cache, value_cache, block_tables, tuple(keys), tuple(values))
+
+
+def _randn(gen: torch.Generator, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+    # Draw in fp32 so that the same seed gives the same values in any dtype.
+    return torch.randn(shape, generator=gen, dtype=torch.float32).to(dtype)
+
+
+def _attend(
+    query: torch.Tensor,
+    keys: torch.Tensor,
+    values: torch.Tensor,
+    scale: float,
+    mask: torch.Tensor | None,
+) -> torch.Tensor:
+    """Return naive fp32 attention ``[q, q_heads, d]``; ``mask[r, j]`` hides key ``j`` from row ``r``."""
+    gqa_ratio = query.shape[1] // keys.shape[1]
+    k = keys.float().repeat_interleave(gqa_ratio, dim=1)
+    v = values.float().repeat_interleave(gqa_ratio, dim=1)
+    scores = torch.einsum("qhd,khd->hqk", query.float(), k) * scale
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    return torch.einsum("hqk,khd->qhd", torch.softmax(scores, dim=-1), v)
