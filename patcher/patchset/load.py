@@ -1,0 +1,229 @@
+"""Read the series in ``patches/``, validate every patch, and render it with its parameters."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the image-side tool may run on 3.10
+    import tomli as tomllib
+
+import jinja2
+
+from ..errors import PatchSetError
+from ..transforms import OPERATIONS
+from ..transforms.base import ConfigError, Operation
+from ..transforms.pattern import PatternSyntaxError
+from .model import PARAM_TYPES, AppliedMarker, Example, Param, Patch, PatchSet
+from .templates import TemplateFailure, make_environment, render
+
+SERIES = "series"
+PATCH_KEYS = frozenset({
+    "id", "description", "origin", "last-update", "author", "forwarded", "bug",
+    "target", "scope", "params", "applied-when", "steps", "examples",
+})
+REQUIRED_KEYS = ("id", "description", "origin", "last-update", "target", "scope", "steps")
+PARAM_KEYS = frozenset({"type", "default", "help", "min", "max"})
+EXAMPLE_KEYS = frozenset({"name", "before", "after", "error", "params"})
+
+
+def load_patch_set(
+    directory: Path,
+    *,
+    overrides: Sequence[str] = (),
+    templates: Path | None = None,
+    tool_templates: Path | None = None,
+    commit: str | None = None,
+) -> PatchSet:
+    """Load and render the series; ``overrides`` are ``PATCH.PARAM=VALUE`` strings."""
+    env = make_environment(*(p for p in (templates or directory.parent / "templates", tool_templates) if p))
+    raw = [read_patch_file(path) for path in series_files(directory)]
+    ids = [data["id"] for _, data in raw]
+    values = parse_overrides(overrides, {data["id"]: data for _, data in raw}, directory)
+    patches = tuple(build_patch(path, data, env, values.get(data["id"], {})) for path, data in raw)
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise PatchSetError(f"patch id '{sorted(duplicates)[0]}' is used twice in the series", where=str(directory))
+    return PatchSet(directory=directory, patches=patches, commit=commit)
+
+
+def series_files(directory: Path) -> list[Path]:
+    """List the patch files named by ``series``, in order, checking each exists."""
+    series = directory / SERIES
+    if not series.is_file():
+        raise PatchSetError("no 'series' file listing the patches in order", where=str(directory),
+                            hint="is this a patch set folder?")
+    files = []
+    for number, line in enumerate(series.read_text(encoding="utf-8").splitlines(), 1):
+        name = line.split("#", 1)[0].strip()
+        if not name:
+            continue
+        path = directory / name
+        if not path.is_file():
+            raise PatchSetError(f"line {number} names '{name}', which does not exist", where=str(series))
+        files.append(path)
+    if not files:
+        raise PatchSetError("the series lists no patch", where=str(series))
+    return files
+
+
+def read_patch_file(path: Path) -> tuple[Path, dict[str, Any]]:
+    """Parse one patch file and check its top-level keys."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise PatchSetError(f"not valid TOML: {error}", where=str(path)) from None
+    except UnicodeDecodeError:
+        raise PatchSetError("not UTF-8 text", where=str(path)) from None
+    _check_keys(data, PATCH_KEYS, path, "")
+    for key in REQUIRED_KEYS:
+        if key not in data:
+            raise PatchSetError(f"missing key '{key}'", where=str(path))
+    expected = path.stem.replace("_", "-")
+    if data["id"] != expected:
+        raise PatchSetError(f"id '{data['id']}' does not match the file name (expected '{expected}')", where=str(path))
+    return path, data
+
+
+def parse_params(path: Path, data: Mapping[str, Any]) -> tuple[Param, ...]:
+    """Read the typed parameters a patch declares."""
+    params = []
+    for name, spec in data.get("params", {}).items():
+        where = f"params.{name}"
+        if not isinstance(spec, Mapping):
+            raise PatchSetError(f"'{where}' must be a table with 'type' and 'default'", where=str(path))
+        _check_keys(spec, PARAM_KEYS, path, where + ".")
+        kind = spec.get("type")
+        if kind not in PARAM_TYPES:
+            raise PatchSetError(f"'{where}.type' must be one of {', '.join(PARAM_TYPES)}, not {kind!r}", where=str(path))
+        if "default" not in spec:
+            raise PatchSetError(f"'{where}' has no 'default'", where=str(path))
+        param = Param(name, kind, spec["default"], spec.get("help", ""), spec.get("min"), spec.get("max"))
+        check_value(param, spec["default"], f"{path}: {where}.default")
+        params.append(param)
+    return tuple(params)
+
+
+def check_value(param: Param, value: Any, where: str) -> Any:
+    """Check a parameter value against the declared type and bounds."""
+    expected = PARAM_TYPES[param.type]
+    if isinstance(value, bool) and expected is not bool or not isinstance(value, expected):
+        if not (expected is float and isinstance(value, int) and not isinstance(value, bool)):
+            raise PatchSetError(f"expected {param.type}, got {value!r}", where=where)
+    if param.minimum is not None and value < param.minimum:
+        raise PatchSetError(f"{value!r} is below the minimum {param.minimum}", where=where)
+    if param.maximum is not None and value > param.maximum:
+        raise PatchSetError(f"{value!r} is above the maximum {param.maximum}", where=where)
+    return value
+
+
+def parse_overrides(
+    overrides: Sequence[str], patches: Mapping[str, Mapping[str, Any]], directory: Path
+) -> dict[str, dict[str, Any]]:
+    """Turn ``--set PATCH.PARAM=VALUE`` strings into typed values per patch."""
+    values: dict[str, dict[str, Any]] = {}
+    for item in overrides:
+        where = f"--set {item}"
+        key, sep, text = item.partition("=")
+        patch_id, dot, name = key.partition(".")
+        if not sep or not dot:
+            raise PatchSetError("expected PATCH.PARAM=VALUE", where=where)
+        if patch_id not in patches:
+            raise PatchSetError(f"no patch '{patch_id}' in the series{_did_you_mean(patch_id, patches)}", where=where)
+        declared = {p.name: p for p in parse_params(Path(directory), patches[patch_id])}
+        if name not in declared:
+            raise PatchSetError(f"patch '{patch_id}' has no parameter '{name}'{_did_you_mean(name, declared)}", where=where)
+        param = declared[name]
+        values.setdefault(patch_id, {})[name] = check_value(param, _parse_value(param, text, where), where)
+    return values
+
+
+def _parse_value(param: Param, text: str, where: str) -> Any:
+    try:
+        if param.type == "bool":
+            lowered = text.strip().lower()
+            if lowered not in {"true", "false", "1", "0", "yes", "no"}:
+                raise ValueError(text)
+            return lowered in {"true", "1", "yes"}
+        return PARAM_TYPES[param.type](text)
+    except ValueError:
+        raise PatchSetError(f"expected {param.type}, got {text!r}", where=where) from None
+
+
+def build_patch(path: Path, data: Mapping[str, Any], env: jinja2.Environment,
+                overrides: Mapping[str, Any]) -> Patch:
+    """Render a patch's patterns and code with its parameter values and build its steps."""
+    params = parse_params(path, data)
+    values = {p.name: p.default for p in params} | dict(overrides)
+
+    def render_value(key: str, text: str) -> str:
+        try:
+            if key == "template":
+                return render(env, name=text, values=values)
+            return render(env, source=text, values=values)
+        except TemplateFailure as error:
+            raise ConfigError(key, f"{error} (in '{key}')") from None
+
+    steps = []
+    for number, config in enumerate(_tables(data["steps"], path, "steps"), 1):
+        where = f"steps[{number}]"
+        op = config.get("op")
+        if op not in OPERATIONS:
+            raise PatchSetError(f"'{where}.op' is {op!r}, not an operation{_did_you_mean(str(op), OPERATIONS)} "
+                                f"(known: {', '.join(sorted(OPERATIONS))})", where=str(path))
+        try:
+            steps.append(OPERATIONS[op].from_config(config, render_value))
+        except ConfigError as error:
+            raise PatchSetError(f"{where}.{error.key}: {error}", where=str(path)) from None
+    markers = []
+    for number, entry in enumerate(data.get("applied-when", []), 1):
+        entry = {"pattern": entry} if isinstance(entry, str) else entry
+        where = f"applied-when[{number}]"
+        try:
+            from ..transforms.base import parse_pattern
+
+            pattern = parse_pattern("pattern", render_value("pattern", str(entry["pattern"])))
+        except ConfigError as error:
+            raise PatchSetError(f"{where}: {error}", where=str(path)) from None
+        except (KeyError, TypeError):
+            raise PatchSetError(f"'{where}' must be a pattern or a table with 'pattern'", where=str(path)) from None
+        markers.append(AppliedMarker(pattern, str(entry.get("scope", data["scope"]))))
+    examples = tuple(_example(path, number, entry) for number, entry in
+                     enumerate(_tables(data.get("examples", []), path, "examples"), 1))
+    return Patch(
+        id=data["id"], path=path, description=str(data["description"]), origin=str(data["origin"]),
+        last_update=str(data["last-update"]), target=str(data["target"]), scope=str(data["scope"]),
+        params=params, values=values, steps=tuple(steps), applied_when=tuple(markers), examples=examples,
+    )
+
+
+def _example(path: Path, number: int, entry: Mapping[str, Any]) -> Example:
+    _check_keys(entry, EXAMPLE_KEYS, path, f"examples[{number}].")
+    if "before" not in entry:
+        raise PatchSetError(f"'examples[{number}]' has no 'before'", where=str(path))
+    return Example(name=entry.get("name", f"example {number}"), before=entry["before"],
+                   after=entry.get("after"), error=entry.get("error"), params=entry.get("params", {}))
+
+
+def _tables(value: Any, path: Path, key: str) -> list[Mapping[str, Any]]:
+    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+        raise PatchSetError(f"'{key}' must be an array of tables ([[{key}]])", where=str(path))
+    return value
+
+
+def _check_keys(data: Mapping[str, Any], known: frozenset[str], path: Path, prefix: str) -> None:
+    for key in data:
+        if key not in known:
+            raise PatchSetError(f"unknown key '{prefix}{key}'{_did_you_mean(key, known)}", where=str(path))
+
+
+def _did_you_mean(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(word, sorted(choices), n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+__all__ = ["load_patch_set", "PatternSyntaxError"]

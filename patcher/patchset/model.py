@@ -1,0 +1,94 @@
+"""What a patch is once loaded: frozen values, no behaviour beyond describing themselves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..transforms.base import Operation
+from ..transforms.pattern import Pattern
+
+PARAM_TYPES: dict[str, type] = {"int": int, "float": float, "str": str, "bool": bool}
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed, documented knob of a patch, with its default."""
+
+    name: str
+    type: str
+    default: Any
+    help: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+
+
+@dataclass(frozen=True)
+class Example:
+    """A before/after pair that documents a patch and generates its tests.
+
+    Without ``after`` and ``error`` the patch must report "already applied"
+    and leave ``before`` unchanged; with ``error`` it must fail with a message
+    containing that text.
+    """
+
+    name: str
+    before: str
+    after: str | None = None
+    error: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AppliedMarker:
+    """Code whose presence in a scope shows the patch is already applied."""
+
+    pattern: Pattern
+    scope: str
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One patch of the series, rendered with its parameter values."""
+
+    id: str
+    path: Path
+    description: str
+    origin: str
+    last_update: str
+    target: str
+    scope: str
+    params: tuple[Param, ...]
+    values: Mapping[str, Any]
+    steps: tuple[Operation, ...]
+    applied_when: tuple[AppliedMarker, ...]
+    examples: tuple[Example, ...]
+
+    @property
+    def summary(self) -> str:
+        """The description's first line."""
+        return self.description.strip().splitlines()[0] if self.description.strip() else self.id
+
+    def header(self) -> str:
+        """Render the DEP-3 style header used in commit messages and reports."""
+        lines = [self.summary, "", *self.description.strip().splitlines()[1:]]
+        return "\n".join(lines).strip() + f"\n\nPatch: {self.id}\nOrigin: {self.origin}\nLast-Update: {self.last_update}\n"
+
+
+@dataclass(frozen=True)
+class PatchSet:
+    """The series of patches to apply, in order, and where it came from."""
+
+    directory: Path
+    patches: tuple[Patch, ...]
+    commit: str | None = None  # git commit of the patch set, when it lives in a repository
+
+    def for_target(self, target: str) -> tuple[Patch, ...]:
+        """The patches of one target file, in series order."""
+        return tuple(p for p in self.patches if p.target == target)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Each target file once, in series order."""
+        return tuple(dict.fromkeys(p.target for p in self.patches))

@@ -1,0 +1,359 @@
+"""Match Python code patterns with metavariables against a libcst tree, on syntax alone.
+
+A pattern is ordinary Python in which ``$NAME`` stands for any one node
+(an expression, an argument, a statement) and ``$...NAME`` for any run of
+arguments, list elements or statements; ``$_`` and ``$...`` match without
+binding. A metavariable used twice must match the same code both times.
+
+Matching ignores everything that does not change what the code means to
+the parser: comments, blank lines, line breaks and spacing, redundant
+parentheses, trailing commas, quote style and the spelling of numbers.
+That is what lets one pattern hold across vendor drops that differ in
+exactly those ways (and in CRLF line endings, which libcst keeps apart
+from the nodes).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Iterator, Mapping, Sequence, Union
+
+import libcst as cst
+
+# `$` cannot appear in Python outside strings, so a metavariable can be turned
+# into a reserved identifier before parsing and recognised afterwards.
+_METAVAR = re.compile(r"\$(\.\.\.)?([A-Za-z_][A-Za-z0-9_]*)?")
+_SINGLE = "__pv_"
+_SEQUENCE = "__pvs_"
+_ANONYMOUS = "_"
+
+Capture = Union[cst.CSTNode, tuple[cst.CSTNode, ...]]
+Bindings = Mapping[str, Capture]
+EMPTY: Bindings = MappingProxyType({})
+
+# Fields that carry layout only: two nodes that differ just here are the same code.
+_LAYOUT_FIELDS = frozenset(
+    {
+        "lpar",
+        "rpar",
+        "leading_lines",
+        "lines_after_decorators",
+        "header",
+        "footer",
+        "comma",
+        "semicolon",
+        "equal",
+        "indent",
+        "newline",
+        "trailing_whitespace",
+        "first_colon",
+        "second_colon",
+        "default_indent",
+        "default_newline",
+        "has_trailing_newline",
+        "encoding",
+    }
+)
+
+
+class PatternSyntaxError(ValueError):
+    """The pattern or template is not valid Python once metavariables are read."""
+
+
+def encode_metavariables(code: str) -> str:
+    """Replace ``$X`` / ``$...X`` by reserved identifiers so libcst can parse the code."""
+
+    def substitute(match: re.Match[str]) -> str:
+        name = match.group(2) or _ANONYMOUS
+        return f"{_SEQUENCE if match.group(1) else _SINGLE}{name}__"
+
+    return _METAVAR.sub(substitute, code)
+
+
+def decode_metavariables(code: str) -> str:
+    """Turn reserved identifiers back into ``$X`` / ``$...X`` for messages."""
+    code = re.sub(rf"{_SEQUENCE}(\w+?)__", lambda m: "$..." + _display(m.group(1)), code)
+    return re.sub(rf"{_SINGLE}(\w+?)__", lambda m: "$" + _display(m.group(1)), code)
+
+
+def _display(name: str) -> str:
+    return "" if name == _ANONYMOUS else name
+
+
+def single_metavariable(node: cst.CSTNode) -> str | None:
+    """Name of the ``$X`` this node is, if it is one."""
+    return _metavariable(node, _SINGLE)
+
+
+def sequence_metavariable(node: cst.CSTNode) -> str | None:
+    """Name of the ``$...X`` this node is (as a statement, argument or element), if any."""
+    return _metavariable(node, _SEQUENCE)
+
+
+def _metavariable(node: cst.CSTNode, prefix: str) -> str | None:
+    # A metavariable standing for a statement is parsed as a bare name in an
+    # expression statement; one standing for a run of arguments or elements
+    # as a bare positional argument or element.
+    if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
+        node = node.body[0]
+    if isinstance(node, cst.Expr):
+        node = node.value
+    elif prefix == _SEQUENCE and isinstance(node, cst.Arg) and node.keyword is None and not node.star:
+        node = node.value
+    elif prefix == _SEQUENCE and isinstance(node, cst.Element):
+        node = node.value
+    if isinstance(node, cst.Name) and node.value.startswith(prefix) and node.value.endswith("__"):
+        return node.value[len(prefix) : -2]
+    return None
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A parsed pattern: one expression, or a run of statements."""
+
+    source: str
+    statements: tuple[cst.BaseStatement, ...]
+
+    @classmethod
+    def parse(cls, code: str) -> "Pattern":
+        """Parse pattern text, or raise PatternSyntaxError saying where it breaks."""
+        module = parse_snippet(code)
+        if not module.body:
+            raise PatternSyntaxError("the pattern is empty")
+        return cls(source=code.strip(), statements=tuple(module.body))
+
+    @property
+    def expression(self) -> cst.BaseExpression:
+        """The pattern as one expression (for operations that look inside statements)."""
+        only = self.statements[0] if len(self.statements) == 1 else None
+        if (
+            isinstance(only, cst.SimpleStatementLine)
+            and len(only.body) == 1
+            and isinstance(only.body[0], cst.Expr)
+        ):
+            return only.body[0].value
+        raise PatternSyntaxError(f"expected one expression, got statements: {self.source!r}")
+
+    def __str__(self) -> str:
+        return " / ".join(line.strip() for line in self.source.splitlines() if line.strip())
+
+
+def parse_snippet(code: str) -> cst.Module:
+    """Parse a pattern or rendered template, metavariables included."""
+    import textwrap
+
+    text = textwrap.dedent(encode_metavariables(code)).strip("\n") + "\n"
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        raise PatternSyntaxError(
+            f"not valid Python at line {error.raw_line}, column {error.raw_column}: "
+            f"{error.message}"
+        ) from None
+    # libcst files comments above the first statement under the module
+    # header; in a snippet they belong to that statement.
+    if module.header and module.body:
+        first = module.body[0]
+        module = module.with_changes(
+            header=[],
+            body=[first.with_changes(leading_lines=[*module.header, *first.leading_lines]), *module.body[1:]],
+        )
+    return module
+
+
+# --------------------------------------------------------------------------- matching
+
+
+def match(pattern: object, node: object, bindings: Bindings = EMPTY) -> Bindings | None:
+    """Return the bindings that make ``pattern`` match ``node``, or None."""
+    if isinstance(pattern, cst.CSTNode):
+        name = single_metavariable(pattern)
+        if name is not None and isinstance(node, cst.CSTNode):
+            return _bind(bindings, name, node)
+        if not isinstance(node, cst.CSTNode):
+            return None
+        if isinstance(pattern, cst.BaseSuite) and isinstance(node, cst.BaseSuite):
+            return match_sequence(_suite_units(pattern), _suite_units(node), bindings)
+        if type(pattern) is not type(node):
+            return None
+        if isinstance(pattern, cst.Call) and isinstance(node, cst.Call):
+            bindings = _bind_call_layout(pattern, node, bindings)
+        literal = _literal_equal(pattern, node)
+        if literal is not None:
+            return bindings if literal else None
+        for field in dataclasses.fields(pattern):
+            if field.name in _LAYOUT_FIELDS or field.name.startswith("whitespace"):
+                continue
+            result = match(getattr(pattern, field.name), getattr(node, field.name), bindings)
+            if result is None:
+                return None
+            bindings = result
+        return bindings
+    if isinstance(pattern, (list, tuple)):
+        if not isinstance(node, (list, tuple)):
+            return None
+        return match_sequence(pattern, node, bindings)
+    if isinstance(pattern, cst.MaybeSentinel) or isinstance(node, cst.MaybeSentinel):
+        # A sentinel and an explicit layout token are the same code; a sentinel
+        # and a real child (e.g. a missing vs present value) are not.
+        return bindings if type(pattern) is type(node) else None
+    return bindings if pattern == node else None
+
+
+def match_sequence(
+    patterns: Sequence[object], nodes: Sequence[object], bindings: Bindings = EMPTY
+) -> Bindings | None:
+    """Match element by element, letting ``$...X`` absorb any run of nodes."""
+    if not patterns:
+        return bindings if not nodes else None
+    first = patterns[0]
+    name = sequence_metavariable(first) if isinstance(first, cst.CSTNode) else None
+    if name is not None:
+        # Shortest run first: later patterns in the sequence anchor the rest.
+        for length in range(len(nodes) + 1):
+            run = tuple(n for n in nodes[:length] if isinstance(n, cst.CSTNode))
+            bound = _bind(bindings, name, run)
+            if bound is None:
+                continue
+            result = match_sequence(patterns[1:], nodes[length:], bound)
+            if result is not None:
+                return result
+        return None
+    if not nodes:
+        return None
+    bound = match(first, nodes[0], bindings)
+    if bound is None:
+        return None
+    return match_sequence(patterns[1:], nodes[1:], bound)
+
+
+def same_code(a: Capture, b: Capture) -> bool:
+    """Whether two nodes (or runs of nodes) are the same code, layout aside."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        if not (isinstance(a, tuple) and isinstance(b, tuple)) or len(a) != len(b):
+            return False
+        return all(same_code(x, y) for x, y in zip(a, b))
+    return match(a, b) is not None
+
+
+def _bind(bindings: Bindings, name: str, value: Capture) -> Bindings | None:
+    if name == _ANONYMOUS:
+        return bindings
+    if name in bindings:
+        return bindings if same_code(bindings[name], value) else None
+    return MappingProxyType({**bindings, name: value})
+
+
+def _bind_call_layout(pattern: cst.Call, node: cst.Call, bindings: Bindings) -> Bindings:
+    # f($...ARGS) captures the arguments; keep the line break after "(" too,
+    # so a call written one argument per line is rebuilt the same way.
+    if len(pattern.args) == 1:
+        name = sequence_metavariable(pattern.args[0])
+        if name and name != _ANONYMOUS and layout_key(name) not in bindings:
+            return MappingProxyType({**bindings, layout_key(name): node.whitespace_before_args})
+    return bindings
+
+
+def layout_key(name: str) -> str:
+    """The binding under which the layout around a captured argument run is kept."""
+    return f"{name}:layout"
+
+
+def _suite_units(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    # `if x: return y` and its indented form are the same code: compare both
+    # as statement lines (keeping each line whole keeps its comments with it).
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=[statement]) for statement in suite.body]
+    return list(suite.body)  # type: ignore[attr-defined]
+
+
+def _literal_equal(pattern: cst.CSTNode, node: cst.CSTNode) -> bool | None:
+    # 'a' == "a" and 0x10 == 16: compare literal values, not their spelling.
+    if isinstance(pattern, (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary)):
+        try:
+            return bool(
+                ast.literal_eval(pattern.value) == ast.literal_eval(node.value)  # type: ignore[attr-defined]
+            )
+        except (ValueError, SyntaxError):
+            return pattern.value == node.value  # type: ignore[attr-defined]
+    return None
+
+
+# --------------------------------------------------------------------------- searching
+
+
+@dataclass(frozen=True)
+class StatementMatch:
+    """A run of statements ``block.body[start:end]`` that matched, with its bindings."""
+
+    block: cst.CSTNode  # the IndentedBlock or Module holding the run
+    start: int
+    end: int
+    bindings: Bindings
+
+
+def find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatch]:
+    """Find every non-overlapping run of statements in ``scope`` that matches."""
+    found: list[StatementMatch] = []
+    for block in _blocks(scope):
+        body = list(block.body)  # type: ignore[attr-defined]
+        start = 0
+        while start < len(body):
+            hit = _match_at(pattern.statements, body, start)
+            if hit is None:
+                start += 1
+                continue
+            end, bindings = hit
+            found.append(StatementMatch(block, start, end, bindings))
+            start = max(end, start + 1)
+    return found
+
+
+def _match_at(
+    patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseStatement], start: int
+) -> tuple[int, Bindings] | None:
+    # Try the shortest run first so a trailing `$...` does not swallow the block.
+    for end in range(start + 1, len(body) + 1):
+        bindings = match_sequence(patterns, body[start:end])
+        if bindings is not None:
+            return end, bindings
+    return None
+
+
+def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    if isinstance(scope, (cst.Module, cst.IndentedBlock)):
+        yield scope
+    for child in scope.children:
+        yield from _blocks(child)
+
+
+def find_expressions(pattern: cst.BaseExpression, scope: cst.CSTNode) -> list[tuple[cst.CSTNode, Bindings]]:
+    """Find every expression in ``scope`` that matches, outermost first."""
+    found: list[tuple[cst.CSTNode, Bindings]] = []
+
+    def visit(node: cst.CSTNode) -> None:
+        if isinstance(node, cst.BaseExpression):
+            bindings = match(pattern, node)
+            if bindings is not None:
+                found.append((node, bindings))
+                return
+        for child in node.children:
+            visit(child)
+
+    visit(scope)
+    return found
+
+
+def contains(pattern: Pattern, scope: cst.CSTNode) -> bool:
+    """Whether ``scope`` holds the pattern (statements, or an expression anywhere)."""
+    if find_statements(pattern, scope):
+        return True
+    try:
+        expression = pattern.expression
+    except PatternSyntaxError:
+        return False
+    return bool(find_expressions(expression, scope))

@@ -1,0 +1,77 @@
+"""Turn rendered template code into statements, filling in what a pattern captured."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import libcst as cst
+
+from .pattern import Bindings, layout_key, parse_snippet, sequence_metavariable, single_metavariable
+
+
+class UnboundMetavariable(KeyError):
+    """The template uses a metavariable its pattern did not capture."""
+
+
+def instantiate(code: str, bindings: Bindings) -> list[cst.BaseStatement]:
+    """Parse ``code`` and replace each ``$X`` / ``$...X`` by what the match captured."""
+    module = parse_snippet(code)
+    filled = module.visit(_Filler(bindings))
+    assert isinstance(filled, cst.Module)
+    return list(filled.body)
+
+
+class _Filler(cst.CSTTransformer):
+    def __init__(self, bindings: Bindings):
+        super().__init__()
+        self.bindings = bindings
+
+    def _lookup(self, name: str) -> object:
+        if name not in self.bindings:
+            raise UnboundMetavariable(name)
+        return self.bindings[name]
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[no-untyped-def]
+        if isinstance(updated, cst.Name):
+            name = single_metavariable(updated)
+            if name is not None:
+                value = self._lookup(name)
+                # A statement-valued capture is spliced at the body level below.
+                if isinstance(value, cst.BaseExpression):
+                    return value
+        if isinstance(updated, (cst.IndentedBlock, cst.Module)):
+            return updated.with_changes(body=self._splice(updated.body))
+        if isinstance(updated, cst.Call):
+            changes: dict = {"args": _fix_commas(self._splice(updated.args))}  # type: ignore[type-arg]
+            name = sequence_metavariable(updated.args[0]) if len(updated.args) == 1 else None
+            if name and layout_key(name) in self.bindings:
+                changes["whitespace_before_args"] = self.bindings[layout_key(name)]
+            return updated.with_changes(**changes)
+        if isinstance(updated, (cst.List, cst.Tuple, cst.Set)):
+            return updated.with_changes(elements=_fix_commas(self._splice(updated.elements)))
+        return updated
+
+    def _splice(self, items: Sequence[cst.CSTNode]) -> list:  # type: ignore[type-arg]
+        out: list[cst.CSTNode] = []
+        for item in items:
+            name = sequence_metavariable(item)
+            if name is None and isinstance(item, cst.BaseStatement):
+                name = single_metavariable(item)
+            if name is None:
+                out.append(item)
+                continue
+            value = self._lookup(name)
+            out.extend(value if isinstance(value, tuple) else (value,))  # type: ignore[arg-type]
+        return out
+
+
+def _fix_commas(items: list) -> list:  # type: ignore[type-arg]
+    # Captured arguments keep their own commas; make sure all but the last
+    # have one and the last keeps whatever the template gave it.
+    fixed = []
+    for index, item in enumerate(items):
+        last = index == len(items) - 1
+        if not last and isinstance(getattr(item, "comma", None), cst.MaybeSentinel):
+            item = item.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        fixed.append(item)
+    return fixed

@@ -1,0 +1,85 @@
+"""Rewrite a tree at nodes found by a search, keeping everything else as it was."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class BodyEdit:
+    """Replace ``block.body[start:end]`` by ``statements`` (an empty run inserts)."""
+
+    start: int
+    end: int
+    statements: tuple[cst.BaseStatement, ...]
+
+
+def edit_bodies(module: cst.Module, edits: Mapping[int, Sequence[BodyEdit]]) -> cst.Module:
+    """Apply body edits keyed by ``id()`` of the IndentedBlock or Module they edit."""
+    result = module.visit(_BodyEditor(edits))
+    assert isinstance(result, cst.Module)
+    return result
+
+
+def replace_nodes(module: cst.Module, replacements: Mapping[int, cst.CSTNode]) -> cst.Module:
+    """Replace nodes keyed by ``id()`` of the original node."""
+    result = module.visit(_NodeReplacer(replacements))
+    assert isinstance(result, cst.Module)
+    return result
+
+
+def move_comments(
+    removed: Sequence[cst.BaseStatement], added: Sequence[cst.BaseStatement]
+) -> tuple[cst.BaseStatement, ...]:
+    """Keep the comments and blank lines around replaced code on its replacement."""
+    if not removed or not added:
+        return tuple(added)
+    added = list(added)
+    first = added[0]
+    leading = list(removed[0].leading_lines) + list(first.leading_lines)
+    added[0] = first.with_changes(leading_lines=leading)
+    last, old_last = added[-1], removed[-1]
+    if (
+        isinstance(last, cst.SimpleStatementLine)
+        and isinstance(old_last, cst.SimpleStatementLine)
+        and old_last.trailing_whitespace.comment is not None
+        and last.trailing_whitespace.comment is None
+    ):
+        added[-1] = last.with_changes(trailing_whitespace=old_last.trailing_whitespace)
+    return tuple(added)
+
+
+class _BodyEditor(cst.CSTTransformer):
+    def __init__(self, edits: Mapping[int, Sequence[BodyEdit]]):
+        super().__init__()
+        self.edits = edits
+
+    def _edit(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        edits = self.edits.get(id(original))
+        if not edits:
+            return updated
+        body = list(updated.body)  # type: ignore[attr-defined]
+        # Right to left, so earlier indices stay valid.
+        for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+            body[edit.start : edit.end] = edit.statements
+        if not body and isinstance(updated, cst.IndentedBlock):
+            body = [cst.SimpleStatementLine(body=[cst.Pass()])]
+        return updated.with_changes(body=body)
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.BaseSuite:
+        return self._edit(original, updated)  # type: ignore[return-value]
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        return self._edit(original, updated)  # type: ignore[return-value]
+
+
+class _NodeReplacer(cst.CSTTransformer):
+    def __init__(self, replacements: Mapping[int, cst.CSTNode]):
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[no-untyped-def]
+        return self.replacements.get(id(original), updated)
