@@ -1,0 +1,48 @@
+"""The ``patcher`` command: a group whose subcommands load only when they run.
+
+Heavy imports (libcst, GitPython, Jinja2) live in the subcommand modules,
+so ``patcher --help`` costs little more than importing click.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from ..report import EXIT_CODES_HELP
+
+# name -> "module:function"; each module holds one command.
+COMMANDS = {
+    "apply": "patcher.cli.apply:apply_command",
+}
+
+
+class LazyGroup(click.Group):
+    """A group that imports a subcommand's module only when it is invoked or helped."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attribute = COMMANDS[name].split(":")
+        return getattr(importlib.import_module(module), attribute)  # type: ignore[no-any-return]
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Short help from a table, so listing commands imports none of them.
+        rows = [(name, SUMMARIES.get(name, "")) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+SUMMARIES = {
+    "apply": "Patch a vendor zip and pack a deterministic Docker build context.",
+}
+
+
+@click.group(cls=LazyGroup, epilog=EXIT_CODES_HELP, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="patcher", message="%(prog)s %(version)s")
+def main() -> None:
+    """Apply declarative, reviewable patches to vendor inference-engine zips."""

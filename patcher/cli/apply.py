@@ -1,0 +1,65 @@
+"""``patcher apply``: a vendor zip in, a patched, synced, deterministic build context out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..report import EXIT_CODES_HELP, ApplyReport
+from .errors import handle_errors
+from .options import input_argument, load_patches, patches_option, set_option, verbose_option
+
+
+@click.command(
+    "apply",
+    epilog=EXIT_CODES_HELP
+    + " OUTPUT's suffix picks the format: .tar.gz/.tgz/.tar give a Docker build context"
+    " (Dockerfile at the root: docker build - < ctx.tar.gz), .zip keeps the vendor's layout,"
+    " anything else is a folder.",
+)
+@input_argument()
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+              help="Where to write (default: build/<zip stem>.tar.gz).")
+@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+@patches_option
+@set_option
+@verbose_option
+@handle_errors
+def apply_command(source: Path, output: Path | None, force: bool, patches_dir: Path | None,
+                  overrides: tuple[str, ...], verbose: bool) -> None:
+    """Patch the copy of each target the image ships, sync its mirrors, and pack the context.
+
+    The report goes to stderr; the output path is printed on stdout.
+    """
+    from ..archive import open_source
+    from ..manifest import render_manifest
+    from ..pipeline import build, write
+
+    patch_set = load_patches(patches_dir, overrides)
+    output = output or Path("build") / f"{_stem(source)}.tar.gz"
+    with open_source(source) as tree:
+        result = build(tree, patch_set)
+        report = ApplyReport(result)
+        if result.failed:
+            _print(report)
+            raise SystemExit(int(report.exit_code))
+        sha = write(result, output, render_manifest(result, source.name), force=force)
+    report = ApplyReport(result, str(output), sha)
+    _print(report)
+    click.echo(str(output))
+
+
+def _print(report: ApplyReport) -> None:
+    for line in report.errors():
+        click.echo(f"error: {line}", err=True)
+    for line in report.lines():
+        click.echo(line, err=True)
+
+
+def _stem(source: Path) -> str:
+    name = source.name
+    for suffix in (".zip", ".tar.gz", ".tgz", ".tar"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name or "context"

@@ -1,0 +1,58 @@
+"""Map every way a command can end to one stderr line and one exit code."""
+
+from __future__ import annotations
+
+import functools
+import signal
+import sys
+import traceback
+from typing import Any, Callable, TypeVar
+
+import click
+
+from ..errors import PatcherError
+from ..report import ExitCode
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def handle_errors(command: F) -> F:
+    """Run a command body: expected failures exit 2, Ctrl-C 130, bugs 3; never a traceback unless --verbose."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        verbose = bool(kwargs.get("verbose"))
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        try:
+            return command(*args, **kwargs)
+        except PatcherError as error:
+            if verbose:
+                traceback.print_exc()
+            fail(str(error), error.exit_code)
+        except KeyboardInterrupt:
+            fail("interrupted; nothing was written", ExitCode.INTERRUPTED)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except Exception as error:  # a bug: say so, and how to report it
+            if verbose:
+                traceback.print_exc()
+            fail(
+                f"internal error: {type(error).__name__}: {error} "
+                "(a bug in patcher; rerun with --verbose for the traceback and report it)",
+                ExitCode.INTERNAL,
+            )
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def fail(message: str, code: int) -> None:
+    """Print ``error: MESSAGE`` on stderr and exit with ``code``."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(int(code))
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    # SIGTERM gets the same clean-up path as Ctrl-C: temporaries are removed.
+    raise KeyboardInterrupt

@@ -1,0 +1,48 @@
+"""Options shared by several commands, defined once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+patches_option = click.option(
+    "--patches",
+    "patches_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Patch set folder (default: ./patches if present, else the set installed with patcher).",
+)
+set_option = click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="PATCH.PARAM=VALUE",
+    help="Override a patch parameter (repeatable), e.g. --set three-tier-decode.small_max=4096.",
+)
+verbose_option = click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for errors.")
+
+
+def input_argument(name: str = "source") -> Callable[[Any], Any]:
+    """The vendor zip or tree argument (existence is checked by the archive layer)."""
+    return click.argument(name, type=click.Path(path_type=Path, dir_okay=True), metavar="VENDOR")
+
+
+def load_patches(patches_dir: Path | None, overrides: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    """Load the patch set the way every command does, recording its git commit."""
+    from ..errors import PatchSetError
+    from ..patchset import load_patch_set
+    from ..resources import default_patches_dir, templates_dir_for, tool_templates_dir
+    from ..vcs import describe_commit
+
+    directory = patches_dir or default_patches_dir()
+    if not directory.is_dir():
+        raise PatchSetError("no such patch set folder", where=str(directory))
+    return load_patch_set(
+        directory,
+        overrides=overrides,
+        templates=templates_dir_for(directory),
+        tool_templates=tool_templates_dir(),
+        commit=describe_commit(directory),
+    )

@@ -1,0 +1,116 @@
+"""The apply pipeline: read the tree, patch what ships, sync mirrors, pack the context.
+
+``build`` does all the work in memory and returns a value; ``write`` packs
+that value. Nothing here prints or exits: the CLI layer reports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Mapping
+
+from .archive import OutputFile, OutputFormat, write_output
+from .archive.tree import SourceTree
+from .errors import PatcherError
+from .patchset.model import PatchSet
+from .patchset.runner import FileOutcome, patch_source
+from .shipping import MirrorGroup, ShipPlan, find_mirrors, plan_shipping
+
+MANIFEST = "patcher-manifest.json"
+
+
+@dataclass(frozen=True)
+class MirrorSync:
+    """One mirror copy and whether it differed from the shipped copy before the run."""
+
+    path: str
+    shipped: str
+    differed: bool
+    line_endings_only: bool = False
+
+
+@dataclass(frozen=True)
+class Build:
+    """Everything a run decided, before anything is written."""
+
+    tree: SourceTree
+    patch_set: PatchSet
+    plan: ShipPlan
+    targets: Mapping[str, str]  # patch target -> shipped context path
+    files: tuple[FileOutcome, ...]
+    mirrors: tuple[MirrorSync, ...]
+    changes: Mapping[str, bytes]  # context path -> new content, for every file the run changes
+    allowed: tuple[tuple[str, str], ...] = field(default=())  # (rule id, reason) overrides, see checks
+
+    @property
+    def failed(self) -> bool:
+        """Whether any target could not be parsed or any patch failed."""
+        return any(f.failed for f in self.files)
+
+
+def build(tree: SourceTree, patch_set: PatchSet) -> Build:
+    """Patch the shipped copy of every target and make its mirrors identical to it."""
+    plan = plan_shipping(tree)
+    targets = {target: plan.shipped_copy(target) for target in patch_set.targets}
+    outcomes: list[FileOutcome] = []
+    changes: dict[str, bytes] = {}
+    mirrors: list[MirrorSync] = []
+    for target, path in targets.items():
+        outcome = patch_source(path, tree.read(path), patch_set.for_target(target))
+        outcomes.append(outcome)
+        if outcome.changed:
+            changes[path] = outcome.patched
+        group = find_mirrors(tree, path)
+        mirrors.extend(_sync(tree, group, outcome.patched, changes))
+    return Build(tree, patch_set, plan, targets, tuple(outcomes), tuple(mirrors), changes)
+
+
+def _sync(tree: SourceTree, group: MirrorGroup, content: bytes, changes: dict[str, bytes]) -> Iterator[MirrorSync]:
+    original = tree.read(group.shipped)
+    for mirror in group.mirrors:
+        before = tree.read(mirror)
+        if before != content:
+            changes[mirror] = content
+        yield MirrorSync(
+            path=mirror,
+            shipped=group.shipped,
+            differed=before != original,
+            line_endings_only=before != original and _lf(before) == _lf(original),
+        )
+
+
+def _lf(data: bytes) -> bytes:
+    return data.replace(b"\r\n", b"\n")
+
+
+def output_files(build: Build, manifest: bytes) -> Iterator[OutputFile]:
+    """Every file of the context: changed ones from memory, the rest streamed from the input."""
+    tree = build.tree
+    for item in tree.files():
+        if item.path == MANIFEST:
+            continue  # a manifest from an earlier run is replaced by this run's
+        if item.path in build.changes:
+            yield OutputFile(item.path, item.executable, data=build.changes[item.path])
+        else:
+            yield OutputFile(item.path, item.executable, source=_opener(tree, item.path), size=item.size)
+    yield OutputFile(MANIFEST, False, data=manifest)
+
+
+def _opener(tree: SourceTree, path: str) -> Callable[[], object]:
+    return lambda: tree.open(path)
+
+
+def write(build: Build, output: Path, manifest: bytes, *, force: bool = False) -> str:
+    """Pack the context in the format OUTPUT's suffix asks for; return its sha256."""
+    if build.failed:
+        raise PatcherError("refusing to write: a patch did not apply")
+    fmt = OutputFormat.for_path(output)
+    prefix = getattr(build.tree, "prefix", "")
+    return write_output(output, output_files(build, manifest), fmt=fmt, zip_prefix=prefix, force=force)
+
+
+def sha256_hex(data: bytes) -> str:
+    """Hex sha256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()

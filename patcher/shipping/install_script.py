@@ -1,0 +1,245 @@
+"""Follow an install script far enough to know which file it copies where.
+
+Not a shell: it understands what vendor install scripts do to place files
+(``cd``, ``cp``, ``cp -r``, ``install``, ``VAR=value`` with ``$VAR`` and
+``${VAR}``, ``for X in ...; do ... done`` over candidate roots, ``if`` blocks,
+``&&``/``||``/``;`` and redirections) and notes how a failed copy would be
+hidden (no ``set -e``, ``|| true``, ``2>/dev/null``). Both branches of an
+``if`` are followed, since which one runs depends on the image.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from dataclasses import dataclass, field
+
+_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+_ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)=(.*)$")
+_SEPARATORS = (";", "&&", "||", "|", "&")
+
+
+@dataclass(frozen=True)
+class ScriptCopy:
+    """One file or folder the script copies, in image paths."""
+
+    source: str
+    destination: str  # ends with "/" when it is certainly a folder
+    recursive: bool
+    line: int
+    hides_failure: tuple[str, ...] = ()  # e.g. ("|| true", "2>/dev/null")
+
+
+@dataclass(frozen=True)
+class InstallScript:
+    """What a script copies and whether it stops on the first failure."""
+
+    copies: tuple[ScriptCopy, ...]
+    stops_on_error: bool  # set -e (or -o errexit) before the first copy
+    unknown: tuple[str, ...] = field(default=())  # variables used but never assigned
+
+
+def read_install_script(text: str, cwd: str) -> InstallScript:
+    """Follow ``text`` as if run in the image directory ``cwd``."""
+    state = _State(cwd)
+    for line_number, line in _logical_lines(text):
+        state.run_line(line, line_number)
+    return InstallScript(tuple(state.copies), state.errexit_first, tuple(sorted(state.unknown)))
+
+
+def _logical_lines(text: str) -> list[tuple[int, str]]:
+    lines: list[tuple[int, str]] = []
+    pending, start = "", 0
+    for number, raw in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
+        if not pending:
+            start = number
+        if raw.endswith("\\"):
+            pending += raw[:-1] + " "
+            continue
+        lines.append((start, pending + raw))
+        pending = ""
+    if pending:
+        lines.append((start, pending))
+    return lines
+
+
+class _State:
+    def __init__(self, cwd: str):
+        self.cwd = cwd
+        self.variables: dict[str, str] = {}
+        self.copies: list[ScriptCopy] = []
+        self.unknown: set[str] = set()
+        self.errexit = False
+        self.errexit_first = False
+        # Open `for` loops: (variable, values, collected lines); nested allowed.
+        self.loops: list[tuple[str, list[str], list[tuple[int, _Command]]]] = []
+
+    def run_line(self, line: str, number: int) -> None:
+        tokens = _tokens(line)
+        if tokens is None:
+            return
+        self._run_tokens(tokens, number)
+
+    def _run_tokens(self, tokens: list[str], number: int) -> None:
+        for command in _split(tokens):
+            self._command(command, number)
+
+    def _command(self, command: _Command, number: int) -> None:
+        words = command.words
+        if not words:
+            return
+        head = words[0]
+        if self.loops:
+            if head == "for":
+                self.loops.append((words[1] if len(words) > 1 else "_", self._values(words[3:] if len(words) > 2 else []), []))
+                return
+            if head == "done":
+                variable, values, body = self.loops.pop()
+                for value in values or [""]:
+                    saved = self.variables.get(variable)
+                    self.variables[variable] = value
+                    for line_number, body_command in body:
+                        self._command(body_command, line_number)
+                    if saved is None:
+                        self.variables.pop(variable, None)
+                    else:
+                        self.variables[variable] = saved
+                return
+            self.loops[-1][2].append((number, command))
+            return
+        if head == "for" and len(words) >= 3 and words[2] == "in":
+            self.loops.append((words[1], self._values(words[3:]), []))
+            return
+        if head in ("do", "then", "else", "fi", "elif", "if", "while", "{", "}"):
+            # Control words: follow what they guard as if it ran.
+            rest = words[1:]
+            if head in ("if", "elif", "while"):
+                return  # the test itself copies nothing
+            if rest:
+                self._command(_Command(rest, command.raw[1:], command.hides), number)
+            return
+        match = _ASSIGNMENT.match(head)
+        if match and len(words) == 1:
+            self.variables[match.group(1)] = self._expand(match.group(2))
+            return
+        expanded = [self._expand(w) for w in words]
+        self._builtin(expanded, command, number)
+
+    def _values(self, words: list[str]) -> list[str]:
+        values = []
+        for word in words:
+            if word in (";", "do"):
+                break
+            values.extend(self._expand(word).split())
+        return values
+
+    def _expand(self, word: str) -> str:
+        def lookup(match: re.Match[str]) -> str:
+            name = match.group(1) or match.group(2)
+            if name in self.variables:
+                return self.variables[name]
+            self.unknown.add(name)
+            return match.group(0)
+
+        return _VARIABLE.sub(lookup, word)
+
+    def _builtin(self, words: list[str], command: "_Command", number: int) -> None:
+        head = words[0]
+        if head == "set":
+            flags = " ".join(words[1:])
+            if re.search(r"(^|\s)-\w*e|errexit", flags):
+                self.errexit = True
+                if not self.copies:
+                    self.errexit_first = True
+        elif head == "cd" and len(words) > 1:
+            self.cwd = posixpath.normpath(posixpath.join(self.cwd, words[1]))
+        elif head in ("cp", "install"):
+            self._copy(words, command, number)
+
+    def _copy(self, words: list[str], command: "_Command", number: int) -> None:
+        options = [w for w in words[1:] if w.startswith("-")]
+        operands = [w for w in words[1:] if not w.startswith("-")]
+        if words[0] == "install":
+            # install -m MODE SRC DST: drop the option's argument.
+            operands = _drop_option_arguments(words[1:], {"-m", "-o", "-g", "--mode", "--owner", "--group"})
+        if len(operands) < 2:
+            return
+        recursive = any(o in ("-r", "-R", "-a", "--recursive", "--archive") or
+                        (not o.startswith("--") and any(c in o for c in "rRa")) for o in options)
+        *sources, destination = operands
+        folder = destination.endswith("/") or len(sources) > 1
+        destination = posixpath.normpath(posixpath.join(self.cwd, destination)) + ("/" if folder else "")
+        for source in sources:
+            self.copies.append(ScriptCopy(
+                source=posixpath.normpath(posixpath.join(self.cwd, source)),
+                destination=destination,
+                recursive=recursive,
+                line=number,
+                hides_failure=command.hides,
+            ))
+
+
+def _drop_option_arguments(words: list[str], with_argument: set[str]) -> list[str]:
+    operands, skip = [], False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in with_argument:
+            skip = True
+        elif not word.startswith("-"):
+            operands.append(word)
+    return operands
+
+
+@dataclass
+class _Command:
+    words: list[str]
+    raw: list[str]
+    hides: tuple[str, ...]
+
+
+def _tokens(line: str) -> list[str] | None:
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    try:
+        return list(lexer)
+    except ValueError:
+        return None
+
+
+def _split(tokens: list[str]) -> list[_Command]:
+    """Split a line into simple commands, noting redirections and ``|| true``."""
+    commands: list[_Command] = []
+    current: list[str] = []
+    hides: list[str] = []
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token in _SEPARATORS:
+            if token == "||" and index + 1 < len(tokens) and tokens[index + 1] in ("true", ":"):
+                hides.append("|| true")
+                index += 2
+                continue
+            commands.append(_Command(_words(current), current, tuple(hides)))
+            current, hides = [], []
+        elif token in (">", ">>", "<", ">&", "&>"):
+            target = tokens[index + 1] if index + 1 < len(tokens) else ""
+            if current and current[-1].isdigit():
+                descriptor = current.pop()
+            else:
+                descriptor = ""
+            if target == "/dev/null" and descriptor in ("2", "&"):
+                hides.append(f"{descriptor}>/dev/null")
+            index += 2
+            continue
+        else:
+            current.append(token)
+        index += 1
+    commands.append(_Command(_words(current), current, tuple(hides)))
+    return commands
+
+
+def _words(tokens: list[str]) -> list[str]:
+    return [t for t in tokens if t]

@@ -1,0 +1,145 @@
+"""Work out which context file lands where in the image, from the Dockerfile and its scripts."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from ..archive.tree import SourceTree
+from ..errors import ShippingError
+from .dockerfile import Dockerfile, parse_dockerfile
+from .install_script import InstallScript, read_install_script
+
+DOCKERFILE = "Dockerfile"
+
+
+@dataclass(frozen=True)
+class Installed:
+    """A context file and where an install script puts it in the image."""
+
+    path: str
+    image_path: str
+    script: str  # context path of the install script
+    line: int
+    hides_failure: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Script:
+    """An install script the Dockerfile runs, and what it does."""
+
+    path: str  # context path
+    image_path: str
+    run_line: int  # the Dockerfile line that runs it
+    body: InstallScript
+
+
+@dataclass(frozen=True)
+class ShipPlan:
+    """Everything the Docker build takes from the context, and where it goes."""
+
+    dockerfile: Dockerfile
+    copied: dict[str, str]  # context path -> image path, for every file COPY/ADD takes
+    scripts: tuple[Script, ...]
+    installed: tuple[Installed, ...]
+
+    def ships(self, path: str) -> bool:
+        """Whether a context file reaches the image at all."""
+        return path in self.copied
+
+    def find(self, target: str) -> list[Installed]:
+        """Every install whose image path ends with ``target`` (e.g. vllm/attention/ops/paged_attn.py)."""
+        suffix = "/" + target.strip("/")
+        found = [i for i in self.installed if i.image_path.endswith(suffix)]
+        found += [
+            Installed(path, image, DOCKERFILE, 0, ())
+            for path, image in sorted(self.copied.items())
+            if image.endswith(suffix) and not any(i.path == path for i in found)
+        ]
+        return found
+
+    def shipped_copy(self, target: str) -> str:
+        """The one context file the image runs as ``target``, or raise ShippingError."""
+        found = self.find(target)
+        sources = sorted({i.path for i in found})
+        if not sources:
+            scripts = ", ".join(s.path for s in self.scripts) or "none"
+            raise ShippingError(
+                f"nothing the image ships lands at .../{target} (install scripts run: {scripts})",
+                where=DOCKERFILE,
+                hint="run 'patcher inspect' to see what the build copies where",
+            )
+        if len(sources) > 1:
+            raise ShippingError(
+                f"several files are installed as .../{target}: {', '.join(sources)}",
+                where=DOCKERFILE,
+                hint="the image would end up with whichever is copied last; remove the extra copy",
+            )
+        return sources[0]
+
+
+def plan_shipping(tree: SourceTree) -> ShipPlan:
+    """Read the Dockerfile and the install scripts it runs."""
+    if not tree.exists(DOCKERFILE):
+        raise ShippingError("no Dockerfile at the context root", where=tree.label)
+    text = _text(tree, DOCKERFILE)
+    dockerfile = parse_dockerfile(text)
+    paths = [f.path for f in tree.files()]
+    copied: dict[str, str] = {}
+    for copy in dockerfile.copies:
+        for source in copy.sources:
+            for path, image_path in _expand_copy(paths, source, copy.destination):
+                copied[path] = image_path
+    by_image = {image: path for path, image in copied.items()}
+    scripts: list[Script] = []
+    installed: list[Installed] = []
+    for run in dockerfile.runs:
+        path = by_image.get(run.script)
+        if path is None:
+            continue  # a script from the base image: nothing of ours to follow
+        body = read_install_script(_text(tree, path), run.cwd)
+        scripts.append(Script(path, run.script, run.line, body))
+        for copy in body.copies:
+            for source_path, image_path in _expand_install(copied, copy.source, copy.destination, copy.recursive):
+                installed.append(Installed(source_path, image_path, path, copy.line, copy.hides_failure))
+    return ShipPlan(dockerfile, copied, tuple(scripts), tuple(installed))
+
+
+def _text(tree: SourceTree, path: str) -> str:
+    try:
+        return tree.read(path).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ShippingError("not UTF-8 text", where=path) from None
+
+
+def _expand_copy(paths: list[str], source: str, destination: str) -> list[tuple[str, str]]:
+    """Context files a COPY source names, with their image paths (Docker copies folder contents)."""
+    if source in ("", "."):
+        return [(p, posixpath.join(destination, p)) for p in paths]
+    if source in paths:
+        image = posixpath.join(destination, posixpath.basename(source)) if destination.endswith("/") else destination
+        return [(source, image)]
+    prefix = source.rstrip("/") + "/"
+    return [(p, posixpath.join(destination, p[len(prefix):])) for p in paths if p.startswith(prefix)]
+
+
+def _expand_install(copied: dict[str, str], source: str, destination: str, recursive: bool) -> list[tuple[str, str]]:
+    """Context files a ``cp`` in the image copies, with where they land."""
+    files = [(p, image) for p, image in copied.items() if image == source]
+    if files:
+        path = files[0][0]
+        if destination.endswith("/") or _looks_like_folder(destination, source):
+            return [(path, posixpath.join(destination, posixpath.basename(source)))]
+        return [(path, destination)]
+    if not recursive:
+        return []
+    prefix = source.rstrip("/") + "/"
+    # cp -r SRC DEST/ puts SRC inside DEST; cp -r SRC DEST (no slash) is read
+    # the same way, as vendor scripts copy packages into existing folders.
+    base = posixpath.join(destination, posixpath.basename(source.rstrip("/")))
+    return sorted((p, posixpath.join(base, image[len(prefix):])) for p, image in copied.items() if image.startswith(prefix))
+
+
+def _looks_like_folder(destination: str, source: str) -> bool:
+    name, source_name = posixpath.basename(destination), posixpath.basename(source)
+    return "." not in name and "." in source_name
