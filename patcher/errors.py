@@ -16,7 +16,10 @@ class PatcherError(Exception):
 
     def __str__(self) -> str:
         text = f"{self.where}: {self.message}" if self.where else self.message
-        return f"{text} ({self.hint})" if self.hint else text
+        text = f"{text} ({self.hint})" if self.hint else text
+        # One error, one line: a newline inside an OS message or a member
+        # name must not split what the CLI prints.
+        return " ".join(text.splitlines())
 
 
 class BadArchive(PatcherError):
