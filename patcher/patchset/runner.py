@@ -79,7 +79,10 @@ def run_patch(patch: Patch, module: cst.Module) -> tuple[cst.Module, PatchOutcom
         try:
             result = step.apply(result, scope_name)
         except (StepFailed, ScopeNotFound, ConfigError) as error:
-            partly = " (part of this patch's result is already there: edited by hand?)" if any(applied) else ""
+            # The first marker is the patch's main sign: if it holds while the
+            # patch cannot apply, the file has the patch with other parameters.
+            partly = (" (the file already has this patch with other parameters, or edited by hand)"
+                      if applied and applied[0] else "")
             return module, PatchOutcome(
                 patch, Status.FAILED, f"step {number} ({step.name}): {error} in {scope_name}{partly}"
             )

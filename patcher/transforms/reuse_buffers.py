@@ -149,6 +149,18 @@ def _without(line: cst.SimpleStatementLine, name: str) -> cst.CSTNode:
     return line.with_changes(body=[statement.with_changes(target=new_target)])
 
 
+# Other ways to bind a name: the step cannot rewrite them into out= calls.
+_STORES: dict[type, str] = {
+    cst.AugAssign: "an augmented assignment", cst.For: "a for loop", cst.AsName: "an 'as' clause",
+    cst.CompFor: "a comprehension", cst.NamedExpr: "a walrus", cst.Param: "a parameter",
+}
+# Ways a value outlives the next write into its buffer under another name.
+_ESCAPES: dict[type, str] = {
+    cst.Assign: "an assignment", cst.AnnAssign: "an assignment", cst.Return: "a return",
+    cst.Yield: "a yield", cst.Element: "a container", cst.DictElement: "a dict",
+}
+
+
 class _Uses(cst.CSTVisitor):
     """Sort every occurrence of a temporary's name by what the code does with it."""
 
@@ -197,10 +209,10 @@ class _Uses(cst.CSTVisitor):
             if line not in self.dels:
                 self.dels.append(line)
             return
-        if isinstance(parent, (cst.AugAssign, cst.For, cst.AsName, cst.CompFor, cst.NamedExpr, cst.Param)):
-            self.other_stores.append(f"a {type(parent).__name__} statement")
+        if isinstance(parent, tuple(_STORES)):
+            self.other_stores.append(_STORES[type(parent)])
             return
-        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Return, cst.Yield, cst.Element, cst.DictElement)):
-            self.escapes.append(f"a {type(parent).__name__}")
+        if isinstance(parent, tuple(_ESCAPES)):
+            self.escapes.append(_ESCAPES[type(parent)])
             return
         self.loads.append(node)
