@@ -1,0 +1,20 @@
+"""Read the vendor zip safely; write the build context deterministically.
+
+Reading: open_source() gives a SourceTree (ZipSource or DirSource) that
+validates the input up front and streams members without extracting.
+"""
+
+from patcher.archive.dir_source import DirSource
+from patcher.archive.limits import Limits
+from patcher.archive.source import open_source
+from patcher.archive.tree import SourceFile, SourceTree
+from patcher.archive.zip_source import ZipSource
+
+__all__ = [
+    "DirSource",
+    "Limits",
+    "SourceFile",
+    "SourceTree",
+    "ZipSource",
+    "open_source",
+]

@@ -1,0 +1,170 @@
+"""Read an unpacked vendor tree from a folder, with the zip's safety rules.
+
+The context root is found as in a zip: the folder holding the shallowest
+Dockerfile, which must be unique. Unlike a zip, files beside the context
+are ignored rather than refused: a folder on disk is a workspace, where
+stray files next to the vendor tree are normal and nothing is repacked
+from them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO, Sequence
+
+from patcher.archive.paths import DOCKERFILE, check_collisions, path_problem, printable
+from patcher.archive.tree import SourceFile
+from patcher.errors import BadArchive
+
+# Version-control metadata is never part of a build context.
+IGNORED = frozenset({".git"})
+
+
+class DirSource:
+    """Expose the build context inside a folder as a SourceTree."""
+
+    def __init__(self, folder: Path) -> None:
+        self.label = str(folder)
+        self.root = _find_root(folder, self.label)
+        self._real_root = os.path.realpath(self.root)
+        found: dict[str, tuple[SourceFile, Path]] = {}
+        dirs: list[str] = []
+        self._walk(self.root, "", found, dirs)
+        check_collisions(self.label, found, dirs)
+        self._members = dict(sorted(found.items()))
+        self._files = [entry[0] for entry in self._members.values()]
+
+    def __enter__(self) -> DirSource:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        pass
+
+    def files(self) -> Sequence[SourceFile]:
+        """Return every regular file of the context, sorted by path."""
+        return list(self._files)
+
+    def exists(self, path: str) -> bool:
+        """Return whether PATH is a file of the context."""
+        return path in self._members
+
+    def read(self, path: str) -> bytes:
+        """Return the whole content of PATH."""
+        with self.open(path) as stream:
+            return stream.read()
+
+    def open(self, path: str) -> BinaryIO:
+        """Return a stream over PATH."""
+        _, location = self._members[path]
+        try:
+            return open(location, "rb")
+        except OSError as exc:
+            raise BadArchive(f"cannot read '{path}': {exc.strerror}", where=self.label) from None
+
+    def sha256(self) -> str | None:
+        """Return None: a folder has no single file to fingerprint."""
+        return None
+
+    def _walk(
+        self,
+        folder: Path,
+        rel: str,
+        found: dict[str, tuple[SourceFile, Path]],
+        dirs: list[str],
+    ) -> None:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            raise BadArchive(
+                f"cannot list '{rel or '.'}': {exc.strerror}", where=self.label
+            ) from None
+        for entry in entries:
+            if entry.name in IGNORED:
+                continue
+            path = rel + entry.name
+            try:
+                path.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = os.fsencode(path).decode("ascii", "backslashreplace")
+                raise BadArchive(
+                    f"file name '{shown}' is not valid UTF-8", where=self.label
+                ) from None
+            problem = path_problem(path)
+            if problem:
+                raise BadArchive(f"file '{printable(path)}' {problem}", where=self.label)
+            location = Path(entry.path)
+            if entry.is_symlink():
+                found[path] = (self._linked_file(path, location), location)
+            elif entry.is_dir(follow_symlinks=False):
+                dirs.append(path)
+                self._walk(location, path + "/", found, dirs)
+            elif entry.is_file(follow_symlinks=False):
+                st = entry.stat(follow_symlinks=False)
+                found[path] = (SourceFile(path, st.st_size, bool(st.st_mode & 0o111)), location)
+            else:
+                raise BadArchive(
+                    f"'{path}' is not a regular file or folder (a device, fifo or socket)",
+                    where=self.label,
+                )
+
+    def _linked_file(self, path: str, location: Path) -> SourceFile:
+        """Return the file a symlink inside the tree points to, as a copy."""
+        target = os.path.realpath(location)
+        if os.path.commonpath([target, self._real_root]) != self._real_root:
+            raise BadArchive(
+                f"'{path}' is a symbolic link pointing outside the tree",
+                where=self.label,
+                hint="replace it with the file it points to",
+            )
+        try:
+            st = os.stat(target)
+        except OSError:
+            raise BadArchive(f"'{path}' is a broken symbolic link", where=self.label) from None
+        if not stat.S_ISREG(st.st_mode):
+            # Following folder links risks cycles and duplicate content;
+            # the output has no links, so say so instead of guessing.
+            raise BadArchive(
+                f"'{path}' is a symbolic link to a folder, which is not supported",
+                where=self.label,
+            )
+        return SourceFile(path, st.st_size, bool(st.st_mode & 0o111))
+
+
+def _find_root(folder: Path, label: str) -> Path:
+    """Return the shallowest folder under FOLDER holding a Dockerfile."""
+    if not folder.is_dir():
+        raise BadArchive("no such folder", where=label)
+    level = [folder]
+    while level:
+        holders = [d for d in level if (d / DOCKERFILE).is_file()]
+        if len(holders) == 1:
+            return holders[0]
+        if holders:
+            listed = ", ".join(f"'{d.relative_to(folder).as_posix()}/'" for d in holders)
+            raise BadArchive(
+                f"several candidate build contexts at the same depth: {listed}",
+                where=label,
+                hint="point at the folder holding the Dockerfile",
+            )
+        level = [
+            Path(e.path)
+            for d in level
+            for e in sorted(_scandir(d), key=lambda e: e.name)
+            if e.name not in IGNORED and e.is_dir(follow_symlinks=False)
+        ]
+    raise BadArchive(
+        f"no {DOCKERFILE} found",
+        where=label,
+        hint="the build context is the folder holding the Dockerfile",
+    )
+
+
+def _scandir(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        return list(os.scandir(folder))
+    except OSError:
+        # An unreadable folder beside the context cannot hold it anyway;
+        # one inside it is reported when the context is read.
+        return []
