@@ -1,0 +1,62 @@
+"""Shared fixtures: the demo vendor zip, its tree, the patch set, and a CLI runner."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+VENDOR_ZIP = FIXTURES / "enginex-vllm-bi100-qwen36-main.zip"
+VENDOR_TREE = FIXTURES / "vendor" / "enginex-vllm-bi100-qwen36-main"
+PATCHES = ROOT / "patches"
+SHIPPED = "qwen3_6_scripts/paged_attn.py"
+
+sys.path.insert(0, str(FIXTURES))
+from build_demo_zip import build_zip  # noqa: E402
+
+
+@pytest.fixture
+def vendor_zip() -> Path:
+    """The committed demo vendor zip (never modified by a test)."""
+    return VENDOR_ZIP
+
+
+@pytest.fixture
+def vendor_copy(tmp_path: Path) -> Path:
+    """A writable copy of the vendor tree, to build variant zips from."""
+    target = tmp_path / "vendor" / VENDOR_TREE.name
+    shutil.copytree(VENDOR_TREE, target)
+    return target
+
+
+@pytest.fixture
+def make_zip(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Build a vendor zip from a (modified) tree copy."""
+
+    def make(tree: Path, name: str = "variant.zip") -> Path:
+        output = tmp_path / name
+        build_zip(tree, output)
+        return output
+
+    return make
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Run ``patcher ARGS`` in-process from a scratch folder; stdout and stderr apart."""
+    from patcher.cli import main
+
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+
+    def run(*args: str, **kwargs: object) -> Result:
+        return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False, **kwargs)  # type: ignore[arg-type]
+
+    run.cwd = work  # type: ignore[attr-defined]
+    return run
