@@ -2,19 +2,25 @@
 
 Reading: open_source() gives a SourceTree (ZipSource or DirSource) that
 validates the input up front and streams members without extracting.
+Writing: write_output() packs OutputFiles as tar, tar.gz, zip or folder,
+byte-identical for identical inputs, and atomically.
 """
 
 from patcher.archive.dir_source import DirSource
 from patcher.archive.limits import Limits
 from patcher.archive.source import open_source
 from patcher.archive.tree import SourceFile, SourceTree
+from patcher.archive.writer import OutputFile, OutputFormat, write_output
 from patcher.archive.zip_source import ZipSource
 
 __all__ = [
     "DirSource",
     "Limits",
+    "OutputFile",
+    "OutputFormat",
     "SourceFile",
     "SourceTree",
     "ZipSource",
     "open_source",
+    "write_output",
 ]

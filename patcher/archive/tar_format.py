@@ -1,0 +1,56 @@
+"""Pack entries as a reproducible tar or tar.gz stream."""
+
+from __future__ import annotations
+
+import gzip
+import tarfile
+from typing import BinaryIO
+
+from patcher.archive.layout import CHUNK, Entry
+
+# gzip -6 is what 'tar czf' uses, and the benchmark compares against it.
+# On a 100 MB context, most of it an already-compressed wheel, level 9
+# costs about twice the time for about 1% less output.
+GZIP_LEVEL = 6
+
+
+def write_tar(out: BinaryIO, entries: list[Entry], mtime: int, *, gz: bool) -> None:
+    """Write ENTRIES to OUT as a PAX tar, gzip-compressed when GZ is set."""
+    if not gz:
+        _write(out, entries, mtime)
+        return
+    # Built by hand: tarfile.open("w:gz") would record the output's file
+    # name and the current time in the gzip header.
+    with gzip.GzipFile(
+        filename="", mode="wb", fileobj=out, compresslevel=GZIP_LEVEL, mtime=0
+    ) as stream:
+        _write(stream, entries, mtime)  # type: ignore[arg-type]
+
+
+def _write(out: BinaryIO, entries: list[Entry], mtime: int) -> None:
+    # The encoding is explicit: tarfile's default follows the locale.
+    with tarfile.TarFile(
+        fileobj=out,
+        mode="w",
+        format=tarfile.PAX_FORMAT,
+        encoding="utf-8",
+        copybufsize=CHUNK,
+    ) as tar:
+        for entry in entries:
+            info = tarfile.TarInfo(entry.name)
+            info.mode = entry.mode
+            info.mtime = mtime
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            if entry.file is None:
+                info.type = tarfile.DIRTYPE
+                tar.addfile(info)
+                continue
+            info.type = tarfile.REGTYPE
+            info.size = entry.file.length
+            reader = entry.file.reader()
+            try:
+                tar.addfile(info, reader)
+                reader.finish()
+            finally:
+                reader.close()

@@ -1,0 +1,222 @@
+"""Write the patched build context deterministically and atomically.
+
+The output is first written beside its destination under a hidden,
+unique name (so concurrent runs never share one), synced to disk, then
+renamed into place. Until that rename the destination is untouched;
+after any failure, Ctrl-C included, the temporary is removed and so are
+the parent folders this call created.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import secrets
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from patcher.archive.dir_format import write_dir
+from patcher.archive.layout import (
+    CHUNK,
+    DEFAULT_MTIME,
+    Entry,
+    OutputFile,
+    OutputFormat,
+    plan,
+    resolve_mtime,
+)
+from patcher.archive.tar_format import GZIP_LEVEL, write_tar
+from patcher.archive.zip_format import write_zip
+from patcher.errors import OutputError
+
+__all__ = ["DEFAULT_MTIME", "GZIP_LEVEL", "OutputFile", "OutputFormat", "write_output"]
+
+_DISK_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+_DENIED = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def write_output(
+    dest: Path,
+    files: Iterable[OutputFile],
+    *,
+    fmt: OutputFormat,
+    zip_prefix: str = "",
+    mtime: int | None = None,
+    force: bool = False,
+) -> str:
+    """Write FILES to DEST in format FMT atomically; return its sha256.
+
+    For an archive the digest is of its bytes. For a folder it is the
+    sha256 of a listing with one line per file, sorted by path:
+    '<mode in octal> <content sha256> <path>\\n'.
+
+    ZIP_PREFIX (a folder ending in '/') goes before every path of a zip,
+    so the zip keeps the vendor's own top folder. Other formats do not
+    use it: a tar keeps the Dockerfile at its root for
+    'docker build - < ctx.tar.gz'. MTIME defaults to SOURCE_DATE_EPOCH,
+    else 1980-01-01. Raise OutputError if DEST exists and FORCE is not
+    set, or if it cannot be written; BadArchive if a source fails.
+    """
+    stamp = resolve_mtime(mtime)
+    dest = Path(os.path.abspath(dest))
+    if os.path.lexists(dest) and not force:
+        raise _exists(dest)
+    # Collected before touching the disk: a failing iterator then leaves
+    # nothing behind, and its own errors are not taken for write errors.
+    entries = plan(files, zip_prefix if fmt is OutputFormat.ZIP else "")
+    created = _make_parents(dest.parent)
+    temp = _beside(dest, "tmp")
+    try:
+        if fmt is OutputFormat.DIRECTORY:
+            digest = write_dir(temp, entries, stamp)
+        else:
+            _write_archive(temp, entries, stamp, fmt)
+            digest = _sha256_file(temp)
+        _move_into_place(temp, dest, force)
+        _fsync_dir(dest.parent)
+    except BaseException as exc:
+        _remove(temp)
+        for folder in reversed(created):
+            _rmdir_quietly(folder)
+        if isinstance(exc, OSError):
+            raise _output_error(exc, dest) from exc
+        raise
+    return digest
+
+
+def _write_archive(temp: Path, entries: list[Entry], stamp: int, fmt: OutputFormat) -> None:
+    # O_EXCL: a name that somehow exists is someone else's, never ours to
+    # truncate. 0o666 lets the umask decide the archive's own mode, as for
+    # any file the user creates.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    with os.fdopen(fd, "wb") as out:
+        if fmt is OutputFormat.ZIP:
+            write_zip(out, entries, stamp)
+        else:
+            write_tar(out, entries, stamp, gz=fmt is OutputFormat.TAR_GZ)
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def _move_into_place(temp: Path, dest: Path, force: bool) -> None:
+    if not os.path.lexists(dest):
+        os.rename(temp, dest)
+        return
+    if not force:
+        # Created by someone else while we were writing.
+        raise _exists(dest)
+    if not temp.is_dir() and not _is_real_dir(dest):
+        os.replace(temp, dest)  # atomic: readers see the old file or the new
+        return
+    # A folder cannot be replaced in one step: move the old one aside, move
+    # the new one in (putting the old back if that fails), delete the old.
+    aside = _beside(dest, "old")
+    os.rename(dest, aside)
+    try:
+        os.rename(temp, dest)
+    except BaseException:
+        os.rename(aside, dest)
+        raise
+    # The new output is in place; failing to delete the old copy now must
+    # not report the write as failed.
+    _remove(aside)
+
+
+def _beside(dest: Path, kind: str) -> Path:
+    """Return a hidden name next to DEST that no other run will pick."""
+    # The pid separates processes, the random part threads of one process.
+    return dest.parent / f".{dest.name}.{os.getpid()}.{secrets.token_hex(8)}.{kind}"
+
+
+def _is_real_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
+def _make_parents(folder: Path) -> list[Path]:
+    """Create FOLDER and missing ancestors; return those created, outermost first."""
+    missing: list[Path] = []
+    probe = folder
+    while not os.path.lexists(probe):
+        missing.append(probe)
+        probe = probe.parent
+    created: list[Path] = []
+    try:
+        for path in reversed(missing):
+            try:
+                os.mkdir(path)
+            except FileExistsError:
+                continue  # made meanwhile by a concurrent run: not ours to remove
+            created.append(path)
+        if not folder.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(folder))
+    except OSError as exc:
+        for path in reversed(created):
+            _rmdir_quietly(path)
+        raise _output_error(exc, folder) from exc
+    return created
+
+
+def _output_error(exc: OSError, dest: Path) -> OutputError:
+    if exc.errno in _DISK_FULL:
+        return OutputError(
+            f"disk full while writing {dest.name}", where=str(dest), hint="free space and retry"
+        )
+    if exc.errno in _DENIED:
+        return OutputError(
+            f"cannot write to {dest.parent}: permission denied",
+            where=str(dest),
+            hint="choose another output path or fix the folder's permissions",
+        )
+    if exc.errno == errno.ENOTDIR:
+        return OutputError(
+            "a parent of the output is a file, not a folder",
+            where=str(dest),
+            hint="choose another output path",
+        )
+    return OutputError(f"cannot write: {exc.strerror or exc}", where=str(dest))
+
+
+def _exists(dest: Path) -> OutputError:
+    return OutputError("exists; pass --force to overwrite", where=str(dest))
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fp:
+        for block in iter(lambda: fp.read(CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _fsync_dir(folder: Path) -> None:
+    # Makes the rename itself durable; some file systems refuse to open
+    # a folder for this, which costs only durability.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _remove(path: Path) -> None:
+    try:
+        if _is_real_dir(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _rmdir_quietly(folder: Path) -> None:
+    try:
+        os.rmdir(folder)  # only if still empty: never delete others' files
+    except OSError:
+        pass
