@@ -72,8 +72,9 @@ def check_collisions(where: str, files: Iterable[str], dirs: Iterable[str]) -> N
     dir_set = set(dirs)
     for path in file_set:
         dir_set.update(parents(path))
-    for path in sorted(file_set & dir_set):
-        raise BadArchive(f"member '{path}' is both a file and a folder", where=where)
+    clash = sorted(file_set & dir_set)
+    if clash:
+        raise BadArchive(f"member '{clash[0]}' is both a file and a folder", where=where)
     seen: dict[str, str] = {}
     for path in sorted(file_set | dir_set):
         other = seen.setdefault(fold(path), path)
