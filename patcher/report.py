@@ -65,17 +65,18 @@ class ApplyReport:
             out.append(f"{outcome.path}")
             for result in outcome.outcomes:
                 out.append(f"  {result.status.value:<16} {result.patch.id:<22} {result.patch.summary}")
-        for mirror in self.build.mirrors:
+        for mirror in () if self.build.failed else self.build.mirrors:
             if mirror.differed:
                 how = "differed only in line endings" if mirror.line_endings_only else "differed"
                 out.append(f"mirror {mirror.path}: {how} from {mirror.shipped}; now identical to it")
             else:
                 out.append(f"mirror {mirror.path}: identical to {mirror.shipped}")
         counts = self.counts
-        out.append(
-            f"{counts['applied']} applied, {counts['already applied']} already applied, "
-            f"{counts['failed']} failed; {sum(m.differed for m in self.build.mirrors)} mirror(s) re-synced"
-        )
+        summary = (f"{counts['applied']} applied, {counts['already applied']} already applied, "
+                   f"{counts['failed']} failed")
+        if not self.build.failed:
+            summary += f"; {sum(m.differed for m in self.build.mirrors)} mirror(s) re-synced"
+        out.append(summary)
         if self.output is not None:
             out.append(f"wrote {self.output}")
             out.append(f"sha256 {self.sha256}")

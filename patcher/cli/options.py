@@ -33,7 +33,7 @@ def load_patches(patches_dir: Path | None, overrides: tuple[str, ...]):  # type:
     """Load the patch set the way every command does, recording its git commit."""
     from ..errors import PatchSetError
     from ..patchset import load_patch_set
-    from ..resources import default_patches_dir, templates_dir_for, tool_templates_dir
+    from ..resources import default_patches_dir, templates_dir_for
     from ..vcs import describe_commit
 
     directory = patches_dir or default_patches_dir()
@@ -43,6 +43,5 @@ def load_patches(patches_dir: Path | None, overrides: tuple[str, ...]):  # type:
         directory,
         overrides=overrides,
         templates=templates_dir_for(directory),
-        tool_templates=tool_templates_dir(),
         commit=describe_commit(directory),
     )

@@ -36,11 +36,15 @@ def load_patch_set(
     *,
     overrides: Sequence[str] = (),
     templates: Path | None = None,
-    tool_templates: Path | None = None,
     commit: str | None = None,
 ) -> PatchSet:
-    """Load and render the series; ``overrides`` are ``PATCH.PARAM=VALUE`` strings."""
-    env = make_environment(*(p for p in (templates or directory.parent / "templates", tool_templates) if p))
+    """Load and render the series; ``overrides`` are ``PATCH.PARAM=VALUE`` strings.
+
+    ``templates`` defaults to the folder beside ``directory``.
+    """
+    # Only the patch set's own templates: a template missing from it must not
+    # be found in the tool's folder by accident.
+    env = make_environment(templates or directory.parent / "templates")
     raw = [read_patch_file(path) for path in series_files(directory)]
     ids = [data["id"] for _, data in raw]
     values = parse_overrides(overrides, {data["id"]: data for _, data in raw}, directory)

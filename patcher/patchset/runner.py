@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import enum
 from dataclasses import dataclass
 from typing import Sequence
@@ -9,7 +10,7 @@ from typing import Sequence
 import libcst as cst
 
 from ..transforms.base import ConfigError, StepFailed
-from ..transforms.pattern import contains
+from ..transforms.pattern import contains, describe_syntax_error
 from ..transforms.scope import ScopeNotFound, find_scope
 from .model import Patch
 
@@ -57,12 +58,53 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        return FileOutcome(path, source, source, (), f"line {error.raw_line}: {error.message}")
+        return FileOutcome(path, source, source, (), describe_syntax_error(error))
     outcomes = []
+    owners = _LineOwners()
     for patch in patches:
+        previous = module
         module, outcome = run_patch(patch, module)
+        if outcome.status is Status.APPLIED:
+            clash = owners.claim(patch.id, previous.code, module.code)
+            if clash is not None:
+                other, line = clash
+                outcome = PatchOutcome(patch, Status.FAILED,
+                                       f"rewrites code that patch {other} wrote (line {line}); "
+                                       "two patches must not rewrite the same code: merge them or reorder the series")
+                module = previous
         outcomes.append(outcome)
     return FileOutcome(path, source, module.bytes, tuple(outcomes))
+
+
+class _LineOwners:
+    """Track which lines each applied patch wrote, to catch two patches rewriting the same code."""
+
+    def __init__(self) -> None:
+        self.owned: list[tuple[str, int, int]] = []  # (patch id, first line, end line), current coordinates
+
+    def claim(self, patch_id: str, before: str, after: str) -> tuple[str, int] | None:
+        """Record what ``patch_id`` changed; return (other patch, line) if it rewrote another's lines."""
+        old, new = before.splitlines(), after.splitlines()
+        opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+        for tag, i1, i2, _, _ in opcodes:
+            if tag in ("replace", "delete"):
+                for owner, start, end in self.owned:
+                    if i1 < end and start < i2:
+                        return owner, max(i1, start) + 1
+        moved = []
+        for owner, start, end in self.owned:
+            moved.append((owner, _map(opcodes, start), _map(opcodes, end)))
+        moved.extend((patch_id, j1, j2) for tag, _, _, j1, j2 in opcodes if tag in ("replace", "insert"))
+        self.owned = moved
+        return None
+
+
+def _map(opcodes: list[tuple[str, int, int, int, int]], line: int) -> int:
+    # Where an old line index ends up after the change (equal blocks shift).
+    for tag, i1, i2, j1, j2 in opcodes:
+        if i1 <= line < i2 or (line == i2 and tag == "equal"):
+            return j1 + (line - i1) if tag == "equal" else j1
+    return opcodes[-1][4] if opcodes else line
 
 
 def run_patch(patch: Patch, module: cst.Module) -> tuple[cst.Module, PatchOutcome]:

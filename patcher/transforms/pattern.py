@@ -150,10 +150,7 @@ def parse_snippet(code: str) -> cst.Module:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        raise PatternSyntaxError(
-            f"not valid Python at line {error.raw_line}, column {error.raw_column}: "
-            f"{error.message}"
-        ) from None
+        raise PatternSyntaxError(f"not valid Python at {describe_syntax_error(error)}") from None
     # libcst files comments above the first statement under the module
     # header; in a snippet they belong to that statement.
     if module.header and module.body:
@@ -163,6 +160,14 @@ def parse_snippet(code: str) -> cst.Module:
             body=[first.with_changes(leading_lines=[*module.header, *first.leading_lines]), *module.body[1:]],
         )
     return module
+
+
+def describe_syntax_error(error: cst.ParserSyntaxError) -> str:
+    """Say "line L, column C: what" for a libcst parse error, in one line."""
+    found = re.match(r"(?:parser error: )?error at (\d+):(\d+): (.*)", error.message)
+    if found:
+        return f"line {found.group(1)}, column {found.group(2)}: {found.group(3)}"
+    return f"line {error.raw_line}: {error.message.splitlines()[0] if error.message else 'syntax error'}"
 
 
 # --------------------------------------------------------------------------- matching
