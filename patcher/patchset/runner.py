@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
+import sys
 import enum
 from dataclasses import dataclass
 from typing import Sequence
@@ -58,7 +60,16 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        return FileOutcome(path, source, source, (), describe_syntax_error(error))
+        return FileOutcome(path, source, source, (), _why_not_parsed(source, describe_syntax_error(error)))
+    except SyntaxError as error:  # raised by libcst for an undecodable file
+        return FileOutcome(path, source, source, (), f"cannot be decoded: {error.msg} "
+                           "(not UTF-8 and no '# -*- coding: ... -*-' line)")
+    if module.bytes != source:
+        # libcst keeps CRLF, BOMs, tabs and encodings; a lone CR is the one
+        # thing it would rewrite, and that would change bytes no patch touches.
+        return FileOutcome(path, source, source, (),
+                           "would not round-trip byte for byte (lone CR line endings?); "
+                           "convert it to LF or CRLF line endings first")
     outcomes = []
     owners = _LineOwners()
     for patch in patches:
@@ -105,6 +116,15 @@ def _map(opcodes: list[tuple[str, int, int, int, int]], line: int) -> int:
         if i1 <= line < i2 or (line == i2 and tag == "equal"):
             return j1 + (line - i1) if tag == "equal" else j1
     return opcodes[-1][4] if opcodes else line
+
+
+def _why_not_parsed(source: bytes, where: str) -> str:
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError):
+        return f"{where}; it does not parse under Python {version} either (Python 2 code, or a broken file?)"
+    return f"{where}; it parses under Python {version} but not for libcst (newer syntax?)"
 
 
 def run_patch(patch: Patch, module: cst.Module) -> tuple[cst.Module, PatchOutcome]:
