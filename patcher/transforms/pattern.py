@@ -332,8 +332,26 @@ def _match_at(
 def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
     if isinstance(scope, (cst.Module, cst.IndentedBlock)):
         yield scope
-    for child in scope.children:
+    if isinstance(scope, cst.BaseExpression):
+        return  # statement blocks never sit inside expressions
+    for child in child_nodes(scope):
         yield from _blocks(child)
+
+
+def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The direct children of ``node``, read from its fields.
+
+    libcst's ``node.children`` runs a whole visitor pass to collect them,
+    which made searching a 500-line module take seconds.
+    """
+    for field in dataclasses.fields(node):
+        value = getattr(node, field.name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
 
 
 def find_expressions(pattern: cst.BaseExpression, scope: cst.CSTNode) -> list[tuple[cst.CSTNode, Bindings]]:
@@ -346,7 +364,7 @@ def find_expressions(pattern: cst.BaseExpression, scope: cst.CSTNode) -> list[tu
             if bindings is not None:
                 found.append((node, bindings))
                 return
-        for child in node.children:
+        for child in child_nodes(node):
             visit(child)
 
     visit(scope)

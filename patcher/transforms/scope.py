@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .pattern import child_nodes
+
 
 class ScopeNotFound(LookupError):
     """The qualified name names nothing in the module."""
@@ -30,7 +32,7 @@ def _definitions(node: cst.CSTNode) -> list[cst.FunctionDef | cst.ClassDef]:
     # level, but never inside a nested function: stop at the first definition.
     found: list[cst.FunctionDef | cst.ClassDef] = []
     body = node.body if isinstance(node, (cst.ClassDef, cst.FunctionDef)) else node
-    for child in body.children:
+    for child in child_nodes(body):
         if isinstance(child, (cst.FunctionDef, cst.ClassDef)):
             found.append(child)
         elif not isinstance(child, cst.BaseExpression):
