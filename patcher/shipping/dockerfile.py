@@ -1,4 +1,10 @@
-"""Read what a Dockerfile copies from the build context and which scripts it runs."""
+"""Read what a Dockerfile copies from the build context and which scripts it runs.
+
+dockerfile-parse does the parsing (line continuations, comments, the
+instruction structure, ``ENV``/``ARG`` values per stage); this module only
+interprets ``COPY``/``ADD`` (shell and JSON forms, flags such as
+``--chown``), ``WORKDIR`` and the ``RUN`` lines that execute a script.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import shlex
 from dataclasses import dataclass
 
 from dockerfile_parse import DockerfileParser
+from dockerfile_parse.util import WordSplitter
 
 from ..errors import ShippingError
 
@@ -17,9 +24,11 @@ from ..errors import ShippingError
 class ContextCopy:
     """A ``COPY``/``ADD`` of context paths to an image path."""
 
-    sources: tuple[str, ...]  # context-relative, normalised ("." for the root)
+    sources: tuple[str, ...]  # context-relative, normalised ("." for the root); may hold globs
     destination: str  # absolute image path; ends with "/" when it names a folder
     line: int  # 1-based line in the Dockerfile
+    instruction: str = "COPY"  # or "ADD"
+    flags: tuple[str, ...] = ()  # e.g. ("--chown=1000:1000",), as written
 
 
 @dataclass(frozen=True)
@@ -32,11 +41,20 @@ class ScriptRun:
 
 
 @dataclass(frozen=True)
+class Workdir:
+    """A ``WORKDIR``, resolved to the absolute image path later relative paths start from."""
+
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
 class Dockerfile:
     """The parts of a Dockerfile that decide what reaches the image."""
 
     copies: tuple[ContextCopy, ...]
     runs: tuple[ScriptRun, ...]
+    workdirs: tuple[Workdir, ...] = ()
 
 
 def parse_dockerfile(text: str, where: str = "Dockerfile") -> Dockerfile:
@@ -45,63 +63,90 @@ def parse_dockerfile(text: str, where: str = "Dockerfile") -> Dockerfile:
     workdir = "/"
     copies: list[ContextCopy] = []
     runs: list[ScriptRun] = []
-    for instruction in parser.structure:
+    workdirs: list[Workdir] = []
+    for instruction, context in zip(parser.structure, parser.context_structure):
         kind, value, line = instruction["instruction"], instruction["value"], instruction["startline"] + 1
+        # ENV and ARG values in force at this instruction, per stage, as Docker substitutes them.
+        variables = {**context.get_values(context_type="ARG"), **context.get_values(context_type="ENV")}
         if kind == "FROM":
             workdir = "/"  # each stage starts afresh; only the last stage ships, but all are read
         elif kind == "WORKDIR":
-            workdir = posixpath.normpath(posixpath.join(workdir, value.strip()))
+            workdir = posixpath.normpath(posixpath.join(workdir, _expand(value.strip(), variables)))
+            workdirs.append(Workdir(workdir, line))
         elif kind in ("COPY", "ADD"):
-            copy = _copy(value, workdir, line, f"{where}:{line}")
+            copy = _copy(kind, value, workdir, line, f"{where}:{line}", variables)
             if copy is not None:
                 copies.append(copy)
         elif kind == "RUN":
             runs.extend(_script_runs(value, workdir, line))
-    return Dockerfile(tuple(copies), tuple(runs))
+    return Dockerfile(tuple(copies), tuple(runs), tuple(workdirs))
 
 
-def _copy(value: str, workdir: str, line: int, where: str) -> ContextCopy | None:
-    words = _words(value, where)
+def _copy(kind: str, value: str, workdir: str, line: int, where: str,
+          variables: dict[str, str] | None = None) -> ContextCopy | None:
+    words = _words(value, where, variables or {})
     flags = [w for w in words if w.startswith("--")]
     paths = [w for w in words if not w.startswith("--")]
     if any(f.startswith("--from") for f in flags):
         return None  # copies from another stage or image, not from the context
     if len(paths) < 2:
-        raise ShippingError(f"COPY/ADD needs a source and a destination: {value!r}", where=where)
+        raise ShippingError(f"{kind} needs a source and a destination: {value!r}", where=where)
     *sources, destination = paths
+    # ADD also fetches URLs and git repositories; those are not context files.
+    sources = [s for s in sources if not (kind == "ADD" and _is_remote(s))]
+    if not sources:
+        return None
     folder = destination.endswith("/") or len(sources) > 1
     absolute = posixpath.normpath(posixpath.join(workdir, destination))
     return ContextCopy(
         sources=tuple(posixpath.normpath(s.lstrip("/")) for s in sources),
         destination=absolute.rstrip("/") + ("/" if folder else ""),
         line=line,
+        instruction=kind,
+        flags=tuple(flags),
     )
 
 
-def _words(value: str, where: str) -> list[str]:
+def _is_remote(source: str) -> bool:
+    return "://" in source or source.startswith("git@")
+
+
+def _words(value: str, where: str, variables: dict[str, str] | None = None) -> list[str]:
+    """Split COPY/ADD arguments: flags first, then the JSON array or shell words, variables expanded."""
+    variables = variables or {}
     stripped = value.strip()
-    if stripped.startswith("["):
-        # The JSON (exec) form; flags still come first, outside the array.
-        try:
-            words = json.loads(stripped)
-        except json.JSONDecodeError:
-            raise ShippingError(f"COPY/ADD has a malformed JSON array: {value!r}", where=where) from None
-        return [str(w) for w in words]
     flags = []
     while stripped.startswith("--"):
         flag, _, stripped = stripped.partition(" ")
         flags.append(flag)
         stripped = stripped.lstrip()
     if stripped.startswith("["):
-        return flags + _words(stripped, where)
-    return flags + shlex.split(stripped)
+        # The JSON (exec) form; flags still come first, outside the array.
+        try:
+            words = json.loads(stripped)
+        except json.JSONDecodeError:
+            raise ShippingError(f"COPY/ADD has a malformed JSON array: {value!r}", where=where) from None
+        if not isinstance(words, list):
+            raise ShippingError(f"COPY/ADD has a malformed JSON array: {value!r}", where=where)
+        return flags + [_expand(str(w), variables) for w in words]
+    try:
+        return flags + list(WordSplitter(stripped, args=variables).split())
+    except ValueError:
+        raise ShippingError(f"COPY/ADD has unbalanced quotes: {value!r}", where=where) from None
+
+
+def _expand(word: str, variables: dict[str, str]) -> str:
+    """Substitute ``$VAR`` and ``${VAR}`` as Docker does (an unset variable is empty)."""
+    if "$" not in word:
+        return word
+    return str(WordSplitter(word, args=variables).dequote())
 
 
 def _script_runs(command: str, workdir: str, line: int) -> list[ScriptRun]:
     """Find ``./script``, ``sh script`` and ``bash script`` in a RUN, following ``cd``."""
     runs = []
     cwd = workdir
-    for words in _simple_commands(command):
+    for words in _exec_form(command) or _simple_commands(command):
         if not words:
             continue
         head = words[0]
@@ -114,6 +159,17 @@ def _script_runs(command: str, workdir: str, line: int) -> list[ScriptRun]:
         elif head.endswith(".sh"):
             runs.append(ScriptRun(posixpath.normpath(posixpath.join(cwd, head)), cwd, line))
     return runs
+
+
+def _exec_form(command: str) -> list[list[str]]:
+    """``RUN ["./script.sh", "arg"]``: one command, no shell."""
+    if not command.strip().startswith("["):
+        return []
+    try:
+        words = json.loads(command)
+    except json.JSONDecodeError:
+        return []
+    return [[str(w) for w in words]] if isinstance(words, list) else []
 
 
 def _simple_commands(command: str) -> list[list[str]]:

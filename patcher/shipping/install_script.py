@@ -5,7 +5,9 @@ Not a shell: it understands what vendor install scripts do to place files
 ``${VAR}``, ``for X in ...; do ... done`` over candidate roots, ``if`` blocks,
 ``&&``/``||``/``;`` and redirections) and notes how a failed copy would be
 hidden (no ``set -e``, ``|| true``, ``2>/dev/null``). Both branches of an
-``if`` are followed, since which one runs depends on the image.
+``if`` are followed, since which one runs depends on the image. ``set -e``
+counts from a ``#!/bin/sh -e`` shebang or a ``set -e``/``set -o errexit``
+line until a ``set +e``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class ScriptCopy:
     recursive: bool
     line: int
     hides_failure: tuple[str, ...] = ()  # e.g. ("|| true", "2>/dev/null")
+    stops_on_error: bool = False  # whether ``set -e`` is in force at this copy
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class InstallScript:
 def read_install_script(text: str, cwd: str) -> InstallScript:
     """Follow ``text`` as if run in the image directory ``cwd``."""
     state = _State(cwd)
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    if first.startswith("#!") and re.search(r"\s-\w*e", first):
+        state.errexit = state.errexit_first = True
     for line_number, line in _logical_lines(text):
         state.run_line(line, line_number)
     return InstallScript(tuple(state.copies), state.errexit_first, tuple(sorted(state.unknown)))
@@ -148,10 +154,12 @@ class _State:
         head = words[0]
         if head == "set":
             flags = " ".join(words[1:])
-            if re.search(r"(^|\s)-\w*e|errexit", flags):
+            if re.search(r"(^|\s)-\w*e|-o errexit", flags):
                 self.errexit = True
                 if not self.copies:
                     self.errexit_first = True
+            elif re.search(r"(^|\s)\+\w*e|\+o errexit", flags):
+                self.errexit = False
         elif head == "cd" and len(words) > 1:
             self.cwd = posixpath.normpath(posixpath.join(self.cwd, words[1]))
         elif head in ("cp", "install"):
@@ -177,6 +185,7 @@ class _State:
                 recursive=recursive,
                 line=number,
                 hides_failure=command.hides,
+                stops_on_error=self.errexit,
             ))
 
 
@@ -210,28 +219,53 @@ def _tokens(line: str) -> list[str] | None:
 
 
 def _split(tokens: list[str]) -> list[_Command]:
-    """Split a line into simple commands, noting redirections and ``|| true``."""
+    """Split a line into simple commands, noting what would hide each one's failure.
+
+    ``|| cmd`` (other than ``exit``/``return``/``false``) hides a failure of
+    every command of its and-or list; a command followed by ``&&`` or piped
+    into another does not stop a ``set -e`` script when it fails; ``2>/dev/null``
+    (or ``>/dev/null 2>&1``) hides its message.
+    """
     commands: list[_Command] = []
     current: list[str] = []
     hides: list[str] = []
+    list_start = 0  # index in commands of the first command of the current and-or list
+    stdout_null = False
     index = 0
     while index < len(tokens):
         token = tokens[index]
         if token in _SEPARATORS:
-            if token == "||" and index + 1 < len(tokens) and tokens[index + 1] in ("true", ":"):
+            following = tokens[index + 1] if index + 1 < len(tokens) else ""
+            if token == "||" and following in ("true", ":"):
                 hides.append("|| true")
+                for earlier in commands[list_start:]:
+                    earlier.hides = _add(earlier.hides, "|| true")
                 index += 2
                 continue
+            if token == "||" and following and following not in ("exit", "return", "false"):
+                for earlier in commands[list_start:]:
+                    earlier.hides = _add(earlier.hides, f"|| {following}")
+                hides.append(f"|| {following}")
+            elif token == "&&":
+                hides.append("&& ...")
+            elif token == "|":
+                hides.append("| ...")
             commands.append(_Command(_words(current), current, tuple(hides)))
-            current, hides = [], []
+            if token in (";", "&"):
+                list_start = len(commands)
+            current, hides, stdout_null = [], [], False
         elif token in (">", ">>", "<", ">&", "&>"):
             target = tokens[index + 1] if index + 1 < len(tokens) else ""
             if current and current[-1].isdigit():
                 descriptor = current.pop()
             else:
                 descriptor = ""
-            if target == "/dev/null" and descriptor in ("2", "&"):
-                hides.append(f"{descriptor}>/dev/null")
+            if target == "/dev/null" and descriptor in ("2", "&") or token == "&>" and target == "/dev/null":
+                hides.append(f"{descriptor or '&'}>/dev/null" if token != "&>" else "&>/dev/null")
+            elif target == "/dev/null" and descriptor in ("", "1") and token in (">", ">>"):
+                stdout_null = True
+            elif token == ">&" and descriptor == "2" and target == "1" and stdout_null:
+                hides.append(">/dev/null 2>&1")
             index += 2
             continue
         else:
@@ -239,6 +273,10 @@ def _split(tokens: list[str]) -> list[_Command]:
         index += 1
     commands.append(_Command(_words(current), current, tuple(hides)))
     return commands
+
+
+def _add(hides: tuple[str, ...], hide: str) -> tuple[str, ...]:
+    return hides if hide in hides else (*hides, hide)
 
 
 def _words(tokens: list[str]) -> list[str]:

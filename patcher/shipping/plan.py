@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..archive.tree import SourceTree
 from ..errors import ShippingError
 from .dockerfile import Dockerfile, parse_dockerfile
+from .dockerignore import DOCKERIGNORE, glob_regex, has_glob, is_ignored, parse_dockerignore
 from .install_script import InstallScript, read_install_script
 
 DOCKERFILE = "Dockerfile"
@@ -22,6 +23,7 @@ class Installed:
     script: str  # context path of the install script
     line: int
     hides_failure: tuple[str, ...]
+    stops_on_error: bool = True  # False when a failed copy would not stop the image build
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class ShipPlan:
     copied: dict[str, str]  # context path -> image path, for every file COPY/ADD takes
     scripts: tuple[Script, ...]
     installed: tuple[Installed, ...]
+    ignored: tuple[str, ...] = ()  # context files .dockerignore keeps out of the build context
 
     def ships(self, path: str) -> bool:
         """Whether a context file reaches the image at all."""
@@ -84,7 +87,11 @@ def plan_shipping(tree: SourceTree) -> ShipPlan:
         raise ShippingError("no Dockerfile at the context root", where=tree.label)
     text = _text(tree, DOCKERFILE)
     dockerfile = parse_dockerfile(text)
-    paths = [f.path for f in tree.files()]
+    rules = parse_dockerignore(_text(tree, DOCKERIGNORE)) if tree.exists(DOCKERIGNORE) else ()
+    all_paths = [f.path for f in tree.files()]
+    ignored = tuple(p for p in all_paths if is_ignored(rules, p))
+    skipped = set(ignored)
+    paths = [p for p in all_paths if p not in skipped]
     copied: dict[str, str] = {}
     for copy in dockerfile.copies:
         for source in copy.sources:
@@ -94,15 +101,16 @@ def plan_shipping(tree: SourceTree) -> ShipPlan:
     scripts: list[Script] = []
     installed: list[Installed] = []
     for run in dockerfile.runs:
-        path = by_image.get(run.script)
-        if path is None:
+        script = by_image.get(run.script)
+        if script is None:
             continue  # a script from the base image: nothing of ours to follow
-        body = read_install_script(_text(tree, path), run.cwd)
-        scripts.append(Script(path, run.script, run.line, body))
-        for copy in body.copies:
-            for source_path, image_path in _expand_install(copied, copy.source, copy.destination, copy.recursive):
-                installed.append(Installed(source_path, image_path, path, copy.line, copy.hides_failure))
-    return ShipPlan(dockerfile, copied, tuple(scripts), tuple(installed))
+        body = read_install_script(_text(tree, script), run.cwd)
+        scripts.append(Script(script, run.script, run.line, body))
+        for step in body.copies:
+            for source_path, image_path in _expand_install(copied, step.source, step.destination, step.recursive):
+                installed.append(Installed(source_path, image_path, script, step.line, step.hides_failure,
+                                           step.stops_on_error))
+    return ShipPlan(dockerfile, copied, tuple(scripts), tuple(installed), ignored)
 
 
 def _text(tree: SourceTree, path: str) -> str:
@@ -114,6 +122,20 @@ def _text(tree: SourceTree, path: str) -> str:
 
 def _expand_copy(paths: list[str], source: str, destination: str) -> list[tuple[str, str]]:
     """Context files a COPY source names, with their image paths (Docker copies folder contents)."""
+    if has_glob(source):
+        # Docker matches each file and folder against the pattern; several
+        # matches need a folder destination, which then receives each one.
+        regex = glob_regex(source)
+        folders = sorted({parent for p in paths for parent in _parents(p)})
+        matches = [m for m in [*paths, *folders] if regex.fullmatch(m)]
+        into = destination if destination.endswith("/") or len(matches) > 1 else destination
+        found: list[tuple[str, str]] = []
+        for match in sorted(matches):
+            if match in paths:
+                found.append((match, posixpath.join(into, posixpath.basename(match)) if into.endswith("/") else into))
+            else:
+                found.extend(_expand_copy(paths, match, into))
+        return found
     if source in ("", "."):
         return [(p, posixpath.join(destination, p)) for p in paths]
     if source in paths:
@@ -125,6 +147,11 @@ def _expand_copy(paths: list[str], source: str, destination: str) -> list[tuple[
 
 def _expand_install(copied: dict[str, str], source: str, destination: str, recursive: bool) -> list[tuple[str, str]]:
     """Context files a ``cp`` in the image copies, with where they land."""
+    if has_glob(posixpath.basename(source)):
+        # cp ./*.py DEST/: each matching file lands in DEST under its own name.
+        regex = glob_regex(source)
+        return sorted((p, posixpath.join(destination, posixpath.basename(image)))
+                      for p, image in copied.items() if regex.fullmatch(image))
     files = [(p, image) for p, image in copied.items() if image == source]
     if files:
         path = files[0][0]
@@ -138,6 +165,11 @@ def _expand_install(copied: dict[str, str], source: str, destination: str, recur
     # the same way, as vendor scripts copy packages into existing folders.
     base = posixpath.join(destination, posixpath.basename(source.rstrip("/")))
     return sorted((p, posixpath.join(base, image[len(prefix):])) for p, image in copied.items() if image.startswith(prefix))
+
+
+def _parents(path: str) -> list[str]:
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def _looks_like_folder(destination: str, source: str) -> bool:
