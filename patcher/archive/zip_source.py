@@ -202,6 +202,7 @@ class ZipSource:
                     f"members expanded past the limit of {self._limits.max_total_size}"
                     f" bytes while reading '{path}': possible zip bomb",
                     where=self.label,
+                    hint=_RAISE.format("--max-size"),
                 )
 
     def _corrupt(self, info: zipfile.ZipInfo, exc: BaseException) -> BadArchive:
@@ -293,6 +294,10 @@ def _open_input(path: Path, label: str) -> BinaryIO:
         raise BadArchive(f"cannot read the file: {exc.strerror}", where=str(path)) from None
 
 
+# Limits are there for untrusted input; a trusted archive may pass them.
+_RAISE = "if the archive is trusted, raise the limit with {}"
+
+
 def _check_declared_count(fp: BinaryIO, label: str, limits: Limits) -> None:
     # zipfile builds an object per central-directory entry before we see
     # any, so read the count from the end record first and refuse a zip
@@ -306,6 +311,7 @@ def _too_many(count: int, label: str, limits: Limits) -> BadArchive:
     return BadArchive(
         f"zip declares {count} members, more than the limit of {limits.max_members}",
         where=label,
+        hint=_RAISE.format("--max-members"),
     )
 
 
@@ -417,6 +423,7 @@ def _check_members(
                 f"members declare more than {limits.max_total_size} bytes in all:"
                 " possible zip bomb",
                 where=label,
+                hint=_RAISE.format("--max-size"),
             )
         mode = info.external_attr >> 16
         files[name] = SourceFile(name, info.file_size, bool(mode & 0o111))
@@ -514,6 +521,7 @@ def _check_ratio(info: zipfile.ZipInfo, label: str, limits: Limits) -> None:
             f"member '{info.orig_filename}' would expand {ratio} times"
             f" (limit {limits.max_ratio}): possible zip bomb",
             where=label,
+            hint=_RAISE.format("--max-ratio"),
         )
 
 

@@ -8,7 +8,7 @@ import click
 
 from ..report import EXIT_CODES_HELP, ApplyReport
 from .errors import handle_errors
-from .options import input_argument, load_patches, patches_option, set_option, verbose_option
+from .options import input_argument, limit_options, limits_from, load_patches, patches_option, set_option, verbose_option
 
 
 @click.command(
@@ -24,10 +24,12 @@ from .options import input_argument, load_patches, patches_option, set_option, v
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 @patches_option
 @set_option
+@limit_options
 @verbose_option
 @handle_errors
 def apply_command(source: Path, output: Path | None, force: bool, patches_dir: Path | None,
-                  overrides: tuple[str, ...], verbose: bool) -> None:
+                  overrides: tuple[str, ...], max_members: int, max_size: int, max_ratio: int,
+                  verbose: bool) -> None:
     """Patch the copy of each target the image ships, sync its mirrors, and pack the context.
 
     The report goes to stderr; the output path is printed on stdout.
@@ -38,7 +40,7 @@ def apply_command(source: Path, output: Path | None, force: bool, patches_dir: P
 
     patch_set = load_patches(patches_dir, overrides)
     output = output or Path("build") / f"{_stem(source)}.tar.gz"
-    with open_source(source) as tree:
+    with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
         result = build(tree, patch_set)
         report = ApplyReport(result)
         if result.failed:

@@ -45,3 +45,28 @@ def load_patches(patches_dir: Path | None, overrides: tuple[str, ...]):  # type:
         templates=templates_dir_for(directory),
         commit=describe_commit(directory),
     )
+
+
+def limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add --max-members/--max-size/--max-ratio, the zip-bomb limits for untrusted input."""
+    from ..archive.limits import Limits
+
+    defaults = Limits()
+    options = [
+        click.option("--max-members", type=click.IntRange(1), default=defaults.max_members, show_default=True,
+                     help="Refuse zips with more members."),
+        click.option("--max-size", type=click.IntRange(1), default=defaults.max_total_size, show_default=True,
+                     help="Refuse zips expanding to more bytes in all."),
+        click.option("--max-ratio", type=click.IntRange(1), default=defaults.max_ratio, show_default=True,
+                     help="Refuse members over 1 MiB that expand more than this many times."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def limits_from(max_members: int, max_size: int, max_ratio: int):  # type: ignore[no-untyped-def]
+    """The Limits the options ask for."""
+    from ..archive.limits import Limits
+
+    return Limits(max_members=max_members, max_total_size=max_size, max_ratio=max_ratio)
