@@ -110,7 +110,7 @@ class _LineOwners:
         return None
 
 
-def _map(opcodes: list[tuple[str, int, int, int, int]], line: int) -> int:
+def _map(opcodes: Sequence[tuple[str, int, int, int, int]], line: int) -> int:
     # Where an old line index ends up after the change (equal blocks shift).
     for tag, i1, i2, j1, j2 in opcodes:
         if i1 <= line < i2 or (line == i2 and tag == "equal"):

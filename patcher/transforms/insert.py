@@ -12,7 +12,7 @@ from .base import ConfigError, Operation, Render, count, expect_count, parse_pat
 from .pattern import Pattern, find_statements
 from .scope import find_scope
 from .snippets import UnboundMetavariable, instantiate
-from .splice import BodyEdit, edit_bodies
+from .splice import BodyEdit, edit_bodies, leading_lines
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +65,7 @@ class Insert(Operation):
             while blank < len(lines) and lines[blank].comment is None:
                 blank += 1
             if added:
-                added[0] = added[0].with_changes(leading_lines=lines[:blank] + list(added[0].leading_lines))
+                added[0] = added[0].with_changes(leading_lines=lines[:blank] + leading_lines(added[0]))
             kept = ([cst.EmptyLine(indent=False)] if blank else []) + lines[blank:]
             edits[id(found.block)].append(
                 BodyEdit(found.start, found.start + 1, (*added, anchor.with_changes(leading_lines=kept)))

@@ -273,7 +273,8 @@ def _suite_units(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
     # as statement lines (keeping each line whole keeps its comments with it).
     if isinstance(suite, cst.SimpleStatementSuite):
         return [cst.SimpleStatementLine(body=[statement]) for statement in suite.body]
-    return list(suite.body)  # type: ignore[attr-defined]
+    assert isinstance(suite, cst.IndentedBlock)
+    return list(suite.body)
 
 
 def _literal_equal(pattern: cst.CSTNode, node: cst.CSTNode) -> bool | None:

@@ -107,7 +107,7 @@ class ReuseBuffers(Operation):
         for read in uses.loads:
             replacements[id(read)] = target
         for line in uses.assignments:
-            bindings = {**match(buffer.compute, _value(line)), "OUT": target}  # type: ignore[arg-type]
+            bindings = {**(match(buffer.compute, _value(line)) or {}), "OUT": target}
             statement = instantiate(buffer.into, bindings)[0]
             replacements[id(line)] = line.with_changes(body=statement.body)  # type: ignore[attr-defined]
         for line in uses.dels:
@@ -123,7 +123,9 @@ class ReuseBuffers(Operation):
 
 
 def _value(line: cst.SimpleStatementLine) -> cst.BaseExpression:
-    return line.body[0].value  # type: ignore[attr-defined,no-any-return]
+    statement = line.body[0]
+    assert isinstance(statement, cst.Assign)
+    return statement.value
 
 
 def _show(node: cst.CSTNode) -> str:

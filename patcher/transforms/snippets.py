@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import libcst as cst
 
@@ -31,7 +31,9 @@ class _Filler(cst.CSTTransformer):
             raise UnboundMetavariable(name)
         return self.bindings[name]
 
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[no-untyped-def]
+    def on_leave(  # type: ignore[override]  # returns nodes of other types by design
+        self, original: cst.CSTNode, updated: cst.CSTNode
+    ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
         if isinstance(updated, cst.Name):
             name = single_metavariable(updated)
             if name is not None:
@@ -42,7 +44,7 @@ class _Filler(cst.CSTTransformer):
         if isinstance(updated, (cst.IndentedBlock, cst.Module)):
             return updated.with_changes(body=self._splice(updated.body))
         if isinstance(updated, cst.Call):
-            changes: dict = {"args": _fix_commas(self._splice(updated.args))}  # type: ignore[type-arg]
+            changes: dict[str, object] = {"args": _fix_commas(self._splice(updated.args))}
             name = sequence_metavariable(updated.args[0]) if len(updated.args) == 1 else None
             if name and layout_key(name) in self.bindings:
                 changes["whitespace_before_args"] = self.bindings[layout_key(name)]
@@ -51,7 +53,7 @@ class _Filler(cst.CSTTransformer):
             return updated.with_changes(elements=_fix_commas(self._splice(updated.elements)))
         return updated
 
-    def _splice(self, items: Sequence[cst.CSTNode]) -> list:  # type: ignore[type-arg]
+    def _splice(self, items: Sequence[cst.CSTNode]) -> list[Any]:
         out: list[cst.CSTNode] = []
         for item in items:
             name = sequence_metavariable(item)
@@ -61,11 +63,11 @@ class _Filler(cst.CSTTransformer):
                 out.append(item)
                 continue
             value = self._lookup(name)
-            out.extend(value if isinstance(value, tuple) else (value,))  # type: ignore[arg-type]
+            out.extend(value if isinstance(value, tuple) else (value,))
         return out
 
 
-def _fix_commas(items: list) -> list:  # type: ignore[type-arg]
+def _fix_commas(items: list[Any]) -> list[Any]:
     # Captured arguments keep their own commas; make sure all but the last
     # have one and the last keeps whatever the template gave it.
     fixed = []

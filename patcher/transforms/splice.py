@@ -39,7 +39,7 @@ def move_comments(
         return tuple(added)
     added = list(added)
     first = added[0]
-    leading = list(removed[0].leading_lines) + list(first.leading_lines)
+    leading = [*leading_lines(removed[0]), *leading_lines(first)]
     added[0] = first.with_changes(leading_lines=leading)
     last, old_last = added[-1], removed[-1]
     if (
@@ -50,6 +50,11 @@ def move_comments(
     ):
         added[-1] = last.with_changes(trailing_whitespace=old_last.trailing_whitespace)
     return tuple(added)
+
+
+def leading_lines(statement: cst.BaseStatement) -> list[cst.EmptyLine]:
+    """The comment and blank lines above a statement (every statement kind has them)."""
+    return list(getattr(statement, "leading_lines", ()))
 
 
 class _BodyEditor(cst.CSTTransformer):
@@ -81,5 +86,7 @@ class _NodeReplacer(cst.CSTTransformer):
         super().__init__()
         self.replacements = replacements
 
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[no-untyped-def]
+    def on_leave(  # type: ignore[override]  # returns nodes of other types by design
+        self, original: cst.CSTNode, updated: cst.CSTNode
+    ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
         return self.replacements.get(id(original), updated)
