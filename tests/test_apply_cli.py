@@ -208,3 +208,13 @@ def test_missing_input_is_one_clear_line(cli) -> None:  # type: ignore[no-untype
     result = cli("apply", "nope.zip")
     assert result.exit_code == 2
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+
+
+def test_concurrent_runs_writing_different_outputs_do_not_interfere(tmp_path: Path, vendor_zip: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "patcher", "apply", str(vendor_zip), "--patches", str(ROOT / "patches"), "-o"]
+    runs = [subprocess.Popen([*command, name], cwd=tmp_path, env=env, stderr=subprocess.PIPE)
+            for name in ("a.tar.gz", "b.tar.gz", "c.zip")]
+    assert [run.wait(timeout=120) for run in runs] == [0, 0, 0]
+    assert (tmp_path / "a.tar.gz").read_bytes() == (tmp_path / "b.tar.gz").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.tar.gz", "b.tar.gz", "c.zip"]
