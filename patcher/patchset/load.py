@@ -16,7 +16,7 @@ import jinja2
 
 from ..errors import PatchSetError
 from ..transforms import OPERATIONS
-from ..transforms.base import ConfigError, Operation
+from ..transforms.base import ConfigError, Operation, parse_pattern
 from ..transforms.pattern import PatternSyntaxError
 from .model import PARAM_TYPES, AppliedMarker, Example, Param, Patch, PatchSet
 from .templates import TemplateFailure, make_environment, render
@@ -24,7 +24,7 @@ from .templates import TemplateFailure, make_environment, render
 SERIES = "series"
 PATCH_KEYS = frozenset({
     "id", "description", "origin", "last-update", "author", "forwarded", "bug",
-    "target", "scope", "params", "applied-when", "steps", "examples",
+    "target", "scope", "params", "applied-when", "requires", "steps", "examples",
 })
 REQUIRED_KEYS = ("id", "description", "origin", "last-update", "target", "scope", "steps")
 PARAM_KEYS = frozenset({"type", "default", "help", "min", "max"})
@@ -183,26 +183,36 @@ def build_patch(path: Path, data: Mapping[str, Any], env: jinja2.Environment,
             steps.append(OPERATIONS[op].from_config(config, render_value))
         except ConfigError as error:
             raise PatchSetError(f"{where}.{error.key}: {error}", where=str(path)) from None
-    markers = []
-    for number, entry in enumerate(data.get("applied-when", []), 1):
-        entry = {"pattern": entry} if isinstance(entry, str) else entry
-        where = f"applied-when[{number}]"
-        try:
-            from ..transforms.base import parse_pattern
-
-            pattern = parse_pattern("pattern", render_value("pattern", str(entry["pattern"])))
-        except ConfigError as error:
-            raise PatchSetError(f"{where}: {error}", where=str(path)) from None
-        except (KeyError, TypeError):
-            raise PatchSetError(f"'{where}' must be a pattern or a table with 'pattern'", where=str(path)) from None
-        markers.append(AppliedMarker(pattern, str(entry.get("scope", data["scope"]))))
+    markers = _markers(path, data, "applied-when", render_value)
+    requires = _markers(path, data, "requires", render_value)
     examples = tuple(_example(path, number, entry) for number, entry in
                      enumerate(_tables(data.get("examples", []), path, "examples"), 1))
     return Patch(
         id=data["id"], path=path, description=str(data["description"]), origin=str(data["origin"]),
         last_update=str(data["last-update"]), target=str(data["target"]), scope=str(data["scope"]),
-        params=params, values=values, steps=tuple(steps), applied_when=tuple(markers), examples=examples,
+        params=params, values=values, steps=tuple(steps), applied_when=markers, requires=requires,
+        examples=examples,
     )
+
+
+def _markers(path: Path, data: Mapping[str, Any], key: str, render_value: Any) -> tuple[AppliedMarker, ...]:
+    """Read a list of patterns, each a string or a table with 'pattern' and 'scope'."""
+    markers = []
+    entries = data.get(key, [])
+    if not isinstance(entries, list):
+        raise PatchSetError(f"'{key}' must be a list of patterns", where=str(path))
+    for number, entry in enumerate(entries, 1):
+        entry = {"pattern": entry} if isinstance(entry, str) else entry
+        where = f"{key}[{number}]"
+        if not isinstance(entry, Mapping) or "pattern" not in entry:
+            raise PatchSetError(f"'{where}' must be a pattern or a table with 'pattern'", where=str(path))
+        _check_keys(entry, frozenset({"pattern", "scope"}), path, where + ".")
+        try:
+            pattern = parse_pattern("pattern", render_value("pattern", str(entry["pattern"])))
+        except ConfigError as error:
+            raise PatchSetError(f"{where}: {error}", where=str(path)) from None
+        markers.append(AppliedMarker(pattern, str(entry.get("scope", data["scope"]))))
+    return tuple(markers)
 
 
 def _example(path: Path, number: int, entry: Mapping[str, Any]) -> Example:

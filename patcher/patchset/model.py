@@ -42,7 +42,7 @@ class Example:
 
 @dataclass(frozen=True)
 class AppliedMarker:
-    """Code whose presence in a scope shows the patch is already applied."""
+    """Code looked for in a scope: the patch's applied form, or what it requires."""
 
     pattern: Pattern
     scope: str
@@ -63,6 +63,7 @@ class Patch:
     values: Mapping[str, Any]
     steps: tuple[Operation, ...]
     applied_when: tuple[AppliedMarker, ...]
+    requires: tuple[AppliedMarker, ...]  # code the patch relies on but does not match in a step
     examples: tuple[Example, ...]
 
     @property

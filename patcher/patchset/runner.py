@@ -135,6 +135,15 @@ def run_patch(patch: Patch, module: cst.Module) -> tuple[cst.Module, PatchOutcom
         return module, PatchOutcome(patch, Status.FAILED, f"{error} (scope {patch.scope})")
     if applied and all(applied):
         return module, PatchOutcome(patch, Status.ALREADY_APPLIED)
+    for needed in patch.requires:
+        try:
+            present = _holds(module, needed.scope, needed.pattern)
+        except ScopeNotFound as error:
+            return module, PatchOutcome(patch, Status.FAILED, f"{error} (scope {needed.scope})")
+        if not present:
+            return module, PatchOutcome(
+                patch, Status.FAILED, f"needs '{needed.pattern}' in {needed.scope}, which is not there"
+            )
     result = module
     for number, step in enumerate(patch.steps, 1):
         scope_name = step.scope or patch.scope
