@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import secrets
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .errors import PatcherError
+from .archive.layout import OutputFile
+from .errors import OutputError, PatcherError
+
+if TYPE_CHECKING:
+    import git
 
 
 class GitError(PatcherError):
@@ -27,3 +36,151 @@ def describe_commit(folder: Path) -> str | None:
     relative = str(folder.resolve().relative_to(Path(repo.working_tree_dir).resolve())) if repo.working_tree_dir else "."
     dirty = repo.is_dirty(untracked_files=True, path=relative)
     return f"{sha}-dirty" if dirty else sha
+
+
+def _repository(folder: Path, purpose: str) -> git.Repo:
+    """The git repository holding ``folder``, or a GitError that says what to do."""
+    import git
+
+    try:
+        return git.Repo(folder, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise GitError("not in a git repository", where=str(folder),
+                       hint=f"{purpose} reads the patch set's history: use a git checkout of it") from None
+    except git.GitCommandNotFound:  # pragma: no cover - git is a dependency of GitPython
+        raise GitError("git is not installed", hint="install git and try again") from None
+
+
+@dataclass(frozen=True)
+class Materialised:
+    """Folders as they were at a commit, written out under a scratch folder."""
+
+    commit: str  # the full hash ``ref`` resolved to
+    folders: dict[Path, Path]  # folder in the working tree -> its copy as at the commit
+
+
+def materialise(folders: Sequence[Path], ref: str, dest: Path) -> Materialised:
+    """Write each folder as it was at ``ref`` under ``dest``, keeping paths relative to the repository.
+
+    The working tree, the index and HEAD are left alone: blobs are read
+    from the object database. The first folder must exist at ``ref``; the
+    others are skipped where they did not.
+    """
+    import git
+
+    repo = _repository(folders[0], "--base")
+    try:
+        commit = repo.commit(ref)
+    except (git.BadName, git.BadObject, ValueError, git.GitCommandError):
+        raise GitError(f"unknown revision '{ref}'", where=str(repo.working_tree_dir),
+                       hint="name a commit, branch or tag of this repository ('git log --oneline' lists them)") from None
+    root = Path(str(repo.working_tree_dir)).resolve()
+    written: dict[Path, Path] = {}
+    for number, folder in enumerate(folders):
+        try:
+            relative = folder.resolve().relative_to(root).as_posix()
+        except ValueError:
+            if number == 0:
+                raise GitError(f"not inside the repository at {root}", where=str(folder)) from None
+            continue
+        try:
+            tree = commit.tree / relative if relative != "." else commit.tree
+        except KeyError:
+            if number == 0:
+                raise GitError(f"'{relative}' does not exist at {ref} ({commit.hexsha[:12]})",
+                               where=str(root), hint="pick a commit that has the patch set") from None
+            continue
+        if tree.type != "tree":
+            continue
+        for item in tree.traverse():
+            if not isinstance(item, git.Blob):
+                continue  # folders are implied; submodules are not part of a patch set
+            target = dest / item.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(item.data_stream.read())
+        written[folder] = dest / relative
+    return Materialised(commit.hexsha, written)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One commit to record: its message and the files it writes (the whole tree for the first)."""
+
+    message: str
+    files: tuple[OutputFile, ...]
+
+
+AUTHOR = ("patcher", "patcher@localhost")
+
+
+def record_history(dest: Path, snapshots: Iterable[Snapshot], *, date: int, force: bool = False) -> list[str]:
+    """Write ``snapshots`` as the commits of a new repository at ``dest``; return their hashes.
+
+    Author, committer, date, branch and modes are fixed, so the same
+    snapshots give the same commit hashes. The repository is built beside
+    ``dest`` and moved into place at the end; ``dest`` may be missing or
+    an empty folder, or anything when ``force`` is set.
+    """
+    import git
+
+    from .archive import OutputFormat, write_output
+
+    dest = Path(os.path.abspath(dest))
+    check_record_dest(dest, force)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    temp = dest.parent / f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.git.tmp"
+    actor = git.Actor(*AUTHOR)
+    stamp = f"{date} +0000"
+    hashes: list[str] = []
+    try:
+        for number, snapshot in enumerate(snapshots):
+            if number == 0:
+                write_output(temp, snapshot.files, fmt=OutputFormat.DIRECTORY, mtime=date)
+                repo = git.Repo.init(temp)
+                # The branch name must not depend on the user's init.defaultBranch.
+                repo.git.symbolic_ref("HEAD", "refs/heads/main")
+            else:
+                for item in snapshot.files:
+                    path = temp / item.path
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    with item.reader() as reader, open(path, "wb") as out:
+                        shutil.copyfileobj(reader, out)
+                    os.chmod(path, 0o755 if item.executable else 0o644)
+            # Blobs are stored as the bytes on disk: no autocrlf or filters apply.
+            repo.index.add([item.path for item in snapshot.files])
+            commit = repo.index.commit(_cleanup(snapshot.message), author=actor, committer=actor,
+                                       author_date=stamp, commit_date=stamp, skip_hooks=True)
+            hashes.append(commit.hexsha)
+        if not hashes:
+            raise GitError("nothing to record")
+        _replace(temp, dest)
+    except BaseException:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
+    return hashes
+
+
+def _cleanup(message: str) -> str:
+    """Tidy a message as ``git commit`` does: no trailing spaces, no runs of blank lines."""
+    lines = [line.rstrip() for line in message.strip().splitlines()]
+    kept = [line for number, line in enumerate(lines) if line or (number and lines[number - 1])]
+    return "\n".join(kept) + "\n"
+
+
+def check_record_dest(dest: Path, force: bool) -> None:
+    """Refuse an existing file or non-empty folder at ``dest`` unless ``force``."""
+    if force or not os.path.lexists(dest):
+        return
+    if dest.is_dir() and not dest.is_symlink() and not any(dest.iterdir()):
+        return
+    raise OutputError("already exists and is not an empty folder", where=str(dest),
+                      hint="pick another folder, or pass --force to replace it")
+
+
+def _replace(temp: Path, dest: Path) -> None:
+    if os.path.lexists(dest):
+        if dest.is_dir() and not dest.is_symlink():
+            shutil.rmtree(dest)
+        else:
+            dest.unlink()
+    os.rename(temp, dest)
