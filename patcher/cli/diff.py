@@ -1,0 +1,109 @@
+"""``patcher diff``: the vendor tree against exactly what ``apply`` would write."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from .errors import handle_errors
+from .options import input_argument, load_patches, patches_option, set_option, verbose_option
+
+if TYPE_CHECKING:
+    from ..archive import SourceTree
+    from ..patchset import PatchSet
+    from ..pipeline import Build
+    from ..review.changes import DiffReport
+
+EPILOG = (
+    "The diff goes to stdout with a/ and b/ paths relative to the context root (the folder holding the "
+    "Dockerfile): 'patch -p1' or 'git apply' run there reproduces apply's tree, the manifest aside. "
+    "Lines starting with '#' name the patches behind each file; patch and git apply skip them. "
+    "Exit codes: 0 done (with --exit-code: the diff is empty); 1 the diff is not empty (--exit-code only); "
+    "2 bad input or usage, an unknown --base revision, or a patch that does not apply; 3 internal error."
+)
+
+
+@click.command("diff", epilog=EPILOG)
+@input_argument()
+@click.option("--per-patch", is_flag=True,
+              help="One section per patch, in series order: each patch's own change on top of the ones before it.")
+@click.option("--stat", "show_stat", is_flag=True, help="Print a summary (files, lines added and removed) instead of the diff.")
+@click.option("--exit-code", "check", is_flag=True, help="Exit 1 when the diff is not empty.")
+@click.option("--format", "fmt", type=click.Choice(["unified", "json", "markdown"]), default="unified",
+              show_default=True, help="unified for patch/git apply, json for machines, markdown for a pull request.")
+@click.option("--color/--no-color", "color", default=None, help="Colour the unified diff (default: only on a terminal).")
+@click.option("--base", metavar="REF", default=None,
+              help="Diff apply's output with the patch set as at git revision REF against the working tree's.")
+@patches_option
+@set_option
+@verbose_option
+@handle_errors
+def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fmt: str, color: bool | None,
+                 base: str | None, patches_dir: Path | None, overrides: tuple[str, ...], verbose: bool) -> None:
+    """Show what 'patcher apply' changes in VENDOR (a zip or a folder), and which patch changes what."""
+    from ..archive import open_source
+    from ..review.base import patch_set_at
+    from ..review.changes import apply_diff, base_diff, per_patch_diff
+
+    if per_patch and base:
+        raise click.UsageError("--per-patch and --base cannot be combined")
+    patch_set = load_patches(patches_dir, overrides)
+    with open_source(source) as tree:
+        head = _build(tree, patch_set, "")
+        if base is not None:
+            with patch_set_at(patch_set.directory, base) as (folder, ref):
+                old_set = dataclasses.replace(load_patches(folder, overrides), commit=ref.commit)
+                old = _build(tree, old_set, f"at {base}: ")
+            report = base_diff(old, head, source.name, ref)
+        elif per_patch:
+            report = per_patch_diff(head, source.name)
+        else:
+            report = apply_diff(head, source.name)
+        _show(report, fmt, show_stat, color)
+    sys.exit(int(report.exit_code(check)))
+
+
+def _build(tree: SourceTree, patch_set: PatchSet, label: str) -> Build:
+    from ..pipeline import build
+    from ..report import ApplyReport
+
+    result = build(tree, patch_set)
+    if result.failed:
+        report = ApplyReport(result)
+        for line in report.errors():
+            click.echo(f"error: {label}{line}", err=True)
+        sys.exit(int(report.exit_code))
+    return result
+
+
+def _show(report: DiffReport, fmt: str, show_stat: bool, color: bool | None) -> None:
+    from ..review import render
+
+    if fmt == "json":
+        click.echo(json.dumps(render.to_json(report, diffs=not show_stat), indent=2))
+    elif fmt == "markdown":
+        click.echo(render.markdown(report, diffs=not show_stat), nl=False)
+    elif show_stat:
+        click.echo(render.stat(report), nl=False)
+    else:
+        data = render.unified(report)
+        if _colour_wanted(color):
+            data = render.colour(data)
+        # Bytes, not text: CRs and undecodable bytes must reach 'patch' unchanged.
+        out = click.get_binary_stream("stdout")
+        out.write(data)
+        out.flush()
+    if report.empty:
+        click.echo("no changes", err=True)
+
+
+def _colour_wanted(color: bool | None) -> bool:
+    if color is not None:
+        return color
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")

@@ -1,0 +1,151 @@
+"""Unified diffs over bytes that ``patch -p1`` and ``git apply`` take back exactly.
+
+Lines are split on ``\\n`` only, so a CR before it stays part of the line
+(CRLF files round-trip) and a lone CR inside a line is just a byte. A last
+line without a newline gets the ``\\ No newline at end of file`` marker.
+Headers follow git's: ``diff --git``, mode lines, ``---``/``+++`` with
+``a/`` and ``b/`` (or ``/dev/null``), names C-quoted when they need it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+NO_NEWLINE = b"\\ No newline at end of file\n"
+CONTEXT = 3
+
+_NEEDS_QUOTING = re.compile(rb'[\x00-\x1f"\\\x7f-\xff]')
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's content before and after; None where it does not exist."""
+
+    path: str  # posix, relative to the context root
+    before: bytes | None
+    after: bytes | None
+    executable_before: bool = False
+    executable_after: bool = False
+
+    @property
+    def binary(self) -> bool:
+        """Whether either side looks binary (a NUL byte early on), as git decides."""
+        return any(data is not None and b"\0" in data[:8000] for data in (self.before, self.after))
+
+    def counts(self) -> tuple[int, int]:
+        """Lines added and removed."""
+        if self.binary:
+            return 0, 0
+        added = removed = 0
+        matcher = difflib.SequenceMatcher(None, split_lines(self.before or b""), split_lines(self.after or b""),
+                                          autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "equal":
+                removed += i2 - i1
+                added += j2 - j1
+        return added, removed
+
+    def unified(self, context: int = CONTEXT) -> bytes:
+        """The git-style diff of this file (empty when nothing changed)."""
+        if self.before == self.after and self.executable_before == self.executable_after:
+            return b""
+        return file_diff(self, context)
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Split on ``\\n`` keeping it; the last line may lack one."""
+    if not data:
+        return []
+    lines = data.split(b"\n")
+    result = [line + b"\n" for line in lines[:-1]]
+    if lines[-1]:
+        result.append(lines[-1])
+    return result
+
+
+def line_count(data: bytes) -> int:
+    """Lines as an editor counts them: a last line without a newline counts too."""
+    return len(split_lines(data))
+
+
+def quote_path(path: str) -> bytes:
+    """A path as git writes it in headers: C-quoted when it holds odd bytes."""
+    raw = path.encode("utf-8", "surrogateescape")
+    if not _NEEDS_QUOTING.search(raw):
+        return raw
+    out = bytearray(b'"')
+    escapes = {ord("\n"): b"\\n", ord("\t"): b"\\t", ord('"'): b'\\"', ord("\\"): b"\\\\"}
+    for byte in raw:
+        if byte in escapes:
+            out += escapes[byte]
+        elif byte < 0x20 or byte >= 0x7F:
+            out += b"\\%03o" % byte
+        else:
+            out.append(byte)
+    return bytes(out + b'"')
+
+
+def _name(prefix: bytes, path: str) -> bytes:
+    quoted = quote_path(path)
+    if quoted.startswith(b'"'):
+        return b'"' + prefix + quoted[1:]
+    # GNU patch reads a name up to a tab; git adds one after names with spaces.
+    return prefix + quoted + (b"\t" if b" " in quoted else b"")
+
+
+def file_diff(change: FileChange, context: int = CONTEXT, old_path: str | None = None) -> bytes:
+    """Headers and hunks for one file; ``old_path`` names the a/ side when it differs."""
+    old_name, new_name = old_path or change.path, change.path
+    header = [b"diff --git " + _name(b"a/", old_name).rstrip(b"\t") + b" " + _name(b"b/", new_name).rstrip(b"\t") + b"\n"]
+    mode_before = b"100755" if change.executable_before else b"100644"
+    mode_after = b"100755" if change.executable_after else b"100644"
+    if change.before is None:
+        header.append(b"new file mode " + mode_after + b"\n")
+    elif change.after is None:
+        header.append(b"deleted file mode " + mode_before + b"\n")
+    elif mode_before != mode_after:
+        header += [b"old mode " + mode_before + b"\n", b"new mode " + mode_after + b"\n"]
+    if change.before == change.after or (not change.before and not change.after):
+        return b"".join(header)
+    old_label = b"/dev/null" if change.before is None else _name(b"a/", old_name)
+    new_label = b"/dev/null" if change.after is None else _name(b"b/", new_name)
+    if change.binary:
+        return b"".join(header) + b"Binary files " + old_label.rstrip(b"\t") + b" and " + new_label.rstrip(b"\t") + b" differ\n"
+    header += [b"--- " + old_label + b"\n", b"+++ " + new_label + b"\n"]
+    return b"".join(header) + hunks(change.before or b"", change.after or b"", context)
+
+
+def hunks(before: bytes, after: bytes, context: int = CONTEXT) -> bytes:
+    """The ``@@`` hunks turning ``before`` into ``after``."""
+    old, new = split_lines(before), split_lines(after)
+    out: list[bytes] = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for group in matcher.get_grouped_opcodes(context):
+        first, last = group[0], group[-1]
+        out.append(b"@@ -%s +%s @@\n" % (_range(first[1], last[2]), _range(first[3], last[4])))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out.extend(_line(b" ", line) for line in old[i1:i2])
+                continue
+            out.extend(_line(b"-", line) for line in old[i1:i2])
+            out.extend(_line(b"+", line) for line in new[j1:j2])
+    return b"".join(out)
+
+
+def _line(prefix: bytes, line: bytes) -> bytes:
+    if line.endswith(b"\n"):
+        return prefix + line
+    return prefix + line + b"\n" + NO_NEWLINE
+
+
+def _range(start: int, stop: int) -> bytes:
+    # As diff -u writes it: "start,length", "start" alone for one line, and
+    # the line before an empty range.
+    length = stop - start
+    if length == 1:
+        return b"%d" % (start + 1)
+    if length == 0:
+        return b"%d,0" % start
+    return b"%d,%d" % (start + 1, length)
