@@ -1,0 +1,53 @@
+"""``patcher verify-sync``: are the stale copies of shipped files byte-identical to them?"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import handle_errors
+from .options import input_argument, load_patches, patches_option, verbose_option
+
+EPILOG = (
+    "Groups: for each file the patch set targets, the copy the image ships and the same-named file at the "
+    "context root (as apply finds them), plus [[verify-sync.mirrors]] tables (shipped = PATH, copies = [PATH, ...]) "
+    "in patcher.toml beside the Dockerfile, or in the file --config names. "
+    "One line per group goes to stdout; the summary to stderr. "
+    "Exit codes: 0 every copy is byte-identical to its shipped file; 1 a copy drifted (line endings included); "
+    "2 bad input, configuration or usage; 3 internal error."
+)
+
+
+@click.command("verify-sync", epilog=EPILOG)
+@input_argument()
+@click.option("--diff", "show_diff", is_flag=True, help="After each drifted group, print the diff from the stale copy to the shipped file.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
+              help="Read extra mirror groups from this file instead of the tree's patcher.toml.")
+@patches_option
+@verbose_option
+@handle_errors
+def verify_sync_command(source: Path, show_diff: bool, fmt: str, config: Path | None, patches_dir: Path | None,
+                        verbose: bool) -> None:
+    """Check that every mirrored copy in VENDOR (a zip, a tree, or a git checkout of one) matches the shipped copy."""
+    from ..archive import open_source
+    from ..review.sync import check_sync, copy_diff, load_config
+
+    patch_set = load_patches(patches_dir, ())
+    with open_source(source) as tree:
+        declared, config_name = load_config(tree, config)
+        report = check_sync(tree, patch_set, declared, config_name)
+    if fmt == "json":
+        click.echo(json.dumps(report.to_json(diffs=show_diff), indent=2))
+    else:
+        out = click.get_binary_stream("stdout")
+        for group in report.groups:
+            out.write((group.line() + "\n").encode("utf-8"))
+            if show_diff:
+                out.writelines(copy_diff(group, copy) for copy in group.drifted)
+        out.flush()
+    click.echo(report.summary(), err=True)
+    sys.exit(int(report.exit_code))
