@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..archive.tree import SourceTree
 from ..errors import ShippingError
@@ -45,6 +45,7 @@ class ShipPlan:
     scripts: tuple[Script, ...]
     installed: tuple[Installed, ...]
     ignored: tuple[str, ...] = ()  # context files .dockerignore keeps out of the build context
+    copied_by: dict[str, int] = field(default_factory=dict)  # context path -> line of the COPY/ADD that ships it
 
     def ships(self, path: str) -> bool:
         """Whether a context file reaches the image at all."""
@@ -93,10 +94,12 @@ def plan_shipping(tree: SourceTree) -> ShipPlan:
     skipped = set(ignored)
     paths = [p for p in all_paths if p not in skipped]
     copied: dict[str, str] = {}
+    copied_by: dict[str, int] = {}
     for copy in dockerfile.copies:
         for source in copy.sources:
             for path, image_path in _expand_copy(paths, source, copy.destination):
                 copied[path] = image_path
+                copied_by[path] = copy.line
     by_image = {image: path for path, image in copied.items()}
     scripts: list[Script] = []
     installed: list[Installed] = []
@@ -110,7 +113,7 @@ def plan_shipping(tree: SourceTree) -> ShipPlan:
             for source_path, image_path in _expand_install(copied, step.source, step.destination, step.recursive):
                 installed.append(Installed(source_path, image_path, script, step.line, step.hides_failure,
                                            step.stops_on_error))
-    return ShipPlan(dockerfile, copied, tuple(scripts), tuple(installed), ignored)
+    return ShipPlan(dockerfile, copied, tuple(scripts), tuple(installed), ignored, copied_by)
 
 
 def _text(tree: SourceTree, path: str) -> str:
