@@ -15,6 +15,9 @@ from ..report import EXIT_CODES_HELP
 # name -> "module:function"; each module holds one command.
 COMMANDS = {
     "apply": "patcher.cli.apply:apply_command",
+    "diff": "patcher.cli.diff:diff_command",
+    "inspect": "patcher.cli.inspect:inspect_command",
+    "verify-sync": "patcher.cli.verify_sync:verify_sync_command",
 }
 
 
@@ -39,6 +42,9 @@ class LazyGroup(click.Group):
 
 SUMMARIES = {
     "apply": "Patch a vendor zip and pack a deterministic Docker build context.",
+    "diff": "Show what apply changes in a vendor zip, and which patch changes what.",
+    "inspect": "Show what the Docker build ships, where it lands, and what the patches target.",
+    "verify-sync": "Check that stale copies of shipped files match the copy the image ships.",
 }
 
 
