@@ -22,12 +22,15 @@ from .options import input_argument, limit_options, limits_from, load_patches, p
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Where to write (default: build/<zip stem>.tar.gz).")
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+@click.option("--record-git", type=click.Path(path_type=Path, file_okay=False), default=None, metavar="DIR",
+              help="Also write the run as a new git repository in DIR: the vendor tree, then one commit per "
+                   "applied patch (read it with 'git log -p'). DIR must be new or empty unless --force.")
 @patches_option
 @set_option
 @limit_options
 @verbose_option
 @handle_errors
-def apply_command(source: Path, output: Path | None, force: bool, patches_dir: Path | None,
+def apply_command(source: Path, output: Path | None, force: bool, record_git: Path | None, patches_dir: Path | None,
                   overrides: tuple[str, ...], max_members: int, max_size: int, max_ratio: int,
                   verbose: bool) -> None:
     """Patch the copy of each target the image ships, sync its mirrors, and pack the context.
@@ -36,10 +39,13 @@ def apply_command(source: Path, output: Path | None, force: bool, patches_dir: P
     """
     from ..archive import open_source
     from ..manifest import render_manifest
+    from ..review import history
     from ..pipeline import build, write
 
     patch_set = load_patches(patches_dir, overrides)
     output = output or Path("build") / f"{_stem(source)}.tar.gz"
+    if record_git is not None:
+        history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
         result = build(tree, patch_set)
         report = ApplyReport(result)
@@ -47,6 +53,10 @@ def apply_command(source: Path, output: Path | None, force: bool, patches_dir: P
             _print(report)
             raise SystemExit(int(report.exit_code))
         sha = write(result, output, render_manifest(result, source.name), force=force)
+        if record_git is not None:
+            commits = history.record_git(result, render_manifest(result, source.name), record_git, source.name,
+                                         force=force)
+            click.echo(f"recorded {len(commits)} commits in {record_git}", err=True)
     report = ApplyReport(result, str(output), sha)
     _print(report)
     click.echo(str(output))
