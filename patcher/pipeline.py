@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from .archive import OutputFile, OutputFormat, write_output
 from .archive.tree import SourceTree
@@ -17,6 +17,9 @@ from .errors import PatcherError
 from .patchset.model import PatchSet
 from .patchset.runner import FileOutcome, patch_source
 from .shipping import MirrorGroup, ShipPlan, find_mirrors, plan_shipping
+
+if TYPE_CHECKING:
+    from .checks import CheckResult, Policy
 
 MANIFEST = "patcher-manifest.json"
 
@@ -65,6 +68,14 @@ def build(tree: SourceTree, patch_set: PatchSet) -> Build:
         group = find_mirrors(tree, path)
         mirrors.extend(_sync(tree, group, outcome.patched, changes))
     return Build(tree, patch_set, plan, targets, tuple(outcomes), tuple(mirrors), changes)
+
+
+def check(build: Build, policy: "Policy") -> "CheckResult":
+    """Run the safety rules on the shipped files as ``write`` would pack them: patched bytes first."""
+    from .checks import check_tree
+
+    return check_tree(build.tree, build.plan, policy, changes=build.changes,
+                      targets=tuple(build.targets.values()), allowed=build.allowed)
 
 
 def _sync(tree: SourceTree, group: MirrorGroup, content: bytes, changes: dict[str, bytes]) -> Iterator[MirrorSync]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import enum
+import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .checks import CheckResult, Violation
     from .pipeline import Build
 
 
@@ -15,15 +17,15 @@ class ExitCode(enum.IntEnum):
     """The exit codes of every command; ``--help`` documents them."""
 
     OK = 0
-    DIFFERENCE = 1  # a check found a difference (drift, a non-empty diff)
-    BAD_INPUT = 2  # bad input or usage, or a patch that does not apply; nothing written
+    DIFFERENCE = 1  # a check found a difference (drift, a non-empty diff, a safety rule error)
+    BAD_INPUT = 2  # bad input or usage, a patch that does not apply, or (apply) a safety rule error; nothing written
     INTERNAL = 3  # a bug in patcher
     INTERRUPTED = 130  # Ctrl-C or SIGTERM; nothing written
 
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 done; 1 a check found a difference; 2 bad input or usage, "
-    "or a patch does not apply (nothing is written); 3 internal error."
+    "a patch does not apply, or a safety rule error (nothing is written); 3 internal error."
 )
 
 STALE_HINT = "the vendor file changed? run 'patcher diff' to see it"
@@ -36,6 +38,7 @@ class ApplyReport:
     build: "Build"
     output: str | None = None
     sha256: str | None = None
+    checks: "CheckResult | None" = None  # the safety rules, run on what would be written
 
     @property
     def counts(self) -> Counter[str]:
@@ -44,8 +47,9 @@ class ApplyReport:
 
     @property
     def exit_code(self) -> ExitCode:
-        """2 when anything failed, else 0."""
-        return ExitCode.BAD_INPUT if self.build.failed else ExitCode.OK
+        """2 when anything failed or a safety rule error stands, else 0."""
+        blocked = self.checks is not None and bool(self.checks.errors)
+        return ExitCode.BAD_INPUT if self.build.failed or blocked else ExitCode.OK
 
     def errors(self) -> list[str]:
         """One actionable line per failure."""
@@ -56,6 +60,8 @@ class ApplyReport:
             for result in outcome.outcomes:
                 if result.status.value == "failed":
                     lines.append(f"{outcome.path}: patch {result.patch.id}: {result.detail} ({STALE_HINT})")
+        if self.checks is not None:
+            lines.extend(violation_line(v, self.checks) for v in self.checks.errors)
         return lines
 
     def lines(self) -> list[str]:
@@ -77,9 +83,72 @@ class ApplyReport:
         if not self.build.failed:
             summary += f"; {sum(m.differed for m in self.build.mirrors)} mirror(s) re-synced"
         out.append(summary)
+        if self.checks is not None:
+            out.extend(f"warning: {violation_line(v, self.checks)}" for v in self.checks.warnings)
+            out.extend(f"allowed: {violation_line(v, self.checks)}" for v in self.checks.overridden)
+            for rule, reason in self.build.allowed:
+                out.append(f"override --allow {rule}: {reason} (recorded in the manifest)")
         if self.output is not None:
             out.append(f"wrote {self.output}")
             out.append(f"sha256 {self.sha256}")
+        elif self.checks is not None and self.checks.errors:
+            out.append(f"nothing written: {len(self.checks.errors)} safety rule error(s) "
+                       f"(to ship anyway, rerun with --allow RULE --reason \"why\")")
         elif self.build.failed:
             out.append("nothing written")
         return out
+
+
+def violation_line(violation: "Violation", result: "CheckResult") -> str:
+    """``path:line: rule: what was found (why: the policy's reason)``, on one line."""
+    where = f"{violation.path}:{violation.line}" if violation.line else violation.path
+    why = result.policy.reason(violation.rule)
+    allowed = result.allowed.get(violation.rule) if result.is_allowed(violation) else None
+    tail = f"; allowed: {allowed}" if allowed else ""
+    return f"{where}: {violation.rule}: {violation.message} (why: {why}{tail})"
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What ``check`` prints: one line per violation on stdout, a summary on stderr, the exit code."""
+
+    result: "CheckResult"
+    label: str
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """1 when an error violation stands (no override covers it), else 0: warnings do not fail."""
+        return ExitCode.DIFFERENCE if self.result.errors else ExitCode.OK
+
+    def lines(self) -> list[str]:
+        """One line per violation, errors and warnings first, then those an override allows."""
+        result = self.result
+        out = [f"error: {violation_line(v, result)}" for v in result.errors]
+        out += [f"warning: {violation_line(v, result)}" for v in result.warnings]
+        out += [f"allowed: {violation_line(v, result)}" for v in result.overridden]
+        return out
+
+    def summary(self) -> str:
+        """One line for stderr."""
+        result = self.result
+        verdict = "fails" if result.errors else "passes"
+        return (f"{self.label}: {verdict}: {len(result.errors)} error(s), {len(result.warnings)} warning(s), "
+                f"{len(result.overridden)} allowed, in {len(result.checked)} Python file(s) checked")
+
+    def to_json(self) -> str:
+        """The same, for machines."""
+        result = self.result
+        violations = [
+            {"rule": v.rule, "severity": v.severity.value, "path": v.path, "line": v.line,
+             "message": v.message, "reason": result.policy.reason(v.rule),
+             "allowed": result.allowed.get(v.rule) if result.is_allowed(v) else None}
+            for v in result.violations
+        ]
+        return json.dumps({
+            "input": self.label,
+            "passed": not result.errors,
+            "errors": len(result.errors),
+            "warnings": len(result.warnings),
+            "checked": list(result.checked),
+            "violations": violations,
+        }, indent=2)

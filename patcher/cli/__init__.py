@@ -18,6 +18,7 @@ COMMANDS = {
     "diff": "patcher.cli.diff:diff_command",
     "inspect": "patcher.cli.inspect:inspect_command",
     "verify-sync": "patcher.cli.verify_sync:verify_sync_command",
+    "check": "patcher.cli.check:check_command",
 }
 
 
@@ -45,6 +46,7 @@ SUMMARIES = {
     "diff": "Show what apply changes in a vendor zip, and which patch changes what.",
     "inspect": "Show what the Docker build ships, where it lands, and what the patches target.",
     "verify-sync": "Check that stale copies of shipped files match the copy the image ships.",
+    "check": "Run the hardware safety rules on a vendor zip, a tree or one .py file.",
 }
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from ..report import EXIT_CODES_HELP, ApplyReport
 from .errors import handle_errors
-from .options import input_argument, limit_options, limits_from, load_patches, patches_option, set_option, verbose_option
+from .options import (allow_options, input_argument, limit_options, limits_from, load_patches, load_policy_for,
+                      patches_option, set_option, verbose_option)
 
 
 @click.command(
@@ -16,7 +18,9 @@ from .options import input_argument, limit_options, limits_from, load_patches, p
     epilog=EXIT_CODES_HELP
     + " OUTPUT's suffix picks the format: .tar.gz/.tgz/.tar give a Docker build context"
     " (Dockerfile at the root: docker build - < ctx.tar.gz), .zip keeps the vendor's layout,"
-    " anything else is a folder.",
+    " anything else is a folder. Before writing, the safety rules of the patch set's policy.toml"
+    " run on every shipped file as it would be written: an error stops the run (exit 2, nothing"
+    " written), a warning is printed.",
 )
 @input_argument()
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
@@ -28,11 +32,12 @@ from .options import input_argument, limit_options, limits_from, load_patches, p
 @patches_option
 @set_option
 @limit_options
+@allow_options
 @verbose_option
 @handle_errors
 def apply_command(source: Path, output: Path | None, force: bool, record_git: Path | None, patches_dir: Path | None,
                   overrides: tuple[str, ...], max_members: int, max_size: int, max_ratio: int,
-                  verbose: bool) -> None:
+                  allow: tuple[str, ...], reasons: tuple[str, ...], verbose: bool) -> None:
     """Patch the copy of each target the image ships, sync its mirrors, and pack the context.
 
     The report goes to stderr; the output path is printed on stdout.
@@ -40,16 +45,24 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     from ..archive import open_source
     from ..manifest import render_manifest
     from ..review import history
-    from ..pipeline import build, write
+    from ..checks import parse_allowed
+    from ..pipeline import build, check, write
 
     patch_set = load_patches(patches_dir, overrides)
+    policy = load_policy_for(patch_set.directory)
+    allowed = parse_allowed(allow, reasons, policy)
     output = output or Path("build") / f"{_stem(source)}.tar.gz"
     if record_git is not None:
         history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
-        result = build(tree, patch_set)
+        result = replace(build(tree, patch_set), allowed=allowed)
         report = ApplyReport(result)
         if result.failed:
+            _print(report)
+            raise SystemExit(int(report.exit_code))
+        checks = check(result, policy)
+        report = ApplyReport(result, checks=checks)
+        if report.exit_code:
             _print(report)
             raise SystemExit(int(report.exit_code))
         sha = write(result, output, render_manifest(result, source.name), force=force)
@@ -57,7 +70,7 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
             commits = history.record_git(result, render_manifest(result, source.name), record_git, source.name,
                                          force=force)
             click.echo(f"recorded {len(commits)} commits in {record_git}", err=True)
-    report = ApplyReport(result, str(output), sha)
+    report = ApplyReport(result, str(output), sha, checks)
     _print(report)
     click.echo(str(output))
 

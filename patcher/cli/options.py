@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
+
+if TYPE_CHECKING:
+    from ..checks import Policy
 
 patches_option = click.option(
     "--patches",
@@ -70,3 +73,23 @@ def limits_from(max_members: int, max_size: int, max_ratio: int):  # type: ignor
     from ..archive.limits import Limits
 
     return Limits(max_members=max_members, max_total_size=max_size, max_ratio=max_ratio)
+
+
+def allow_options(command: Any) -> Any:
+    """``--allow RULE --reason TEXT`` (repeatable, paired in order): override a safety rule for one run."""
+    command = click.option(
+        "--reason", "reasons", multiple=True, metavar="TEXT",
+        help="Why the matching --allow is acceptable; required, one per --allow, in the same order.",
+    )(command)
+    return click.option(
+        "--allow", "allow", multiple=True, metavar="RULE",
+        help="Let this run break safety rule RULE (see patches/policy.toml); repeatable; "
+             "each needs its own --reason, and apply records both in the manifest.",
+    )(command)
+
+
+def load_policy_for(patches_dir: Path) -> "Policy":
+    """The safety policy beside a patch set (the bundled one when it has none)."""
+    from ..checks import load_policy, policy_path
+
+    return load_policy(policy_path(patches_dir))

@@ -1,0 +1,30 @@
+"""Hardware safety rules, checked on what ships: one rule a file, declared in ``patches/policy.toml``.
+
+- ``base``: ``Violation``, ``Severity``, the rule base classes and syntax helpers.
+- ``policy``: ``load_policy`` reads and validates the policy file; ``parse_allowed``
+  pairs ``--allow RULE`` with ``--reason``.
+- ``runner``: ``run_rules`` / ``check_tree`` run the policy over shipped files
+  and return a ``CheckResult``.
+- one module per rule: ``no_triton_prefill``, ``keep_pytorch_fallbacks``,
+  ``v2_needs_fallback``, ``v1_length_limit``, ``python_3_10``,
+  ``install_fails_loudly``; ``rules.RULES`` lists them by id.
+"""
+
+from .base import Severity, Violation
+from .policy import Policy, load_policy, parse_allowed, policy_path
+from .rules import RULES
+from .runner import CheckResult, check_tree, run_rules, shipped_python
+
+__all__ = [
+    "RULES",
+    "CheckResult",
+    "Policy",
+    "Severity",
+    "Violation",
+    "check_tree",
+    "load_policy",
+    "parse_allowed",
+    "policy_path",
+    "run_rules",
+    "shipped_python",
+]

@@ -1,0 +1,154 @@
+"""Rule keep-pytorch-fallbacks: prefill and long-context decode keep their PyTorch paths."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from .base import FileRule, Invalid, PythonSource, Settings, SyntaxIndex, Valid, Violation, dotted
+from .paged_attention import CLASS, PagedAttentionClass, classes, guarded_calls
+
+PREFIX = "_forward_prefix_pytorch"
+DECODE = "_forward_decode_pytorch"
+
+_HEAD = """\
+class PagedAttention:
+    @staticmethod
+    def _forward_prefix_pytorch(query):
+        return query
+
+    @staticmethod
+    def _forward_decode_pytorch(query):
+        return query
+
+    _PYTORCH_DECODE_THRESHOLD = 32768
+
+    @staticmethod
+    def forward_prefix(query):
+        return PagedAttention._forward_prefix_pytorch(query)
+
+"""
+
+
+class KeepPytorchFallbacks(FileRule):
+    """``PagedAttention`` keeps both PyTorch paths, and the forward functions reach them.
+
+    ``forward_prefix`` must call ``_forward_prefix_pytorch``; ``forward_decode``
+    must call ``_forward_decode_pytorch`` when the length is above the
+    decode threshold (or always).
+    """
+
+    ID = "keep-pytorch-fallbacks"
+    DESCRIPTION = __doc__ or ""
+    PARAMS = {"threshold-attribute": "_PYTORCH_DECODE_THRESHOLD"}
+    VALID = (
+        Valid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, seq_lens):
+        actual_max = int(seq_lens.max().item())
+        if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query)
+        return query
+"""),
+        Valid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, seq_lens):
+        if PagedAttention._PYTORCH_DECODE_THRESHOLD < seq_lens.max() and query.numel():
+            return PagedAttention._forward_decode_pytorch(query)
+        return query
+"""),
+        Valid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, max_len):
+        if max_len <= 32768:
+            return query
+        else:
+            return PagedAttention._forward_decode_pytorch(query)
+"""),
+        # Always decoding in PyTorch is slow, but safe.
+        Valid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query):
+        return PagedAttention._forward_decode_pytorch(query)
+"""),
+        Valid("class Other:\n    pass\n"),
+    )
+    INVALID = (
+        Invalid(_HEAD.replace("""\
+    @staticmethod
+    def _forward_decode_pytorch(query):
+        return query
+
+""", "") + """\
+    @staticmethod
+    def forward_decode(query, n):
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query)
+        return query
+""", line=1, found="has no _forward_decode_pytorch"),
+        Invalid(_HEAD.replace("return PagedAttention._forward_prefix_pytorch(query)",
+                              "return context_attention_fwd(query)") + """\
+    @staticmethod
+    def forward_decode(query):
+        return PagedAttention._forward_decode_pytorch(query)
+""", line=13, found="forward_prefix does not call _forward_prefix_pytorch"),
+        Invalid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        if n < PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query)
+        return query
+""", line=19, found="not above the decode threshold"),
+        Invalid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        return query
+""", line=17, found="never calls _forward_decode_pytorch"),
+        Invalid(_HEAD.replace("    _PYTORCH_DECODE_THRESHOLD = 32768\n", "") + """\
+    @staticmethod
+    def forward_decode(query, n):
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query)
+        return query
+""", line=18, found="which class PagedAttention does not define"),
+    )
+
+    def check_file(self, source: PythonSource, settings: Settings) -> Iterator[Violation]:
+        """Check every ``class PagedAttention`` in the file; other files have nothing to check."""
+        if not source.mentions(CLASS):
+            return
+        attribute = str(settings.params["threshold-attribute"])
+        for cls in classes(source.index):
+            for message, node in _problems(source.index, cls, attribute):
+                yield settings.violation(source.path, source.line(node), message)
+
+
+def _problems(index: SyntaxIndex, cls: PagedAttentionClass, attribute: str) -> Iterator[tuple[str, cst.CSTNode]]:
+    for name in (PREFIX, DECODE):
+        if name not in cls.methods:
+            yield f"class {CLASS} has no {name}", cls.node
+    prefix = cls.methods.get("forward_prefix")
+    if prefix is None:
+        yield f"class {CLASS} has no forward_prefix, so nothing calls {PREFIX}", cls.node
+    elif not guarded_calls(index, prefix, PREFIX, attribute):
+        yield f"forward_prefix does not call {PREFIX}", prefix
+    decode = cls.methods.get("forward_decode")
+    if decode is None:
+        yield f"class {CLASS} has no forward_decode, so nothing calls {DECODE}", cls.node
+        return
+    found = guarded_calls(index, decode, DECODE, attribute)
+    if not found:
+        yield f"forward_decode never calls {DECODE}", decode
+        return
+    above = [g for g in found if g.threshold is not None]
+    if not above and not any(g.unconditional for g in found):
+        yield (f"forward_decode calls {DECODE}, but not above the decode threshold "
+               f"(no `if length > {CLASS}.{attribute}:` leads to it)"), found[0].call
+    for guarded in above:
+        name = dotted(guarded.threshold) if guarded.threshold is not None else ""
+        owner, _, attr = name.rpartition(".")
+        if owner and attr not in cls.attributes:
+            yield (f"forward_decode compares with {name}, which class {CLASS} does not define "
+                   f"(AttributeError on the first decode)"), guarded.call
+

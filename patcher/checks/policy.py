@@ -1,0 +1,128 @@
+"""Read the policy file that declares the safety rules, and the ``--allow`` overrides."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the image-side tool may run on 3.10
+    import tomli as tomllib
+
+from ..errors import PatchSetError, PatcherError
+from .base import Settings, Severity
+from .rules import RULES
+
+POLICY = "policy.toml"
+TOP_KEYS = frozenset({"rules"})
+RULE_KEYS = frozenset({"id", "severity", "reason", "params"})
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The rules to run, each with the severity and reason the policy file gives it."""
+
+    path: Path
+    rules: Mapping[str, Settings]  # rule id -> settings, in the file's order
+
+    def reason(self, rule: str) -> str:
+        """Why a violation of ``rule`` matters, in hardware terms."""
+        return self.rules[rule].reason
+
+
+def policy_path(patches: Path) -> Path:
+    """The policy beside a patch set; the bundled one when the set has none.
+
+    The rules protect the hardware whatever the patches do, so a patch set
+    without its own policy is checked against the tool's.
+    """
+    from ..resources import _bundled
+
+    own = patches / POLICY
+    return own if own.is_file() else _bundled("patches") / POLICY
+
+
+def load_policy(path: Path) -> Policy:
+    """Parse and validate the policy file: known keys, every rule declared once."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PatchSetError("no policy file", where=str(path), hint="the safety rules are declared there") from None
+    except tomllib.TOMLDecodeError as error:
+        raise PatchSetError(f"not valid TOML: {error}", where=str(path)) from None
+    except UnicodeDecodeError:
+        raise PatchSetError("not UTF-8 text", where=str(path)) from None
+    _check_keys(data, TOP_KEYS, path, "")
+    entries = data.get("rules", [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise PatchSetError("'rules' must be an array of tables ([[rules]])", where=str(path))
+    rules: dict[str, Settings] = {}
+    for number, entry in enumerate(entries, 1):
+        settings = _settings(entry, f"rules[{number}]", path)
+        if settings.rule in rules:
+            raise PatchSetError(f"rule '{settings.rule}' is declared twice", where=str(path))
+        rules[settings.rule] = settings
+    missing = [rule for rule in RULES if rule not in rules]
+    if missing:
+        raise PatchSetError(f"rule '{missing[0]}' is not declared", where=str(path),
+                            hint="declare every rule with its severity and reason; weaken one with severity = \"warning\"")
+    return Policy(path, rules)
+
+
+def _settings(entry: Mapping[str, Any], where: str, path: Path) -> Settings:
+    _check_keys(entry, RULE_KEYS, path, f"{where}.")
+    for key in ("id", "severity", "reason"):
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise PatchSetError(f"'{where}.{key}' must be a non-empty string", where=str(path))
+    rule_id = entry["id"]
+    if rule_id not in RULES:
+        raise PatchSetError(f"'{where}': no rule '{rule_id}'{_did_you_mean(rule_id, RULES)}", where=str(path))
+    severities = [s.value for s in Severity]
+    if entry["severity"] not in severities:
+        raise PatchSetError(f"'{where}.severity' must be one of {', '.join(severities)}, "
+                            f"not {entry['severity']!r}", where=str(path))
+    defaults = RULES[rule_id].PARAMS
+    given = entry.get("params", {})
+    if not isinstance(given, dict):
+        raise PatchSetError(f"'{where}.params' must be a table", where=str(path))
+    for name, value in given.items():
+        if name not in defaults:
+            known = f" (it has: {', '.join(defaults)})" if defaults else " (it has none)"
+            raise PatchSetError(f"rule '{rule_id}' has no parameter '{name}'{_did_you_mean(name, defaults)}{known}",
+                                where=str(path))
+        if type(value) is not type(defaults[name]):
+            raise PatchSetError(f"'{where}.params.{name}' must be a {type(defaults[name]).__name__}, "
+                                f"not {value!r}", where=str(path))
+    return Settings(rule_id, Severity(entry["severity"]), " ".join(entry["reason"].split()),
+                    {**defaults, **given})
+
+
+def parse_allowed(rules: Sequence[str], reasons: Sequence[str], policy: Policy) -> tuple[tuple[str, str], ...]:
+    """Pair each ``--allow RULE`` with its ``--reason``, in order; every rule must exist."""
+    if len(rules) != len(reasons):
+        raise PatcherError(f"{len(rules)} --allow but {len(reasons)} --reason",
+                           hint='give each --allow RULE its own --reason "why this run may break it"')
+    pairs = []
+    for rule, reason in zip(rules, reasons):
+        if rule not in policy.rules:
+            raise PatcherError(f"--allow {rule}: no such rule{_did_you_mean(rule, policy.rules)}",
+                               hint=f"rules: {', '.join(policy.rules)}")
+        if not reason.strip():
+            raise PatcherError(f"--allow {rule}: the --reason is empty", hint="say why this run may break the rule")
+        pairs.append((rule, " ".join(reason.split())))
+    return tuple(pairs)
+
+
+def _check_keys(data: Mapping[str, Any], known: frozenset[str], path: Path, prefix: str) -> None:
+    for key in data:
+        if key not in known:
+            raise PatchSetError(f"unknown key '{prefix}{key}'{_did_you_mean(key, known)}", where=str(path))
+
+
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, sorted(choices), n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""

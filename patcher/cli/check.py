@@ -1,0 +1,55 @@
+"""``patcher check PATH``: run the hardware safety rules on what a tree ships, or on one file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..report import CheckReport
+from .errors import handle_errors
+from .options import allow_options, load_patches, load_policy_for, patches_option, verbose_option
+
+EPILOG = (
+    "PATH is a vendor zip, a folder, a build context apply wrote (.tar.gz/.tgz/.tar), or one .py file."
+    " In a tree every Python file the Dockerfile ships is checked (stale unshipped copies are not), and"
+    " the install scripts for the files the patch set changes. Overrides that apply recorded in the"
+    " tree's patcher-manifest.json count as allowed, so apply's output passes."
+    " Output: one line per violation on stdout, 'error|warning|allowed: PATH:LINE: RULE: what was"
+    " found (why: ...)'; a summary on stderr; --format json for machines."
+    " Exit codes: 0 no error (warnings are printed but do not fail); 1 a safety rule error;"
+    " 2 bad input or usage (unreadable PATH, no Dockerfile, a bad policy); 3 internal error."
+)
+
+
+@click.command("check", epilog=EPILOG)
+@click.argument("path", type=click.Path(path_type=Path), metavar="PATH")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output format on stdout.")
+@patches_option
+@allow_options
+@verbose_option
+@handle_errors
+def check_command(path: Path, fmt: str, patches_dir: Path | None, allow: tuple[str, ...],
+                  reasons: tuple[str, ...], verbose: bool) -> None:
+    """Run the hardware safety rules of the patch set's policy.toml on PATH."""
+    from ..checks import parse_allowed
+    from ..checks.inputs import check_path
+    from ..report import ExitCode
+    from ..resources import default_patches_dir
+
+    single_file = path.suffix == ".py" and path.is_file()
+    # A single file needs only the policy; a tree also the patch set's targets (install-fails-loudly).
+    patch_set = None if single_file else load_patches(patches_dir, ())
+    policy = load_policy_for(patch_set.directory if patch_set else patches_dir or default_patches_dir())
+    allowed = parse_allowed(allow, reasons, policy)
+    result = check_path(path, policy, targets=patch_set.targets if patch_set else (), allowed=allowed)
+    report = CheckReport(result, str(path))
+    if fmt == "json":
+        click.echo(report.to_json())
+    else:
+        for line in report.lines():
+            click.echo(line)
+    click.echo(report.summary(), err=True)
+    if report.exit_code is not ExitCode.OK:
+        raise SystemExit(int(report.exit_code))

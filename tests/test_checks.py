@@ -1,0 +1,190 @@
+"""The safety rules, one by one: tests generated from each rule's VALID / INVALID examples,
+plus the policy file that declares them."""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+from typing import Any, BinaryIO, Mapping, Sequence
+
+import io
+import pytest
+
+from patcher.checks import RULES, Severity, load_policy, parse_allowed, run_rules
+from patcher.checks.base import FileRule, Invalid, PythonSource, Settings, TreeRule, Valid, Violation
+from patcher.checks.install_fails_loudly import EXAMPLE_FILES, EXAMPLE_SCRIPT, EXAMPLE_TARGET
+from patcher.archive.tree import SourceFile
+from patcher.errors import PatcherError, PatchSetError
+from patcher.shipping import plan_shipping
+
+from conftest import PATCHES
+
+POLICY = PATCHES / "policy.toml"
+
+
+class MemoryTree:
+    """A SourceTree held in a dict, for tree-rule examples."""
+
+    label = "<memory>"
+
+    def __init__(self, files: Mapping[str, str], executable: Sequence[str] = ()):
+        self._files = {path: text.encode() for path, text in sorted(files.items())}
+        self._executable = set(executable)
+
+    def files(self) -> Sequence[SourceFile]:
+        return [SourceFile(p, len(d), p in self._executable) for p, d in self._files.items()]
+
+    def read(self, path: str) -> bytes:
+        return self._files[path]
+
+    def open(self, path: str) -> BinaryIO:
+        return io.BytesIO(self._files[path])
+
+    def exists(self, path: str) -> bool:
+        return path in self._files
+
+    def sha256(self) -> str | None:
+        return None
+
+
+def _settings(rule: Any, params: Mapping[str, Any]) -> Settings:
+    return Settings(rule.ID, Severity.ERROR, "the reason", {**rule.PARAMS, **params})
+
+
+def _violations(rule: Any, example: Valid | Invalid) -> list[Violation]:
+    settings = _settings(rule, example.params)
+    if isinstance(rule, FileRule):
+        return list(rule.check_file(PythonSource("example.py", example.code.encode()), settings))
+    files = {**EXAMPLE_FILES, EXAMPLE_SCRIPT: example.code}
+    plan = plan_shipping(MemoryTree(files, executable=[EXAMPLE_SCRIPT]))  # type: ignore[arg-type]
+    return list(rule.check_tree(plan, [EXAMPLE_TARGET], settings))
+
+
+def _cases(kind: str, rules: Sequence[Any] = tuple(RULES.values())) -> list[Any]:
+    cases = []
+    for rule in rules:
+        for number, example in enumerate(getattr(rule, kind), 1):
+            cases.append(pytest.param(rule, example, id=f"{rule.ID}-{kind.lower()}-{number}"))
+    return cases
+
+
+@pytest.mark.parametrize("rule, example", _cases("VALID"))
+def test_valid_example_passes(rule: Any, example: Valid) -> None:
+    assert _violations(rule, example) == []
+
+
+@pytest.mark.parametrize("rule, example", _cases("INVALID"))
+def test_invalid_example_is_found_at_its_line(rule: Any, example: Invalid) -> None:
+    found = _violations(rule, example)
+    assert found, "the rule found nothing"
+    assert all(v.rule == rule.ID and v.severity is Severity.ERROR for v in found)
+    described = [(v.line, v.message) for v in found]
+    assert any(line == example.line and example.found in message for line, message in described), described
+
+
+_OTHER_FILE_RULES = [r for r in RULES.values() if isinstance(r, FileRule) and r.ID != "python-3.10"]
+
+
+@pytest.mark.parametrize("rule, example", _cases("VALID", _OTHER_FILE_RULES) + _cases("INVALID", _OTHER_FILE_RULES))
+def test_file_rule_examples_are_python_3_10(rule: Any, example: Valid | Invalid) -> None:
+    # The examples of every other rule must not trip python-3.10 by accident.
+    assert _violations(RULES["python-3.10"], Valid(example.code)) == []
+
+
+def test_every_rule_has_examples_both_ways_and_lives_in_its_own_file() -> None:
+    for rule_id, rule in RULES.items():
+        assert rule.VALID and rule.INVALID, rule_id
+        module = type(rule).__module__.rsplit(".", 1)[1]
+        assert module == rule_id.replace("-", "_").replace(".", "_"), (rule_id, module)
+        assert isinstance(rule, (FileRule, TreeRule))
+
+
+def test_comments_and_strings_never_count() -> None:
+    code = (
+        "# from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
+        "# ops.paged_attention_v2(output)\n"
+        "# HAS_TRITON = True\n"
+        "NOTE = 'context_attention_fwd(q) and HAS_TRITON = True'\n"
+    )
+    result = run_rules([("a.py", code.encode)], load_policy(POLICY))
+    assert result.violations == ()
+
+
+def test_nfkc_spelling_of_the_kernel_name_is_still_the_kernel() -> None:
+    # Python folds identifiers with NFKC: this is the same name, spelled with a fullwidth letter.
+    code = "from vllm.attention.ops.prefix_prefill import \uff43ontext_attention_fwd\n"
+    result = run_rules([("a.py", code.encode)], load_policy(POLICY))
+    assert [v.rule for v in result.violations] == ["no-triton-prefill"]
+
+
+def test_an_unparsable_file_gets_only_the_python_3_10_finding() -> None:
+    result = run_rules([("bad.py", lambda: b"def f(:\n    context_attention_fwd()\n")], load_policy(POLICY))
+    assert [(v.rule, v.line) for v in result.violations] == [("python-3.10", 1)]
+
+
+def test_crlf_and_no_final_newline_are_read_as_code() -> None:
+    code = b"if HAS_TRITON:\r\n    from x.prefix_prefill import context_attention_fwd"
+    result = run_rules([("a.py", lambda: code)], load_policy(POLICY))
+    assert [(v.rule, v.line) for v in result.violations] == [("no-triton-prefill", 2)]
+
+
+# -- the policy file ----------------------------------------------------
+
+
+def test_bundled_policy_declares_every_rule_with_a_reason() -> None:
+    policy = load_policy(POLICY)
+    assert list(policy.rules) == list(RULES) or set(policy.rules) == set(RULES)
+    assert policy.rules["v1-length-limit"].severity is Severity.WARNING
+    assert policy.rules["install-fails-loudly"].severity is Severity.WARNING
+    assert policy.rules["v1-length-limit"].params["max-tokens"] == 32768
+    for settings in policy.rules.values():
+        assert len(settings.reason) > 40 and "\n" not in settings.reason
+
+
+def _write_policy(tmp_path: Path, edit: str, new: str) -> Path:
+    text = POLICY.read_text()
+    assert edit in text
+    path = tmp_path / "policy.toml"
+    path.write_text(text.replace(edit, new, 1))
+    return path
+
+
+@pytest.mark.parametrize("edit, new, message", [
+    ('severity = "error"', 'severity = "eror"', "must be one of error, warning"),
+    ('severity = "error"', 'severty = "error"', "unknown key 'rules[1].severty'; did you mean 'severity'?"),
+    ('id = "no-triton-prefill"', 'id = "no-triton-prefil"', "no rule 'no-triton-prefil'; did you mean 'no-triton-prefill'?"),
+    ("max-tokens = 32768", "max-token = 32768", "has no parameter 'max-token'; did you mean 'max-tokens'?"),
+    ("max-tokens = 32768", 'max-tokens = "32768"', "must be a int"),
+    ('id = "python-3.10"', 'id = "no-triton-prefill"', "declared twice"),
+])
+def test_policy_errors_say_what_and_where(tmp_path: Path, edit: str, new: str, message: str) -> None:
+    with pytest.raises(PatchSetError) as error:
+        load_policy(_write_policy(tmp_path, edit, new))
+    assert message in str(error.value)
+    assert str(tmp_path / "policy.toml") in str(error.value)
+
+
+def test_policy_must_declare_every_rule(tmp_path: Path) -> None:
+    text = POLICY.read_text()
+    start = text.index('[[rules]]\nid = "python-3.10"')
+    end = text.index("[[rules]]", start + 1)
+    path = tmp_path / "policy.toml"
+    path.write_text(text[:start] + text[end:])
+    with pytest.raises(PatchSetError, match="rule 'python-3.10' is not declared"):
+        load_policy(path)
+
+
+def test_allow_pairs_rules_with_reasons_in_order() -> None:
+    policy = load_policy(POLICY)
+    pairs = parse_allowed(["v1-length-limit", "python-3.10"], ["long  contexts\ntested", "b"], policy)
+    assert pairs == (("v1-length-limit", "long contexts tested"), ("python-3.10", "b"))
+    with pytest.raises(PatcherError, match="1 --allow but 0 --reason"):
+        parse_allowed(["python-3.10"], [], policy)
+    with pytest.raises(PatcherError, match="did you mean 'python-3.10'"):
+        parse_allowed(["python3.10"], ["x"], policy)
+    with pytest.raises(PatcherError, match="the --reason is empty"):
+        parse_allowed(["python-3.10"], ["  "], policy)
+
+
+def test_examples_paths_are_posix() -> None:
+    assert posixpath.dirname(EXAMPLE_SCRIPT) == posixpath.dirname(EXAMPLE_TARGET)
