@@ -64,7 +64,10 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
     except SyntaxError as error:  # raised by libcst for an undecodable file
         return FileOutcome(path, source, source, (), f"cannot be decoded: {error.msg} "
                            "(not UTF-8 and no '# -*- coding: ... -*-' line)")
-    if module.bytes != source:
+    # Generating code walks the whole tree: do it once per version of the
+    # module, keeping the text of the current one.
+    code = module.code
+    if code.encode(module.encoding) != source:
         # libcst keeps CRLF, BOMs, tabs and encodings; a lone CR is the one
         # thing it would rewrite, and that would change bytes no patch touches.
         return FileOutcome(path, source, source, (),
@@ -76,15 +79,18 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
         previous = module
         module, outcome = run_patch(patch, module)
         if outcome.status is Status.APPLIED:
-            clash = owners.claim(patch.id, previous.code, module.code)
+            new_code = module.code
+            clash = owners.claim(patch.id, code, new_code)
             if clash is not None:
                 other, line = clash
                 outcome = PatchOutcome(patch, Status.FAILED,
                                        f"rewrites code that patch {other} wrote (line {line}); "
                                        "two patches must not rewrite the same code: merge them or reorder the series")
                 module = previous
+            else:
+                code = new_code
         outcomes.append(outcome)
-    return FileOutcome(path, source, module.bytes, tuple(outcomes))
+    return FileOutcome(path, source, code.encode(module.encoding), tuple(outcomes))
 
 
 class _LineOwners:

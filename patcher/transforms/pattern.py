@@ -20,7 +20,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Iterator, Mapping, Sequence, Union
+from typing import Callable, Iterator, Mapping, Sequence, Union
 
 import libcst as cst
 
@@ -322,8 +322,21 @@ def find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatch
 def _match_at(
     patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseStatement], start: int
 ) -> tuple[int, Bindings] | None:
+    # Every pattern statement but a `$...X` takes exactly one statement, so
+    # runs shorter than their count cannot match, and without a `$...X` only
+    # that length can. A first statement that does not match rules out
+    # every run from here: check it once rather than once per length.
+    fixed = sum(1 for p in patterns if sequence_metavariable(p) is None)
+    if fixed == len(patterns):
+        end = start + fixed
+        bindings = match_sequence(patterns, body[start:end]) if end <= len(body) else None
+        return None if bindings is None else (end, bindings)
+    if sequence_metavariable(patterns[0]) is None and (
+        start >= len(body) or match(patterns[0], body[start]) is None
+    ):
+        return None
     # Try the shortest run first so a trailing `$...` does not swallow the block.
-    for end in range(start + 1, len(body) + 1):
+    for end in range(start + max(fixed, 1), len(body) + 1):
         bindings = match_sequence(patterns, body[start:end])
         if bindings is not None:
             return end, bindings
@@ -333,10 +346,13 @@ def _match_at(
 def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
     if isinstance(scope, (cst.Module, cst.IndentedBlock)):
         yield scope
-    if isinstance(scope, cst.BaseExpression):
-        return  # statement blocks never sit inside expressions
+    if not may_hold_blocks(scope):
+        return
     for child in child_nodes(scope):
         yield from _blocks(child)
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -345,14 +361,64 @@ def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     libcst's ``node.children`` runs a whole visitor pass to collect them,
     which made searching a 500-line module take seconds.
     """
-    for field in dataclasses.fields(node):
-        value = getattr(node, field.name)
+    names = _FIELD_NAMES.get(type(node))
+    if names is None:
+        # dataclasses.fields() rebuilds its answer on every call; a search
+        # asks it for every node.
+        names = _FIELD_NAMES[type(node)] = tuple(f.name for f in dataclasses.fields(node))
+    for name in names:
+        value = getattr(node, name)
         if isinstance(value, cst.CSTNode):
             yield value
         elif isinstance(value, (list, tuple)):
             for item in value:
                 if isinstance(item, cst.CSTNode):
                     yield item
+
+
+def ancestor_ids(
+    root: cst.CSTNode,
+    is_target: Callable[[cst.CSTNode], bool],
+    *,
+    enter: Callable[[cst.CSTNode], bool] | None = None,
+) -> set[int]:
+    """Return the ``id()`` of every node under ROOT (itself included) with a target below it.
+
+    A visitor that enters only these nodes (``on_visit`` returning False
+    elsewhere) still sees every target, but libcst rebuilds just the path
+    to each one instead of the whole module. ENTER, if given, says which
+    nodes can hold a target at all; the search skips the rest.
+    """
+    found: set[int] = set()
+
+    def walk(node: cst.CSTNode) -> bool:
+        holds = False
+        if enter is None or enter(node):
+            for child in child_nodes(node):
+                if walk(child) or is_target(child):
+                    holds = True
+        if holds:
+            found.add(id(node))
+        return holds
+
+    walk(root)
+    return found
+
+
+def may_hold_blocks(node: cst.CSTNode) -> bool:
+    """Whether an IndentedBlock can sit below NODE (never inside an expression or a simple statement)."""
+    return not isinstance(node, _NO_BLOCKS_BELOW)
+
+
+_NO_BLOCKS_BELOW = (
+    cst.BaseExpression,
+    cst.SimpleStatementLine,
+    cst.SimpleStatementSuite,
+    cst.BaseSmallStatement,
+    cst.BaseParenthesizableWhitespace,
+    cst.EmptyLine,
+    cst.TrailingWhitespace,
+)
 
 
 def find_expressions(pattern: cst.BaseExpression, scope: cst.CSTNode) -> list[tuple[cst.CSTNode, Bindings]]:

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Mapping
 import libcst as cst
 
 from .base import ConfigError, Operation, Render, StepFailed, count, expect_count, parse_pattern, require
-from .pattern import Pattern, find_statements, match, parse_snippet
+from .pattern import Pattern, ancestor_ids, find_statements, match, parse_snippet
 from .scope import find_scope
 from .snippets import instantiate
 from .splice import BodyEdit, edit_bodies, replace_nodes
@@ -88,7 +88,7 @@ class ReuseBuffers(Operation):
         return self._allocate(module, find_scope(module, scope))
 
     def _reuse(self, module: cst.Module, scope: cst.CSTNode, buffer: Buffer) -> cst.Module:
-        uses = _Uses(buffer.temporary, buffer.buffer)
+        uses = _Uses(buffer.temporary, buffer.buffer, scope)
         scope.visit(uses)
         if uses.clash:
             raise StepFailed(f"the buffer name '{buffer.buffer}' is already used")
@@ -166,9 +166,13 @@ _ESCAPES: dict[type, str] = {
 class _Uses(cst.CSTVisitor):
     """Sort every occurrence of a temporary's name by what the code does with it."""
 
-    def __init__(self, name: str, buffer: str):
+    def __init__(self, name: str, buffer: str, scope: cst.CSTNode):
         super().__init__()
         self.name, self.buffer = name, buffer
+        # Only the paths to the two names are entered: libcst rebuilds every
+        # node a visitor enters, and a whole function is thousands of them.
+        names = {name, buffer}
+        self.path = ancestor_ids(scope, lambda node: isinstance(node, cst.Name) and node.value in names)
         self.stack: list[cst.CSTNode] = []
         self.assignments: list[cst.SimpleStatementLine] = []
         self.loads: list[cst.Name] = []
@@ -184,7 +188,7 @@ class _Uses(cst.CSTVisitor):
             if node.value == self.name:
                 self._classify(node)
         self.stack.append(node)
-        return True
+        return id(node) in self.path
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()

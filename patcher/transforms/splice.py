@@ -7,6 +7,8 @@ from typing import Mapping, Sequence
 
 import libcst as cst
 
+from .pattern import ancestor_ids, may_hold_blocks
+
 
 @dataclass(frozen=True)
 class BodyEdit:
@@ -19,14 +21,14 @@ class BodyEdit:
 
 def edit_bodies(module: cst.Module, edits: Mapping[int, Sequence[BodyEdit]]) -> cst.Module:
     """Apply body edits keyed by ``id()`` of the IndentedBlock or Module they edit."""
-    result = module.visit(_BodyEditor(edits))
+    result = module.visit(_BodyEditor(edits, ancestor_ids(module, lambda node: id(node) in edits, enter=may_hold_blocks)))
     assert isinstance(result, cst.Module)
     return result
 
 
 def replace_nodes(module: cst.Module, replacements: Mapping[int, cst.CSTNode]) -> cst.Module:
     """Replace nodes keyed by ``id()`` of the original node."""
-    result = module.visit(_NodeReplacer(replacements))
+    result = module.visit(_NodeReplacer(replacements, ancestor_ids(module, lambda node: id(node) in replacements)))
     assert isinstance(result, cst.Module)
     return result
 
@@ -57,9 +59,24 @@ def leading_lines(statement: cst.BaseStatement) -> list[cst.EmptyLine]:
     return list(getattr(statement, "leading_lines", ()))
 
 
-class _BodyEditor(cst.CSTTransformer):
-    def __init__(self, edits: Mapping[int, Sequence[BodyEdit]]):
+class _Pruned(cst.CSTTransformer):
+    """A transformer that enters only the nodes on the way to an edit.
+
+    libcst rebuilds every node it enters; entering the whole module for
+    each edit made one patch cost a second.
+    """
+
+    def __init__(self, path: set[int]):
         super().__init__()
+        self.path = path
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.path
+
+
+class _BodyEditor(_Pruned):
+    def __init__(self, edits: Mapping[int, Sequence[BodyEdit]], path: set[int]):
+        super().__init__(path)
         self.edits = edits
 
     def _edit(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
@@ -81,9 +98,9 @@ class _BodyEditor(cst.CSTTransformer):
         return self._edit(original, updated)  # type: ignore[return-value]
 
 
-class _NodeReplacer(cst.CSTTransformer):
-    def __init__(self, replacements: Mapping[int, cst.CSTNode]):
-        super().__init__()
+class _NodeReplacer(_Pruned):
+    def __init__(self, replacements: Mapping[int, cst.CSTNode], path: set[int]):
+        super().__init__(path)
         self.replacements = replacements
 
     def on_leave(  # type: ignore[override]  # returns nodes of other types by design
