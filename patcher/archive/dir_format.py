@@ -6,12 +6,12 @@ import hashlib
 import os
 from pathlib import Path
 
-from patcher.archive.layout import CHUNK, DIR_MODE, Entry
+from patcher.archive.layout import CHUNK, DIR_MODE, Entry, Progress
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def write_dir(root: Path, entries: list[Entry], mtime: int) -> str:
+def write_dir(root: Path, entries: list[Entry], mtime: int, progress: Progress | None = None) -> str:
     """Create ROOT holding ENTRIES; return the sha256 of its listing.
 
     The listing has one line per file, sorted by path:
@@ -27,7 +27,7 @@ def write_dir(root: Path, entries: list[Entry], mtime: int) -> str:
             folders.append(target)
             continue
         digest = hashlib.sha256()
-        reader = entry.file.reader()
+        reader = entry.file.reader(progress)
         try:
             # Created private, then chmod'ed: the umask must not decide modes.
             fd = os.open(target, _FLAGS, 0o600)

@@ -23,6 +23,10 @@ from patcher.errors import BadArchive, OutputError
 # Unchanged members are copied in blocks of this size, never whole.
 CHUNK = 1 << 20
 
+# Told how many content bytes were just copied into the output, chunk by
+# chunk; the CLI draws a progress bar from it.
+Progress = Callable[[int], None]
+
 # 1980-01-01T00:00:00Z: the earliest time a zip can store, so one default
 # serves every format.
 DEFAULT_MTIME = 315532800
@@ -69,12 +73,12 @@ class OutputFile:
         """Return the normalised permission bits."""
         return file_mode(self.executable)
 
-    def reader(self) -> SizedReader:
-        """Open the content as a stream held to the declared size."""
+    def reader(self, progress: Progress | None = None) -> SizedReader:
+        """Open the content as a stream held to the declared size, reporting reads to PROGRESS."""
         if self.data is not None:
-            return SizedReader(self.path, io.BytesIO(self.data), len(self.data))
+            return SizedReader(self.path, io.BytesIO(self.data), len(self.data), progress)
         assert self.source is not None and self.size is not None
-        return SizedReader(self.path, self.source(), self.size)
+        return SizedReader(self.path, self.source(), self.size, progress)
 
 
 class OutputFormat(Enum):
@@ -163,11 +167,12 @@ class SizedReader:
     so both fail loudly.
     """
 
-    def __init__(self, path: str, stream: BinaryIO, size: int) -> None:
+    def __init__(self, path: str, stream: BinaryIO, size: int, progress: Progress | None = None) -> None:
         self.path = path
         self._stream = stream
         self._size = size
         self._count = 0
+        self._progress = progress
 
     def read(self, n: int | None = -1) -> bytes:
         """Return N bytes (at most CHUNK), fewer only at the end; b'' after it."""
@@ -193,6 +198,8 @@ class SizedReader:
             blocks.append(data)
             got += len(data)
         self._count += got
+        if self._progress is not None and got:
+            self._progress(got)
         return b"".join(blocks)
 
     def finish(self) -> None:

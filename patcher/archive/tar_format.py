@@ -6,7 +6,7 @@ import tarfile
 from typing import BinaryIO
 
 from patcher.archive.gzip_stream import GzipWriter
-from patcher.archive.layout import CHUNK, Entry
+from patcher.archive.layout import CHUNK, Entry, Progress
 
 # gzip -6 is what 'tar czf' uses, and the benchmark compares against it.
 # On a 100 MB context, most of it an already-compressed wheel, level 9
@@ -14,18 +14,20 @@ from patcher.archive.layout import CHUNK, Entry
 GZIP_LEVEL = 6
 
 
-def write_tar(out: BinaryIO, entries: list[Entry], mtime: int, *, gz: bool) -> None:
+def write_tar(
+    out: BinaryIO, entries: list[Entry], mtime: int, *, gz: bool, progress: Progress | None = None
+) -> None:
     """Write ENTRIES to OUT as a PAX tar, gzip-compressed when GZ is set."""
     if not gz:
-        _write(out, entries, mtime)
+        _write(out, entries, mtime, progress)
         return
     # Not tarfile.open("w:gz"): that records the output's file name and the
     # current time in the gzip header, and compresses on one thread.
     with GzipWriter(out, GZIP_LEVEL) as stream:
-        _write(stream, entries, mtime)  # type: ignore[arg-type]
+        _write(stream, entries, mtime, progress)  # type: ignore[arg-type]
 
 
-def _write(out: BinaryIO, entries: list[Entry], mtime: int) -> None:
+def _write(out: BinaryIO, entries: list[Entry], mtime: int, progress: Progress | None) -> None:
     # The encoding is explicit: tarfile's default follows the locale.
     with tarfile.TarFile(
         fileobj=out,
@@ -46,7 +48,7 @@ def _write(out: BinaryIO, entries: list[Entry], mtime: int) -> None:
                 continue
             info.type = tarfile.REGTYPE
             info.size = entry.file.length
-            reader = entry.file.reader()
+            reader = entry.file.reader(progress)
             try:
                 tar.addfile(info, reader)
                 reader.finish()

@@ -14,7 +14,7 @@ import hashlib
 import os
 import secrets
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from patcher.archive.dir_format import write_dir
@@ -45,6 +45,7 @@ def write_output(
     zip_prefix: str = "",
     mtime: int | None = None,
     force: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> str:
     """Write FILES to DEST in format FMT atomically; return its sha256.
 
@@ -58,6 +59,9 @@ def write_output(
     'docker build - < ctx.tar.gz'. MTIME defaults to SOURCE_DATE_EPOCH,
     else 1980-01-01. Raise OutputError if DEST exists and FORCE is not
     set, or if it cannot be written; BadArchive if a source fails.
+
+    PROGRESS, if given, is called as content is copied with the bytes
+    done so far and the total, both counting file contents only.
     """
     stamp = resolve_mtime(mtime)
     dest = Path(os.path.abspath(dest))
@@ -66,13 +70,14 @@ def write_output(
     # Collected before touching the disk: a failing iterator then leaves
     # nothing behind, and its own errors are not taken for write errors.
     entries = plan(files, zip_prefix if fmt is OutputFormat.ZIP else "")
+    advance = _counter(entries, progress) if progress is not None else None
     created = _make_parents(dest.parent)
     temp = _beside(dest, "tmp")
     try:
         if fmt is OutputFormat.DIRECTORY:
-            digest = write_dir(temp, entries, stamp)
+            digest = write_dir(temp, entries, stamp, advance)
         else:
-            _write_archive(temp, entries, stamp, fmt)
+            _write_archive(temp, entries, stamp, fmt, advance)
             digest = _sha256_file(temp)
         _move_into_place(temp, dest, force)
         _fsync_dir(dest.parent)
@@ -86,16 +91,31 @@ def write_output(
     return digest
 
 
-def _write_archive(temp: Path, entries: list[Entry], stamp: int, fmt: OutputFormat) -> None:
+def _counter(entries: list[Entry], progress: Callable[[int, int], None]) -> Callable[[int], None]:
+    total = sum(entry.file.length for entry in entries if entry.file is not None)
+    done = 0
+
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        progress(done, total)
+
+    progress(0, total)
+    return advance
+
+
+def _write_archive(
+    temp: Path, entries: list[Entry], stamp: int, fmt: OutputFormat, progress: Callable[[int], None] | None
+) -> None:
     # O_EXCL: a name that somehow exists is someone else's, never ours to
     # truncate. 0o666 lets the umask decide the archive's own mode, as for
     # any file the user creates.
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     with os.fdopen(fd, "wb") as out:
         if fmt is OutputFormat.ZIP:
-            write_zip(out, entries, stamp)
+            write_zip(out, entries, stamp, progress)
         else:
-            write_tar(out, entries, stamp, gz=fmt is OutputFormat.TAR_GZ)
+            write_tar(out, entries, stamp, gz=fmt is OutputFormat.TAR_GZ, progress=progress)
         out.flush()
         os.fsync(out.fileno())
 

@@ -7,7 +7,7 @@ import time
 import zipfile
 from typing import BinaryIO
 
-from patcher.archive.layout import CHUNK, Entry
+from patcher.archive.layout import CHUNK, Entry, Progress
 
 _MSDOS_DIR = 0x10
 _UNIX = 3
@@ -28,7 +28,7 @@ def zip_date_time(mtime: int) -> tuple[int, int, int, int, int, int]:
     return stamp  # type: ignore[return-value]
 
 
-def write_zip(out: BinaryIO, entries: list[Entry], mtime: int) -> None:
+def write_zip(out: BinaryIO, entries: list[Entry], mtime: int, progress: Progress | None = None) -> None:
     """Write ENTRIES to OUT, a seekable file, as a deflated zip."""
     date_time = zip_date_time(mtime)
     # zlib's default level, 6, as for tar.gz: ZipInfo entries carry no
@@ -47,7 +47,7 @@ def write_zip(out: BinaryIO, entries: list[Entry], mtime: int) -> None:
             info.compress_type = zipfile.ZIP_DEFLATED
             # Declared up front so zipfile picks zip64 only when needed.
             info.file_size = entry.file.length
-            reader = entry.file.reader()
+            reader = entry.file.reader(progress)
             try:
                 with archive.open(info, mode="w") as dest:
                     for block in iter(lambda: reader.read(CHUNK), b""):
