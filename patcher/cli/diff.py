@@ -6,6 +6,7 @@ import dataclasses
 import json
 import os
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,13 +55,14 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
     if per_patch and base:
         raise click.UsageError("--per-patch and --base cannot be combined")
     patch_set = load_patches(patches_dir, overrides)
-    with open_source(source) as tree:
+    with ExitStack() as stack:
+        if base is not None:  # a bad revision fails before any work
+            folder, ref = stack.enter_context(patch_set_at(patch_set.directory, base))
+            old_set = dataclasses.replace(load_patches(folder, overrides), commit=ref.commit)
+        tree = stack.enter_context(open_source(source))
         head = _build(tree, patch_set, "")
         if base is not None:
-            with patch_set_at(patch_set.directory, base) as (folder, ref):
-                old_set = dataclasses.replace(load_patches(folder, overrides), commit=ref.commit)
-                old = _build(tree, old_set, f"at {base}: ")
-            report = base_diff(old, head, source.name, ref)
+            report = base_diff(_build(tree, old_set, f"at {base}: "), head, source.name, ref)
         elif per_patch:
             report = per_patch_diff(head, source.name)
         else:

@@ -32,12 +32,14 @@ def replay(build: Build) -> tuple[PatchStep, ...]:
     exactly what ``apply`` computes for that prefix of the series.
     """
     steps: dict[str, PatchStep] = {}
+    finished = {outcome.path: outcome for outcome in build.files}
     for target, path in build.targets.items():
         patches = build.patch_set.for_target(target)
         original = build.tree.read(path)
         previous = original
         for count, patch in enumerate(patches, 1):
-            outcome = patch_source(path, original, patches[:count])
+            # The whole series on this file is what the build already ran.
+            outcome = finished[path] if count == len(patches) else patch_source(path, original, patches[:count])
             status = outcome.outcomes[-1].status if len(outcome.outcomes) == count else Status.FAILED
             steps[patch.id] = PatchStep(patch, status, path, previous, outcome.patched)
             previous = outcome.patched
