@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Mapping
 
 from .archive import OutputFile, OutputFormat, write_output
 from .archive.tree import SourceTree
@@ -109,17 +109,22 @@ def output_files(build: Build, manifest: bytes) -> Iterator[OutputFile]:
     yield OutputFile(MANIFEST, False, data=manifest)
 
 
-def _opener(tree: SourceTree, path: str) -> Callable[[], object]:
+def _opener(tree: SourceTree, path: str) -> Callable[[], BinaryIO]:
     return lambda: tree.open(path)
 
 
-def write(build: Build, output: Path, manifest: bytes, *, force: bool = False) -> str:
-    """Pack the context in the format OUTPUT's suffix asks for; return its sha256."""
+def write(build: Build, output: Path, manifest: bytes, *, force: bool = False,
+          progress: Callable[[int, int], None] | None = None) -> str:
+    """Pack the context in the format OUTPUT's suffix asks for; return its sha256.
+
+    ``progress`` is told the content bytes written so far and the total.
+    """
     if build.failed:
         raise PatcherError("refusing to write: a patch did not apply")
     fmt = OutputFormat.for_path(output)
     prefix = getattr(build.tree, "prefix", "")
-    return write_output(output, output_files(build, manifest), fmt=fmt, zip_prefix=prefix, force=force)
+    return write_output(output, output_files(build, manifest), fmt=fmt, zip_prefix=prefix, force=force,
+                        progress=progress)
 
 
 def sha256_hex(data: bytes) -> str:

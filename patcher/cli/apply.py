@@ -11,6 +11,7 @@ from ..report import EXIT_CODES_HELP, ApplyReport
 from .errors import handle_errors
 from .options import (allow_options, input_argument, limit_options, limits_from, load_patches, load_policy_for,
                       patches_option, set_option, verbose_option)
+from .progress import ProgressBar
 
 
 @click.command(
@@ -65,7 +66,8 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
         if report.exit_code:
             _print(report)
             raise SystemExit(int(report.exit_code))
-        sha = write(result, output, render_manifest(result, source.name), force=force)
+        with ProgressBar(f"writing {output.name}") as bar:
+            sha = write(result, output, render_manifest(result, source.name), force=force, progress=bar.update)
         if record_git is not None:
             commits = history.record_git(result, render_manifest(result, source.name), record_git, source.name,
                                          force=force)

@@ -1,0 +1,77 @@
+"""A progress bar on stderr for writes long enough to watch.
+
+The core reports bytes through a callback; this turns them into a bar.
+Nothing is drawn when stderr is not a terminal (CI logs, pipes, tests),
+nor for a write that finishes within DELAY seconds, so small archives
+print exactly what they did before.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, TextIO
+
+import click
+
+DELAY = 1.0  # seconds of writing before the bar appears
+_REFRESH = 0.1
+_WIDTH = 30
+
+
+class ProgressBar:
+    """Draw ``writing NAME [#####.....]  45%  46/102 MB`` on one line of STREAM."""
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        stream: TextIO | None = None,
+        enabled: bool | None = None,
+        delay: float = DELAY,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.label = label
+        self.stream = stream if stream is not None else click.get_text_stream("stderr")
+        self.enabled = _is_terminal(self.stream) if enabled is None else enabled
+        self.delay = delay
+        self.clock = clock
+        self._start: float | None = None
+        self._drawn_at: float | None = None
+
+    def update(self, done: int, total: int) -> None:
+        """Take the bytes written so far; redraw at most ten times a second."""
+        if not self.enabled:
+            return
+        now = self.clock()
+        if self._start is None:
+            self._start = now
+        if now - self._start < self.delay:
+            return
+        if self._drawn_at is not None and now - self._drawn_at < _REFRESH and done < total:
+            return
+        self._drawn_at = now
+        share = done / total if total else 1.0
+        filled = int(share * _WIDTH)
+        bar = "#" * filled + "." * (_WIDTH - filled)
+        self.stream.write(f"\r{self.label} [{bar}] {share:4.0%}  {done / 1e6:.0f}/{total / 1e6:.0f} MB")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Erase the bar, so the report starts on a clean line."""
+        if self._drawn_at is not None:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self._drawn_at = None
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # closed or not a real file
+        return False

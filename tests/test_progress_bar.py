@@ -1,0 +1,87 @@
+"""The CLI's progress bar: only on a terminal, only after a second, erased before the report."""
+
+from __future__ import annotations
+
+import io
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from patcher.cli.progress import ProgressBar
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_nothing_is_drawn_when_stderr_is_not_a_terminal() -> None:
+    stream, clock = io.StringIO(), Clock()
+    with ProgressBar("writing ctx.tar.gz", stream=stream, clock=clock) as bar:
+        for done in range(0, 101, 10):
+            bar.update(done * 10**6, 100 * 10**6)
+            clock.now += 1
+    assert stream.getvalue() == ""
+
+
+def test_a_quick_write_draws_nothing() -> None:
+    stream, clock = Terminal(), Clock()
+    with ProgressBar("writing ctx.tar.gz", stream=stream, clock=clock) as bar:
+        for done in range(0, 101, 10):
+            bar.update(done, 100)
+            clock.now += 0.05
+    assert stream.getvalue() == ""
+
+
+def test_a_long_write_draws_a_bar_then_erases_it() -> None:
+    stream, clock = Terminal(), Clock()
+    with ProgressBar("writing ctx.tar.gz", stream=stream, clock=clock) as bar:
+        bar.update(0, 80 * 10**6)
+        clock.now += 1.5
+        bar.update(40 * 10**6, 80 * 10**6)
+        clock.now += 0.01
+        bar.update(41 * 10**6, 80 * 10**6)  # too soon to redraw
+        clock.now += 0.5
+        bar.update(80 * 10**6, 80 * 10**6)
+        drawn = stream.getvalue()
+    assert drawn.count("\r") == 2
+    assert "writing ctx.tar.gz [###############...............]  50%  40/80 MB" in drawn
+    assert drawn.endswith("100%  80/80 MB")
+    assert stream.getvalue() == drawn + "\r\x1b[K"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_apply_on_a_terminal_keeps_the_report_clean(tmp_path: Path, vendor_zip: Path) -> None:
+    # The demo zip is written in well under a second: no bar, even on a terminal.
+    leader, follower = pty.openpty()
+    result = subprocess.run(
+        [sys.executable, "-c", "from patcher.cli import main; main()", "apply", str(vendor_zip), "-o",
+         str(tmp_path / "ctx.tar.gz")],
+        stdout=subprocess.PIPE, stderr=follower, stdin=subprocess.DEVNULL, check=False,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    stderr = b"".join(chunks)
+    assert result.returncode == 0, stderr
+    assert b"wrote " in stderr and b"[#" not in stderr and b"\x1b[K" not in stderr
