@@ -208,7 +208,7 @@ def test_a_patch_that_does_not_apply_is_exit_2_and_no_diff(cli, vendor_copy, mak
 
 
 def test_help_documents_exit_codes(cli) -> None:  # type: ignore[no-untyped-def]
-    text = " ".join(cli("diff", "--help").stdout.split())
+    text = " ".join(cli("diff", "--help", terminal_width=200).stdout.split())
     assert "Exit codes: 0" in text and "1 the diff is not empty (--exit-code only)" in text and "3 internal" in text
 
 
