@@ -19,6 +19,7 @@ COMMANDS = {
     "inspect": "patcher.cli.inspect:inspect_command",
     "verify-sync": "patcher.cli.verify_sync:verify_sync_command",
     "check": "patcher.cli.check:check_command",
+    "verify-numerics": "patcher.cli.verify_numerics:verify_numerics_command",
 }
 
 
@@ -47,6 +48,7 @@ SUMMARIES = {
     "inspect": "Show what the Docker build ships, where it lands, and what the patches target.",
     "verify-sync": "Check that stale copies of shipped files match the copy the image ships.",
     "check": "Run the hardware safety rules on a vendor zip, a tree or one .py file.",
+    "verify-numerics": "Compare vendor and patched paged_attn.py outputs on the CPU (needs PyTorch).",
 }
 
 

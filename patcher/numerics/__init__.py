@@ -9,6 +9,11 @@ imports nothing heavy, so ``import patcher`` stays light:
   fresh module against a given ops object.
 - ``cases``: seeded paged KV caches and call arguments for
   ``forward_prefix`` / ``forward_decode``, and naive reference attention.
+- ``compare``: ``compare_sources`` runs a vendor and a patched copy side by
+  side over a grid of shapes and says, per call, which decode tier each
+  ran and how close the outputs are (``patcher verify-numerics``).
+- ``sources`` (no PyTorch): ``paged_attn_sources`` runs apply's core in
+  memory and returns the shipped ``paged_attn.py`` before and after.
 """
 
-__all__ = ["cases", "loader", "stub_ops"]
+__all__ = ["cases", "compare", "loader", "sources", "stub_ops"]
