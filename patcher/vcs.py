@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -123,8 +124,6 @@ def record_history(dest: Path, snapshots: Iterable[Snapshot], *, date: int, forc
     """
     import git
 
-    from .archive import OutputFormat, write_output
-
     dest = Path(os.path.abspath(dest))
     check_record_dest(dest, force)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -135,19 +134,22 @@ def record_history(dest: Path, snapshots: Iterable[Snapshot], *, date: int, forc
     try:
         for number, snapshot in enumerate(snapshots):
             if number == 0:
-                write_output(temp, snapshot.files, fmt=OutputFormat.DIRECTORY, mtime=date)
+                os.mkdir(temp)
                 repo = git.Repo.init(temp)
                 # The branch name must not depend on the user's init.defaultBranch.
                 repo.git.symbolic_ref("HEAD", "refs/heads/main")
-            else:
-                for item in snapshot.files:
-                    path = temp / item.path
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    with item.reader() as reader, open(path, "wb") as out:
-                        shutil.copyfileobj(reader, out)
-                    os.chmod(path, 0o755 if item.executable else 0o644)
-            # Blobs are stored as the bytes on disk: no autocrlf or filters apply.
-            repo.index.add([item.path for item in snapshot.files])
+            for item in snapshot.files:
+                if item.path.split("/", 1)[0] == ".git":
+                    raise GitError(f"the tree holds '{item.path}', which would overwrite the repository's own files",
+                                   where=str(dest))
+                # A scratch checkout: no fsync per file; the repository is moved into place at the end.
+                path = temp / item.path
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with item.reader() as reader, open(path, "wb") as out:
+                    shutil.copyfileobj(reader, out, 1 << 20)
+                    reader.finish()
+                os.chmod(path, 0o755 if item.executable else 0o644)
+            repo.index.add(_blobs(repo, snapshot.files))
             commit = repo.index.commit(_cleanup(snapshot.message), author=actor, committer=actor,
                                        author_date=stamp, commit_date=stamp, skip_hooks=True)
             hashes.append(commit.hexsha)
@@ -158,6 +160,22 @@ def record_history(dest: Path, snapshots: Iterable[Snapshot], *, date: int, forc
         shutil.rmtree(temp, ignore_errors=True)
         raise
     return hashes
+
+
+def _blobs(repo: git.Repo, files: Sequence[OutputFile]) -> list[git.IndexEntry]:
+    """Store the files as blobs, byte for byte, with one git process; return their index entries."""
+    import git
+
+    with tempfile.TemporaryFile() as listing:
+        listing.write("".join(item.path + "\n" for item in files).encode("utf-8", "surrogateescape"))
+        listing.seek(0)
+        # --no-filters: the vendor's bytes as they are, whatever .gitattributes or autocrlf say.
+        hashes = repo.git.hash_object("-w", "--no-filters", "--stdin-paths", istream=listing).split()
+    if len(hashes) != len(files):
+        raise GitError(f"git stored {len(hashes)} of {len(files)} files", where=str(repo.working_tree_dir))
+    return [git.IndexEntry.from_base(git.BaseIndexEntry((0o100755 if item.executable else 0o100644,
+                                                         bytes.fromhex(digest), 0, item.path)))
+            for item, digest in zip(files, hashes)]
 
 
 def _cleanup(message: str) -> str:

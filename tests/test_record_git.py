@@ -118,3 +118,11 @@ def test_already_applied_patches_get_no_commit(cli, vendor_zip) -> None:  # type
     summaries = [c.summary for c in git.Repo(cli.cwd / "history").iter_commits("main")]
     assert len(summaries) == 2 and summaries[1] == "Unpack patched"
     assert "sha256: none (read from a folder, not a zip)" in git.Repo(cli.cwd / "history").commit("main~1").message
+
+
+def test_the_vendors_gitattributes_do_not_rewrite_line_endings(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
+    (vendor_copy / ".gitattributes").write_text("* text eol=lf\n")
+    source = make_zip(vendor_copy)
+    assert cli("apply", source, "-o", "out", "--record-git", "history").exit_code == 0
+    first = next(c for c in git.Repo(cli.cwd / "history").iter_commits("main") if not c.parents)
+    assert _tree_files(first)["Dockerfile"][0] == (VENDOR_TREE / "Dockerfile").read_bytes()
