@@ -84,12 +84,19 @@ class GzipWriter:
         view = memoryview(data).cast("B")
         self._crc = zlib.crc32(view, self._crc)
         self._size += view.nbytes
-        self._pending += view
-        if len(self._pending) >= self._block:
-            whole = len(self._pending) - len(self._pending) % self._block
-            for start in range(0, whole, self._block):
-                self._submit(bytes(self._pending[start : start + self._block]), last=False)
-            del self._pending[:whole]
+        if len(self._pending) + view.nbytes < self._block:
+            self._pending += view
+            return view.nbytes
+        # Fill the pending block, then cut whole blocks straight from DATA:
+        # each byte is copied once on its way to a worker.
+        fill = self._block - len(self._pending)
+        self._pending += view[:fill]
+        self._submit(bytes(self._pending), last=False)
+        start = fill
+        while view.nbytes - start >= self._block:
+            self._submit(bytes(view[start : start + self._block]), last=False)
+            start += self._block
+        self._pending = bytearray(view[start:])
         return view.nbytes
 
     def flush(self) -> None:
