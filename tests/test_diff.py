@@ -285,6 +285,19 @@ def test_a_bad_ref_is_one_error_line(cli, vendor_zip, history) -> None:  # type:
     assert result.stderr.startswith("error: ") and "unknown revision 'no-such-ref'" in result.stderr
 
 
+def test_a_broken_patch_set_at_the_revision_is_named_by_the_revision(cli, vendor_zip, history) -> None:  # type: ignore[no-untyped-def]
+    import git
+
+    repo = git.Repo(history)
+    repo.index.remove(["patches/series"])
+    repo.index.commit("lose the series", author=git.Actor("t", "t@localhost"), committer=git.Actor("t", "t@localhost"))
+    assert (history / "patches" / "series").is_file()  # still in the working tree
+    result = cli("diff", "--base", "HEAD", "--patches", history / "patches", vendor_zip)
+    assert result.exit_code == 2
+    assert result.stderr == (f"error: the patch set at HEAD ({repo.head.commit.hexsha[:12]}): patches: "
+                             "no 'series' file listing the patches in order (is this a patch set folder?)\n")
+
+
 def test_a_patch_set_outside_a_repository_is_one_error_line(cli, vendor_zip, tmp_path) -> None:  # type: ignore[no-untyped-def]
     shutil.copytree(PATCHES, tmp_path / "loose" / "patches")
     shutil.copytree(ROOT / "templates", tmp_path / "loose" / "templates")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..errors import PatcherError
 from .errors import handle_errors
 from .options import input_argument, load_patches, patches_option, set_option, verbose_option
 
@@ -57,12 +58,15 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
     patch_set = load_patches(patches_dir, overrides)
     with ExitStack() as stack:
         if base is not None:  # a bad revision fails before any work
-            folder, ref = stack.enter_context(patch_set_at(patch_set.directory, base))
-            old_set = dataclasses.replace(load_patches(folder, overrides), commit=ref.commit)
+            checkout = stack.enter_context(patch_set_at(patch_set.directory, base))
+            try:
+                old_set = dataclasses.replace(load_patches(checkout.folder, overrides), commit=checkout.ref.commit)
+            except PatcherError as error:
+                raise checkout.explain(error) from None
         tree = stack.enter_context(open_source(source))
         head = _build(tree, patch_set, "")
         if base is not None:
-            report = base_diff(_build(tree, old_set, f"at {base}: "), head, source.name, ref)
+            report = base_diff(_build(tree, old_set, f"at {base}: "), head, source.name, checkout.ref)
         elif per_patch:
             report = per_patch_diff(head, source.name)
         else:
