@@ -82,6 +82,10 @@ def test_patch_p1_on_the_unpacked_vendor_context_reproduces_apply(plain, applied
     context = _unpacked(VENDOR_ZIP, tmp_path / "unpacked")
     _patch_p1(context, plain.stdout_bytes)
     assert _files(context) == applied
+    if shutil.which("git"):  # git apply takes the same diff
+        other = _unpacked(VENDOR_ZIP, tmp_path / "git-apply")
+        subprocess.run(["git", "apply", "--whitespace=nowarn"], cwd=other, input=plain.stdout_bytes, check=True)
+        assert _files(other) == applied
 
 
 @needs_patch
