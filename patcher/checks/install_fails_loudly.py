@@ -45,6 +45,11 @@ class InstallFailsLoudly(TreeRule):
                 f"  cp ./paged_attn.py $ROOT/dist-packages/vllm/attention/ops/paged_attn.py 2>/dev/null\n"
                 f"done\n", line=3, found="`2>/dev/null`"),
         Invalid(f"cp ./paged_attn.py {_OPS}/paged_attn.py\nset -e\n", line=1, found="runs without `set -e`"),
+        Invalid(f"set -e\nset +e\ncp ./paged_attn.py {_OPS}/paged_attn.py\n", line=3, found="runs without `set -e`"),
+        # `set -e` ignores a failure on the left of && (and in a pipe, without pipefail).
+        Invalid(f"set -e\ncp ./paged_attn.py {_OPS}/paged_attn.py && echo copied\n", line=2, found="`&& ...`"),
+        Invalid(f"set -e\ncp ./paged_attn.py {_OPS}/paged_attn.py || echo 'copy failed'\n", line=2,
+                found="`|| echo`"),
     )
 
     def check_tree(self, plan: ShipPlan, targets: Sequence[str], settings: Settings) -> Iterator[Violation]:

@@ -6,7 +6,7 @@ from typing import Iterator, Sequence
 
 import libcst as cst
 
-from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation, code, contains, dotted
+from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation, code, dotted
 
 V1 = "paged_attention_v1"
 V2 = "paged_attention_v2"
@@ -113,6 +113,14 @@ def forward_decode():
         Invalid("""\
 def forward_decode():
     try:
+        ops.paged_attention_v2(output, query)
+    except NotImplementedError:
+        def later():
+            ops.paged_attention_v1(output, query)
+""", line=3, found="falls through, but no ops.paged_attention_v1 call follows"),
+        Invalid("""\
+def forward_decode():
+    try:
         pass
     finally:
         ops.paged_attention_v2(output, query)
@@ -172,7 +180,7 @@ def _handler_problem(statement: cst.Try, chain: Sequence[cst.CSTNode], v1: V1Cal
                 f"not NotImplementedError")
     problems = []
     for handler in catching:
-        if any(contains(ancestors, handler) for ancestors in v1):
+        if any(_runs_in(ancestors, handler) for ancestors in v1):
             return None
         exit_ = _exit(handler)
         if exit_ is None and _v1_follows(chain, v1):
@@ -216,6 +224,14 @@ def _v1_follows(chain: Sequence[cst.CSTNode], v1: V1Calls) -> bool:
             if position is None:
                 continue
             later = parent.body[position + 1:]
-            if any(contains(ancestors, statement) for statement in later for ancestors in v1):
+            if any(_runs_in(ancestors, statement) for statement in later for ancestors in v1):
                 return True
+    return False
+
+
+def _runs_in(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
+    """Whether a call with these ancestors runs as part of ``node`` (not in a function defined there)."""
+    for position, ancestor in enumerate(ancestors):
+        if ancestor is node:
+            return not any(isinstance(a, _BOUNDARIES) for a in ancestors[position + 1:])
     return False
