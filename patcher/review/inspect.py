@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
