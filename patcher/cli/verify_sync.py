@@ -23,7 +23,8 @@ EPILOG = (
 
 @click.command("verify-sync", epilog=EPILOG)
 @input_argument()
-@click.option("--diff", "show_diff", is_flag=True, help="After each drifted group, print the diff from the stale copy to the shipped file.")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="After each drifted group, print the diff from the stale copy to the shipped file.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
               help="Read extra mirror groups from this file instead of the tree's patcher.toml.")
