@@ -15,7 +15,8 @@ from .archive import OutputFile, OutputFormat, write_output
 from .archive.tree import SourceTree
 from .errors import PatcherError
 from .patchset.model import PatchSet
-from .patchset.runner import FileOutcome, patch_source
+from .patchset.cache import cached_patch_source
+from .patchset.runner import FileOutcome
 from .shipping import MirrorGroup, ShipPlan, find_mirrors, plan_shipping
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def build(tree: SourceTree, patch_set: PatchSet) -> Build:
     changes: dict[str, bytes] = {}
     mirrors: list[MirrorSync] = []
     for target, path in targets.items():
-        outcome = patch_source(path, tree.read(path), patch_set.for_target(target))
+        outcome = cached_patch_source(path, tree.read(path), patch_set.for_target(target))
         outcomes.append(outcome)
         if outcome.changed:
             changes[path] = outcome.patched

@@ -1,0 +1,138 @@
+"""The patched-result cache: hits give the same outcome, and anything doubtful is a miss."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from patcher.patchset import cache
+from patcher.patchset.cache import cache_dir, cached_patch_source, fingerprint
+from patcher.patchset.load import load_patch_set
+from patcher.patchset.model import PatchSet
+from patcher.patchset.runner import patch_source
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "fixtures" / "vendor" / "enginex-vllm-bi100-qwen36-main" / "qwen3_6_scripts" / "paged_attn.py"
+
+
+@pytest.fixture(scope="module")
+def patch_set() -> PatchSet:
+    return load_patch_set(ROOT / "patches", templates=ROOT / "templates")
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("PATCHER_NO_CACHE", raising=False)
+    monkeypatch.setenv("PATCHER_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "patched"
+
+
+def _patches(patch_set: PatchSet):  # type: ignore[no-untyped-def]
+    return patch_set.for_target(patch_set.patches[0].target)
+
+
+def _summary(outcome):  # type: ignore[no-untyped-def]
+    return (outcome.path, outcome.original, outcome.patched, outcome.parse_error,
+            [(o.patch.id, o.status, o.detail) for o in outcome.outcomes])
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    calls: list[str] = []
+
+    def counting(path, source, patches):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        return patch_source(path, source, patches)
+
+    monkeypatch.setattr(cache, "patch_source", counting)
+    return calls
+
+
+def test_a_hit_gives_the_outcome_a_cold_run_gives(store: Path, patch_set: PatchSet,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _spy(monkeypatch)
+    source = SHIPPED.read_bytes()
+    cold = cached_patch_source("a/paged_attn.py", source, _patches(patch_set))
+    warm = cached_patch_source("b/paged_attn.py", source, _patches(patch_set))
+    assert calls == ["a/paged_attn.py"]  # the second came from the cache
+    assert _summary(warm)[1:] == _summary(cold)[1:] and warm.path == "b/paged_attn.py"
+    assert _summary(cold) == _summary(patch_source("a/paged_attn.py", source, _patches(patch_set)))
+    assert len(list(store.iterdir())) == 1
+
+
+def test_other_bytes_or_other_parameters_miss(store: Path, patch_set: PatchSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _spy(monkeypatch)
+    source = SHIPPED.read_bytes()
+    cached_patch_source("x.py", source, _patches(patch_set))
+    cached_patch_source("x.py", source.replace(b"\n", b"\r\n"), _patches(patch_set))
+    other = load_patch_set(ROOT / "patches", templates=ROOT / "templates",
+                           overrides=["three-tier-decode.small_max=4096"])
+    cached_patch_source("x.py", source, _patches(other))
+    assert len(calls) == 3
+    assert len(list(store.iterdir())) == 3
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "other-key"])
+def test_a_damaged_entry_is_a_miss_and_is_rewritten(store: Path, patch_set: PatchSet,
+                                                    monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    source = SHIPPED.read_bytes()
+    cold = cached_patch_source("x.py", source, _patches(patch_set))
+    [entry] = store.iterdir()
+    raw = entry.read_bytes()
+    header, _, body = raw.partition(b"\n")
+    if damage == "truncate":
+        entry.write_bytes(raw[: len(raw) // 2])
+    elif damage == "flip":
+        entry.write_bytes(header + b"\n" + body.replace(b"torch", b"torcH", 1))
+    elif damage == "garbage":
+        entry.write_bytes(b"\x00\xff not json\n")
+    else:
+        meta = json.loads(header)
+        meta["key"] = hashlib.sha256(b"another file").hexdigest()
+        entry.write_bytes(json.dumps(meta).encode() + b"\n" + body)
+    calls = _spy(monkeypatch)
+    again = cached_patch_source("x.py", source, _patches(patch_set))
+    assert calls == ["x.py"]
+    assert _summary(again) == _summary(cold)
+    assert entry.read_bytes() == raw  # healed
+
+
+def test_no_cache_env_turns_it_off(tmp_path: Path, patch_set: PatchSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATCHER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATCHER_NO_CACHE", "1")
+    assert cache_dir() is None
+    cached_patch_source("x.py", SHIPPED.read_bytes(), _patches(patch_set))
+    assert not (tmp_path / "cache").exists()
+
+
+def test_default_location_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("PATCHER_NO_CACHE", "PATCHER_CACHE_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_dir() == tmp_path / "patcher"
+
+
+def test_an_unwritable_cache_only_costs_speed(tmp_path: Path, patch_set: PatchSet,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.delenv("PATCHER_NO_CACHE", raising=False)
+    monkeypatch.setenv("PATCHER_CACHE_DIR", str(blocker))
+    outcome = cached_patch_source("x.py", SHIPPED.read_bytes(), _patches(patch_set))
+    assert outcome.changed and not outcome.failed
+
+
+def test_failures_and_parse_errors_round_trip(store: Path, patch_set: PatchSet) -> None:
+    for source in (b"def broken(:\n", b"class PagedAttention:\n    pass\n"):
+        cold = cached_patch_source("x.py", source, _patches(patch_set))
+        warm = cached_patch_source("x.py", source, _patches(patch_set))
+        assert cold.failed and _summary(warm) == _summary(cold)
+
+
+def test_the_fingerprint_sees_rendered_code_and_refuses_the_unknown(patch_set: PatchSet) -> None:
+    text = json.dumps(fingerprint(list(_patches(patch_set))))
+    assert "three-tier-decode" in text and "8192" in text  # ids and parameter values
+    with pytest.raises(TypeError):
+        fingerprint(object())
