@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,20 +24,29 @@ class GitError(PatcherError):
 
 def describe_commit(folder: Path) -> str | None:
     """The commit that holds ``folder`` ("<sha>" or "<sha>-dirty"), or None outside git."""
+    # Plain git rather than GitPython: every apply asks this, and importing
+    # GitPython costs more than the two git calls.
+    program = shutil.which("git")
+    if program is None:
+        return None
+    head = _git(program, folder, "rev-parse", "--verify", "--quiet", "HEAD")
+    if head is None:
+        return None  # not in a repository, or one without commits
+    # Staged, unstaged and untracked changes under the folder all count.
+    status = _git(program, folder, "status", "--porcelain", "--untracked-files=all", "--", ".")
+    if status is None:
+        return None
+    sha = head.strip()
+    return f"{sha}-dirty" if status.strip() else sha
+
+
+def _git(program: str, folder: Path, *args: str) -> str | None:
     try:
-        import git
-    except ImportError:  # pragma: no cover - GitPython is a dependency
+        result = subprocess.run([program, "-C", str(folder), *args], capture_output=True, text=True,
+                                stdin=subprocess.DEVNULL, check=False)
+    except OSError:
         return None
-    try:
-        repo = git.Repo(folder, search_parent_directories=True)
-        sha = repo.head.commit.hexsha
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError, git.GitCommandError):
-        return None
-    except git.GitCommandNotFound:
-        return None
-    relative = str(folder.resolve().relative_to(Path(repo.working_tree_dir).resolve())) if repo.working_tree_dir else "."
-    dirty = repo.is_dirty(untracked_files=True, path=relative)
-    return f"{sha}-dirty" if dirty else sha
+    return result.stdout if result.returncode == 0 else None
 
 
 def _repository(folder: Path, purpose: str) -> git.Repo:
