@@ -8,7 +8,6 @@ the test suite is generated from them, and they document the rule.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import functools
 import unicodedata
@@ -17,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Mapping, Sequence, TypeVar
 
 import libcst as cst
+
+from ..syntax import child_nodes
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 if TYPE_CHECKING:
@@ -204,20 +205,6 @@ def integer_value(node: cst.BaseExpression) -> int | None:
 
 N = TypeVar("N", bound=cst.CSTNode)
 
-# Fields that hold only whitespace, comments or punctuation: never code a rule looks for.
-_SKIPPED_FIELDS = frozenset({
-    "whitespace_before", "whitespace_after", "whitespace_before_colon", "whitespace_after_colon",
-    "leading_lines", "lines_after_decorators", "header", "footer", "lpar", "rpar", "comma",
-    "semicolon", "newline", "whitespace_after_def", "whitespace_after_name", "whitespace_before_params",
-    "whitespace_after_star", "whitespace_after_param", "whitespace_after_class",
-    "whitespace_before_value", "whitespace_after_arg", "whitespace_after_import",
-    "whitespace_after_from", "whitespace_before_import", "whitespace_after_as",
-    "whitespace_before_as", "whitespace_after_dot", "whitespace_before_dot", "whitespace_after_equal",
-    "whitespace_before_equal", "whitespace_after_except", "whitespace_after_if",
-    "whitespace_after_while", "whitespace_after_for", "whitespace_after_in", "whitespace_before_in",
-    "whitespace_after_with", "whitespace_after_indicator", "whitespace_before_indicator",
-})
-_FIELDS: dict[type, tuple[str, ...]] = {}
 # The kinds of node rules ask the index for.
 INDEXED = (cst.Call, cst.Attribute, cst.Import, cst.ImportFrom, cst.Assign, cst.AnnAssign, cst.ClassDef)
 
@@ -240,7 +227,7 @@ class SyntaxIndex:
             if isinstance(node, INDEXED):
                 self._found[type(node)].append((node, tuple(path)))
             path.append(node)
-            pending.append(_children(node))
+            pending.append(child_nodes(node, code_only=True))
 
         enter(module)
         while pending:
@@ -264,18 +251,3 @@ class SyntaxIndex:
 def contains(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
     """Whether ``node`` is one of ``ancestors`` (by identity: equal-looking nodes are different places)."""
     return any(a is node for a in ancestors)
-
-
-def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    names = _FIELDS.get(type(node))
-    if names is None:
-        names = _FIELDS[type(node)] = tuple(
-            f.name for f in dataclasses.fields(node) if f.name not in _SKIPPED_FIELDS)
-    for name in names:
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item

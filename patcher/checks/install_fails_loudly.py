@@ -41,9 +41,9 @@ class InstallFailsLoudly(TreeRule):
         Invalid(f"echo start\ncp ./paged_attn.py {_OPS}/paged_attn.py\necho done\n", line=2,
                 found="runs without `set -e`"),
         Invalid(f"set -e\ncp ./paged_attn.py {_OPS}/paged_attn.py || true\n", line=2, found="`|| true`"),
-        Invalid(f"set -e\nfor ROOT in /usr/local/lib/python3.10 /usr/lib/python3; do\n"
-                f"  cp ./paged_attn.py $ROOT/dist-packages/vllm/attention/ops/paged_attn.py 2>/dev/null\n"
-                f"done\n", line=3, found="`2>/dev/null`"),
+        Invalid("set -e\nfor ROOT in /usr/local/lib/python3.10 /usr/lib/python3; do\n"
+                "  cp ./paged_attn.py $ROOT/dist-packages/vllm/attention/ops/paged_attn.py 2>/dev/null\n"
+                "done\n", line=3, found="`2>/dev/null`"),
         Invalid(f"cp ./paged_attn.py {_OPS}/paged_attn.py\nset -e\n", line=1, found="runs without `set -e`"),
         Invalid(f"set -e\nset +e\ncp ./paged_attn.py {_OPS}/paged_attn.py\n", line=3, found="runs without `set -e`"),
         # `set -e` ignores a failure on the left of && (and in a pipe, without pipefail).

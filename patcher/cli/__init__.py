@@ -33,7 +33,8 @@ class LazyGroup(click.Group):
         if name not in COMMANDS:
             return None
         module, attribute = COMMANDS[name].split(":")
-        return getattr(importlib.import_module(module), attribute)  # type: ignore[no-any-return]
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help from a table, so listing commands imports none of them.

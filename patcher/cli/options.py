@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Any, Callable
 import click
 
 if TYPE_CHECKING:
+    from ..archive.limits import Limits
     from ..checks import Policy
+    from ..patchset import PatchSet
 
 patches_option = click.option(
     "--patches",
@@ -32,7 +34,7 @@ def input_argument(name: str = "source") -> Callable[[Any], Any]:
     return click.argument(name, type=click.Path(path_type=Path, dir_okay=True), metavar="VENDOR")
 
 
-def load_patches(patches_dir: Path | None, overrides: tuple[str, ...]):  # type: ignore[no-untyped-def]
+def load_patches(patches_dir: Path | None, overrides: tuple[str, ...]) -> PatchSet:
     """Load the patch set the way every command does, recording its git commit."""
     from ..errors import PatchSetError
     from ..patchset import load_patch_set
@@ -68,7 +70,7 @@ def limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-def limits_from(max_members: int, max_size: int, max_ratio: int):  # type: ignore[no-untyped-def]
+def limits_from(max_members: int, max_size: int, max_ratio: int) -> Limits:
     """The Limits the options ask for."""
     from ..archive.limits import Limits
 

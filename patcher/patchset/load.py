@@ -16,7 +16,7 @@ import jinja2
 
 from ..errors import PatchSetError
 from ..transforms import OPERATIONS
-from ..transforms.base import ConfigError, Operation, parse_pattern
+from ..transforms.base import ConfigError, parse_pattern
 from ..transforms.pattern import PatternSyntaxError
 from .model import PARAM_TYPES, AppliedMarker, Example, Param, Patch, PatchSet
 from .templates import TemplateFailure, make_environment, render

@@ -16,13 +16,14 @@ from the nodes).
 from __future__ import annotations
 
 import ast
-import dataclasses
 import re
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Iterator, Mapping, Sequence, Union
 
 import libcst as cst
+
+from ..syntax import child_nodes, field_names
 
 # `$` cannot appear in Python outside strings, so a metavariable can be turned
 # into a reserved identifier before parsing and recognised afterwards.
@@ -34,31 +35,6 @@ _ANONYMOUS = "_"
 Capture = Union[cst.CSTNode, tuple[cst.CSTNode, ...]]
 Bindings = Mapping[str, Capture]
 EMPTY: Bindings = MappingProxyType({})
-
-# Fields that carry layout only: two nodes that differ just here are the same code.
-_LAYOUT_FIELDS = frozenset(
-    {
-        "lpar",
-        "rpar",
-        "leading_lines",
-        "lines_after_decorators",
-        "header",
-        "footer",
-        "comma",
-        "semicolon",
-        "equal",
-        "indent",
-        "newline",
-        "trailing_whitespace",
-        "first_colon",
-        "second_colon",
-        "default_indent",
-        "default_newline",
-        "has_trailing_newline",
-        "encoding",
-    }
-)
-
 
 class PatternSyntaxError(ValueError):
     """The pattern or template is not valid Python once metavariables are read."""
@@ -190,10 +166,8 @@ def match(pattern: object, node: object, bindings: Bindings = EMPTY) -> Bindings
         literal = _literal_equal(pattern, node)
         if literal is not None:
             return bindings if literal else None
-        for field in dataclasses.fields(pattern):
-            if field.name in _LAYOUT_FIELDS or field.name.startswith("whitespace"):
-                continue
-            result = match(getattr(pattern, field.name), getattr(node, field.name), bindings)
+        for name in field_names(pattern, code_only=True):
+            result = match(getattr(pattern, name), getattr(node, name), bindings)
             if result is None:
                 return None
             bindings = result
@@ -350,30 +324,6 @@ def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
         return
     for child in child_nodes(scope):
         yield from _blocks(child)
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The direct children of ``node``, read from its fields.
-
-    libcst's ``node.children`` runs a whole visitor pass to collect them,
-    which made searching a 500-line module take seconds.
-    """
-    names = _FIELD_NAMES.get(type(node))
-    if names is None:
-        # dataclasses.fields() rebuilds its answer on every call; a search
-        # asks it for every node.
-        names = _FIELD_NAMES[type(node)] = tuple(f.name for f in dataclasses.fields(node))
-    for name in names:
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
 
 
 def ancestor_ids(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .pattern import child_nodes
+from ..syntax import child_nodes
 
 
 class ScopeNotFound(LookupError):

@@ -1,0 +1,53 @@
+"""Walk libcst trees through their nodes' fields, sharing one notion of "layout only".
+
+libcst's ``node.children`` and its visitors rebuild or revisit every node
+they pass; reading the dataclass fields directly is what makes searching
+and checking a 500-line module cheap.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterator
+
+import libcst as cst
+
+# Fields that carry layout only: two nodes that differ just here are the same code,
+# and no pattern or rule looks for anything inside them.
+LAYOUT_FIELDS = frozenset({
+    "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "comma",
+    "semicolon", "equal", "indent", "newline", "trailing_whitespace", "first_colon",
+    "second_colon", "default_indent", "default_newline", "has_trailing_newline", "encoding",
+})
+
+
+def is_layout_field(name: str) -> bool:
+    """Whether a node field holds only whitespace, comments or punctuation."""
+    return name in LAYOUT_FIELDS or name.startswith("whitespace")
+
+
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+_CODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def field_names(node: cst.CSTNode, *, code_only: bool = False) -> tuple[str, ...]:
+    """The node's field names (cached per type: dataclasses.fields() rebuilds its answer each call)."""
+    cache = _CODE_FIELDS if code_only else _ALL_FIELDS
+    names = cache.get(type(node))
+    if names is None:
+        fields = dataclasses.fields(node)
+        names = cache[type(node)] = tuple(
+            f.name for f in fields if not (code_only and is_layout_field(f.name)))
+    return names
+
+
+def child_nodes(node: cst.CSTNode, *, code_only: bool = False) -> Iterator[cst.CSTNode]:
+    """The direct children of ``node``; with ``code_only``, none of its layout."""
+    for name in field_names(node, code_only=code_only):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
