@@ -87,7 +87,7 @@ def test_template_with_an_undefined_variable(cli, vendor_zip, patch_set) -> None
 
 def test_template_that_does_not_render_to_python(cli, vendor_zip, patch_set) -> None:  # type: ignore[no-untyped-def]
     template = patch_set.parent / "templates" / "prefix-pregather" / "gather_context.py.j2"
-    _edit(template, "ctx_blk_ids = block_tables", "ctx_blk_ids = = block_tables")
+    _edit(template, "ctx_blk_ids = $TABLES", "ctx_blk_ids = = $TABLES")
     line = _refused(cli, vendor_zip, patch_set)
     assert "prefix-pregather.toml: steps[1].template: code from 'template' is not valid Python at line 5, column 16: expected one of" in line
 
