@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .checks import CheckResult, Policy
 
 MANIFEST = "patcher-manifest.json"
+DOCKERIGNORE = ".dockerignore"
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class Build:
     mirrors: tuple[MirrorSync, ...]
     changes: Mapping[str, bytes]  # context path -> new content, for every file the run changes
     allowed: tuple[tuple[str, str], ...] = field(default=())  # (rule id, reason) overrides, see checks
+    manifest_ignored: bool = False  # .dockerignore gained the manifest: the Dockerfile copies the context root
 
     @property
     def failed(self) -> bool:
@@ -68,7 +70,20 @@ def build(tree: SourceTree, patch_set: PatchSet) -> Build:
             changes[path] = outcome.patched
         group = find_mirrors(tree, path)
         mirrors.extend(_sync(tree, group, outcome.patched, changes))
-    return Build(tree, patch_set, plan, targets, tuple(outcomes), tuple(mirrors), changes)
+    ignored = _keep_manifest_out_of_image(tree, plan, changes)
+    return Build(tree, patch_set, plan, targets, tuple(outcomes), tuple(mirrors), changes,
+                 manifest_ignored=ignored)
+
+
+def _keep_manifest_out_of_image(tree: SourceTree, plan: ShipPlan, changes: dict[str, bytes]) -> bool:
+    """If a COPY would take the manifest into the image, list it in .dockerignore."""
+    if not plan.would_ship(MANIFEST):
+        return False
+    old = tree.read(DOCKERIGNORE) if tree.exists(DOCKERIGNORE) else b""
+    newline = b"\r\n" if b"\r\n" in old else b"\n"
+    separator = newline if old and not old.endswith(b"\n") else b""
+    changes[DOCKERIGNORE] = old + separator + MANIFEST.encode() + newline
+    return True
 
 
 def check(build: Build, policy: "Policy") -> "CheckResult":
@@ -100,13 +115,17 @@ def _lf(data: bytes) -> bytes:
 def output_files(build: Build, manifest: bytes) -> Iterator[OutputFile]:
     """Every file of the context: changed ones from memory, the rest streamed from the input."""
     tree = build.tree
+    existing = set()
     for item in tree.files():
+        existing.add(item.path)
         if item.path == MANIFEST:
             continue  # a manifest from an earlier run is replaced by this run's
         if item.path in build.changes:
             yield OutputFile(item.path, item.executable, data=build.changes[item.path])
         else:
             yield OutputFile(item.path, item.executable, source=_opener(tree, item.path), size=item.size)
+    for path in sorted(set(build.changes) - existing):
+        yield OutputFile(path, False, data=build.changes[path])  # files the run adds (.dockerignore)
     yield OutputFile(MANIFEST, False, data=manifest)
 
 

@@ -78,6 +78,9 @@ class ApplyReport:
                 out.append(f"mirror {mirror.path}: {how} from {mirror.shipped}; now identical to it")
             else:
                 out.append(f"mirror {mirror.path}: identical to {mirror.shipped}")
+        if self.build.manifest_ignored and not self.build.failed:
+            out.append("the Dockerfile copies the context root: added patcher-manifest.json to .dockerignore "
+                       "so the manifest stays out of the image")
         counts = self.counts
         summary = (f"{counts['applied']} applied, {counts['already applied']} already applied, "
                    f"{counts['failed']} failed")

@@ -116,14 +116,15 @@ def base_diff(base: Build, head: Build, input_name: str, ref: BaseRef) -> DiffRe
         original = None
         old = base.changes.get(path)
         new = head.changes.get(path)
-        if old is None or new is None:
+        if (old is None or new is None) and tree.exists(path):
             original = tree.read(path)
         before = old if old is not None else original
         after = new if new is not None else original
         if before == after:
             continue
         why = _unique((*_producers(head, path), *_producers(base, path)))
-        change = FileChange(path, before, after, modes[path], modes[path])
+        executable = modes.get(path, False)
+        change = FileChange(path, before, after, executable, executable)
         files.append(FileDiff(change, why, _mirror_of(head, path) or _mirror_of(base, path)))
     return DiffReport(input_name, head.patch_set.commit, (Section(tuple(files)),), base=ref)
 
@@ -135,7 +136,9 @@ def _changed_files(build: Build) -> tuple[FileDiff, ...]:
     for path in sorted(build.changes, key=lambda p: (_mirror_of(build, p) is not None, p)):
         if path == MANIFEST:
             continue  # the manifest records the run; it is no change to the vendor's code
-        change = FileChange(path, build.tree.read(path), build.changes[path], modes[path], modes[path])
+        before = build.tree.read(path) if build.tree.exists(path) else None  # None: a file the run adds
+        executable = modes.get(path, False)
+        change = FileChange(path, before, build.changes[path], executable, executable)
         files.append(FileDiff(change, _producers(build, path), _mirror_of(build, path)))
     return tuple(files)
 

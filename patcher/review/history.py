@@ -32,8 +32,12 @@ def snapshots(build: Build, manifest: bytes, input_name: str) -> Iterator[Snapsh
             yield Snapshot(step.patch.header(), (OutputFile(step.path, modes[step.path], data=step.after),))
     synced = [m for m in build.mirrors if m.path in build.changes]
     files = [OutputFile(m.path, modes[m.path], data=build.changes[m.path]) for m in synced]
+    patched = {f.path for f in build.files} | {m.path for m in synced}
+    added = sorted(p for p in build.changes if p not in patched)  # e.g. .dockerignore
+    files += [OutputFile(p, modes.get(p, False), data=build.changes[p]) for p in added]
     files.append(OutputFile(MANIFEST, False, data=manifest))
     body = "".join(f"{m.path}: made identical to {m.shipped}\n" for m in synced)
+    body += "".join(f"{p}: keeps {MANIFEST} out of the image\n" for p in added)
     yield Snapshot(f"Sync stale copies with the shipped files; write {MANIFEST}\n\n{body}", tuple(files))
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ..archive.tree import SourceTree
 from ..errors import ShippingError
 from .dockerfile import Dockerfile, parse_dockerfile
-from .dockerignore import DOCKERIGNORE, glob_regex, has_glob, is_ignored, parse_dockerignore
+from .dockerignore import DOCKERIGNORE, IgnoreRule, glob_regex, has_glob, is_ignored, parse_dockerignore
 from .install_script import InstallScript, read_install_script
 
 DOCKERFILE = "Dockerfile"
@@ -46,10 +46,18 @@ class ShipPlan:
     installed: tuple[Installed, ...]
     ignored: tuple[str, ...] = ()  # context files .dockerignore keeps out of the build context
     copied_by: dict[str, int] = field(default_factory=dict)  # context path -> line of the COPY/ADD that ships it
+    ignore_rules: tuple[IgnoreRule, ...] = ()  # the .dockerignore, for files a run adds
 
     def ships(self, path: str) -> bool:
         """Whether a context file reaches the image at all."""
         return path in self.copied
+
+    def would_ship(self, path: str) -> bool:
+        """Whether a file added to the context at ``path`` would be copied into the image."""
+        if is_ignored(self.ignore_rules, path):
+            return False
+        return any(_expand_copy([path], source, copy.destination)
+                   for copy in self.dockerfile.copies for source in copy.sources)
 
     def find(self, target: str) -> list[Installed]:
         """Every install whose image path ends with ``target`` (e.g. vllm/attention/ops/paged_attn.py)."""
@@ -113,7 +121,7 @@ def plan_shipping(tree: SourceTree) -> ShipPlan:
             for source_path, image_path in _expand_install(copied, step.source, step.destination, step.recursive):
                 installed.append(Installed(source_path, image_path, script, step.line, step.hides_failure,
                                            step.stops_on_error))
-    return ShipPlan(dockerfile, copied, tuple(scripts), tuple(installed), ignored, copied_by)
+    return ShipPlan(dockerfile, copied, tuple(scripts), tuple(installed), ignored, copied_by, rules)
 
 
 def _text(tree: SourceTree, path: str) -> str:
