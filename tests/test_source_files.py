@@ -74,3 +74,18 @@ def test_python2_target_says_python3_cannot_parse_it_either(cli, vendor_copy, ma
     result = _apply_variant(cli, vendor_copy, make_zip, b"x = 1\nprint 'hello'\n")
     assert "line 2, column 13" in result.stderr
     assert "it does not parse under Python 3." in result.stderr
+
+
+def test_mixed_line_endings_keep_each_line_as_it_was(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
+    lines = (vendor_copy / SHIPPED).read_bytes().split(b"\n")
+    half = len(lines) // 4  # CRLF up to here (before the first patched line), LF after
+    original = b"\r\n".join(lines[:half]) + b"\r\n" + b"\n".join(lines[half:])
+    assert _apply_variant(cli, vendor_copy, make_zip, original).exit_code == 0
+    patched = _shipped(cli)
+    head = b"\r\n".join(lines[:half]) + b"\r\n"
+    assert patched.startswith(head)
+    assert patched.replace(b"\r\n", b"\n") == GOLDEN.read_bytes()
+    tail = b"\n".join(lines[-40:])  # swap_blocks and copy_blocks: untouched, LF
+    assert patched.endswith(tail) and b"\r" not in tail
+    # Inserted lines take the file's own newline (libcst: the first line's).
+    assert b"_v2_unavailable = False\r\n" in patched
