@@ -102,9 +102,7 @@ def _show(report: DiffReport, fmt: str, show_stat: bool, color: bool | None) -> 
         if _colour_wanted(color):
             data = render.colour(data)
         # Bytes, not text: CRs and undecodable bytes must reach 'patch' unchanged.
-        out = click.get_binary_stream("stdout")
-        out.write(data)
-        out.flush()
+        click.echo(data, nl=False)
     if report.empty:
         click.echo("no changes", err=True)
 

@@ -8,10 +8,11 @@ print exactly what they did before.
 
 from __future__ import annotations
 
+import sys
+
 import time
 from typing import Callable, TextIO
 
-import click
 
 DELAY = 1.0  # seconds of writing before the bar appears
 _REFRESH = 0.1
@@ -31,7 +32,7 @@ class ProgressBar:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.label = label
-        self.stream = stream if stream is not None else click.get_text_stream("stderr")
+        self.stream = stream if stream is not None else sys.stderr
         self.enabled = _is_terminal(self.stream) if enabled is None else enabled
         self.delay = delay
         self.clock = clock

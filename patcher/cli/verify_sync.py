@@ -44,11 +44,11 @@ def verify_sync_command(source: Path, show_diff: bool, fmt: str, config: Path | 
     if fmt == "json":
         click.echo(json.dumps(report.to_json(diffs=show_diff), indent=2))
     else:
-        out = click.get_binary_stream("stdout")
+        # Bytes, not text: a diff's CRs must reach the reader unchanged.
         for group in report.groups:
-            out.write((group.line() + "\n").encode("utf-8"))
+            click.echo((group.line() + "\n").encode("utf-8"), nl=False)
             if show_diff:
-                out.writelines(copy_diff(group, copy) for copy in group.drifted)
-        out.flush()
+                for copy in group.drifted:
+                    click.echo(copy_diff(group, copy), nl=False)
     click.echo(report.summary(), err=True)
     sys.exit(int(report.exit_code))
