@@ -110,9 +110,11 @@ def _code_digest() -> str:
     """Digest the modules whose code decides a patched result."""
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
+    modules = [package / "syntax.py"]  # the field walker the pattern engine matches with
     for folder in ("patchset", "transforms"):
-        for module in sorted((package / folder).glob("*.py")):
-            digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
+        modules += sorted((package / folder).glob("*.py"))
+    for module in modules:
+        digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
