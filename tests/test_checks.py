@@ -188,3 +188,14 @@ def test_allow_pairs_rules_with_reasons_in_order() -> None:
 
 def test_examples_paths_are_posix() -> None:
     assert posixpath.dirname(EXAMPLE_SCRIPT) == posixpath.dirname(EXAMPLE_TARGET)
+
+
+@pytest.mark.parametrize("data, line", [
+    (b"# caf\xe9\nx = 1\n", 0),  # libcst's own detection, on the first two lines
+    (b"x = 1\n\n# \xd6\xd0\xce\xc4 (GBK)\ny = 2\n", 3),
+])
+def test_a_file_that_does_not_decode_gets_only_the_python_3_10_finding(data: bytes, line: int) -> None:
+    # CPython refuses to import such a file; the check must say so, not crash.
+    result = run_rules([("vendor.py", lambda: data)], load_policy(POLICY))
+    assert [(v.rule, v.line) for v in result.violations] == [("python-3.10", line)]
+    assert "cannot be decoded" in result.violations[0].message

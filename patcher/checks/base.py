@@ -16,15 +16,20 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Mapping, Sequence, TypeVar
 
 import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..syntax import child_nodes
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 if TYPE_CHECKING:
     from ..shipping import ShipPlan
 
 # The image runs Python 3.10; every parse of shipped code says so.
 PYTHON_VERSION = "3.10"
+
+# What parsing a shipped file can raise: libcst's syntax error, a SyntaxError
+# for a bad coding line, or UnicodeDecodeError for bytes past the first two
+# lines that are not in the file's encoding. Rule python-3.10 reports each.
+PARSE_ERRORS = (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError)
 
 
 class Severity(str, enum.Enum):
@@ -86,7 +91,7 @@ class PythonSource:
 
     @functools.cached_property
     def module(self) -> cst.Module:
-        """The libcst tree; raises ``cst.ParserSyntaxError`` (rule python-3.10 reports it)."""
+        """The libcst tree; raises one of ``PARSE_ERRORS`` (rule python-3.10 reports it)."""
         config = cst.PartialParserConfig(python_version=PYTHON_VERSION)
         return cst.parse_module(self.data, config=config)
 

@@ -41,6 +41,8 @@ class Python310(FileRule):
         Invalid("def f(*args: *Ts):\n    pass\n", line=1, found="star annotation"),
         Invalid("x = 1\ny = x[*a]\n", line=2, found="star expression in a subscript"),
         Invalid("print 'hello'\n", line=1, found="does not parse"),
+        Invalid("# -*- coding: no-such-codec -*-\nx = 1\n", line=0, found="cannot be decoded: unknown encoding"),
+        Invalid("x = 1\n# \x00\n", line=0, found="null bytes"),
     )
 
     def check_file(self, source: PythonSource, settings: Settings) -> Iterator[Violation]:
@@ -55,6 +57,10 @@ class Python310(FileRule):
             else:
                 yield settings.violation(source.path, error.raw_line,
                                          f"libcst cannot parse it: {_one_line(error.message)}")
+            return
+        except (SyntaxError, UnicodeDecodeError) as error:
+            line, problem = _decode_problem(source, error)
+            yield settings.violation(source.path, line, f"cannot be decoded: {problem}, so Python will not import it")
             return
         parsed = _stdlib_parse(source)
         if not isinstance(parsed, tuple) and not _may_use_pep_646(parsed):
@@ -101,6 +107,17 @@ def _stdlib_parse(source: PythonSource) -> ast.Module | tuple[int, str]:
             return ast.parse(source.data, filename=source.path, feature_version=FEATURE_VERSION)
     except SyntaxError as error:
         return error.lineno or 0, _one_line(error.msg)
+    except ValueError as error:  # null bytes, on Python 3.10 (3.11.4 and later raise SyntaxError)
+        return 0, _one_line(str(error))
+
+
+def _decode_problem(source: PythonSource, error: SyntaxError | UnicodeDecodeError) -> tuple[int, str]:
+    """Where and why the bytes are not text; line 0 when libcst does not say (a bad coding line)."""
+    if isinstance(error, SyntaxError):
+        return error.lineno or 0, _one_line(error.msg)
+    line = source.data.count(b"\n", 0, error.start) + 1
+    return line, (f"byte {source.data[error.start]:#04x} is not {error.encoding} "
+                  "(declare the file's encoding with a '# -*- coding: ... -*-' line)")
 
 
 def _may_use_pep_646(tree: ast.Module) -> bool:

@@ -5,11 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
-import libcst as cst
-
 from ..archive.tree import SourceTree
 from ..shipping import ShipPlan
-from .base import FileRule, PythonSource, Severity, TreeRule, Violation
+from .base import PARSE_ERRORS, FileRule, PythonSource, Severity, TreeRule, Violation
 from .policy import Policy
 from .python_3_10 import Python310
 from .rules import RULES
@@ -62,8 +60,8 @@ def run_rules(
     """Run every file rule on ``files`` and, given a plan, every tree rule on it.
 
     ``files`` are read one at a time and dropped once checked. A file that
-    libcst cannot parse gets only the python-3.10 finding: the other rules
-    cannot read it.
+    libcst cannot parse or decode gets only the python-3.10 finding: the
+    other rules cannot read it.
     """
     violations: list[Violation] = []
     checked: list[str] = []
@@ -74,7 +72,7 @@ def run_rules(
         try:
             source.module
             readable = True
-        except cst.ParserSyntaxError:
+        except PARSE_ERRORS:
             readable = False
         for rule, settings in file_rules:
             if readable or isinstance(rule, Python310):
