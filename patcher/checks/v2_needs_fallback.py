@@ -19,6 +19,8 @@ _EXITS = (cst.Raise, cst.Return, cst.Break, cst.Continue)
 class V2NeedsFallback(FileRule):
     """Every ``ops.paged_attention_v2`` call sits in a ``try`` whose handler reaches ``ops.paged_attention_v1``.
 
+    The handler is the first one that catches ``NotImplementedError`` (bare,
+    or naming it, ``RuntimeError``, ``Exception`` or ``BaseException``).
     "Reaches" is control flow, read off the syntax: the handler itself calls
     V1, or the handler does not raise, return, break or continue, and a V1
     call follows the ``try`` in one of the enclosing blocks of the same
@@ -126,6 +128,16 @@ def forward_decode():
         ops.paged_attention_v2(output, query)
     ops.paged_attention_v1(output, query)
 """, line=5, found="outside any try"),
+        # The first matching handler is the one that runs: the fallback below it never does.
+        Invalid("""\
+def forward_decode():
+    try:
+        ops.paged_attention_v2(output, query)
+    except NotImplementedError:
+        raise
+    except Exception:
+        ops.paged_attention_v1(output, query)
+""", line=3, found="the handler at line 4 raises"),
         Invalid("""\
 def forward_decode():
     try:
@@ -172,25 +184,22 @@ def _unprotected(chain: Sequence[cst.CSTNode], v1: V1Calls, source: PythonSource
 
 def _handler_problem(statement: cst.Try, chain: Sequence[cst.CSTNode], v1: V1Calls,
                      source: PythonSource) -> str | None:
-    """None when a handler of ``statement`` reaches V1, else what stops it."""
-    catching = [h for h in statement.handlers if _catches(h)]
-    if not catching:
+    """None when the handler of ``statement`` that catches NotImplementedError reaches V1, else what stops it."""
+    # Python runs the first handler that matches; the ones after it never see the error.
+    handler = next((h for h in statement.handlers if _catches(h)), None)
+    if handler is None:
         caught = ", ".join(code(h.type) for h in statement.handlers if h.type is not None) or "nothing"
         return (f"sits in a try (line {source.line(statement)}) that catches only {caught}, "
                 f"not NotImplementedError")
-    problems = []
-    for handler in catching:
-        if any(_runs_in(ancestors, handler) for ancestors in v1):
-            return None
-        exit_ = _exit(handler)
-        if exit_ is None and _v1_follows(chain, v1):
-            return None
-        where = f"the handler at line {source.line(handler)}"
-        if exit_ is not None:
-            problems.append(f"{where} {exit_} before reaching ops.{V1}")
-        else:
-            problems.append(f"{where} falls through, but no ops.{V1} call follows the try")
-    return "sits in a try, but " + "; ".join(problems)
+    if any(_runs_in(ancestors, handler) for ancestors in v1):
+        return None
+    exit_ = _exit(handler)
+    if exit_ is None and _v1_follows(chain, v1):
+        return None
+    where = f"sits in a try, but the handler at line {source.line(handler)}"
+    if exit_ is not None:
+        return f"{where} {exit_} before reaching ops.{V1}"
+    return f"{where} falls through, but no ops.{V1} call follows the try"
 
 
 def _catches(handler: cst.ExceptHandler) -> bool:
