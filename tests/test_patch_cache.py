@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,13 @@ def test_the_fingerprint_sees_rendered_code_and_refuses_the_unknown(patch_set: P
     assert "three-tier-decode" in text and "8192" in text  # ids and parameter values
     with pytest.raises(TypeError):
         fingerprint(object())
+
+
+def test_another_python_misses(store: Path, patch_set: PatchSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A file libcst cannot parse is described with what this interpreter's parser
+    # makes of it ("it parses under Python 3.11 ..."): another Python must not reuse it.
+    calls = _spy(monkeypatch)
+    cached_patch_source("x.py", b"def broken(:\n", _patches(patch_set))
+    monkeypatch.setattr(sys, "version", "3.10.12 (another build)")
+    cached_patch_source("x.py", b"def broken(:\n", _patches(patch_set))
+    assert calls == ["x.py", "x.py"]

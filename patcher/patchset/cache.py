@@ -5,8 +5,10 @@ vendor drop. Patching a target is a pure function of its bytes, the
 rendered patches and the code that runs them, so its result is stored
 under a key made of exactly those: the sha256 of the target's bytes, a
 digest of the rendered patches for it, the tool's version, libcst's
-version and a digest of the patching code itself (an editable install
-changes that code without changing the version).
+version, the Python that runs it (a file libcst cannot parse is described
+with what this interpreter's own parser makes of it) and a digest of the
+patching code itself (an editable install changes that code without
+changing the version).
 
 An entry is never trusted blindly: it holds its own key and the sha256
 of the patched bytes, and is used only if both check out and it names the
@@ -27,6 +29,7 @@ import hashlib
 import json
 import os
 import secrets
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -78,7 +81,8 @@ def _key(source: bytes, patches: Sequence[Patch]) -> str | None:
         rendered = json.dumps([fingerprint(p) for p in patches], sort_keys=True)
     except TypeError:
         return None  # something this module cannot describe: do not cache it
-    parts = [f"format {FORMAT}", __version__, LIBCST_VERSION, _code_digest(), hashlib.sha256(source).hexdigest(), hashlib.sha256(rendered.encode()).hexdigest()]
+    parts = [f"format {FORMAT}", __version__, LIBCST_VERSION, sys.version, _code_digest(),
+             hashlib.sha256(source).hexdigest(), hashlib.sha256(rendered.encode()).hexdigest()]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
