@@ -6,6 +6,7 @@ import hashlib
 import importlib.util
 import os
 import stat
+import struct
 import sys
 import zipfile
 from collections.abc import Callable, Mapping, Set
@@ -350,3 +351,24 @@ def test_error_text_is_one_line_with_where_and_hint() -> None:
     assert str(error) == "x.zip: bad thing (do this)"
     assert error.exit_code == 2
     assert isinstance(BadArchive("m"), PatcherError)
+
+
+def test_local_header_name_that_is_not_utf8_is_corrupt(tmp_path: Path) -> None:
+    # The central directory says UTF-8 and holds a valid name; the local header does not.
+    path = make_zip(tmp_path / "v.zip", {"top/Dockerfile": DOCKERFILE, "top/\u00e9.py": PAGED})
+    data = path.read_bytes()
+    at = data.index("top/\u00e9.py".encode())  # the local header comes first
+    path.write_bytes(data[: at + 4] + b"\xff\xfe" + data[at + 6 :])
+    with ZipSource(path) as source, pytest.raises(BadArchive, match="'top/\u00e9.py' is corrupt"):
+        source.read("\u00e9.py")
+
+
+def test_zip64_locator_pointing_at_a_short_record_is_not_a_crash(tmp_path: Path) -> None:
+    # The locator points into the comment, where a zip64 record's magic starts
+    # but fewer bytes than a record follow.
+    eocd = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0, 0, 6)
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, 20 + len(eocd), 1)
+    path = tmp_path / "short.zip"
+    path.write_bytes(locator + eocd + b"PK\x06\x06xx")
+    with pytest.raises(BadArchive, match="truncated or corrupt"):
+        ZipSource(path)

@@ -81,6 +81,7 @@ def _decompress_errors() -> tuple[type[Exception], ...]:
         EOFError,  # compressed data ends early
         OSError,  # corrupt bzip2 stream; unreadable input file
         NotImplementedError,  # a method or flag zipfile cannot handle
+        UnicodeDecodeError,  # a local header name that is not the UTF-8 its flag claims
     ]
     try:
         import lzma
@@ -338,7 +339,7 @@ def _declared_member_count(fp: BinaryIO) -> int | None:
     (record_at,) = struct.unpack("<Q", locator[8:16])
     fp.seek(record_at)
     record = fp.read(56)
-    if record[:4] != b"PK\x06\x06":
+    if record[:4] != b"PK\x06\x06" or len(record) < 56:
         return None
     (count64,) = struct.unpack("<Q", record[32:40])
     return int(count64)
