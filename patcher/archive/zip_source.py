@@ -49,7 +49,6 @@ _FLAG_ENCRYPTED = 0x1
 _FLAG_PATCHED_DATA = 0x20
 _FLAG_STRONG_ENCRYPTION = 0x40
 _FLAG_UTF8 = 0x800
-_MSDOS_DIR = 0x10
 
 
 def _supported_methods() -> dict[int, str]:
