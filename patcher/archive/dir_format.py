@@ -6,7 +6,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from patcher.archive.layout import CHUNK, DIR_MODE, Entry, Progress
+from patcher.archive.layout import CHUNK, DIR_MODE, Entry, Progress, fsync_dir
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -48,13 +48,5 @@ def write_dir(root: Path, entries: list[Entry], mtime: int, progress: Progress |
     for folder in reversed(folders):
         os.chmod(folder, DIR_MODE)
         os.utime(folder, (mtime, mtime))
-        _fsync_dir(folder)
+        fsync_dir(folder)
     return listing.hexdigest()
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -222,3 +222,18 @@ class SizedReader:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make the entries just created in FOLDER durable, where the file system allows it."""
+    # Some file systems refuse to open or sync a folder; that costs only durability.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -24,6 +24,7 @@ from patcher.archive.layout import (
     Entry,
     OutputFile,
     OutputFormat,
+    fsync_dir,
     plan,
     resolve_mtime,
 )
@@ -80,7 +81,7 @@ def write_output(
             _write_archive(temp, entries, stamp, fmt, advance)
             digest = _sha256_file(temp)
         _move_into_place(temp, dest, force)
-        _fsync_dir(dest.parent)
+        fsync_dir(dest.parent)  # makes the rename itself durable
     except BaseException as exc:
         _remove(temp)
         for folder in reversed(created):
@@ -208,21 +209,6 @@ def _sha256_file(path: Path) -> str:
         for block in iter(lambda: fp.read(CHUNK), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def _fsync_dir(folder: Path) -> None:
-    # Makes the rename itself durable; some file systems refuse to open
-    # a folder for this, which costs only durability.
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _remove(path: Path) -> None:
