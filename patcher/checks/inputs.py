@@ -12,11 +12,11 @@ from typing import Sequence
 from ..archive import open_source
 from ..archive.tree import SourceTree
 from ..errors import BadArchive, PatcherError, ShippingError
+from ..pipeline import MANIFEST
 from ..shipping import plan_shipping
 from .policy import Policy
 from .runner import CheckResult, check_tree, run_rules
 
-MANIFEST = "patcher-manifest.json"  # as patcher.pipeline writes it
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
 
 
