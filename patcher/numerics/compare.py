@@ -110,7 +110,7 @@ def compare_sources(vendor: bytes, patched: bytes, *, v1_limit: int = V1_LIMIT,
             comparisons.extend(pair.prefix(case, label) for case, label in _prefix_grid())
         for case, label in _decode_grid(thresholds, full=ops_mode == BI_V100):
             comparisons.append(pair.decode(case, label))
-    return NumericsResult(tuple(comparisons), tuple(_thresholds(pair, literals)), tuple(notes))
+    return NumericsResult(tuple(comparisons), tuple(thresholds), tuple(notes))
 
 
 # -- the two copies -----------------------------------------------------

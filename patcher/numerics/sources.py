@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..archive.tree import SourceTree
 from ..errors import PatcherError, PatchSetError
 from ..patchset.model import PatchSet
+from ..patchset.runner import Status
 
 TARGET_NAME = "paged_attn.py"
 
@@ -39,6 +40,6 @@ def paged_attn_sources(tree: SourceTree, patch_set: PatchSet) -> PagedAttnSource
                             where=str(patch_set.directory))
     path = paths[0]
     outcome = next(f for f in result.files if f.path == path)
-    applied = tuple(o.patch.id for o in outcome.outcomes if o.status.value == "applied")
+    applied = tuple(o.patch.id for o in outcome.outcomes if o.status is Status.APPLIED)
     vendor = tree.read(path)
     return PagedAttnSources(path, vendor, result.changes.get(path, vendor), applied)
