@@ -10,7 +10,7 @@ from ..errors import ShippingError
 from ..patchset.model import PatchSet
 from ..report import ExitCode
 from ..shipping import Installed, ShipPlan, find_mirrors, plan_shipping
-from ..shipping.plan import DOCKERFILE
+from ..shipping.plan import DOCKERFILE, parent_folders
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,8 @@ def inspect_tree(tree: SourceTree, patch_set: PatchSet) -> Inspection:
     warnings: list[HiddenFailure] = []
     for target in patch_set.targets:
         ids = tuple(p.id for p in patch_set.for_target(target))
-        image_paths = tuple(dict.fromkeys(i.image_path for i in plan.find(target)))
+        found = plan.find(target)
+        image_paths = tuple(dict.fromkeys(i.image_path for i in found))
         try:
             shipped = plan.shipped_copy(target)
         except ShippingError as error:
@@ -78,7 +79,7 @@ def inspect_tree(tree: SourceTree, patch_set: PatchSet) -> Inspection:
             continue
         mirrors = find_mirrors(tree, shipped).mirrors
         targets.append(TargetShipping(target, ids, shipped, image_paths, mirrors))
-        warnings.extend(_hidden(i) for i in plan.find(target) if i.path == shipped and _hides(i))
+        warnings.extend(_hidden(i) for i in found if i.path == shipped and _hides(i))
     return Inspection(tree.label, plan, tuple(f.path for f in tree.files()), tuple(targets), tuple(warnings))
 
 
@@ -140,18 +141,12 @@ def lines(inspection: Inspection) -> list[str]:
 
 def _collapse(unshipped: tuple[str, ...], shipped: set[str]) -> list[str]:
     """List paths, folding the files of a folder that ships nothing into ``folder/ (N files)``."""
-    busy = {folder for path in shipped for folder in _folders(path)}
+    busy = {folder for path in shipped for folder in parent_folders(path)}
     groups: dict[str, list[str]] = {}
     for path in unshipped:
-        key = next((folder + "/" for folder in _folders(path) if folder not in busy), path)
+        key = next((folder + "/" for folder in parent_folders(path) if folder not in busy), path)
         groups.setdefault(key, []).append(path)
     return [f"{key} ({len(paths)} files)" if len(paths) > 1 else paths[0] for key, paths in groups.items()]
-
-
-def _folders(path: str) -> list[str]:
-    """The folders holding ``path``, outermost first."""
-    parts = path.split("/")[:-1]
-    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def to_json(inspection: Inspection) -> dict[str, Any]:

@@ -21,9 +21,8 @@ class MirrorGroup:
         return (self.shipped, *self.mirrors)
 
 
-def find_mirrors(tree: SourceTree, shipped: str, extra: tuple[str, ...] = ()) -> MirrorGroup:
-    """Group ``shipped`` with the root-level file of the same name and any ``extra`` paths."""
+def find_mirrors(tree: SourceTree, shipped: str) -> MirrorGroup:
+    """Group ``shipped`` with the root-level file of the same name, when there is one."""
     name = posixpath.basename(shipped)
-    candidates = [name, *extra]
-    mirrors = tuple(dict.fromkeys(p for p in candidates if p != shipped and tree.exists(p)))
+    mirrors = (name,) if name != shipped and tree.exists(name) else ()
     return MirrorGroup(shipped, mirrors)

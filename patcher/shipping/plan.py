@@ -137,7 +137,7 @@ def _expand_copy(paths: list[str], source: str, destination: str) -> list[tuple[
         # Docker matches each file and folder against the pattern; several
         # matches need a folder destination, which then receives each one.
         regex = glob_regex(source)
-        folders = sorted({parent for p in paths for parent in _parents(p)})
+        folders = sorted({parent for p in paths for parent in parent_folders(p)})
         matches = [m for m in [*paths, *folders] if regex.fullmatch(m)]
         into = destination if destination.endswith("/") or len(matches) > 1 else destination
         found: list[tuple[str, str]] = []
@@ -178,7 +178,8 @@ def _expand_install(copied: dict[str, str], source: str, destination: str, recur
     return sorted((p, posixpath.join(base, image[len(prefix):])) for p, image in copied.items() if image.startswith(prefix))
 
 
-def _parents(path: str) -> list[str]:
+def parent_folders(path: str) -> list[str]:
+    """The folders holding the context path ``path``, outermost first."""
     parts = path.split("/")[:-1]
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
