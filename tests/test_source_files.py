@@ -55,10 +55,11 @@ def test_latin1_target_with_coding_line(cli, vendor_copy, make_zip) -> None:  # 
     ("content", "message"),
     [
         (b"s = '\xe9'\n", "cannot be decoded: invalid or missing encoding declaration"),
+        (b"a = 1\nb = 2\nc = 3\ns = '\xe9'\n", "cannot be decoded: line 4: not utf-8"),
         (b"print 'hello'\n", "line 1, column 13: expected one of"),
         (b"x = 1\r\ny = 2\nz = 3\r", "would not round-trip byte for byte (lone CR line endings?)"),
     ],
-    ids=["not-utf8", "python2", "lone-cr"],
+    ids=["not-utf8", "not-utf8-further-down", "python2", "lone-cr"],
 )
 def test_unpatchable_target_is_one_clear_error(cli, vendor_copy, make_zip, content: bytes, message: str) -> None:  # type: ignore[no-untyped-def]
     result = _apply_variant(cli, vendor_copy, make_zip, content)

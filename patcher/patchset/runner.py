@@ -61,9 +61,13 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         return FileOutcome(path, source, source, (), _why_not_parsed(source, describe_syntax_error(error)))
-    except SyntaxError as error:  # raised by libcst for an undecodable file
+    except SyntaxError as error:  # libcst: undecodable in the first lines, or a bad coding line
         return FileOutcome(path, source, source, (), f"cannot be decoded: {error.msg} "
                            "(not UTF-8 and no '# -*- coding: ... -*-' line)")
+    except UnicodeDecodeError as error:  # libcst: undecodable further down
+        line = source[: error.start].count(b"\n") + 1
+        return FileOutcome(path, source, source, (), f"cannot be decoded: line {line}: not {error.encoding} "
+                           "(declare the encoding with a '# -*- coding: ... -*-' line)")
     # Generating code walks the whole tree: do it once per version of the
     # module, keeping the text of the current one.
     code = module.code
