@@ -174,3 +174,65 @@ def test_no_dockerfile_is_exit_2(cli, tmp_path) -> None:  # type: ignore[no-unty
     (tmp_path / "empty").mkdir()
     result = cli("inspect", tmp_path / "empty")
     assert result.exit_code == 2 and result.stderr.startswith("error: ") and result.stdout == ""
+
+
+# Dockerfile and install-script forms that must still find the shipped paged_attn.py:
+# (Dockerfile after FROM, patch_ops.sh body, image paths of the target).
+ROOT_LIB = "/usr/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py"
+FORMS = {
+    "copy-into-dot": (
+        "WORKDIR /workspace\nCOPY qwen3_6_scripts/patch_ops.sh .\nCOPY qwen3_6_scripts/paged_attn.py ./\n"
+        "RUN ./patch_ops.sh\n",
+        f"cp ./paged_attn.py {TARGET_IMAGE}\n", [TARGET_IMAGE]),
+    "env-in-run-and-script": (
+        f"ENV SCRIPTS=/workspace/qwen3_6_scripts OPS={TARGET_IMAGE.rsplit('/', 1)[0]}\n"
+        "COPY qwen3_6_scripts $SCRIPTS\nRUN cd ${SCRIPTS} && bash -ex patch_ops.sh\n",
+        "cp ./paged_attn.py $OPS/\n", [TARGET_IMAGE]),
+    "sh-c": (
+        "COPY qwen3_6_scripts /workspace/qwen3_6_scripts\n"
+        "RUN [\"/bin/bash\", \"-c\", \"cd /workspace/qwen3_6_scripts && ./patch_ops.sh\"]\n",
+        f"cp ./paged_attn.py {TARGET_IMAGE}\n", [TARGET_IMAGE]),
+    "quoted-workdir": (
+        "WORKDIR \"/workspace\"\nCOPY qwen3_6_scripts qwen3_6_scripts\n"
+        "RUN cd qwen3_6_scripts && /workspace/qwen3_6_scripts/patch_ops.sh\n",
+        f"cp ./paged_attn.py {TARGET_IMAGE}\n", [TARGET_IMAGE]),
+    "default-value": (
+        "COPY qwen3_6_scripts /workspace/qwen3_6_scripts\nRUN cd /workspace/qwen3_6_scripts && ./patch_ops.sh\n",
+        f"OPS=${{OPS:-{TARGET_IMAGE.rsplit('/', 1)[0]}}}\ncp ./paged_attn.py $OPS/paged_attn.py\n", [TARGET_IMAGE]),
+    "nested-loops": (
+        "COPY qwen3_6_scripts /workspace/qwen3_6_scripts\nRUN cd /workspace/qwen3_6_scripts && ./patch_ops.sh\n",
+        "for root in /usr/local/corex/lib/python3/dist-packages /usr/lib/python3/dist-packages; do\n"
+        "  for name in paged_attn.py; do\n"
+        "    while false; do :; done\n"
+        "    cp ./$name $root/vllm/attention/ops/\n"
+        "  done\n"
+        "done\n", [TARGET_IMAGE, ROOT_LIB]),
+}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_the_shipped_copy_is_found_through_these_forms(cli, vendor_copy, form) -> None:  # type: ignore[no-untyped-def]
+    dockerfile, script, image_paths = FORMS[form]
+    (vendor_copy / "Dockerfile").write_text("FROM registry.example.invalid/base:v1\n" + dockerfile)
+    (vendor_copy / "qwen3_6_scripts" / "patch_ops.sh").write_text("#!/bin/sh\nset -e\n" + script)
+    result = cli("inspect", "--format", "json", "--strict", vendor_copy)
+    assert result.exit_code == 0, result.stderr
+    (target,) = json.loads(result.stdout)["targets"]
+    assert (target["shipped"], target["image_paths"], target["problem"]) == (SHIPPED, image_paths, None)
+
+
+def test_a_copy_glob_matching_several_files_fills_a_folder(cli, vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    # Docker wants a trailing '/' here; without it each file must not land on the same path.
+    (vendor_copy / "Dockerfile").write_text("FROM base\nCOPY *.py /workspace/stale\n")
+    data = json.loads(cli("inspect", "--format", "json", vendor_copy).stdout)
+    shipped = {item["path"]: item["image_paths"] for item in data["shipped"]}
+    assert shipped["paged_attn.py"] == ["/workspace/stale/paged_attn.py"]
+    assert shipped["attention.py"] == ["/workspace/stale/attention.py"]
+
+
+@pytest.mark.parametrize("command", ["inspect", "apply", "diff", "verify-sync", "check"])
+def test_a_dockerfile_that_does_not_parse_is_exit_2(cli, vendor_copy, command) -> None:  # type: ignore[no-untyped-def]
+    (vendor_copy / "Dockerfile").write_text("FROM base\nENV\nCOPY qwen3_6_scripts /workspace/qwen3_6_scripts\n")
+    result = cli(command, vendor_copy)
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.startswith("error: Dockerfile: cannot be parsed") and "internal error" not in result.stderr

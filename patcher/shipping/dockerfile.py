@@ -11,13 +11,17 @@ from __future__ import annotations
 import io
 import json
 import posixpath
+import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping
 
 from dockerfile_parse import DockerfileParser
 from dockerfile_parse.util import WordSplitter
 
 from ..errors import ShippingError
+
+_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,7 @@ class ScriptRun:
     script: str  # absolute image path of the script
     cwd: str  # the directory it runs in
     line: int
+    environment: Mapping[str, str] = field(default_factory=dict)  # the ENV and ARG values it sees
 
 
 @dataclass(frozen=True)
@@ -60,11 +65,19 @@ class Dockerfile:
 def parse_dockerfile(text: str, where: str = "Dockerfile") -> Dockerfile:
     """Parse the Dockerfile's COPY/ADD, WORKDIR and script-running RUN lines."""
     parser = DockerfileParser(fileobj=io.BytesIO(text.encode("utf-8")))
+    try:
+        instructions = list(zip(parser.structure, parser.context_structure))
+    except (IndexError, ValueError) as error:
+        # dockerfile-parse fails this way on an instruction Docker rejects too (a bare ENV, ARG or LABEL).
+        raise ShippingError(
+            f"cannot be parsed ({type(error).__name__}: {error})", where=where,
+            hint="an ENV, ARG or LABEL line without arguments? 'docker build' rejects those too",
+        ) from None
     workdir = "/"
     copies: list[ContextCopy] = []
     runs: list[ScriptRun] = []
     workdirs: list[Workdir] = []
-    for instruction, context in zip(parser.structure, parser.context_structure):
+    for instruction, context in instructions:
         kind, value, line = instruction["instruction"], instruction["value"], instruction["startline"] + 1
         # ENV and ARG values in force at this instruction, per stage, as Docker substitutes them.
         variables = {**context.get_values(context_type="ARG"), **context.get_values(context_type="ENV")}
@@ -78,7 +91,7 @@ def parse_dockerfile(text: str, where: str = "Dockerfile") -> Dockerfile:
             if copy is not None:
                 copies.append(copy)
         elif kind == "RUN":
-            runs.extend(_script_runs(value, workdir, line))
+            runs.extend(_script_runs(value, workdir, line, variables))
     return Dockerfile(tuple(copies), tuple(runs), tuple(workdirs))
 
 
@@ -96,7 +109,7 @@ def _copy(kind: str, value: str, workdir: str, line: int, where: str,
     sources = [s for s in sources if not (kind == "ADD" and _is_remote(s))]
     if not sources:
         return None
-    folder = destination.endswith("/") or len(sources) > 1
+    folder = destination.endswith("/") or len(sources) > 1 or names_folder(destination)
     absolute = posixpath.normpath(posixpath.join(workdir, destination))
     return ContextCopy(
         sources=tuple(posixpath.normpath(s.lstrip("/")) for s in sources),
@@ -105,6 +118,11 @@ def _copy(kind: str, value: str, workdir: str, line: int, where: str,
         instruction=kind,
         flags=tuple(flags),
     )
+
+
+def names_folder(path: str) -> bool:
+    """Whether ``path`` ends in ``.`` or ``..`` (``COPY file .``, ``cp file .``), which is always a folder."""
+    return posixpath.basename(path) in (".", "..")
 
 
 def _is_remote(source: str) -> bool:
@@ -136,29 +154,50 @@ def _words(value: str, where: str, variables: dict[str, str] | None = None) -> l
 
 
 def _expand(word: str, variables: dict[str, str]) -> str:
-    """Substitute ``$VAR`` and ``${VAR}`` as Docker does (an unset variable is empty)."""
-    if "$" not in word:
+    """Substitute ``$VAR`` and ``${VAR}`` and remove quotes, as Docker does (an unset variable is empty)."""
+    if not any(c in word for c in "$\"'\\"):
         return word
     return str(WordSplitter(word, args=variables).dequote())
 
 
-def _script_runs(command: str, workdir: str, line: int) -> list[ScriptRun]:
-    """Find ``./script``, ``sh script`` and ``bash script`` in a RUN, following ``cd``."""
+def _script_runs(command: str, workdir: str, line: int, variables: Mapping[str, str]) -> list[ScriptRun]:
+    """Find ``./script``, ``sh script`` and ``bash [-e] script`` in a RUN, following ``cd`` and ``sh -c``.
+
+    ENV and ARG values are the environment a RUN's shell sees, so ``$VAR`` is
+    expanded in its words; variables the RUN sets itself stay as written.
+    """
     runs = []
     cwd = workdir
-    for words in _exec_form(command) or _simple_commands(command):
+    for words in _exec_form(command) or _simple_commands(command, variables):
         if not words:
             continue
         head = words[0]
         if head == "cd" and len(words) > 1:
             cwd = posixpath.normpath(posixpath.join(cwd, words[1]))
-        elif head in ("sh", "bash") and len(words) > 1 and not words[1].startswith("-"):
-            runs.append(ScriptRun(posixpath.normpath(posixpath.join(cwd, words[1])), cwd, line))
+        elif posixpath.basename(head) in ("sh", "bash"):
+            options, rest = _shell_options(words[1:])
+            if any("c" in o for o in options if not o.startswith("--")):
+                if rest:  # sh -c 'cd DIR && ./script': the string is a command line of its own
+                    runs.extend(_script_runs(rest[0], cwd, line, variables))
+            elif rest:
+                runs.append(ScriptRun(posixpath.normpath(posixpath.join(cwd, rest[0])), cwd, line, variables))
         elif "/" in head and not head.startswith("/usr/bin") and not head.startswith("/bin"):
-            runs.append(ScriptRun(posixpath.normpath(posixpath.join(cwd, head)), cwd, line))
+            runs.append(ScriptRun(posixpath.normpath(posixpath.join(cwd, head)), cwd, line, variables))
         elif head.endswith(".sh"):
-            runs.append(ScriptRun(posixpath.normpath(posixpath.join(cwd, head)), cwd, line))
+            runs.append(ScriptRun(posixpath.normpath(posixpath.join(cwd, head)), cwd, line, variables))
     return runs
+
+
+def _shell_options(words: list[str]) -> tuple[list[str], list[str]]:
+    """Split ``sh``/``bash`` arguments into leading options (``-ex``, ``-o pipefail``) and the rest."""
+    options: list[str] = []
+    index = 0
+    while index < len(words) and words[index][:1] in ("-", "+") and words[index] not in ("-", "--"):
+        options.append(words[index])
+        index += 2 if words[index] in ("-o", "+o", "-O", "+O") else 1
+    if index < len(words) and words[index] == "--":
+        index += 1
+    return options, words[index:]
 
 
 def _exec_form(command: str) -> list[list[str]]:
@@ -172,8 +211,8 @@ def _exec_form(command: str) -> list[list[str]]:
     return [[str(w) for w in words]] if isinstance(words, list) else []
 
 
-def _simple_commands(command: str) -> list[list[str]]:
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
+def _simple_commands(command: str, variables: Mapping[str, str]) -> list[list[str]]:
+    lexer = shlex.shlex(_substitute(command, variables), posix=True, punctuation_chars=";&|")
     lexer.whitespace_split = True
     commands: list[list[str]] = [[]]
     try:
@@ -185,3 +224,12 @@ def _simple_commands(command: str) -> list[list[str]]:
     except ValueError:
         return []  # unbalanced quotes: not a command we can follow
     return commands
+
+
+def _substitute(command: str, variables: Mapping[str, str]) -> str:
+    """Expand the ``$VAR``/``${VAR}`` that ENV and ARG define; leave others to the shell."""
+    def lookup(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        return variables.get(name, match.group(0))
+
+    return _VARIABLE.sub(lookup, command)

@@ -1,8 +1,9 @@
 """Follow an install script far enough to know which file it copies where.
 
 Not a shell: it understands what vendor install scripts do to place files
-(``cd``, ``cp``, ``cp -r``, ``install``, ``VAR=value`` with ``$VAR`` and
-``${VAR}``, ``for X in ...; do ... done`` over candidate roots, ``if`` blocks,
+(``cd``, ``cp``, ``cp -r``, ``install``, ``VAR=value`` with ``$VAR``,
+``${VAR}`` and ``${VAR:-default}``, ``for X in ...; do ... done`` over
+candidate roots (nested too), ``if`` blocks,
 ``&&``/``||``/``;`` and redirections) and notes how a failed copy would be
 hidden (no ``set -e``, ``|| true``, ``2>/dev/null``). Both branches of an
 ``if`` are followed, since which one runs depends on the image. ``set -e``
@@ -16,8 +17,14 @@ import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
+from typing import Mapping
 
-_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+from .dockerfile import names_folder
+
+# $VAR, ${VAR}, and ${VAR:-word}-style forms (-, =, + and ?, with or without the colon).
+_VARIABLE = re.compile(r"\$(?:\{(\w+)(?:(:?[-=+?])([^}]*))?\}|(\w+))")
+_LOOPS = ("for", "while", "until")  # each closed by a "done"
+_CONTROL = ("do", "then", "else", "fi", "elif", "if", "while", "{", "}")
 _ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)=(.*)$")
 _SEPARATORS = (";", "&&", "||", "|", "&")
 
@@ -43,9 +50,9 @@ class InstallScript:
     unknown: tuple[str, ...] = field(default=())  # variables used but never assigned
 
 
-def read_install_script(text: str, cwd: str) -> InstallScript:
-    """Follow ``text`` as if run in the image directory ``cwd``."""
-    state = _State(cwd)
+def read_install_script(text: str, cwd: str, environment: Mapping[str, str] | None = None) -> InstallScript:
+    """Follow ``text`` as if run in the image directory ``cwd`` with ``environment`` (the Dockerfile's ENV/ARG)."""
+    state = _State(cwd, environment or {})
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if first.startswith("#!") and re.search(r"\s-\w*e", first):
         state.errexit = state.errexit_first = True
@@ -71,15 +78,18 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
 
 
 class _State:
-    def __init__(self, cwd: str):
+    def __init__(self, cwd: str, environment: Mapping[str, str]):
         self.cwd = cwd
-        self.variables: dict[str, str] = {}
+        self.variables: dict[str, str] = dict(environment)
         self.copies: list[ScriptCopy] = []
         self.unknown: set[str] = set()
         self.errexit = False
         self.errexit_first = False
-        # Open `for` loops: (variable, values, collected lines); nested allowed.
-        self.loops: list[tuple[str, list[str], list[tuple[int, _Command]]]] = []
+        # The open top-level `for` loop: (variable, values, collected commands). Loops
+        # nested in it are collected with its body and followed when it is replayed,
+        # once its variable has a value; `nesting` counts those still open.
+        self.loop: tuple[str, list[str], list[tuple[int, _Command]]] | None = None
+        self.nesting = 0
 
     def run_line(self, line: str, number: int) -> None:
         tokens = _tokens(line)
@@ -96,28 +106,18 @@ class _State:
         if not words:
             return
         head = words[0]
-        if self.loops:
-            if head == "for":
-                self.loops.append((words[1] if len(words) > 1 else "_", self._values(words[3:] if len(words) > 2 else []), []))
-                return
-            if head == "done":
-                variable, values, body = self.loops.pop()
-                for value in values or [""]:
-                    saved = self.variables.get(variable)
-                    self.variables[variable] = value
-                    for line_number, body_command in body:
-                        self._command(body_command, line_number)
-                    if saved is None:
-                        self.variables.pop(variable, None)
-                    else:
-                        self.variables[variable] = saved
-                return
-            self.loops[-1][2].append((number, command))
+        if self.loop is not None:
+            keyword = next((w for w in words if w not in ("do", "then", "else", "{")), "")
+            if keyword == "done" and not self.nesting:
+                self._replay(*self.loop)
+            else:
+                self.nesting += (keyword in _LOOPS) - (keyword == "done")
+                self.loop[2].append((number, command))
             return
         if head == "for" and len(words) >= 3 and words[2] == "in":
-            self.loops.append((words[1], self._values(words[3:]), []))
+            self.loop = (words[1], self._values(words[3:]), [])
             return
-        if head in ("do", "then", "else", "fi", "elif", "if", "while", "{", "}"):
+        if head in _CONTROL:
             # Control words: follow what they guard as if it ran.
             rest = words[1:]
             if head in ("if", "elif", "while"):
@@ -132,6 +132,19 @@ class _State:
         expanded = [self._expand(w) for w in words]
         self._builtin(expanded, command, number)
 
+    def _replay(self, variable: str, values: list[str], body: list[tuple[int, _Command]]) -> None:
+        """Follow a loop's body once per value, as the shell would run it."""
+        self.loop = None
+        for value in values or [""]:
+            saved = self.variables.get(variable)
+            self.variables[variable] = value
+            for line_number, body_command in body:
+                self._command(body_command, line_number)
+            if saved is None:
+                self.variables.pop(variable, None)
+            else:
+                self.variables[variable] = saved
+
     def _values(self, words: list[str]) -> list[str]:
         values = []
         for word in words:
@@ -142,9 +155,19 @@ class _State:
 
     def _expand(self, word: str) -> str:
         def lookup(match: re.Match[str]) -> str:
-            name = match.group(1) or match.group(2)
-            if name in self.variables:
-                return self.variables[name]
+            name, operator, alternative = match.group(1) or match.group(4), match.group(2), match.group(3)
+            value = self.variables.get(name)
+            # With a colon, an empty value counts as unset.
+            is_set = value is not None and (bool(value) or not (operator or "").startswith(":"))
+            if operator and operator[-1] in "-=" and not is_set:
+                value = self._expand(alternative)
+                if operator[-1] == "=":
+                    self.variables[name] = value
+                return value
+            if operator and operator[-1] == "+":
+                return self._expand(alternative) if is_set else ""
+            if value is not None:
+                return value
             self.unknown.add(name)
             return match.group(0)
 
@@ -176,7 +199,7 @@ class _State:
         recursive = any(o in ("-r", "-R", "-a", "--recursive", "--archive") or
                         (not o.startswith("--") and any(c in o for c in "rRa")) for o in options)
         *sources, destination = operands
-        folder = destination.endswith("/") or len(sources) > 1
+        folder = destination.endswith("/") or len(sources) > 1 or names_folder(destination)
         destination = posixpath.normpath(posixpath.join(self.cwd, destination)) + ("/" if folder else "")
         for source in sources:
             self.copies.append(ScriptCopy(

@@ -115,7 +115,7 @@ def plan_shipping(tree: SourceTree) -> ShipPlan:
         script = by_image.get(run.script)
         if script is None:
             continue  # a script from the base image: nothing of ours to follow
-        body = read_install_script(_text(tree, script), run.cwd)
+        body = read_install_script(_text(tree, script), run.cwd, run.environment)
         scripts.append(Script(script, run.script, run.line, body))
         for step in body.copies:
             for source_path, image_path in _expand_install(copied, step.source, step.destination, step.recursive):
@@ -139,7 +139,7 @@ def _expand_copy(paths: list[str], source: str, destination: str) -> list[tuple[
         regex = glob_regex(source)
         folders = sorted({parent for p in paths for parent in parent_folders(p)})
         matches = [m for m in [*paths, *folders] if regex.fullmatch(m)]
-        into = destination if destination.endswith("/") or len(matches) > 1 else destination
+        into = destination if destination.endswith("/") or len(matches) < 2 else destination + "/"
         found: list[tuple[str, str]] = []
         for match in sorted(matches):
             if match in paths:
