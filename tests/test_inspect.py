@@ -207,6 +207,10 @@ FORMS = {
         "    cp ./$name $root/vllm/attention/ops/\n"
         "  done\n"
         "done\n", [TARGET_IMAGE, ROOT_LIB]),
+    "own-folder": (
+        "COPY qwen3_6_scripts /workspace/qwen3_6_scripts\nRUN bash /workspace/qwen3_6_scripts/patch_ops.sh\n",
+        'cd "$(dirname "$0")"\nHERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)\n'
+        f"pushd {TARGET_IMAGE.rsplit('/', 1)[0]}\n/bin/cp $HERE/paged_attn.py .\npopd\n", [TARGET_IMAGE]),
 }
 
 

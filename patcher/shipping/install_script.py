@@ -4,7 +4,9 @@ Not a shell: it understands what vendor install scripts do to place files
 (``cd``, ``cp``, ``cp -r``, ``install``, ``VAR=value`` with ``$VAR``,
 ``${VAR}`` and ``${VAR:-default}``, ``for X in ...; do ... done`` over
 candidate roots (nested too), ``if`` blocks,
-``&&``/``||``/``;`` and redirections) and notes how a failed copy would be
+``&&``/``||``/``;`` and redirections, ``pushd``/``popd``, and the
+``$(dirname "$0")``, ``$(pwd)`` and ``$(cd DIR && pwd)`` substitutions
+scripts use to find their own folder) and notes how a failed copy would be
 hidden (no ``set -e``, ``|| true``, ``2>/dev/null``). Both branches of an
 ``if`` are followed, since which one runs depends on the image. ``set -e``
 counts from a ``#!/bin/sh -e`` shebang or a ``set -e``/``set -o errexit``
@@ -25,6 +27,11 @@ from .dockerfile import names_folder
 _VARIABLE = re.compile(r"\$(?:\{(\w+)(?:(:?[-=+?])([^}]*))?\}|(\w+))")
 _LOOPS = ("for", "while", "until")  # each closed by a "done"
 _CONTROL = ("do", "then", "else", "fi", "elif", "if", "while", "{", "}")
+# The script's own path, as "$0" or "${BASH_SOURCE[0]}", quoted or not.
+_SELF = r'"?\$(?:0|\{0\}|BASH_SOURCE|\{BASH_SOURCE(?:\[0\])?\})"?'
+_DIRNAME = re.compile(rf"\$\(\s*dirname\s+{_SELF}\s*\)|`\s*dirname\s+{_SELF}\s*`")
+_PWD = re.compile(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$(?:PWD\b|\{PWD\})")
+_CD_PWD = re.compile(r"\$\(\s*cd\s+(\"?)([^\"()`;&|]+)\1\s*(?:&&|;)\s*pwd\s*\)")
 _ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)=(.*)$")
 _SEPARATORS = (";", "&&", "||", "|", "&")
 
@@ -50,9 +57,13 @@ class InstallScript:
     unknown: tuple[str, ...] = field(default=())  # variables used but never assigned
 
 
-def read_install_script(text: str, cwd: str, environment: Mapping[str, str] | None = None) -> InstallScript:
-    """Follow ``text`` as if run in the image directory ``cwd`` with ``environment`` (the Dockerfile's ENV/ARG)."""
-    state = _State(cwd, environment or {})
+def read_install_script(text: str, cwd: str, environment: Mapping[str, str] | None = None,
+                        script: str | None = None) -> InstallScript:
+    """Follow ``text`` as if run as the image path ``script`` in the image directory ``cwd``.
+
+    ``environment`` holds the variables it inherits: the Dockerfile's ENV and ARG values.
+    """
+    state = _State(cwd, environment or {}, script)
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if first.startswith("#!") and re.search(r"\s-\w*e", first):
         state.errexit = state.errexit_first = True
@@ -78,8 +89,10 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
 
 
 class _State:
-    def __init__(self, cwd: str, environment: Mapping[str, str]):
+    def __init__(self, cwd: str, environment: Mapping[str, str], script: str | None = None):
         self.cwd = cwd
+        self.script = script
+        self.pushed: list[str] = []  # pushd's stack
         self.variables: dict[str, str] = dict(environment)
         self.copies: list[ScriptCopy] = []
         self.unknown: set[str] = set()
@@ -92,7 +105,7 @@ class _State:
         self.nesting = 0
 
     def run_line(self, line: str, number: int) -> None:
-        tokens = _tokens(line)
+        tokens = _tokens(self._substitute_commands(line))
         if tokens is None:
             return
         self._run_tokens(tokens, number)
@@ -131,6 +144,13 @@ class _State:
             return
         expanded = [self._expand(w) for w in words]
         self._builtin(expanded, command, number)
+
+    def _substitute_commands(self, line: str) -> str:
+        """Replace the command substitutions that only name a folder with that folder."""
+        if self.script is not None:
+            line = _DIRNAME.sub(posixpath.dirname(self.script), line)
+        line = _PWD.sub(self.cwd, line)
+        return _CD_PWD.sub(lambda m: posixpath.normpath(posixpath.join(self.cwd, m.group(2))), line)
 
     def _replay(self, variable: str, values: list[str], body: list[tuple[int, _Command]]) -> None:
         """Follow a loop's body once per value, as the shell would run it."""
@@ -183,15 +203,19 @@ class _State:
                     self.errexit_first = True
             elif re.search(r"(^|\s)\+\w*e|\+o errexit", flags):
                 self.errexit = False
-        elif head == "cd" and len(words) > 1:
+        elif head in ("cd", "pushd") and len(words) > 1:
+            if head == "pushd":
+                self.pushed.append(self.cwd)
             self.cwd = posixpath.normpath(posixpath.join(self.cwd, words[1]))
-        elif head in ("cp", "install"):
+        elif head == "popd" and self.pushed:
+            self.cwd = self.pushed.pop()
+        elif posixpath.basename(head) in ("cp", "install"):  # /bin/cp too
             self._copy(words, command, number)
 
     def _copy(self, words: list[str], command: "_Command", number: int) -> None:
         options = [w for w in words[1:] if w.startswith("-")]
         operands = [w for w in words[1:] if not w.startswith("-")]
-        if words[0] == "install":
+        if posixpath.basename(words[0]) == "install":
             # install -m MODE SRC DST: drop the option's argument.
             operands = _drop_option_arguments(words[1:], {"-m", "-o", "-g", "--mode", "--owner", "--group"})
         if len(operands) < 2:

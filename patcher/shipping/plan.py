@@ -115,7 +115,7 @@ def plan_shipping(tree: SourceTree) -> ShipPlan:
         script = by_image.get(run.script)
         if script is None:
             continue  # a script from the base image: nothing of ours to follow
-        body = read_install_script(_text(tree, script), run.cwd, run.environment)
+        body = read_install_script(_text(tree, script), run.cwd, run.environment, run.script)
         scripts.append(Script(script, run.script, run.line, body))
         for step in body.copies:
             for source_path, image_path in _expand_install(copied, step.source, step.destination, step.recursive):
