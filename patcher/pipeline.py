@@ -18,12 +18,12 @@ from .patchset.model import PatchSet
 from .patchset.cache import cached_patch_source
 from .patchset.runner import FileOutcome
 from .shipping import MirrorGroup, ShipPlan, find_mirrors, plan_shipping
+from .shipping.dockerignore import DOCKERIGNORE
 
 if TYPE_CHECKING:
     from .checks import CheckResult, Policy
 
 MANIFEST = "patcher-manifest.json"
-DOCKERIGNORE = ".dockerignore"
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def build(tree: SourceTree, patch_set: PatchSet) -> Build:
         if outcome.changed:
             changes[path] = outcome.patched
         group = find_mirrors(tree, path)
-        mirrors.extend(_sync(tree, group, outcome.patched, changes))
+        mirrors.extend(_sync(tree, group, outcome.original, outcome.patched, changes))
     ignored = _keep_manifest_out_of_image(tree, plan, changes)
     return Build(tree, patch_set, plan, targets, tuple(outcomes), tuple(mirrors), changes,
                  manifest_ignored=ignored)
@@ -94,8 +94,9 @@ def check(build: Build, policy: "Policy") -> "CheckResult":
                       targets=tuple(build.targets.values()), allowed=build.allowed)
 
 
-def _sync(tree: SourceTree, group: MirrorGroup, content: bytes, changes: dict[str, bytes]) -> Iterator[MirrorSync]:
-    original = tree.read(group.shipped)
+def _sync(tree: SourceTree, group: MirrorGroup, original: bytes, content: bytes,
+          changes: dict[str, bytes]) -> Iterator[MirrorSync]:
+    """Make each mirror ``content``; say whether it differed from the shipped copy's ``original``."""
     for mirror in group.mirrors:
         before = tree.read(mirror)
         if before != content:

@@ -57,20 +57,17 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
         history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
         result = replace(build(tree, patch_set), allowed=allowed)
-        report = ApplyReport(result)
-        if result.failed:
-            _print(report)
-            raise SystemExit(int(report.exit_code))
-        checks = check(result, policy)
+        # The safety rules judge patched code, so a patch that failed leaves nothing to check.
+        checks = None if result.failed else check(result, policy)
         report = ApplyReport(result, checks=checks)
         if report.exit_code:
             _print(report)
             raise SystemExit(int(report.exit_code))
+        manifest = render_manifest(result, source.name)
         with ProgressBar(f"writing {output.name}") as bar:
-            sha = write(result, output, render_manifest(result, source.name), force=force, progress=bar.update)
+            sha = write(result, output, manifest, force=force, progress=bar.update)
         if record_git is not None:
-            commits = history.record_git(result, render_manifest(result, source.name), record_git, source.name,
-                                         force=force)
+            commits = history.record_git(result, manifest, record_git, source.name, force=force)
             click.echo(f"recorded {len(commits)} commits in {record_git}", err=True)
     report = ApplyReport(result, str(output), sha, checks)
     _print(report)
