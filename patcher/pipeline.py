@@ -17,7 +17,7 @@ from .errors import PatcherError
 from .patchset.model import PatchSet
 from .patchset.cache import cached_patch_source
 from .patchset.runner import FileOutcome
-from .shipping import MirrorGroup, ShipPlan, find_mirrors, plan_shipping
+from .shipping import MirrorGroup, ShipPlan, find_mirrors, line_endings_only, plan_shipping
 from .shipping.dockerignore import DOCKERIGNORE
 
 if TYPE_CHECKING:
@@ -105,12 +105,8 @@ def _sync(tree: SourceTree, group: MirrorGroup, original: bytes, content: bytes,
             path=mirror,
             shipped=group.shipped,
             differed=before != original,
-            line_endings_only=before != original and _lf(before) == _lf(original),
+            line_endings_only=line_endings_only(before, original),
         )
-
-
-def _lf(data: bytes) -> bytes:
-    return data.replace(b"\r\n", b"\n")
 
 
 def output_files(build: Build, manifest: bytes) -> Iterator[OutputFile]:

@@ -8,7 +8,7 @@ and checking a 500-line module cheap.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator
+from typing import Callable, Iterator
 
 import libcst as cst
 
@@ -51,3 +51,48 @@ def child_nodes(node: cst.CSTNode, *, code_only: bool = False) -> Iterator[cst.C
             for item in value:
                 if isinstance(item, cst.CSTNode):
                     yield item
+
+
+def ancestor_ids(
+    root: cst.CSTNode,
+    is_target: Callable[[cst.CSTNode], bool],
+    *,
+    enter: Callable[[cst.CSTNode], bool] | None = None,
+) -> set[int]:
+    """Return the ``id()`` of every node under ROOT (itself included) with a target below it.
+
+    A visitor that enters only these nodes (``on_visit`` returning False
+    elsewhere) still sees every target, but libcst rebuilds just the path
+    to each one instead of the whole module. ENTER, if given, says which
+    nodes can hold a target at all; the search skips the rest.
+    """
+    found: set[int] = set()
+
+    def walk(node: cst.CSTNode) -> bool:
+        holds = False
+        if enter is None or enter(node):
+            for child in child_nodes(node):
+                if walk(child) or is_target(child):
+                    holds = True
+        if holds:
+            found.add(id(node))
+        return holds
+
+    walk(root)
+    return found
+
+
+def may_hold_blocks(node: cst.CSTNode) -> bool:
+    """Whether an IndentedBlock can sit below NODE (never inside an expression or a simple statement)."""
+    return not isinstance(node, _NO_BLOCKS_BELOW)
+
+
+_NO_BLOCKS_BELOW = (
+    cst.BaseExpression,
+    cst.SimpleStatementLine,
+    cst.SimpleStatementSuite,
+    cst.BaseSmallStatement,
+    cst.BaseParenthesizableWhitespace,
+    cst.EmptyLine,
+    cst.TrailingWhitespace,
+)

@@ -6,7 +6,8 @@ import textwrap
 
 import libcst as cst
 
-from patcher.transforms.pattern import Pattern, ancestor_ids, find_statements, may_hold_blocks
+from patcher.syntax import ancestor_ids, may_hold_blocks
+from patcher.transforms.pattern import Pattern, find_statements
 from patcher.transforms.splice import BodyEdit, edit_bodies, replace_nodes
 
 SOURCE = textwrap.dedent(

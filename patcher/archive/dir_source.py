@@ -12,17 +12,17 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO, Sequence
+from typing import BinaryIO
 
 from patcher.archive.paths import DOCKERFILE, check_collisions, path_problem, printable
-from patcher.archive.tree import SourceFile
+from patcher.archive.tree import IndexedTree, SourceFile
 from patcher.errors import BadArchive
 
 # Version-control metadata is never part of a build context.
 IGNORED = frozenset({".git"})
 
 
-class DirSource:
+class DirSource(IndexedTree):
     """Expose the build context inside a folder as a SourceTree."""
 
     def __init__(self, folder: Path) -> None:
@@ -41,19 +41,6 @@ class DirSource:
 
     def __exit__(self, *exc_info: object) -> None:
         pass
-
-    def files(self) -> Sequence[SourceFile]:
-        """Return every regular file of the context, sorted by path."""
-        return list(self._files)
-
-    def exists(self, path: str) -> bool:
-        """Return whether PATH is a file of the context."""
-        return path in self._members
-
-    def read(self, path: str) -> bytes:
-        """Return the whole content of PATH."""
-        with self.open(path) as stream:
-            return stream.read()
 
     def open(self, path: str) -> BinaryIO:
         """Return a stream over PATH."""

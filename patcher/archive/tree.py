@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import BinaryIO, Protocol, Sequence
+from typing import Any, BinaryIO, Mapping, Protocol, Sequence
 
 
 @dataclass(frozen=True)
@@ -44,3 +44,31 @@ class SourceTree(Protocol):
     def sha256(self) -> str | None:
         """Return the hex sha256 of the input zip file, or None for a folder."""
         ...
+
+
+class IndexedTree:
+    """What ZipSource and DirSource share: an index of files by path, read through ``open``.
+
+    Subclasses fill ``_members`` (path -> (SourceFile, where it lives)) and
+    ``_files`` (the SourceFiles, sorted by path), and implement ``open``.
+    """
+
+    _members: Mapping[str, tuple[SourceFile, Any]]
+    _files: list[SourceFile]
+
+    def files(self) -> Sequence[SourceFile]:
+        """Return every regular file of the context, sorted by path."""
+        return list(self._files)
+
+    def exists(self, path: str) -> bool:
+        """Return whether PATH is a file of the context."""
+        return path in self._members
+
+    def read(self, path: str) -> bytes:
+        """Return the whole content of PATH, through ``open`` and its checks."""
+        with self.open(path) as stream:
+            return stream.read()
+
+    def open(self, path: str) -> BinaryIO:
+        """Return a stream over PATH."""
+        raise NotImplementedError

@@ -25,7 +25,7 @@ import zipfile
 import zlib
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, BinaryIO, Sequence
+from typing import IO, TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -38,7 +38,7 @@ from patcher.archive.paths import (
     path_problem,
     printable,
 )
-from patcher.archive.tree import SourceFile
+from patcher.archive.tree import IndexedTree, SourceFile
 from patcher.errors import BadArchive
 
 # Reads from a member never ask the decompressor for more than this, so a
@@ -101,7 +101,7 @@ _SPECIAL_TYPES = {
 }
 
 
-class ZipSource:
+class ZipSource(IndexedTree):
     """Expose the build context inside a vendor zip as a SourceTree.
 
     Use it as a context manager (open_source does); streams returned by
@@ -145,19 +145,6 @@ class ZipSource:
         """Close the zip and the input file; open streams become unusable."""
         self._zip.close()
         self._fp.close()
-
-    def files(self) -> Sequence[SourceFile]:
-        """Return every regular file of the context, sorted by path."""
-        return list(self._files)
-
-    def exists(self, path: str) -> bool:
-        """Return whether PATH is a file of the context."""
-        return path in self._members
-
-    def read(self, path: str) -> bytes:
-        """Return the whole content of PATH, checked against size and CRC."""
-        with self.open(path) as stream:
-            return stream.read()
 
     def open(self, path: str) -> BinaryIO:
         """Return a checked stream over PATH that decompresses on demand."""

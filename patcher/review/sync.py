@@ -30,7 +30,7 @@ from ..archive.tree import SourceTree
 from ..errors import PatcherError
 from ..patchset.model import PatchSet
 from ..report import ExitCode
-from ..shipping import ShipPlan, find_mirrors, plan_shipping
+from ..shipping import ShipPlan, find_mirrors, line_endings_only, plan_shipping
 from .textdiff import FileChange, file_diff, line_count
 
 CONFIG = "patcher.toml"
@@ -223,7 +223,7 @@ def _check(tree: SourceTree, plan: ShipPlan, shipped: str, origin: str, copies: 
         data = tree.read(path)
         if data == reference:
             state = "identical"
-        elif _lf(data) == _lf(reference):
+        elif line_endings_only(data, reference):
             state = "line endings only"
         else:
             state = "drifted"
@@ -259,10 +259,6 @@ def endings(data: bytes) -> str:
     if crlf and lf:
         return "mixed"
     return "CRLF" if crlf else "LF" if lf else "none"
-
-
-def _lf(data: bytes) -> bytes:
-    return data.replace(b"\r\n", b"\n")
 
 
 def _note(copy: CopyState) -> str:

@@ -21,6 +21,11 @@ class MirrorGroup:
         return (self.shipped, *self.mirrors)
 
 
+def line_endings_only(a: bytes, b: bytes) -> bool:
+    """Whether two different copies would be equal but for CRLF versus LF."""
+    return a != b and a.replace(b"\r\n", b"\n") == b.replace(b"\r\n", b"\n")
+
+
 def find_mirrors(tree: SourceTree, shipped: str) -> MirrorGroup:
     """Group ``shipped`` with the root-level file of the same name, when there is one."""
     name = posixpath.basename(shipped)

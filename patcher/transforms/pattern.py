@@ -19,11 +19,11 @@ import ast
 import re
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable, Iterator, Mapping, Sequence, Union
+from typing import Iterator, Mapping, Sequence, Union
 
 import libcst as cst
 
-from ..syntax import child_nodes, field_names
+from ..syntax import child_nodes, field_names, may_hold_blocks
 
 # `$` cannot appear in Python outside strings, so a metavariable can be turned
 # into a reserved identifier before parsing and recognised afterwards.
@@ -324,51 +324,6 @@ def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
         return
     for child in child_nodes(scope):
         yield from _blocks(child)
-
-
-def ancestor_ids(
-    root: cst.CSTNode,
-    is_target: Callable[[cst.CSTNode], bool],
-    *,
-    enter: Callable[[cst.CSTNode], bool] | None = None,
-) -> set[int]:
-    """Return the ``id()`` of every node under ROOT (itself included) with a target below it.
-
-    A visitor that enters only these nodes (``on_visit`` returning False
-    elsewhere) still sees every target, but libcst rebuilds just the path
-    to each one instead of the whole module. ENTER, if given, says which
-    nodes can hold a target at all; the search skips the rest.
-    """
-    found: set[int] = set()
-
-    def walk(node: cst.CSTNode) -> bool:
-        holds = False
-        if enter is None or enter(node):
-            for child in child_nodes(node):
-                if walk(child) or is_target(child):
-                    holds = True
-        if holds:
-            found.add(id(node))
-        return holds
-
-    walk(root)
-    return found
-
-
-def may_hold_blocks(node: cst.CSTNode) -> bool:
-    """Whether an IndentedBlock can sit below NODE (never inside an expression or a simple statement)."""
-    return not isinstance(node, _NO_BLOCKS_BELOW)
-
-
-_NO_BLOCKS_BELOW = (
-    cst.BaseExpression,
-    cst.SimpleStatementLine,
-    cst.SimpleStatementSuite,
-    cst.BaseSmallStatement,
-    cst.BaseParenthesizableWhitespace,
-    cst.EmptyLine,
-    cst.TrailingWhitespace,
-)
 
 
 def find_expressions(pattern: cst.BaseExpression, scope: cst.CSTNode) -> list[tuple[cst.CSTNode, Bindings]]:

@@ -20,7 +20,8 @@ from typing import Any, ClassVar, Mapping
 import libcst as cst
 
 from .base import ConfigError, Operation, Render, StepFailed, count, expect_count, parse_pattern, require
-from .pattern import Pattern, ancestor_ids, find_statements, match, parse_snippet
+from ..syntax import ancestor_ids
+from .pattern import Pattern, find_statements, match, parse_snippet
 from .scope import find_scope
 from .snippets import instantiate
 from .splice import BodyEdit, edit_bodies, replace_nodes

@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 
 import libcst as cst
 
-from .pattern import ancestor_ids, may_hold_blocks
+from ..syntax import ancestor_ids, may_hold_blocks
 
 
 @dataclass(frozen=True)
