@@ -94,6 +94,17 @@ def check(build: Build, policy: "Policy") -> "CheckResult":
                       targets=tuple(build.targets.values()), allowed=build.allowed)
 
 
+def check_input(build: Build, policy: "Policy") -> "CheckResult":
+    """Run the safety rules on the shipped files as the input has them (no patch applied).
+
+    When a patch fails nothing is written, but what the input itself breaks
+    belongs in the same report: the next drop is fixed knowing both.
+    """
+    from .checks import check_tree
+
+    return check_tree(build.tree, build.plan, policy, targets=tuple(build.targets.values()), allowed=build.allowed)
+
+
 def _sync(tree: SourceTree, group: MirrorGroup, original: bytes, content: bytes,
           changes: dict[str, bytes]) -> Iterator[MirrorSync]:
     """Make each mirror ``content``; say whether it differed from the shipped copy's ``original``."""

@@ -6,9 +6,10 @@ import enum
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .transforms.closest import Diagnostic
     from .checks import CheckResult, Violation
     from .numerics.compare import Comparison, NumericsResult
     from .pipeline import Build
@@ -29,7 +30,17 @@ EXIT_CODES_HELP = (
     "a patch does not apply, or a safety rule error (nothing is written); 3 internal error."
 )
 
-STALE_HINT = "the vendor file changed? run 'patcher diff' to see it"
+def stale_hint(input_name: str | None) -> str:
+    """What to run next when a patch does not apply: a command that works on that very input."""
+    where = _quote(input_name) if input_name else "VENDOR"
+    return (f"see what the other patches still change with 'patcher diff --keep-going {where}', "
+            f"then update the patch in the patch set")
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
 
 
 @dataclass(frozen=True)
@@ -39,7 +50,8 @@ class ApplyReport:
     build: "Build"
     output: str | None = None
     sha256: str | None = None
-    checks: "CheckResult | None" = None  # the safety rules, run on what would be written
+    checks: "CheckResult | None" = None  # the safety rules: on what would be written, or on the input when a patch failed
+    input_name: str | None = None  # the VENDOR argument, for hints that name a command to run
 
     @property
     def counts(self) -> Counter[str]:
@@ -52,6 +64,10 @@ class ApplyReport:
         blocked = self.checks is not None and bool(self.checks.errors)
         return ExitCode.BAD_INPUT if self.build.failed or blocked else ExitCode.OK
 
+    @property
+    def _unparsed(self) -> int:
+        return sum(1 for f in self.build.files if f.parse_error)
+
     def errors(self) -> list[str]:
         """One actionable line per failure."""
         lines = []
@@ -60,7 +76,8 @@ class ApplyReport:
                 lines.append(f"{outcome.path}: does not parse: {outcome.parse_error}")
             for result in outcome.outcomes:
                 if result.status.value == "failed":
-                    lines.append(f"{outcome.path}: patch {result.patch.id}: {result.detail} ({STALE_HINT})")
+                    lines.append(f"{outcome.path}: patch {result.patch.id}: {result.message} "
+                                 f"({stale_hint(self.input_name)})")
         if self.checks is not None:
             lines.extend(violation_line(v, self.checks) for v in self.checks.errors)
         return lines
@@ -95,12 +112,56 @@ class ApplyReport:
         if self.output is not None:
             out.append(f"wrote {self.output}")
             out.append(f"sha256 {self.sha256}")
+        elif self.build.failed and self.checks is not None and self.checks.errors:
+            out.append(f"nothing written: {counts['failed'] + self._unparsed} patch failure(s) and "
+                       f"{len(self.checks.errors)} safety rule error(s) in the input as it is")
         elif self.checks is not None and self.checks.errors:
             out.append(f"nothing written: {len(self.checks.errors)} safety rule error(s) "
                        f"(to ship anyway, rerun with --allow RULE --reason \"why\")")
         elif self.build.failed:
             out.append("nothing written")
         return out
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A patch that did not apply to one file (or a file that did not parse), with where it came closest."""
+
+    path: str
+    patch: str | None  # None: the file itself did not parse
+    detail: str
+    diagnostic: "Diagnostic | None" = None
+
+    def line(self) -> str:
+        """``path: patch id: what failed; closest: ...``, on one line."""
+        if self.patch is None:
+            return f"{self.path}: does not parse: {self.detail}"
+        closest = f"; {self.diagnostic.describe()}" if self.diagnostic is not None else ""
+        return f"{self.path}: patch {self.patch}: {self.detail}{closest}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The same as plain data: the diagnostic's fields, not only its text."""
+        return {"path": self.path, "patch": self.patch, "detail": self.detail, "message": self.line(),
+                "diagnostic": None if self.diagnostic is None else self.diagnostic.to_json()}
+
+
+def failed_patches(build: "Build") -> list[Failure]:
+    """Every patch of a build that failed, and every target that did not parse, in series order."""
+    failures = []
+    for outcome in build.files:
+        if outcome.parse_error:
+            failures.append(Failure(outcome.path, None, outcome.parse_error))
+        for result in outcome.outcomes:
+            if result.status.value == "failed":
+                failures.append(Failure(outcome.path, result.patch.id, result.detail, result.diagnostic))
+    return failures
+
+
+def failures_markdown(failures: list[Failure]) -> str:
+    """A Markdown section listing patches that did not apply, for the pull request."""
+    rows = [f"- `{f.path}`: **{f.patch or 'does not parse'}**: {f.detail}"
+            + (f"  \n  {f.diagnostic.describe()}" if f.diagnostic is not None else "") for f in failures]
+    return "\n#### Patches that do not apply\n\n" + "\n".join(rows) + "\n"
 
 
 def violation_line(violation: "Violation", result: "CheckResult") -> str:

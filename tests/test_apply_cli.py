@@ -161,7 +161,8 @@ def test_a_missing_anchor_fails_with_exit_2_and_writes_nothing(cli, vendor_copy,
     assert ("error: qwen3_6_scripts/paged_attn.py: patch three-tier-decode: step 2 (replace): "
             "expected 'use_v1 = $HEURISTIC / use_v1 = True") in result.stderr
     assert "in PagedAttention.forward_decode" in result.stderr
-    assert "run 'patcher diff' to see it" in result.stderr
+    assert "closest: lines " in result.stderr and "statement 2 differs: pattern 'use_v1 = True'" in result.stderr
+    assert f"'patcher diff --keep-going {variant}'" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (cli.cwd / "ctx.tar.gz").exists()
     assert list(cli.cwd.iterdir()) == []

@@ -47,7 +47,7 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     from ..manifest import render_manifest
     from ..review import history
     from ..checks import parse_allowed
-    from ..pipeline import build, check, write
+    from ..pipeline import build, check, check_input, write
 
     patch_set = load_patches(patches_dir, overrides)
     policy = load_policy_for(patch_set.directory)
@@ -57,9 +57,10 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
         history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
         result = replace(build(tree, patch_set), allowed=allowed)
-        # The safety rules judge patched code, so a patch that failed leaves nothing to check.
-        checks = None if result.failed else check(result, policy)
-        report = ApplyReport(result, checks=checks)
+        # The rules judge what would be written; when a patch failed nothing is,
+        # and they judge the input as it is, so the report holds both problems.
+        checks = check_input(result, policy) if result.failed else check(result, policy)
+        report = ApplyReport(result, checks=checks, input_name=str(source))
         if report.exit_code:
             _print(report)
             raise SystemExit(int(report.exit_code))
@@ -69,7 +70,7 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
         if record_git is not None:
             commits = history.record_git(result, manifest, record_git, source.name, force=force)
             click.echo(f"recorded {len(commits)} commits in {record_git}", err=True)
-    report = ApplyReport(result, str(output), sha, checks)
+    report = ApplyReport(result, str(output), sha, checks, str(source))
     _print(report)
     click.echo(str(output))
 

@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import PatcherError
+from ..report import ExitCode, Failure, failed_patches, failures_markdown
 from .errors import handle_errors
 from .options import input_argument, load_patches, patches_option, set_option, verbose_option
 
 if TYPE_CHECKING:
     from ..archive import SourceTree
+    from ..checks import CheckResult
     from ..patchset import PatchSet
     from ..pipeline import Build
     from ..review.changes import DiffReport
@@ -27,7 +29,10 @@ EPILOG = (
     "Dockerfile): 'patch -p1' or 'git apply' run there reproduces apply's tree, the manifest aside. "
     "Lines starting with '#' name the patches behind each file; patch and git apply skip them. "
     "Exit codes: 0 done (with --exit-code: the diff is empty); 1 the diff is not empty (--exit-code only); "
-    "2 bad input or usage, an unknown --base revision, or a patch that does not apply; 3 internal error."
+    "2 bad input or usage, an unknown --base revision, or a patch that does not apply (with --keep-going: "
+    "after showing what the others change); 3 internal error. A patch that does not apply is named with the "
+    "code that came closest to it; the safety rules then run on the input as it is and their errors are "
+    "listed too."
 )
 
 
@@ -40,6 +45,9 @@ EPILOG = (
 @click.option("--format", "fmt", type=click.Choice(["unified", "json", "markdown"]), default="unified",
               show_default=True, help="unified for patch/git apply, json for machines, markdown for a pull request.")
 @click.option("--color/--no-color", "color", default=None, help="Colour the unified diff (default: only on a terminal).")
+@click.option("--keep-going", is_flag=True,
+              help="When patches do not apply, show what the others change, then list the failures "
+                   "with the closest code (exit 2).")
 @click.option("--base", metavar="REF", default=None,
               help="Diff apply's output with the patch set as at git revision REF against the working tree's.")
 @patches_option
@@ -47,7 +55,8 @@ EPILOG = (
 @verbose_option
 @handle_errors
 def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fmt: str, color: bool | None,
-                 base: str | None, patches_dir: Path | None, overrides: tuple[str, ...], verbose: bool) -> None:
+                 keep_going: bool, base: str | None, patches_dir: Path | None, overrides: tuple[str, ...],
+                 verbose: bool) -> None:
     """Show what 'patcher apply' changes in VENDOR (a zip or a folder), and which patch changes what."""
     from ..archive import open_source
     from ..review.base import patch_set_at
@@ -64,37 +73,69 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
             except PatcherError as error:
                 raise checkout.explain(error) from None
         tree = stack.enter_context(open_source(source))
-        head = _build(tree, patch_set, "")
+        builds = [_build(tree, patch_set, "", source, keep_going)]
         if base is not None:
-            report = base_diff(_build(tree, old_set, f"at {base}: "), head, source.name, checkout.ref)
+            builds.insert(0, _build(tree, old_set, f"at {base}: ", source, keep_going))
+            report = base_diff(builds[0], builds[1], source.name, checkout.ref)
         elif per_patch:
-            report = per_patch_diff(head, source.name)
+            report = per_patch_diff(builds[0], source.name)
         else:
-            report = apply_diff(head, source.name)
-        _show(report, fmt, show_stat, color)
+            report = apply_diff(builds[0], source.name)
+        failures = [failure for b in builds for failure in failed_patches(b)]
+        rules = _input_rules(builds[-1], patch_set) if failures else None
+        _show(report, fmt, show_stat, color, failures, rules)
+    if failures:
+        _report_failures(failures, rules)
+        sys.exit(int(ExitCode.BAD_INPUT))
     sys.exit(int(report.exit_code(check)))
 
 
-def _build(tree: SourceTree, patch_set: PatchSet, label: str) -> Build:
+def _build(tree: SourceTree, patch_set: PatchSet, label: str, source: Path, keep_going: bool) -> Build:
     from ..pipeline import build
     from ..report import ApplyReport
 
     result = build(tree, patch_set)
-    if result.failed:
-        report = ApplyReport(result)
+    if result.failed and not keep_going:
+        report = ApplyReport(result, checks=_input_rules(result, patch_set), input_name=str(source))
         for line in report.errors():
             click.echo(f"error: {label}{line}", err=True)
         sys.exit(int(report.exit_code))
     return result
 
 
-def _show(report: DiffReport, fmt: str, show_stat: bool, color: bool | None) -> None:
+def _input_rules(result: Build, patch_set: PatchSet) -> CheckResult:
+    from ..pipeline import check_input
+    from .options import load_policy_for
+
+    return check_input(result, load_policy_for(patch_set.directory))
+
+
+def _report_failures(failures: list[Failure], rules: CheckResult | None) -> None:
+    from ..report import violation_line
+
+    for failure in failures:
+        click.echo(f"error: {failure.line()}", err=True)
+    if rules is not None:
+        for violation in rules.errors:
+            click.echo(f"error: {violation_line(violation, rules)}", err=True)
+    click.echo(f"{len(failures)} patch(es) did not apply; the diff above leaves them out "
+               "(update each one to the code named as closest)", err=True)
+
+
+def _show(report: DiffReport, fmt: str, show_stat: bool, color: bool | None,
+          failures: list[Failure], rules: CheckResult | None) -> None:
     from ..review import render
 
     if fmt == "json":
-        click.echo(json.dumps(render.to_json(report, diffs=not show_stat), indent=2))
+        document = render.to_json(report, diffs=not show_stat)
+        document["failed"] = [failure.to_json() for failure in failures]
+        document["rule_errors"] = [] if rules is None else [
+            {"rule": v.rule, "path": v.path, "line": v.line, "message": v.message} for v in rules.errors]
+        click.echo(json.dumps(document, indent=2))
     elif fmt == "markdown":
         click.echo(render.markdown(report, diffs=not show_stat), nl=False)
+        if failures:
+            click.echo(failures_markdown(failures), nl=False)
     elif show_stat:
         click.echo(render.stat(report), nl=False)
     else:

@@ -40,9 +40,9 @@ from libcst._version import __version__ as LIBCST_VERSION
 from .. import __version__
 from ..transforms.pattern import Pattern
 from .model import Patch
-from .runner import FileOutcome, PatchOutcome, Status, patch_source
+from .runner import FileOutcome, PatchOutcome, patch_source
 
-FORMAT = 1
+FORMAT = 2  # 2: outcomes carry their diagnostic and fingerprints
 _KEEP = 512  # entries kept; the oldest beyond this are removed when one is written
 
 
@@ -135,7 +135,7 @@ def _read(entry: Path, key: str, path: str, source: bytes, patches: Sequence[Pat
         recorded = meta["outcomes"]
         if [r[0] for r in recorded] != [p.id for p in patches]:
             return None
-        outcomes = tuple(PatchOutcome(p, Status(r[1]), r[2]) for p, r in zip(patches, recorded))
+        outcomes = tuple(PatchOutcome.from_record(p, r) for p, r in zip(patches, recorded))
         parse_error = meta["parse_error"]
     except (ValueError, KeyError, TypeError, IndexError):
         return None  # damaged, or written by another format: compute again
@@ -146,7 +146,7 @@ def _write(entry: Path, key: str, outcome: FileOutcome) -> None:
     meta = {
         "key": key,
         "sha256": hashlib.sha256(outcome.patched).hexdigest(),
-        "outcomes": [[o.patch.id, o.status.value, o.detail] for o in outcome.outcomes],
+        "outcomes": [o.to_record() for o in outcome.outcomes],
         "parse_error": outcome.parse_error,
     }
     temp = entry.with_name(f".{entry.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")

@@ -7,12 +7,14 @@ import difflib
 import sys
 import enum
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import libcst as cst
 
-from ..transforms.base import ConfigError, StepFailed
-from ..transforms.pattern import contains, describe_syntax_error
+from ..transforms.base import ConfigError, Operation, StepFailed
+from ..transforms.closest import Diagnostic, close_scopes, find_closest, line_mapper
+from ..transforms.fingerprint import StepPrint, step_print
+from ..transforms.pattern import Pattern, contains, describe_syntax_error, find_statements
 from ..transforms.scope import ScopeNotFound, find_scope
 from .model import Patch
 
@@ -32,6 +34,28 @@ class PatchOutcome:
     patch: Patch
     status: Status
     detail: str = ""
+    diagnostic: Diagnostic | None = None  # where the code came closest, when a pattern found nothing
+    prints: tuple[StepPrint, ...] = ()  # per step, what it matched and captured (applied patches)
+
+    @property
+    def message(self) -> str:
+        """The failure and, when known, the closest code, on one line."""
+        if self.diagnostic is None:
+            return self.detail
+        return f"{self.detail}; {self.diagnostic.describe()}"
+
+    def to_record(self) -> list[Any]:
+        """Plain data that ``from_record`` reads back (the patch cache stores it)."""
+        return [self.patch.id, self.status.value, self.detail,
+                None if self.diagnostic is None else self.diagnostic.to_json(),
+                [p.to_json() for p in self.prints]]
+
+    @classmethod
+    def from_record(cls, patch: Patch, record: Sequence[Any]) -> "PatchOutcome":
+        """The outcome ``to_record`` described; KeyError/IndexError/TypeError/ValueError if damaged."""
+        diagnostic = None if record[3] is None else Diagnostic.from_json(record[3])
+        return cls(patch, Status(record[1]), record[2], diagnostic,
+                   tuple(StepPrint.from_json(p) for p in record[4]))
 
 
 @dataclass(frozen=True)
@@ -138,25 +162,30 @@ def _why_not_parsed(source: bytes, where: str) -> str:
 
 
 def run_patch(patch: Patch, module: cst.Module) -> tuple[cst.Module, PatchOutcome]:
-    """Apply one patch: already applied, applied, or failed with the reason."""
+    """Apply one patch: already applied, applied, or failed with the reason and the closest code."""
     try:
         applied = [_holds(module, marker.scope, marker.pattern) for marker in patch.applied_when]
     except ScopeNotFound as error:
-        return module, PatchOutcome(patch, Status.FAILED, f"{error} (scope {patch.scope})")
+        scope = next(m.scope for m in patch.applied_when if not _has_scope(module, m.scope))
+        return module, _scope_missing(patch, module, scope, str(error))
     if applied and all(applied):
         return module, PatchOutcome(patch, Status.ALREADY_APPLIED)
     for needed in patch.requires:
         try:
             present = _holds(module, needed.scope, needed.pattern)
         except ScopeNotFound as error:
-            return module, PatchOutcome(patch, Status.FAILED, f"{error} (scope {needed.scope})")
+            return module, _scope_missing(patch, module, needed.scope, str(error))
         if not present:
+            diagnostic = Diagnostic("requires", needed.scope, str(needed.pattern),
+                                    closest=find_closest(needed.pattern, module, find_scope(module, needed.scope)))
             return module, PatchOutcome(
-                patch, Status.FAILED, f"needs '{needed.pattern}' in {needed.scope}, which is not there"
+                patch, Status.FAILED, f"needs '{needed.pattern}' in {needed.scope}, which is not there", diagnostic
             )
     result = module
+    prints: list[StepPrint] = []
     for number, step in enumerate(patch.steps, 1):
         scope_name = step.scope or patch.scope
+        before = result
         try:
             result = step.apply(result, scope_name)
         except (StepFailed, ScopeNotFound, ConfigError) as error:
@@ -164,15 +193,51 @@ def run_patch(patch: Patch, module: cst.Module) -> tuple[cst.Module, PatchOutcom
             # patch cannot apply, the file has the patch with other parameters.
             partly = (" (the file already has this patch with other parameters, or edited by hand)"
                       if applied and applied[0] else "")
-            return module, PatchOutcome(
-                patch, Status.FAILED, f"step {number} ({step.name}): {error} in {scope_name}{partly}"
-            )
+            detail = f"step {number} ({step.name}): {error} in {scope_name}{partly}"
+            if isinstance(error, ScopeNotFound):
+                return module, _scope_missing(patch, before, scope_name, detail, number)
+            return module, PatchOutcome(patch, Status.FAILED, detail,
+                                        _step_diagnostic(number, step, module, before, scope_name))
+        prints.append(step_print(number, step, before, scope_name))
     # A patch that cannot recognise its own result would apply twice.
     if patch.applied_when and not all(_holds(result, m.scope, m.pattern) for m in patch.applied_when):
         return module, PatchOutcome(
             patch, Status.FAILED, "the result does not match the patch's own 'applied-when' markers (a bug in the patch)"
         )
-    return result, PatchOutcome(patch, Status.APPLIED)
+    return result, PatchOutcome(patch, Status.APPLIED, prints=tuple(prints))
+
+
+def _scope_missing(patch: Patch, module: cst.Module, scope: str, detail: str, step: int | None = None) -> PatchOutcome:
+    """A failure because the scope itself is gone: name the scopes with the closest names."""
+    near = close_scopes(module, scope)
+    text = detail if detail.endswith(f"(scope {scope})") or step is not None else f"{detail} (scope {scope})"
+    return PatchOutcome(patch, Status.FAILED, text, Diagnostic("scope", scope, step=step, scopes=near))
+
+
+def _step_diagnostic(number: int, step: Operation, original: cst.Module, current: cst.Module,
+                     scope: str) -> Diagnostic | None:
+    """Where a step's pattern came closest, in the lines of the file as it was read."""
+    pattern = next((p for p in (getattr(step, "pattern", None), getattr(step, "anchor", None))
+                    if isinstance(p, Pattern)), None)
+    if pattern is None:
+        return None
+    node = find_scope(current, scope)
+    if find_statements(pattern, node):
+        return None  # it matched, only not as often as the step expects
+    # Earlier steps of the patch may have moved lines: report the input's.
+    mapper: Callable[[int], int] | None = None
+    if current is not original:
+        mapper = line_mapper(original.code, current.code)
+    return Diagnostic("step", scope, str(pattern), step=number,
+                      closest=find_closest(pattern, current, node, mapper))
+
+
+def _has_scope(module: cst.Module, scope: str) -> bool:
+    try:
+        find_scope(module, scope)
+    except ScopeNotFound:
+        return False
+    return True
 
 
 def _holds(module: cst.Module, scope: str, pattern: object) -> bool:

@@ -1,0 +1,256 @@
+"""Say where a pattern that found no match came closest, so a failure points at the code.
+
+A pattern of statements is compared with every run of statements in the
+scope that starts at some statement: the run that matches the most leading
+pattern statements is the closest, ties going to the one whose first
+differing statement differs from the pattern's in the fewest tokens. The
+answer names the run's line range and that statement, pattern text against
+code text, both written the way ``ast.unparse`` writes them (one line, no
+comments), so layout never shows up as a difference.
+
+When the scope itself is missing, the existing scopes with the closest
+names are listed instead.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import textwrap
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterator, Sequence
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from ..syntax import child_nodes, may_hold_blocks
+from .pattern import EMPTY, Bindings, Pattern, decode_metavariables, match, match_sequence, sequence_metavariable
+
+_TOKEN = re.compile(r"\w+|\S")
+_SHOWN = 100  # characters of a statement shown in a message
+
+
+@dataclass(frozen=True)
+class Closest:
+    """The run of code that came closest to a pattern, and where they part."""
+
+    first_line: int
+    last_line: int
+    statement: int  # 1-based index of the first pattern statement that differs
+    pattern: str  # that pattern statement, one line
+    code: str  # the code statement in its place, one line ("" when the block ended first)
+    matched: int  # how many leading pattern statements matched
+    differing_tokens: int
+
+    def describe(self) -> str:
+        """``closest: lines A-B, statement N differs: pattern '...', code '...'``."""
+        lines = f"line {self.first_line}" if self.first_line == self.last_line else \
+            f"lines {self.first_line}-{self.last_line}"
+        code = f"code '{self.code}'" if self.code else "the block ends there"
+        return f"closest: {lines}, statement {self.statement} differs: pattern '{self.pattern}', {code}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The same, as plain data."""
+        return {"first_line": self.first_line, "last_line": self.last_line, "statement": self.statement,
+                "pattern": self.pattern, "code": self.code, "matched": self.matched,
+                "differing_tokens": self.differing_tokens}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Closest":
+        """Read back what ``to_json`` wrote."""
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """Why a patch found no match, as data: which check, where, and the closest code."""
+
+    kind: str  # "step", "requires" or "scope"
+    scope: str
+    pattern: str = ""
+    step: int | None = None
+    closest: Closest | None = None
+    scopes: tuple[str, ...] = ()  # existing scopes with names close to a missing one
+
+    def describe(self) -> str:
+        """The part of the error line that says where the code came closest."""
+        if self.closest is not None:
+            return self.closest.describe()
+        if self.kind == "scope":
+            return f"scopes with close names: {', '.join(self.scopes)}" if self.scopes else \
+                "no class or function has a close name"
+        return "nothing in the scope resembles it"
+
+    def to_json(self) -> dict[str, Any]:
+        """The same, as plain data."""
+        return {"kind": self.kind, "scope": self.scope, "pattern": self.pattern, "step": self.step,
+                "closest": None if self.closest is None else self.closest.to_json(),
+                "scopes": list(self.scopes), "text": self.describe()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Diagnostic":
+        """Read back what ``to_json`` wrote."""
+        closest = data.get("closest")
+        return cls(data["kind"], data["scope"], data.get("pattern", ""), data.get("step"),
+                   None if closest is None else Closest.from_json(closest), tuple(data.get("scopes", ())))
+
+
+def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
+                 map_line: Callable[[int], int] | None = None) -> Closest | None:
+    """The run of statements in ``scope`` (a node of ``module``) closest to ``pattern``.
+
+    ``map_line`` turns a line of ``module`` into the line to report (the
+    module may be the input with earlier steps of the patch applied).
+    """
+    patterns = pattern.statements
+    best: tuple[int, int, float, int, int, cst.CSTNode] | None = None  # (-matched, tokens, unlike, start, stop, block)
+    for block in _blocks(scope):
+        body = list(block.body)  # type: ignore[attr-defined]
+        for start in range(len(body)):
+            matched, stop = _leading(patterns, body, start, EMPTY)
+            if matched == len(patterns):
+                continue  # a full match: not what failed (a count mismatch); nothing to point at
+            if best is not None and -matched > best[0]:
+                continue
+            tokens, unlike = _difference(patterns[matched], body[stop] if stop < len(body) else None)
+            candidate = (-matched, tokens, unlike, start, stop, block)
+            if best is None or candidate[:3] < best[:3]:
+                best = candidate
+    if best is None:
+        return None
+    matched, tokens, start, stop, block = -best[0], best[1], best[3], best[4], best[5]
+    body = list(block.body)  # type: ignore[attr-defined]
+    positions = _positions(module)
+    first = positions[body[start]].start.line
+    last = positions[body[min(stop, len(body) - 1)]].end.line
+    if map_line is not None:
+        first, last = map_line(first), max(map_line(first), map_line(last))
+    code = one_line(body[stop]) if stop < len(body) else ""
+    return Closest(first, last, matched + 1, one_line(patterns[matched]), code, matched, tokens)
+
+
+def close_scopes(module: cst.Module, qualname: str, limit: int = 3) -> tuple[str, ...]:
+    """The qualified names of classes and functions in ``module`` closest to ``qualname``."""
+    names = list(qualified_names(module))
+    near = difflib.get_close_matches(qualname, names, n=limit, cutoff=0.5)
+    if not near:
+        # A renamed method keeps its class: compare the last part alone too.
+        last = qualname.rsplit(".", 1)[-1]
+        by_last = {name.rsplit(".", 1)[-1]: name for name in names}
+        near = [by_last[n] for n in difflib.get_close_matches(last, list(by_last), n=limit, cutoff=0.5)]
+    return tuple(near)
+
+
+def qualified_names(node: cst.CSTNode, prefix: str = "") -> Iterator[str]:
+    """Every class and function under ``node`` by qualified name, outermost first."""
+    for child in child_nodes(node, code_only=True):
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef)):
+            name = f"{prefix}{child.name.value}"
+            yield name
+            yield from qualified_names(child.body, name + ".")
+        elif may_hold_blocks(child) and not isinstance(child, cst.BaseExpression):
+            yield from qualified_names(child, prefix)
+
+
+def one_line(node: cst.CSTNode) -> str:
+    """A statement as ``ast.unparse`` writes it, on one line (a compound statement's header then '...')."""
+    text = cst.Module([]).code_for_node(node)
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+        shown = ast.unparse(tree)
+    except SyntaxError:
+        shown = "\n".join(line for line in text.splitlines() if line.strip() and not line.strip().startswith("#"))
+    lines = [line for line in shown.splitlines() if line.strip()]
+    head = lines[0].strip() if lines else ""
+    if len(lines) > 1:
+        head += " ..."
+    # An anonymous metavariable reads back as '$_' / '$...', as the pattern wrote it.
+    head = decode_metavariables(head.replace("__pvs___", "$...").replace("__pv___", "$_"))
+    return head if len(head) <= _SHOWN else head[: _SHOWN - 3] + "..."
+
+
+def _leading(patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseStatement], at: int,
+             bindings: Bindings) -> tuple[int, int]:
+    """How many leading ``patterns`` match from ``body[at]`` on, and where the code stopped matching."""
+    if not patterns:
+        return 0, at
+    first = patterns[0]
+    if sequence_metavariable(first) is not None:
+        best = (1, at)
+        for length in range(len(body) - at + 1):
+            bound = match_sequence([first], body[at : at + length], bindings)
+            if bound is None:
+                continue
+            matched, stop = _leading(patterns[1:], body, at + length, bound)
+            if matched + 1 > best[0]:
+                best = (matched + 1, stop)
+            if matched == len(patterns) - 1:
+                break
+        return best
+    if at >= len(body):
+        return 0, at
+    bound = match(first, body[at], bindings)
+    if bound is None:
+        return 0, at
+    matched, stop = _leading(patterns[1:], body, at + 1, bound)
+    return matched + 1, stop
+
+
+def _difference(pattern: cst.CSTNode, code: cst.CSTNode | None) -> tuple[int, float]:
+    """Differing tokens, then (for ties) how unlike the two texts are character by character."""
+    text = _full(pattern)
+    theirs = _TOKEN.findall(text)
+    if code is None:
+        return len(theirs), 1.0
+    other = _full(code)
+    ours = _TOKEN.findall(other)
+    differ = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, theirs, ours, autojunk=False).get_opcodes():
+        if tag != "equal":
+            differ += max(i2 - i1, j2 - j1)
+    return differ, 1.0 - difflib.SequenceMatcher(None, text, other, autojunk=False).ratio()
+
+
+def _full(node: cst.CSTNode) -> str:
+    text = cst.Module([]).code_for_node(node)
+    try:
+        return ast.unparse(ast.parse(textwrap.dedent(text)))
+    except SyntaxError:
+        return text
+
+
+def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    if isinstance(scope, (cst.Module, cst.IndentedBlock)):
+        yield scope
+    if not may_hold_blocks(scope):
+        return
+    for child in child_nodes(scope):
+        yield from _blocks(child)
+
+
+def _positions(module: cst.Module) -> Any:
+    # unsafe_skip_copy keeps the nodes themselves as keys: the scope was found in this very module.
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions: dict[cst.CSTNode, CodeRange] = dict(wrapper.resolve(PositionProvider))
+    return positions
+
+
+def line_mapper(before: str, after: str) -> Callable[[int], int]:
+    """Map a 1-based line of ``after`` back to the line of ``before`` it came from (or next to)."""
+    old, new = before.splitlines(), after.splitlines()
+    opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+
+    def back(line: int) -> int:
+        index = line - 1
+        for tag, i1, i2, j1, j2 in opcodes:
+            if j1 <= index < j2:
+                return (i1 + (index - j1) if tag == "equal" else i1) + 1
+        return len(old)
+
+    return back
+
+
+def with_closest(diagnostic: Diagnostic, closest: Closest | None) -> Diagnostic:
+    """The diagnostic with its closest code filled in."""
+    return replace(diagnostic, closest=closest)

@@ -1,0 +1,133 @@
+"""Fingerprint what a step matched and what each metavariable captured, layout aside.
+
+A pattern can still match after the vendor changed the code it captured
+(the V2 call gained an argument, the heuristic differs): the patch applies
+and silently carries the new code along. Recording a hash of each match and
+each binding lets ``upgrade`` say "applies, but what it captured changed".
+
+The hash is of the stdlib ``ast`` dump of the code, so comments, blank
+lines, line breaks inside brackets, CRLF, redundant parentheses and quote
+style do not change it; the text kept beside it is ``ast.unparse``'s, one
+normal form a reviewer can read.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import textwrap
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import libcst as cst
+
+from .base import Operation
+from .pattern import Capture, Pattern, find_expressions, find_statements
+from .scope import find_scope
+
+
+@dataclass(frozen=True)
+class Print:
+    """The normalised form of some code: its hash and its text."""
+
+    sha256: str
+    text: str
+
+
+@dataclass(frozen=True)
+class MatchPrint:
+    """One match of a step: the code it matched and each named binding."""
+
+    code: Print
+    bindings: Mapping[str, Print]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data, texts included (for the cache and for ``upgrade``)."""
+        return {"code": [self.code.sha256, self.code.text],
+                "bindings": {name: [p.sha256, p.text] for name, p in sorted(self.bindings.items())}}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "MatchPrint":
+        """Read back what ``to_json`` wrote."""
+        return cls(Print(*data["code"]), {name: Print(*value) for name, value in data["bindings"].items()})
+
+
+@dataclass(frozen=True)
+class StepPrint:
+    """Every match of one step of a patch, in the order the step found them."""
+
+    step: int
+    matches: tuple[MatchPrint, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data."""
+        return {"step": self.step, "matches": [m.to_json() for m in self.matches]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "StepPrint":
+        """Read back what ``to_json`` wrote."""
+        return cls(int(data["step"]), tuple(MatchPrint.from_json(m) for m in data["matches"]))
+
+
+def step_print(number: int, step: Operation, module: cst.Module, scope: str) -> StepPrint:
+    """Fingerprint what ``step`` matches in ``scope`` of ``module`` (the module before the step runs)."""
+    node = find_scope(module, scope)
+    matches: list[MatchPrint] = []
+    for attribute in ("pattern", "anchor"):
+        pattern = getattr(step, attribute, None)
+        if isinstance(pattern, Pattern):
+            for found in find_statements(pattern, node):
+                run = tuple(found.block.body[found.start : found.end])  # type: ignore[attr-defined]
+                matches.append(_match_print(run, found.bindings))
+    # reuse-buffers captures inside each computation it rewrites.
+    for buffer in getattr(step, "buffers", ()):
+        for expression, bindings in find_expressions(buffer.compute, node):
+            matches.append(_match_print(expression, {f"{buffer.temporary}.{k}": v for k, v in bindings.items()}))
+    return StepPrint(number, tuple(matches))
+
+
+def _match_print(code: Capture, bindings: Mapping[str, Any]) -> MatchPrint:
+    named = {name: fingerprint(value) for name, value in bindings.items()
+             if ":" not in name.split(".")[-1] and isinstance(value, (cst.CSTNode, tuple))}
+    return MatchPrint(fingerprint(code), named)
+
+
+def fingerprint(capture: Capture) -> Print:
+    """The hash and normal text of a node or run of nodes, independent of layout."""
+    tree, text = _normalise(capture)
+    dump = ast.dump(tree, annotate_fields=True, include_attributes=False) if tree is not None else text
+    return Print(hashlib.sha256(dump.encode("utf-8")).hexdigest(), text)
+
+
+def _normalise(capture: Capture) -> tuple[ast.AST | None, str]:
+    items = capture if isinstance(capture, tuple) else (capture,)
+    if not items:
+        return ast.Module(body=[], type_ignores=[]), ""
+    codes = [cst.Module([]).code_for_node(_without_comma(item)).strip() for item in items]
+    if all(isinstance(item, cst.BaseStatement) for item in items):
+        text = "\n".join(textwrap.dedent(cst.Module([]).code_for_node(item)) for item in items)
+        return _parsed(text, "exec", lambda tree: tree)
+    joined = ", ".join(codes)
+    # Try the forms a capture can take: an expression, then arguments or elements.
+    for wrapped in (f"(\n{joined}\n)", f"_(\n{joined}\n)", f"[\n{joined}\n]"):
+        tree, text = _parsed(wrapped, "eval", lambda t: t.body)
+        if tree is not None:
+            if wrapped.startswith("_("):
+                text = text[2:-1]  # the arguments alone
+            return tree, text
+    return None, " ".join(joined.split())
+
+
+def _parsed(code: str, mode: str, pick: Any) -> tuple[ast.AST | None, str]:
+    try:
+        tree = pick(ast.parse(code, mode=mode))
+    except SyntaxError:
+        return None, ""
+    return tree, ast.unparse(tree)
+
+
+def _without_comma(node: cst.CSTNode) -> cst.CSTNode:
+    # A captured argument keeps its own trailing comma; the join adds them back.
+    if isinstance(node, (cst.Arg, cst.Element)):
+        return node.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return node
