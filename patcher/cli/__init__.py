@@ -20,6 +20,7 @@ COMMANDS = {
     "verify-sync": "patcher.cli.verify_sync:verify_sync_command",
     "check": "patcher.cli.check:check_command",
     "verify-numerics": "patcher.cli.verify_numerics:verify_numerics_command",
+    "upgrade": "patcher.cli.upgrade:upgrade_command",
 }
 
 
@@ -50,6 +51,7 @@ SUMMARIES = {
     "verify-sync": "Check that stale copies of shipped files match the copy the image ships.",
     "check": "Run the hardware safety rules on a vendor zip, a tree or one .py file.",
     "verify-numerics": "Compare vendor and patched paged_attn.py outputs on the CPU (needs PyTorch).",
+    "upgrade": "Compare how the patches fare on an old and a new vendor drop, for review.",
 }
 
 
