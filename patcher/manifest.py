@@ -7,6 +7,7 @@ import json
 from . import __version__
 from .patchset.templates import make_environment, render
 from .pipeline import Build, sha256_hex
+from .transforms.fingerprint import StepPrint
 from .resources import tool_templates_dir
 
 TEMPLATE = "manifest.json.j2"
@@ -21,7 +22,8 @@ def render_manifest(build: Build, input_name: str) -> bytes:
         "series": [p.id for p in build.patch_set.patches],
         "commit": build.patch_set.commit,
         "patches": [
-            {"id": o.patch.id, "file": f.path, "status": o.status.value, "params": dict(o.patch.values)}
+            {"id": o.patch.id, "file": f.path, "status": o.status.value, "params": dict(o.patch.values),
+             "steps": [_step_json(p) for p in o.prints]}
             for f in build.files
             for o in f.outcomes
         ],
@@ -34,3 +36,10 @@ def render_manifest(build: Build, input_name: str) -> bytes:
     text = render(make_environment(tool_templates_dir()), name=TEMPLATE, values=values)
     json.loads(text)  # a template edit that breaks JSON must fail here, not in a reader
     return text.encode("utf-8")
+
+
+def _step_json(step: StepPrint) -> dict[str, object]:
+    """One step's matches: the sha256 of the normalised code each matched, and of each binding."""
+    return {"step": step.step, "matches": [
+        {"code": m.code.sha256, "bindings": {name: p.sha256 for name, p in sorted(m.bindings.items())}}
+        for m in step.matches]}
