@@ -109,7 +109,10 @@ def _normalise(capture: Capture) -> tuple[ast.AST | None, str]:
         return _parsed(text, "exec", lambda tree: tree)
     joined = ", ".join(codes)
     # Try the forms a capture can take: an expression, then arguments or elements.
-    for wrapped in (f"(\n{joined}\n)", f"_(\n{joined}\n)", f"[\n{joined}\n]"):
+    forms = [f"(\n{joined}\n)", f"_(\n{joined}\n)", f"[\n{joined}\n]"]
+    if any(isinstance(item, cst.Arg) for item in items):
+        forms.insert(0, forms.pop(1))  # arguments read back as arguments, not as a tuple
+    for wrapped in forms:
         tree, text = _parsed(wrapped, "eval", lambda t: t.body)
         if tree is not None:
             if wrapped.startswith("_("):
