@@ -261,3 +261,48 @@ def test_a_new_dockerignore_shows_in_diff_and_patch_creates_it(cli, vendor_copy,
     assert "--- /dev/null\n+++ b/.dockerignore\n" in result.stdout
     subprocess.run(["patch", "-p1", "-s"], input=result.stdout_bytes, cwd=vendor_copy, check=True)
     assert (vendor_copy / ".dockerignore").read_bytes() == b"patcher-manifest.json\n"
+
+
+def test_a_failing_drop_that_reenables_triton_gets_both_errors(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from make_upgrade_pairs import make_tree
+
+    tree = make_tree(tmp_path / "drop", "triton-reenabled", "no-longer-applies")
+    shipped = (tree / SHIPPED).read_bytes()
+    result = cli("apply", tree, "-o", "ctx.tar.gz")
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    pattern = [i for i, line in enumerate(lines) if line.startswith(f"error: {SHIPPED}: patch three-tier-decode: ")]
+    triton = [i for i, line in enumerate(lines) if line.startswith(f"error: {SHIPPED}:") and ": no-triton-prefill: " in line]
+    assert len(pattern) == 1 and triton
+    assert "closest: lines " in lines[pattern[0]]
+    assert any("context_attention_fwd" in lines[i] for i in triton)
+    written = [i for i, line in enumerate(lines) if line.startswith("nothing written")]
+    assert written and written[0] > max(pattern + triton)
+    assert "1 patch failure(s)" in lines[written[0]] and "safety rule error(s)" in lines[written[0]]
+    assert list(cli.cwd.iterdir()) == []
+    assert (tree / SHIPPED).read_bytes() == shipped
+
+
+def test_manifest_fingerprints_ignore_layout_and_see_a_changed_capture(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from make_upgrade_pairs import make_tree
+
+    def steps(tree: Path) -> dict[str, list[dict[str, object]]]:
+        out = tmp_path / f"out-{tree.name}"
+        assert cli("apply", tree, "-o", out).exit_code == 0
+        manifest = json.loads((out / MANIFEST).read_bytes())
+        return {p["id"]: p["steps"] for p in manifest["patches"]}
+
+    base = steps(make_tree(tmp_path / "base"))
+    decode = base["three-tier-decode"]
+    assert [s["step"] for s in decode] == [1, 2]
+    [match] = decode[1]["matches"]
+    assert sorted(match["bindings"]) == ["HEURISTIC", "V1_ARGS", "V2_ARGS", "V2_SETUP"]
+    assert all(len(h) == 64 for h in [match["code"], *match["bindings"].values()])
+    assert steps(make_tree(tmp_path / "reformatted", "reformatted")) == base
+    changed = steps(make_tree(tmp_path / "v2", "v2-gains-argument"))
+    [after] = changed["three-tier-decode"][1]["matches"]
+    assert after["bindings"]["V2_ARGS"] != match["bindings"]["V2_ARGS"]
+    assert after["code"] != match["code"]
+    assert {k: v for k, v in after["bindings"].items() if k != "V2_ARGS"} == \
+        {k: v for k, v in match["bindings"].items() if k != "V2_ARGS"}
+    assert changed["prefix-pregather"] == base["prefix-pregather"]

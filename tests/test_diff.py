@@ -313,3 +313,84 @@ def test_a_patch_set_outside_a_repository_is_one_error_line(cli, vendor_zip, tmp
 def test_per_patch_and_base_do_not_combine(cli, vendor_zip) -> None:  # type: ignore[no-untyped-def]
     result = cli("diff", "--per-patch", "--base", "HEAD", vendor_zip)
     assert result.exit_code == 2 and "cannot be combined" in result.stderr
+
+
+# -- --keep-going and the closest code ----------------------------------------
+
+
+def _broken_tree(tmp_path: Path, *variants: str) -> Path:
+    from make_upgrade_pairs import make_tree
+
+    return make_tree(tmp_path / "drop", *variants)
+
+
+def test_keep_going_shows_what_the_other_patches_change_then_the_failure(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tree = _broken_tree(tmp_path, "no-longer-applies")
+    plain = _run("diff", tree)
+    assert plain.exit_code == 2 and plain.stdout == ""
+    # The hint names a command that works on this very input.
+    assert f"'patcher diff --keep-going {tree}'" in plain.stderr
+    result = _run("diff", "--keep-going", tree)
+    assert result.exit_code == 2
+    diff = result.stdout
+    assert "#   prefix-pregather" in diff and "#   prefix-buffer-reuse" in diff
+    assert "three-tier-decode" not in diff and "use_v2" not in diff
+    assert any(line.startswith("+") and "k_ctx = (key_cache[ctx_blk_ids]" in line for line in diff.splitlines())
+    [error] = [line for line in result.stderr.splitlines() if "patch three-tier-decode" in line]
+    assert error.startswith(f"error: {SHIPPED}: patch three-tier-decode: step 2 (replace): expected ")
+    assert "; closest: lines " in error
+    assert error.endswith("statement 2 differs: pattern 'use_v1 = True', code 'use_v1 = actual_max <= 8192'")
+    assert "1 patch(es) did not apply" in result.stderr
+    assert "--keep-going" not in result.stderr  # no hint that leads back here
+
+
+def test_keep_going_json_carries_the_diagnostic_as_fields(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tree = _broken_tree(tmp_path, "no-longer-applies")
+    result = _run("diff", "--keep-going", "--format", "json", tree)
+    assert result.exit_code == 2
+    report = json.loads(result.stdout)
+    assert [p["id"] for p in report["sections"][0]["files"][0]["patches"]] == ["prefix-pregather", "prefix-buffer-reuse"]
+    [failure] = report["failed"]
+    assert (failure["path"], failure["patch"]) == (SHIPPED, "three-tier-decode")
+    diagnostic = failure["diagnostic"]
+    assert (diagnostic["kind"], diagnostic["scope"], diagnostic["step"]) == ("step", "PagedAttention.forward_decode", 2)
+    closest = diagnostic["closest"]
+    assert (closest["statement"], closest["matched"], closest["pattern"], closest["code"]) == (
+        2, 1, "use_v1 = True", "use_v1 = actual_max <= 8192")
+    lines = (tree / SHIPPED).read_text().splitlines()
+    assert lines[closest["first_line"] - 1].strip().startswith("use_v1 = (max_seq_len <= 8192")
+    assert lines[closest["last_line"] - 1].strip() == "use_v1 = actual_max <= 8192"
+    assert failure["message"].endswith(diagnostic["text"])
+    assert report["rule_errors"] == [e for e in report["rule_errors"] if e["rule"] != "no-triton-prefill"]
+
+
+def test_keep_going_on_a_drop_that_applies_is_the_plain_diff(plain) -> None:  # type: ignore[no-untyped-def]
+    result = _run("diff", "--keep-going", VENDOR_ZIP)
+    assert result.exit_code == 0
+    assert result.stdout_bytes == plain.stdout_bytes
+
+
+def test_a_missing_scope_names_the_scopes_with_the_closest_names(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tree = _broken_tree(tmp_path)
+    shipped = tree / SHIPPED
+    shipped.write_bytes(shipped.read_bytes().replace(b"def forward_decode(", b"def forward_decode_v1("))
+    result = _run("diff", "--keep-going", "--format", "json", tree)
+    assert result.exit_code == 2
+    [failure] = json.loads(result.stdout)["failed"]
+    assert failure["diagnostic"]["kind"] == "scope"
+    assert failure["diagnostic"]["scope"] == "PagedAttention.forward_decode"
+    assert failure["diagnostic"]["scopes"][0] == "PagedAttention.forward_decode_v1"
+    assert "scopes with close names: PagedAttention.forward_decode_v1" in failure["message"]
+
+
+def test_a_step_that_matches_too_often_has_no_closest_to_name(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tree = _broken_tree(tmp_path)
+    shipped = tree / SHIPPED
+    # A second class attribute of the same name: step 1 matches twice, not zero times.
+    text = shipped.read_bytes()
+    shipped.write_bytes(text.replace(b"    _PYTORCH_DECODE_THRESHOLD = 32768", b"    _PYTORCH_DECODE_THRESHOLD = 32768\n"
+                                     b"    _PYTORCH_DECODE_THRESHOLD = 32768", 1))
+    result = _run("diff", "--keep-going", "--format", "json", tree)
+    [failure] = json.loads(result.stdout)["failed"]
+    assert "found it 2 times" in failure["detail"]
+    assert failure["diagnostic"] is None
