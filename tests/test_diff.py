@@ -394,3 +394,19 @@ def test_a_step_that_matches_too_often_has_no_closest_to_name(tmp_path) -> None:
     [failure] = json.loads(result.stdout)["failed"]
     assert "found it 2 times" in failure["detail"]
     assert failure["diagnostic"] is None
+
+
+def test_closest_code_of_a_later_patch_is_named_by_the_lines_of_the_file_as_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tree = _broken_tree(tmp_path)
+    shipped = tree / SHIPPED
+    # Another layout for the key gather: prefix-pregather's step 2 no longer matches, after
+    # three-tier-decode and prefix-pregather's own step 1 have added lines above it.
+    shipped.write_bytes(shipped.read_bytes().replace(b"permute(0, 3, 1, 2, 4)", b"permute(0, 3, 2, 1, 4)"))
+    result = _run("diff", "--keep-going", "--format", "json", tree)
+    [failure] = json.loads(result.stdout)["failed"]
+    assert failure["patch"] == "prefix-pregather"
+    closest = failure["diagnostic"]["closest"]
+    assert closest["code"].startswith("k_tile = key_cache[blk_ids].permute(0, 3, 2, 1, 4)")
+    lines = shipped.read_text().splitlines()
+    assert "k_tile = (key_cache[blk_ids]" in lines[closest["first_line"] - 1]
+    assert lines[closest["last_line"] - 1].strip().endswith(".view(-1, num_kv_heads, head_dim))")

@@ -7,12 +7,12 @@ import difflib
 import sys
 import enum
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import libcst as cst
 
 from ..transforms.base import ConfigError, Operation, StepFailed
-from ..transforms.closest import Diagnostic, close_scopes, find_closest, line_mapper
+from ..transforms.closest import Diagnostic, close_scopes, find_closest
 from ..transforms.fingerprint import StepPrint, step_print
 from ..transforms.pattern import Pattern, contains, describe_syntax_error, find_statements
 from ..transforms.scope import ScopeNotFound, find_scope
@@ -101,11 +101,12 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
         return FileOutcome(path, source, source, (),
                            "would not round-trip byte for byte (lone CR line endings?); "
                            "convert it to LF or CRLF line endings first")
+    read = module
     outcomes = []
     owners = _LineOwners()
     for patch in patches:
         previous = module
-        module, outcome = run_patch(patch, module)
+        module, outcome = run_patch(patch, module, read)
         if outcome.status is Status.APPLIED:
             new_code = module.code
             clash = owners.claim(patch.id, code, new_code)
@@ -161,8 +162,13 @@ def _why_not_parsed(source: bytes, where: str) -> str:
     return f"{where}; it parses under Python {version} but not for libcst (newer syntax?)"
 
 
-def run_patch(patch: Patch, module: cst.Module) -> tuple[cst.Module, PatchOutcome]:
-    """Apply one patch: already applied, applied, or failed with the reason and the closest code."""
+def run_patch(patch: Patch, module: cst.Module, read: cst.Module | None = None) -> tuple[cst.Module, PatchOutcome]:
+    """Apply one patch: already applied, applied, or failed with the reason and the closest code.
+
+    ``read`` is the file as read, before earlier patches of the series: the
+    closest code is named by its lines there, the lines a user can open.
+    """
+    read = read or module
     try:
         applied = [_holds(module, marker.scope, marker.pattern) for marker in patch.applied_when]
     except ScopeNotFound as error:
@@ -177,7 +183,7 @@ def run_patch(patch: Patch, module: cst.Module) -> tuple[cst.Module, PatchOutcom
             return module, _scope_missing(patch, module, needed.scope, str(error))
         if not present:
             diagnostic = Diagnostic("requires", needed.scope, str(needed.pattern),
-                                    closest=find_closest(needed.pattern, module, find_scope(module, needed.scope)))
+                                    closest=find_closest(needed.pattern, module, find_scope(module, needed.scope), read))
             return module, PatchOutcome(
                 patch, Status.FAILED, f"needs '{needed.pattern}' in {needed.scope}, which is not there", diagnostic
             )
@@ -197,7 +203,7 @@ def run_patch(patch: Patch, module: cst.Module) -> tuple[cst.Module, PatchOutcom
             if isinstance(error, ScopeNotFound):
                 return module, _scope_missing(patch, before, scope_name, detail, number)
             return module, PatchOutcome(patch, Status.FAILED, detail,
-                                        _step_diagnostic(number, step, module, before, scope_name))
+                                        _step_diagnostic(number, step, read, before, scope_name))
         prints.append(step_print(number, step, before, scope_name))
     # A patch that cannot recognise its own result would apply twice.
     if patch.applied_when and not all(_holds(result, m.scope, m.pattern) for m in patch.applied_when):
@@ -225,11 +231,8 @@ def _step_diagnostic(number: int, step: Operation, original: cst.Module, current
     if find_statements(pattern, node):
         return None  # it matched, only not as often as the step expects
     # Earlier steps of the patch may have moved lines: report the input's.
-    mapper: Callable[[int], int] | None = None
-    if current is not original:
-        mapper = line_mapper(original.code, current.code)
     return Diagnostic("step", scope, str(pattern), step=number,
-                      closest=find_closest(pattern, current, node, mapper))
+                      closest=find_closest(pattern, current, node, original))
 
 
 def _has_scope(module: cst.Module, scope: str) -> bool:

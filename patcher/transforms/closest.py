@@ -19,7 +19,7 @@ import difflib
 import re
 import textwrap
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Collection, Iterator, Sequence
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -97,35 +97,43 @@ class Diagnostic:
 
 
 def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
-                 map_line: Callable[[int], int] | None = None) -> Closest | None:
+                 original: cst.Module | None = None) -> Closest | None:
     """The run of statements in ``scope`` (a node of ``module``) closest to ``pattern``.
 
-    ``map_line`` turns a line of ``module`` into the line to report (the
-    module may be the input with earlier steps of the patch applied).
+    ``module`` may be ``original`` (the file as read) with earlier steps of
+    the patch applied: lines are then reported in ``original``, and runs
+    that start in code those steps wrote come last, since the vendor's code
+    is what the pattern was written against.
     """
     patterns = pattern.statements
-    best: tuple[int, int, float, int, int, cst.CSTNode] | None = None  # (-matched, tokens, unlike, start, stop, block)
+    positions = _positions(module)
+    line_of = _original_lines(module, original, positions)
+    best: tuple[int, int, int, int, float, int, int, cst.CSTNode] | None = None
     for block in _blocks(scope):
         body = list(block.body)  # type: ignore[attr-defined]
         for start in range(len(body)):
             matched, stop = _leading(patterns, body, start, EMPTY)
             if matched == len(patterns):
                 continue  # a full match: not what failed (a count mismatch); nothing to point at
-            if best is not None and -matched > best[0]:
+            if best is not None and (0, -matched) > best[:2]:
                 continue
-            tokens, unlike = _difference(patterns[matched], body[stop] if stop < len(body) else None)
-            candidate = (-matched, tokens, unlike, start, stop, block)
-            if best is None or candidate[:3] < best[:3]:
+            code = body[stop] if stop < len(body) else None
+            tokens, unlike = _difference(patterns[matched], code)
+            # The same kind of statement (an assignment for an assignment) beats a shorter other one.
+            ours = int(line_of(body[start], positions[body[start]].start.line) is None)
+            candidate = (ours, -matched, int(_kind(patterns[matched]) != _kind(code)), tokens, unlike,
+                         start, stop, block)
+            if best is None or candidate[:5] < best[:5]:
                 best = candidate
     if best is None:
         return None
-    matched, tokens, start, stop, block = -best[0], best[1], best[3], best[4], best[5]
+    matched, tokens, start, stop, block = -best[1], best[3], best[5], best[6], best[7]
     body = list(block.body)  # type: ignore[attr-defined]
-    positions = _positions(module)
+    end_node = body[min(stop, len(body) - 1)]
     first = positions[body[start]].start.line
-    last = positions[body[min(stop, len(body) - 1)]].end.line
-    if map_line is not None:
-        first, last = map_line(first), max(map_line(first), map_line(last))
+    last = positions[end_node].end.line
+    first, last = line_of(body[start], first) or first, line_of(end_node, last, end=True) or last
+    last = max(first, last)
     code = one_line(body[stop]) if stop < len(body) else ""
     return Closest(first, last, matched + 1, one_line(patterns[matched]), code, matched, tokens)
 
@@ -166,7 +174,7 @@ def one_line(node: cst.CSTNode) -> str:
     if len(lines) > 1:
         head += " ..."
     # An anonymous metavariable reads back as '$_' / '$...', as the pattern wrote it.
-    head = decode_metavariables(head.replace("__pvs___", "$...").replace("__pv___", "$_"))
+    head = decode_metavariables(head.replace("__pvs____", "$...").replace("__pv____", "$_"))
     return head if len(head) <= _SHOWN else head[: _SHOWN - 3] + "..."
 
 
@@ -200,7 +208,8 @@ def _leading(patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseState
 def _difference(pattern: cst.CSTNode, code: cst.CSTNode | None) -> tuple[int, float]:
     """Differing tokens, then (for ties) how unlike the two texts are character by character."""
     text = _full(pattern)
-    theirs = _TOKEN.findall(text)
+    # A metavariable matches any code: only the pattern's own tokens can differ.
+    theirs = [t for t in _TOKEN.findall(text) if not t.startswith("__pv")]
     if code is None:
         return len(theirs), 1.0
     other = _full(code)
@@ -210,6 +219,12 @@ def _difference(pattern: cst.CSTNode, code: cst.CSTNode | None) -> tuple[int, fl
         if tag != "equal":
             differ += max(i2 - i1, j2 - j1)
     return differ, 1.0 - difflib.SequenceMatcher(None, text, other, autojunk=False).ratio()
+
+
+def _kind(node: cst.CSTNode | None) -> type | None:
+    if isinstance(node, cst.SimpleStatementLine) and node.body:
+        return type(node.body[0])
+    return None if node is None else type(node)
 
 
 def _full(node: cst.CSTNode) -> str:
@@ -236,6 +251,27 @@ def _positions(module: cst.Module) -> Any:
     return positions
 
 
+def _original_lines(module: cst.Module, original: cst.Module | None,
+                    positions: Any) -> Callable[..., int | None]:
+    """Map a line of ``module`` at a node to ``original``'s line; None for code the patch wrote."""
+    if original is None or original is module:
+        return lambda node, line, end=False: line
+    # Statements no step rewrote are the very same nodes in both trees (edits
+    # rebuild only the path to what they change): take their line from there.
+    known = _positions(original)
+    mapper = line_mapper(original.code, module.code)
+    written = written_lines(original.code, module.code)
+
+    def line_of(node: cst.CSTNode, line: int, end: bool = False) -> int | None:
+        if node in known:
+            here = known[node]
+            return here.end.line + (line - positions[node].end.line) if end else \
+                here.start.line + (line - positions[node].start.line)
+        return None if line in written else mapper(line)
+
+    return line_of
+
+
 def line_mapper(before: str, after: str) -> Callable[[int], int]:
     """Map a 1-based line of ``after`` back to the line of ``before`` it came from (or next to)."""
     old, new = before.splitlines(), after.splitlines()
@@ -249,6 +285,13 @@ def line_mapper(before: str, after: str) -> Callable[[int], int]:
         return len(old)
 
     return back
+
+
+def written_lines(before: str, after: str) -> frozenset[int]:
+    """The 1-based lines of ``after`` that are not lines of ``before`` (written by a change)."""
+    old, new = before.splitlines(), after.splitlines()
+    opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    return frozenset(j + 1 for tag, _, _, j1, j2 in opcodes if tag in ("replace", "insert") for j in range(j1, j2))
 
 
 def with_closest(diagnostic: Diagnostic, closest: Closest | None) -> Diagnostic:
