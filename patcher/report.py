@@ -30,11 +30,21 @@ EXIT_CODES_HELP = (
     "a patch does not apply, or a safety rule error (nothing is written); 3 internal error."
 )
 
-def stale_hint(input_name: str | None) -> str:
-    """What to run next when a patch does not apply: a command that works on that very input."""
-    where = _quote(input_name) if input_name else "VENDOR"
+def stale_hint(input_name: str | None, patch_args: tuple[str, ...] = ()) -> str:
+    """What to run next when a patch does not apply: a command that works on that very input.
+
+    ``patch_args`` are the run's own ``--patches``/``--set`` options, so the
+    command sees the same patch set and parameters.
+    """
+    where = " ".join(_quote(a) for a in (input_name or "VENDOR", *patch_args))
     return (f"see what the other patches still change with 'patcher diff --keep-going {where}', "
             f"then update the patch in the patch set")
+
+
+def patch_arguments(patches_dir: object | None, overrides: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``--patches DIR --set X=Y ...`` a command was given, to repeat in a hint."""
+    args = ("--patches", str(patches_dir)) if patches_dir is not None else ()
+    return args + tuple(a for o in overrides for a in ("--set", o))
 
 
 def _quote(text: str) -> str:
@@ -52,6 +62,7 @@ class ApplyReport:
     sha256: str | None = None
     checks: "CheckResult | None" = None  # the safety rules: on what would be written, or on the input when a patch failed
     input_name: str | None = None  # the VENDOR argument, for hints that name a command to run
+    patch_args: tuple[str, ...] = ()  # the run's --patches/--set, repeated in those hints
 
     @property
     def counts(self) -> Counter[str]:
@@ -77,7 +88,7 @@ class ApplyReport:
             for result in outcome.outcomes:
                 if result.status.value == "failed":
                     lines.append(f"{outcome.path}: patch {result.patch.id}: {result.message} "
-                                 f"({stale_hint(self.input_name)})")
+                                 f"({stale_hint(self.input_name, self.patch_args)})")
         if self.checks is not None:
             lines.extend(violation_line(v, self.checks) for v in self.checks.errors)
         return lines

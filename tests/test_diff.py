@@ -361,7 +361,26 @@ def test_keep_going_json_carries_the_diagnostic_as_fields(tmp_path) -> None:  # 
     assert lines[closest["first_line"] - 1].strip().startswith("use_v1 = (max_seq_len <= 8192")
     assert lines[closest["last_line"] - 1].strip() == "use_v1 = actual_max <= 8192"
     assert failure["message"].endswith(diagnostic["text"])
-    assert report["rule_errors"] == [e for e in report["rule_errors"] if e["rule"] != "no-triton-prefill"]
+    assert all(e["rule"] != "no-triton-prefill" for e in report["rule_errors"])
+
+
+def test_keep_going_lists_the_safety_rule_errors_of_the_input(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tree = _broken_tree(tmp_path, "triton-reenabled", "no-longer-applies")
+    result = _run("diff", "--keep-going", "--format", "json", tree)
+    assert result.exit_code == 2
+    report = json.loads(result.stdout)
+    assert [f["patch"] for f in report["failed"]] == ["three-tier-decode"]
+    triton = [e for e in report["rule_errors"] if e["rule"] == "no-triton-prefill"]
+    assert triton and all(e["path"] == SHIPPED for e in triton)
+    assert any(f"{SHIPPED}:{e['line']}: no-triton-prefill: " in result.stderr for e in triton)
+
+
+def test_the_hint_repeats_the_patch_set_options(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tree = _broken_tree(tmp_path, "no-longer-applies")
+    result = _run("diff", tree, "--patches", PATCHES, "--set", "three-tier-decode.small_max=4096")
+    assert result.exit_code == 2
+    assert (f"'patcher diff --keep-going {tree} --patches {PATCHES} --set three-tier-decode.small_max=4096'"
+            in result.stderr)
 
 
 def test_keep_going_on_a_drop_that_applies_is_the_plain_diff(plain) -> None:  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..report import EXIT_CODES_HELP, ApplyReport
+from ..report import EXIT_CODES_HELP, ApplyReport, patch_arguments
 from .errors import handle_errors
 from .options import (allow_options, input_argument, limit_options, limits_from, load_patches, load_policy_for,
                       patches_option, set_option, verbose_option)
@@ -60,7 +60,8 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
         # The rules judge what would be written; when a patch failed nothing is,
         # and they judge the input as it is, so the report holds both problems.
         checks = check_input(result, policy) if result.failed else check(result, policy)
-        report = ApplyReport(result, checks=checks, input_name=str(source))
+        report = ApplyReport(result, checks=checks, input_name=str(source),
+                             patch_args=patch_arguments(patches_dir, overrides))
         if report.exit_code:
             _print(report)
             raise SystemExit(int(report.exit_code))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import PatcherError
-from ..report import ExitCode, Failure, failed_patches, failures_markdown
+from ..report import ExitCode, Failure, failed_patches, failures_markdown, patch_arguments
 from .errors import handle_errors
 from .options import input_argument, load_patches, patches_option, set_option, verbose_option
 
@@ -73,9 +73,10 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
             except PatcherError as error:
                 raise checkout.explain(error) from None
         tree = stack.enter_context(open_source(source))
-        builds = [_build(tree, patch_set, "", source, keep_going)]
+        rerun = (str(source), *patch_arguments(patches_dir, overrides))
+        builds = [_build(tree, patch_set, "", rerun, keep_going)]
         if base is not None:
-            builds.insert(0, _build(tree, old_set, f"at {base}: ", source, keep_going))
+            builds.insert(0, _build(tree, old_set, f"at {base}: ", (*rerun, "--base", base), keep_going))
             report = base_diff(builds[0], builds[1], source.name, checkout.ref)
         elif per_patch:
             report = per_patch_diff(builds[0], source.name)
@@ -90,13 +91,14 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
     sys.exit(int(report.exit_code(check)))
 
 
-def _build(tree: SourceTree, patch_set: PatchSet, label: str, source: Path, keep_going: bool) -> Build:
+def _build(tree: SourceTree, patch_set: PatchSet, label: str, rerun: tuple[str, ...], keep_going: bool) -> Build:
     from ..pipeline import build
     from ..report import ApplyReport
 
     result = build(tree, patch_set)
     if result.failed and not keep_going:
-        report = ApplyReport(result, checks=_input_rules(result, patch_set), input_name=str(source))
+        report = ApplyReport(result, checks=_input_rules(result, patch_set), input_name=rerun[0],
+                             patch_args=rerun[1:])
         for line in report.errors():
             click.echo(f"error: {label}{line}", err=True)
         sys.exit(int(report.exit_code))
