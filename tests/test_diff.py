@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import shutil
 import subprocess
 import zipfile
@@ -406,9 +408,11 @@ def test_a_step_that_matches_too_often_has_no_closest_to_name(tmp_path) -> None:
     tree = _broken_tree(tmp_path)
     shipped = tree / SHIPPED
     # A second class attribute of the same name: step 1 matches twice, not zero times.
-    text = shipped.read_bytes()
-    shipped.write_bytes(text.replace(b"    _PYTORCH_DECODE_THRESHOLD = 32768", b"    _PYTORCH_DECODE_THRESHOLD = 32768\n"
-                                     b"    _PYTORCH_DECODE_THRESHOLD = 32768", 1))
+    lines = shipped.read_bytes().splitlines(keepends=True)
+    [line] = [n.lineno for n in ast.walk(ast.parse(b"".join(lines))) if isinstance(n, ast.Assign)
+              and [ast.unparse(t) for t in n.targets] == ["_PYTORCH_DECODE_THRESHOLD"]]
+    lines.insert(line, lines[line - 1])
+    shipped.write_bytes(b"".join(lines))
     result = _run("diff", "--keep-going", "--format", "json", tree)
     [failure] = json.loads(result.stdout)["failed"]
     assert "found it 2 times" in failure["detail"]
@@ -420,7 +424,7 @@ def test_closest_code_of_a_later_patch_is_named_by_the_lines_of_the_file_as_read
     shipped = tree / SHIPPED
     # Another layout for the key gather: prefix-pregather's step 2 no longer matches, after
     # three-tier-decode and prefix-pregather's own step 1 have added lines above it.
-    shipped.write_bytes(shipped.read_bytes().replace(b"permute(0, 3, 1, 2, 4)", b"permute(0, 3, 2, 1, 4)"))
+    shipped.write_bytes(re.sub(rb"permute\(0,\s*3,\s*1,\s*2,\s*4\)", b"permute(0, 3, 2, 1, 4)", shipped.read_bytes()))
     result = _run("diff", "--keep-going", "--format", "json", tree)
     [failure] = json.loads(result.stdout)["failed"]
     assert failure["patch"] == "prefix-pregather"

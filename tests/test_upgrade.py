@@ -14,12 +14,19 @@ from typing import Any
 
 import pytest
 
-from conftest import SHIPPED, VENDOR_ZIP
+from conftest import SHIPPED, VENDOR_TREE, VENDOR_ZIP
 from make_upgrade_pairs import make_pair, make_tree
 
 SERIES = ["three-tier-decode", "prefix-pregather", "prefix-buffer-reuse"]
 TARGET = "vllm/attention/ops/paged_attn.py"
 INSTALLED = "/usr/local/corex/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py"
+
+
+def _install_line() -> int:
+    """The line of patch_ops.sh that copies the shipped paged_attn.py into the image."""
+    script = (VENDOR_TREE / "qwen3_6_scripts" / "patch_ops.sh").read_text().splitlines()
+    [line] = [n for n, text in enumerate(script, 1) if text.lstrip().startswith("cp ") and text.rstrip().endswith(TARGET)]
+    return line
 
 
 def _upgrade(cli, tmp_path: Path, variant: str, *extra: str) -> tuple[int, dict[str, Any]]:  # type: ignore[no-untyped-def]
@@ -64,7 +71,7 @@ def test_an_unchanged_drop_exits_0_with_every_patch_the_same(cli, tmp_path) -> N
     assert list(_scopes(_patch(report, "prefix-pregather"))) == ["PagedAttention._forward_prefix_pytorch"]
     _nothing_around(report)
     shipping = report["shipping"][TARGET]
-    assert shipping["old_installed"] == shipping["new_installed"] == [f"{INSTALLED} (qwen3_6_scripts/patch_ops.sh:8)"]
+    assert shipping["old_installed"] == shipping["new_installed"] == [f"{INSTALLED} (qwen3_6_scripts/patch_ops.sh:{_install_line()})"]
 
 
 def test_comments_line_breaks_and_crlf_inside_patched_scopes_are_no_change(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -90,7 +97,9 @@ def test_a_v2_call_that_gained_an_argument_still_applies_but_its_capture_changed
     assert patch["captures_changed"] is True and patch["needs_review"] is True
     [capture] = patch["captures"]
     assert (capture["step"], capture["match"], capture["binding"]) == (2, 1, "V2_ARGS")
-    assert capture["old"].endswith("blocksparse_block_size, blocksparse_head_sliding_step")
+    [call] = [n for n in ast.walk(ast.parse((tmp_path / "pair" / "old" / SHIPPED).read_text()))
+              if isinstance(n, ast.Call) and ast.unparse(n.func) == "ops.paged_attention_v2"]
+    assert capture["old"] == ", ".join(ast.unparse(a) for a in call.args)
     assert capture["new"] == capture["old"] + ", fp8_out_scale"
     scopes = _scopes(patch)
     decode = scopes["PagedAttention.forward_decode"]
@@ -110,14 +119,15 @@ def test_a_changed_heuristic_is_shown_before_and_after(cli, tmp_path) -> None:  
     code, report = _upgrade(cli, tmp_path, "heuristic-differs")
     assert code == 1
     patch = _patch(report, "three-tier-decode")
+    old_heuristic = _heuristic((tmp_path / "pair" / "old" / SHIPPED).read_text())
     assert patch["captures"] == [{
-        "step": 2, "match": 1, "binding": "HEURISTIC",
-        "old": "max_seq_len <= 8192 and (max_num_partitions == 1 or num_seqs * num_heads > 512)",
+        "step": 2, "match": 1, "binding": "HEURISTIC", "old": old_heuristic,
         "new": "max_seq_len <= 4096 and (max_num_partitions == 1 or num_seqs * num_heads > 512)",
     }]
+    assert old_heuristic != patch["captures"][0]["new"]
     text = cli("upgrade", tmp_path / "pair" / "old", tmp_path / "pair" / "new").stdout
     assert "applies, but what it captured changed:" in text
-    assert "before: max_seq_len <= 8192" in text and "after:  max_seq_len <= 4096" in text
+    assert f"before: {old_heuristic}" in text and "after:  max_seq_len <= 4096" in text
 
 
 def test_a_patch_the_vendor_already_applied(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -127,7 +137,8 @@ def test_a_patch_the_vendor_already_applied(cli, tmp_path) -> None:  # type: ign
     assert (patch["old"], patch["new"]) == ("applies", "already-applied")
     assert patch["diagnostic"] == "" and patch["captures_changed"] is False
     assert _scopes(patch)["PagedAttention.forward_decode"]["changed"] is True
-    assert "+        use_v2 = actual_max > 8192" in _scopes(patch)["PagedAttention.forward_decode"]["diff"]
+    diff = _scopes(patch)["PagedAttention.forward_decode"]["diff"].splitlines()
+    assert any(line.startswith("+") and "use_v2 = actual_max > 8192" in line for line in diff)
     for patch_id in SERIES[1:]:
         _unchanged(_patch(report, patch_id))
     # The vendor's V2 call now sits behind a fallback: the rule error it had is gone.
@@ -156,6 +167,13 @@ def test_a_patch_that_no_longer_applies_names_the_closest_code(cli, tmp_path) ->
         _unchanged(_patch(report, patch_id))
 
 
+def _heuristic(source: str) -> str:
+    """The upstream ``use_v1 = <heuristic>`` value, as ``ast.unparse`` writes it."""
+    [value] = [ast.unparse(n.value) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Assign)
+               and [ast.unparse(t) for t in n.targets] == ["use_v1"] and not isinstance(n.value, ast.Constant)]
+    return value
+
+
 def _use_v1_lines(source: str) -> tuple[int, int]:
     """Lines of the two ``use_v1 = ...`` assignments in forward_decode, found with ast."""
     lines = [n.lineno for n in ast.walk(ast.parse(source))
@@ -170,7 +188,7 @@ def test_a_shipped_copy_that_is_another_file_moved(cli, tmp_path) -> None:  # ty
     shipping = report["shipping"][TARGET]
     assert (shipping["old"], shipping["new"], shipping["moved"]) == (
         SHIPPED, "qwen3_6_scripts/paged_attn_bi100.py", True)
-    assert shipping["new_installed"] == [f"{INSTALLED} (qwen3_6_scripts/patch_ops.sh:8)"]
+    assert shipping["new_installed"] == [f"{INSTALLED} (qwen3_6_scripts/patch_ops.sh:{_install_line()})"]
     # The root stale copy no longer shares the shipped copy's name: the group went.
     assert report["mirrors"] == {"appeared": [], "went": [{"shipped": SHIPPED, "mirrors": ["paged_attn.py"]}]}
     # Same code under a new name: no rule finding is new or gone.
@@ -185,7 +203,7 @@ def test_a_shipped_copy_installed_elsewhere_moved(cli, tmp_path) -> None:  # typ
     shipping = report["shipping"][TARGET]
     assert (shipping["old"], shipping["new"], shipping["moved"]) == (SHIPPED, SHIPPED, True)
     assert shipping["new_installed"] == [
-        "/usr/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py (qwen3_6_scripts/patch_ops.sh:8)"]
+        f"/usr/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py (qwen3_6_scripts/patch_ops.sh:{_install_line()})"]
     assert report["mirrors"] == {"appeared": [], "went": []}
     for patch_id in SERIES:
         _unchanged(_patch(report, patch_id))
@@ -228,6 +246,19 @@ def test_a_build_context_written_by_apply_is_an_input(cli, tmp_path) -> None:  #
     report = json.loads(result.stdout)
     assert result.exit_code == 1
     assert [(p["old"], p["new"]) for p in report["patches"]] == [("applies", "already-applied")] * 3
+
+
+def test_a_new_drop_that_does_not_parse_fails_every_patch_and_says_why(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    old, new = make_pair(tmp_path / "pair", "unchanged")
+    shipped = new / SHIPPED
+    shipped.write_bytes(shipped.read_bytes() + b"\ndef broken(:\n")
+    result = cli("upgrade", old, new, "--format", "json")
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    for patch in report["patches"]:
+        assert (patch["old"], patch["new"]) == ("applies", "fails")
+        assert patch["diagnostic"].startswith(f"{SHIPPED} does not parse: ")
+        assert all(s["changed"] and s["note"] == "NEW does not parse" for s in patch["scopes"])
 
 
 @pytest.mark.parametrize("which", ["old", "new"])

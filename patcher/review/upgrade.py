@@ -247,6 +247,10 @@ def scope_change(scope: str, old_file: FileOutcome, new_file: FileOutcome) -> Sc
     """Whether ``scope`` differs on syntax between the two files, with the diff of its code alone."""
     old = _scope_source(old_file.original, scope)
     new = _scope_source(new_file.original, scope)
+    broken = [name for name, source in (("OLD", old_file.original), ("NEW", new_file.original))
+              if not _parses(source)]
+    if broken:
+        return ScopeChange(scope, True, "", f"{' and '.join(broken)} does not parse")
     if old is None and new is None:
         return ScopeChange(scope, False, "", "missing in OLD and NEW")
     if old is None or new is None:
@@ -256,6 +260,14 @@ def scope_change(scope: str, old_file: FileOutcome, new_file: FileOutcome) -> Sc
     if old[0] == new[0]:
         return ScopeChange(scope, False, "")
     return ScopeChange(scope, True, _unified(old, new, old_file.path, new_file.path, scope))
+
+
+def _parses(source: bytes) -> bool:
+    try:
+        ast.parse(source.decode("utf-8-sig"))
+    except (SyntaxError, ValueError, UnicodeDecodeError):
+        return False
+    return True
 
 
 def _scope_source(source: bytes, scope: str) -> tuple[str, str, int] | None:
