@@ -31,7 +31,7 @@ EXIT_CODES_HELP = (
 )
 
 def stale_hint(input_name: str | None, patch_args: tuple[str, ...] = ()) -> str:
-    """What to run next when a patch does not apply: a command that works on that very input.
+    """Say what to run next when a patch does not apply: a command that works on that very input.
 
     ``patch_args`` are the run's own ``--patches``/``--set`` options, so the
     command sees the same patch set and parameters.
@@ -42,7 +42,7 @@ def stale_hint(input_name: str | None, patch_args: tuple[str, ...] = ()) -> str:
 
 
 def patch_arguments(patches_dir: object | None, overrides: tuple[str, ...]) -> tuple[str, ...]:
-    """The ``--patches DIR --set X=Y ...`` a command was given, to repeat in a hint."""
+    """Repeat the ``--patches DIR --set X=Y ...`` a command was given, for a hint."""
     args = ("--patches", str(patches_dir)) if patches_dir is not None else ()
     return args + tuple(a for o in overrides for a in ("--set", o))
 
@@ -151,13 +151,13 @@ class Failure:
         return f"{self.path}: patch {self.patch}: {self.detail}{closest}"
 
     def to_json(self) -> dict[str, Any]:
-        """The same as plain data: the diagnostic's fields, not only its text."""
+        """Give the same as plain data: the diagnostic's fields, not only its text."""
         return {"path": self.path, "patch": self.patch, "detail": self.detail, "message": self.line(),
                 "diagnostic": None if self.diagnostic is None else self.diagnostic.to_json()}
 
 
 def failed_patches(build: "Build") -> list[Failure]:
-    """Every patch of a build that failed, and every target that did not parse, in series order."""
+    """Collect every patch of a build that failed, and every target that did not parse, in series order."""
     failures = []
     for outcome in build.files:
         if outcome.parse_error:
@@ -168,11 +168,15 @@ def failed_patches(build: "Build") -> list[Failure]:
     return failures
 
 
-def failures_markdown(failures: list[Failure]) -> str:
-    """A Markdown section listing patches that did not apply, for the pull request."""
+def failures_markdown(failures: list[Failure], rules: "CheckResult | None" = None) -> str:
+    """List the patches that did not apply, and the input's rule errors, as Markdown for the pull request."""
     rows = [f"- `{f.path}`: **{f.patch or 'does not parse'}**: {f.detail}"
             + (f"  \n  {f.diagnostic.describe()}" if f.diagnostic is not None else "") for f in failures]
-    return "\n#### Patches that do not apply\n\n" + "\n".join(rows) + "\n"
+    text = "\n#### Patches that do not apply\n\n" + "\n".join(rows) + "\n"
+    errors = [] if rules is None else [f"- `{v.path}:{v.line}` {v.rule}: {v.message}" for v in rules.errors]
+    if errors:
+        text += "\n#### Safety rule errors in the input\n\n" + "\n".join(errors) + "\n"
+    return text
 
 
 def violation_line(violation: "Violation", result: "CheckResult") -> str:

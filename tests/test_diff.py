@@ -433,3 +433,16 @@ def test_closest_code_of_a_later_patch_is_named_by_the_lines_of_the_file_as_read
     lines = shipped.read_text().splitlines()
     assert "k_tile = (key_cache[blk_ids]" in lines[closest["first_line"] - 1]
     assert lines[closest["last_line"] - 1].strip().endswith(".view(-1, num_kv_heads, head_dim))")
+
+
+def test_keep_going_markdown_lists_failures_and_rule_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tree = _broken_tree(tmp_path, "triton-reenabled", "no-longer-applies")
+    result = _run("diff", "--keep-going", "--format", "markdown", tree)
+    assert result.exit_code == 2
+    text = result.stdout
+    failures = text.index("#### Patches that do not apply")
+    rules = text.index("#### Safety rule errors in the input")
+    assert failures < rules
+    assert f"- `{SHIPPED}`: **three-tier-decode**: step 2 (replace)" in text[failures:rules]
+    assert "closest: lines " in text[failures:rules]
+    assert "no-triton-prefill" in text[rules:]

@@ -137,7 +137,7 @@ def _show(report: DiffReport, fmt: str, show_stat: bool, color: bool | None,
     elif fmt == "markdown":
         click.echo(render.markdown(report, diffs=not show_stat), nl=False)
         if failures:
-            click.echo(failures_markdown(failures), nl=False)
+            click.echo(failures_markdown(failures, rules), nl=False)
     elif show_stat:
         click.echo(render.stat(report), nl=False)
     else:

@@ -39,20 +39,20 @@ class PatchOutcome:
 
     @property
     def message(self) -> str:
-        """The failure and, when known, the closest code, on one line."""
+        """Say the failure and, when known, the closest code, on one line."""
         if self.diagnostic is None:
             return self.detail
         return f"{self.detail}; {self.diagnostic.describe()}"
 
     def to_record(self) -> list[Any]:
-        """Plain data that ``from_record`` reads back (the patch cache stores it)."""
+        """Give plain data that ``from_record`` reads back (the patch cache stores it)."""
         return [self.patch.id, self.status.value, self.detail,
                 None if self.diagnostic is None else self.diagnostic.to_json(),
                 [p.to_json() for p in self.prints]]
 
     @classmethod
     def from_record(cls, patch: Patch, record: Sequence[Any]) -> "PatchOutcome":
-        """The outcome ``to_record`` described; KeyError/IndexError/TypeError/ValueError if damaged."""
+        """Rebuild the outcome ``to_record`` described; KeyError/IndexError/TypeError/ValueError if damaged."""
         diagnostic = None if record[3] is None else Diagnostic.from_json(record[3])
         return cls(patch, Status(record[1]), record[2], diagnostic,
                    tuple(StepPrint.from_json(p) for p in record[4]))
@@ -214,7 +214,7 @@ def run_patch(patch: Patch, module: cst.Module, read: cst.Module | None = None) 
 
 
 def _scope_missing(patch: Patch, module: cst.Module, scope: str, detail: str, step: int | None = None) -> PatchOutcome:
-    """A failure because the scope itself is gone: name the scopes with the closest names."""
+    """Fail because the scope itself is gone, naming the scopes with the closest names."""
     near = close_scopes(module, scope)
     text = detail if detail.endswith(f"(scope {scope})") or step is not None else f"{detail} (scope {scope})"
     return PatchOutcome(patch, Status.FAILED, text, Diagnostic("scope", scope, step=step, scopes=near))
@@ -222,7 +222,7 @@ def _scope_missing(patch: Patch, module: cst.Module, scope: str, detail: str, st
 
 def _step_diagnostic(number: int, step: Operation, original: cst.Module, current: cst.Module,
                      scope: str) -> Diagnostic | None:
-    """Where a step's pattern came closest, in the lines of the file as it was read."""
+    """Say where a step's pattern came closest, in the lines of the file as it was read."""
     pattern = next((p for p in (getattr(step, "pattern", None), getattr(step, "anchor", None))
                     if isinstance(p, Pattern)), None)
     if pattern is None:

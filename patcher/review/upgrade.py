@@ -214,7 +214,7 @@ def _compare_patch(patch: Patch, old_file: FileOutcome, old: PatchOutcome | None
 
 
 def patch_scopes(patch: Patch) -> tuple[str, ...]:
-    """Every scope a patch touches or requires, each once, in the order the patch names them."""
+    """List every scope a patch touches or requires, each once, in the order the patch names them."""
     names = [patch.scope, *(step.scope or patch.scope for step in patch.steps),
              *(m.scope for m in patch.applied_when), *(m.scope for m in patch.requires)]
     return tuple(dict.fromkeys(names))
@@ -244,7 +244,7 @@ def _capture_changes(old: PatchOutcome, new: PatchOutcome) -> Iterable[CaptureCh
 
 
 def scope_change(scope: str, old_file: FileOutcome, new_file: FileOutcome) -> ScopeChange:
-    """Whether ``scope`` differs on syntax between the two files, with the diff of its code alone."""
+    """Judge whether ``scope`` differs on syntax between the two files; diff its code alone."""
     old = _scope_source(old_file.original, scope)
     new = _scope_source(new_file.original, scope)
     broken = [name for name, source in (("OLD", old_file.original), ("NEW", new_file.original))
@@ -271,7 +271,7 @@ def _parses(source: bytes) -> bool:
 
 
 def _scope_source(source: bytes, scope: str) -> tuple[str, str, int] | None:
-    """(ast dump, source text with LF endings, first line) of ``scope``, or None if missing or unparsable."""
+    """Return (ast dump, LF source text, first line) of ``scope``, or None if missing or unparsable."""
     try:
         text = source.decode("utf-8-sig").replace("\r\n", "\n")
         tree = ast.parse(text)
@@ -293,7 +293,7 @@ def _scope_source(source: bytes, scope: str) -> tuple[str, str, int] | None:
 
 
 def _own(node: ast.Module | ast.ClassDef, lines: list[str], first: int, last: int) -> tuple[str, str, int]:
-    """A module's or class's own code: its methods and nested classes by signature only.
+    """Reduce a module or class to its own code: methods and nested classes by signature only.
 
     Each method is a scope of its own: a patch that relies on one names it
     (as its scope, a step's, or in ``requires``), so a change inside an

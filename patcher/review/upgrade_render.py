@@ -13,7 +13,7 @@ MARKDOWN_TEMPLATE = "upgrade.md.j2"
 
 
 def to_json(report: UpgradeReport) -> dict[str, Any]:
-    """The report as plain data."""
+    """Turn the report into plain data."""
     return {
         "old": report.old,
         "new": report.new,
@@ -57,12 +57,12 @@ def _error_json(error: Any) -> dict[str, Any]:
 
 
 def to_json_text(report: UpgradeReport) -> str:
-    """``to_json`` as indented JSON text."""
+    """Write ``to_json`` as indented JSON text."""
     return json.dumps(to_json(report), indent=2)
 
 
 def text(report: UpgradeReport) -> str:
-    """The report for a terminal: one block per patch, then shipping, mirrors and rules."""
+    """Render the report for a terminal: one block per patch, then shipping, mirrors and rules."""
     out = [f"patcher upgrade: {report.old} -> {report.new}"]
     for p in report.patches:
         verdict = "needs review" if p.needs_review else "same"
@@ -103,6 +103,6 @@ def text(report: UpgradeReport) -> str:
 
 
 def markdown(report: UpgradeReport) -> str:
-    """The report as Markdown, for the pull request that bumps the vendor drop."""
+    """Render the report as Markdown, for the pull request that bumps the vendor drop."""
     environment = make_environment(tool_templates_dir())
     return render(environment, name=MARKDOWN_TEMPLATE, values={"report": to_json(report)})

@@ -51,7 +51,7 @@ class Closest:
         return f"closest: {lines}, statement {self.statement} differs: pattern '{self.pattern}', {code}"
 
     def to_json(self) -> dict[str, Any]:
-        """The same, as plain data."""
+        """Give the same as plain data."""
         return {"first_line": self.first_line, "last_line": self.last_line, "statement": self.statement,
                 "pattern": self.pattern, "code": self.code, "matched": self.matched,
                 "differing_tokens": self.differing_tokens}
@@ -74,7 +74,7 @@ class Diagnostic:
     scopes: tuple[str, ...] = ()  # existing scopes with names close to a missing one
 
     def describe(self) -> str:
-        """The part of the error line that says where the code came closest."""
+        """Say, for the error line, where the code came closest."""
         if self.closest is not None:
             return self.closest.describe()
         if self.kind == "scope":
@@ -83,7 +83,7 @@ class Diagnostic:
         return "nothing in the scope resembles it"
 
     def to_json(self) -> dict[str, Any]:
-        """The same, as plain data."""
+        """Give the same as plain data."""
         return {"kind": self.kind, "scope": self.scope, "pattern": self.pattern, "step": self.step,
                 "closest": None if self.closest is None else self.closest.to_json(),
                 "scopes": list(self.scopes), "text": self.describe()}
@@ -98,7 +98,7 @@ class Diagnostic:
 
 def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
                  original: cst.Module | None = None) -> Closest | None:
-    """The run of statements in ``scope`` (a node of ``module``) closest to ``pattern``.
+    """Find the run of statements in ``scope`` (a node of ``module``) closest to ``pattern``.
 
     ``module`` may be ``original`` (the file as read) with earlier steps of
     the patch applied: lines are then reported in ``original``, and runs
@@ -139,7 +139,7 @@ def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
 
 
 def close_scopes(module: cst.Module, qualname: str, limit: int = 3) -> tuple[str, ...]:
-    """The qualified names of classes and functions in ``module`` closest to ``qualname``."""
+    """Name the classes and functions in ``module`` whose qualified names are closest to ``qualname``."""
     names = list(qualified_names(module))
     near = difflib.get_close_matches(qualname, names, n=limit, cutoff=0.5)
     if not near:
@@ -151,7 +151,7 @@ def close_scopes(module: cst.Module, qualname: str, limit: int = 3) -> tuple[str
 
 
 def qualified_names(node: cst.CSTNode, prefix: str = "") -> Iterator[str]:
-    """Every class and function under ``node`` by qualified name, outermost first."""
+    """Yield every class and function under ``node`` by qualified name, outermost first."""
     for child in child_nodes(node, code_only=True):
         if isinstance(child, (cst.FunctionDef, cst.ClassDef)):
             name = f"{prefix}{child.name.value}"
@@ -162,7 +162,7 @@ def qualified_names(node: cst.CSTNode, prefix: str = "") -> Iterator[str]:
 
 
 def one_line(node: cst.CSTNode) -> str:
-    """A statement as ``ast.unparse`` writes it, on one line (a compound statement's header then '...')."""
+    """Write a statement as ``ast.unparse`` does, on one line (a compound statement's header, then '...')."""
     text = cst.Module([]).code_for_node(node)
     try:
         tree = ast.parse(textwrap.dedent(text))
@@ -180,7 +180,7 @@ def one_line(node: cst.CSTNode) -> str:
 
 def _leading(patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseStatement], at: int,
              bindings: Bindings) -> tuple[int, int]:
-    """How many leading ``patterns`` match from ``body[at]`` on, and where the code stopped matching."""
+    """Count the leading ``patterns`` that match from ``body[at]`` on; say where the code stopped matching."""
     if not patterns:
         return 0, at
     first = patterns[0]
@@ -206,7 +206,7 @@ def _leading(patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseState
 
 
 def _difference(pattern: cst.CSTNode, code: cst.CSTNode | None) -> tuple[int, float]:
-    """Differing tokens, then (for ties) how unlike the two texts are character by character."""
+    """Count differing tokens, then (for ties) measure how unlike the texts are character by character."""
     text = _full(pattern)
     # A metavariable matches any code: only the pattern's own tokens can differ.
     theirs = [t for t in _TOKEN.findall(text) if not t.startswith("__pv")]
@@ -253,7 +253,7 @@ def _positions(module: cst.Module) -> Any:
 
 def _original_lines(module: cst.Module, original: cst.Module | None,
                     positions: Any) -> Callable[..., int | None]:
-    """Map a line of ``module`` at a node to ``original``'s line; None for code the patch wrote."""
+    """Map a line of ``module`` at a node to ``original``'s line (None for code the patch wrote)."""
     if original is None or original is module:
         return lambda node, line, end=False: line
     # Statements no step rewrote are the very same nodes in both trees (edits
@@ -288,12 +288,12 @@ def line_mapper(before: str, after: str) -> Callable[[int], int]:
 
 
 def written_lines(before: str, after: str) -> frozenset[int]:
-    """The 1-based lines of ``after`` that are not lines of ``before`` (written by a change)."""
+    """List the 1-based lines of ``after`` that a change wrote (not lines of ``before``)."""
     old, new = before.splitlines(), after.splitlines()
     opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
     return frozenset(j + 1 for tag, _, _, j1, j2 in opcodes if tag in ("replace", "insert") for j in range(j1, j2))
 
 
 def with_closest(diagnostic: Diagnostic, closest: Closest | None) -> Diagnostic:
-    """The diagnostic with its closest code filled in."""
+    """Fill in the diagnostic's closest code."""
     return replace(diagnostic, closest=closest)

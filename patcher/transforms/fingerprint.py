@@ -42,7 +42,7 @@ class MatchPrint:
     bindings: Mapping[str, Print]
 
     def to_json(self) -> dict[str, Any]:
-        """Plain data, texts included (for the cache and for ``upgrade``)."""
+        """Give plain data, texts included (for the cache and for ``upgrade``)."""
         return {"code": [self.code.sha256, self.code.text],
                 "bindings": {name: [p.sha256, p.text] for name, p in sorted(self.bindings.items())}}
 
@@ -60,7 +60,7 @@ class StepPrint:
     matches: tuple[MatchPrint, ...]
 
     def to_json(self) -> dict[str, Any]:
-        """Plain data."""
+        """Give plain data."""
         return {"step": self.step, "matches": [m.to_json() for m in self.matches]}
 
     @classmethod
@@ -93,7 +93,7 @@ def _match_print(code: Capture, bindings: Mapping[str, Any]) -> MatchPrint:
 
 
 def fingerprint(capture: Capture) -> Print:
-    """The hash and normal text of a node or run of nodes, independent of layout."""
+    """Hash a node or run of nodes, layout aside, and keep its normal text."""
     tree, text = _normalise(capture)
     dump = ast.dump(tree, annotate_fields=True, include_attributes=False) if tree is not None else text
     return Print(hashlib.sha256(dump.encode("utf-8")).hexdigest(), text)
