@@ -446,3 +446,22 @@ def test_keep_going_markdown_lists_failures_and_rule_errors(tmp_path) -> None:  
     assert f"- `{SHIPPED}`: **three-tier-decode**: step 2 (replace)" in text[failures:rules]
     assert "closest: lines " in text[failures:rules]
     assert "no-triton-prefill" in text[rules:]
+
+
+def test_an_upstream_like_file_names_the_missing_requirement_and_scopes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tree = _broken_tree(tmp_path)
+    shutil.copyfile(tree / "paged_attn.py", tree / SHIPPED)  # the upstream-like stale root copy
+    result = _run("diff", "--keep-going", "--format", "json", tree)
+    assert result.exit_code == 2
+    failed = {f["patch"]: f for f in json.loads(result.stdout)["failed"]}
+    assert list(failed) == list(SERIES)
+    requires = failed["three-tier-decode"]["diagnostic"]
+    assert (requires["kind"], requires["scope"], requires["step"]) == ("requires", "PagedAttention.forward_decode", None)
+    assert requires["pattern"] == "actual_max = $_"
+    assert requires["closest"]["pattern"] == "actual_max = $_"
+    assert requires["closest"]["code"].split(" = ")[0].isidentifier()  # an assignment is closest to an assignment
+    for patch_id in SERIES[1:]:
+        scope = failed[patch_id]["diagnostic"]
+        assert (scope["kind"], scope["scope"]) == ("scope", "PagedAttention._forward_prefix_pytorch")
+        assert "PagedAttention.forward_prefix" in scope["scopes"]
+        assert failed[patch_id]["message"].endswith("scopes with close names: " + ", ".join(scope["scopes"]))
