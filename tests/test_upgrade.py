@@ -159,7 +159,7 @@ def test_a_patch_that_no_longer_applies_names_the_closest_code(cli, tmp_path) ->
         "code 'use_v1 = actual_max <= 8192'")
     closest = patch["closest"]
     assert (closest["kind"], closest["scope"], closest["step"]) == ("step", "PagedAttention.forward_decode", 2)
-    assert closest["closest"] == {"first_line": first, "last_line": override, "statement": 2,
+    assert closest["closest"] == {"first_line": first, "last_line": override, "statement": 2, "inside": "",
                                   "pattern": "use_v1 = True", "code": "use_v1 = actual_max <= 8192",
                                   "matched": 1, "differing_tokens": closest["closest"]["differing_tokens"]}
     assert _scopes(patch)["PagedAttention.forward_decode"]["changed"] is True
@@ -172,6 +172,23 @@ def _heuristic(source: str) -> str:
     [value] = [ast.unparse(n.value) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Assign)
                and [ast.unparse(t) for t in n.targets] == ["use_v1"] and not isinstance(n.value, ast.Constant)]
     return value
+
+
+def test_a_statement_added_inside_a_branch_is_named_where_it_is(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    code, report = _upgrade(cli, tmp_path, "v2-branch-grows")
+    assert code == 1
+    patch = _patch(report, "three-tier-decode")
+    assert (patch["old"], patch["new"]) == ("applies", "fails")
+    tree = ast.parse((tmp_path / "pair" / "new" / SHIPPED).read_text())
+    [branch] = [n for n in ast.walk(tree) if isinstance(n, ast.If) and ast.unparse(n.test) == "use_v1"]
+    closest = patch["closest"]["closest"]
+    assert (closest["statement"], closest["matched"]) == (3, 2)
+    assert closest["inside"] == f"in its else, statement {len(branch.orelse)}"
+    assert (closest["pattern"], closest["code"]) == ("", "torch.cuda.synchronize()")
+    assert closest["last_line"] == branch.end_lineno
+    assert patch["diagnostic"].endswith(
+        f"statement 3 differs (in its else, statement {len(branch.orelse)}): "
+        "the code goes on with 'torch.cuda.synchronize()'")
 
 
 def _use_v1_lines(source: str) -> tuple[int, int]:

@@ -42,18 +42,22 @@ class Closest:
     code: str  # the code statement in its place, one line ("" when the block ended first)
     matched: int  # how many leading pattern statements matched
     differing_tokens: int
+    inside: str = ""  # where inside that (compound) statement they part, e.g. "else, statement 2"
 
     def describe(self) -> str:
         """``closest: lines A-B, statement N differs: pattern '...', code '...'``."""
         lines = f"line {self.first_line}" if self.first_line == self.last_line else \
             f"lines {self.first_line}-{self.last_line}"
+        where = f" ({self.inside})" if self.inside else ""
+        if not self.pattern:
+            return f"closest: {lines}, statement {self.statement} differs{where}: the code goes on with '{self.code}'"
         code = f"code '{self.code}'" if self.code else "the block ends there"
-        return f"closest: {lines}, statement {self.statement} differs: pattern '{self.pattern}', {code}"
+        return f"closest: {lines}, statement {self.statement} differs{where}: pattern '{self.pattern}', {code}"
 
     def to_json(self) -> dict[str, Any]:
         """Give the same as plain data."""
         return {"first_line": self.first_line, "last_line": self.last_line, "statement": self.statement,
-                "pattern": self.pattern, "code": self.code, "matched": self.matched,
+                "inside": self.inside, "pattern": self.pattern, "code": self.code, "matched": self.matched,
                 "differing_tokens": self.differing_tokens}
 
     @classmethod
@@ -134,8 +138,58 @@ def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
     last = positions[end_node].end.line
     first, last = line_of(body[start], first) or first, line_of(end_node, last, end=True) or last
     last = max(first, last)
-    code = one_line(body[stop]) if stop < len(body) else ""
-    return Closest(first, last, matched + 1, one_line(patterns[matched]), code, matched, tokens)
+    path, pattern_at, code_at = _descend(patterns[matched], body[stop] if stop < len(body) else None)
+    return Closest(first, last, matched + 1, "" if pattern_at is None else one_line(pattern_at),
+                   "" if code_at is None else one_line(code_at), matched, tokens, ", ".join(path))
+
+
+def _descend(pattern: cst.CSTNode, code: cst.CSTNode | None
+             ) -> tuple[tuple[str, ...], cst.CSTNode | None, cst.CSTNode | None]:
+    """Find where inside two compound statements of the same kind they part (their headers may agree).
+
+    Returns the path there ("else", "statement 2", ...) and the pattern and
+    code statements at that point (None where one block ended first).
+    """
+    if code is None or type(pattern) is not type(code) or not isinstance(pattern, cst.BaseCompoundStatement):
+        return (), pattern, code
+    theirs, ours = _suites(pattern), _suites(code)
+    if [label for label, _ in theirs] != [label for label, _ in ours]:
+        return (), pattern, code  # an else or a handler more or less: the statement as a whole differs
+    for (label, wanted), (_, found) in zip(theirs, ours):
+        matched, stop = _leading(wanted, found, 0, EMPTY)
+        if matched < len(wanted):
+            path, inner_pattern, inner_code = _descend(wanted[matched], found[stop] if stop < len(found) else None)
+            return (f"{label}, statement {matched + 1}", *path), inner_pattern, inner_code
+        if stop < len(found):
+            return (f"{label}, statement {stop + 1}",), None, found[stop]
+    return (), pattern, code  # the blocks agree: the header differs
+
+
+def _suites(node: cst.CSTNode) -> list[tuple[str, list[cst.BaseStatement]]]:
+    """The blocks of a compound statement in source order, each with its label."""
+    out: list[tuple[str, list[cst.BaseStatement]]] = []
+    body = getattr(node, "body", None)
+    if isinstance(body, cst.BaseSuite):
+        out.append(("in its body", _units(body)))
+    for number, handler in enumerate(getattr(node, "handlers", ()) or (), 1):
+        out.append((f"in except handler {number}", _units(handler.body)))
+    orelse = getattr(node, "orelse", None)
+    if isinstance(orelse, cst.Else):
+        out.append(("in its else", _units(orelse.body)))
+    elif isinstance(orelse, cst.If):
+        out.append(("in its elif", [orelse]))
+    final = getattr(node, "finalbody", None)
+    if isinstance(final, cst.Finally):
+        out.append(("in its finally", _units(final.body)))
+    return out
+
+
+def _units(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    # `if x: y` and its indented form hold the same statements (as pattern.py compares them).
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=[statement]) for statement in suite.body]
+    assert isinstance(suite, cst.IndentedBlock)
+    return list(suite.body)
 
 
 def close_scopes(module: cst.Module, qualname: str, limit: int = 3) -> tuple[str, ...]:
