@@ -11,7 +11,7 @@ import pytest
 
 from patcher.checks import RULES, Severity, load_policy, parse_allowed, run_rules
 from patcher.checks.base import FileRule, Invalid, TreeRule, Valid
-from patcher.checks.examples import check_example
+from patcher.checks.examples import check_example, example_notes, example_path
 from patcher.checks.install_fails_loudly import EXAMPLE_SCRIPT, EXAMPLE_TARGET
 from patcher.errors import PatcherError, PatchSetError
 
@@ -31,6 +31,11 @@ def _cases(kind: str, rules: Sequence[Any] = tuple(RULES.values())) -> list[Any]
 @pytest.mark.parametrize("rule, example", _cases("VALID"))
 def test_valid_example_passes(rule: Any, example: Valid) -> None:
     assert check_example(rule, example) == []
+    notes = [v.message for v in example_notes(rule, example)]
+    if example.note is not None:
+        assert any(example.note in note for note in notes), notes
+    else:
+        assert notes == []
 
 
 @pytest.mark.parametrize("rule, example", _cases("INVALID"))
@@ -38,8 +43,10 @@ def test_invalid_example_is_found_at_its_line(rule: Any, example: Invalid) -> No
     found = check_example(rule, example)
     assert found, "the rule found nothing"
     assert all(v.rule == rule.ID and v.severity is Severity.ERROR for v in found)
-    described = [(v.line, v.message) for v in found]
-    assert any(line == example.line and example.found in message for line, message in described), described
+    described = [(v.path, v.line, v.message) for v in found]
+    path = example_path(rule, example)
+    assert any((where, line) == (path, example.line) and example.found in message
+               for where, line, message in described), described
 
 
 _OTHER_FILE_RULES = [r for r in RULES.values() if isinstance(r, FileRule) and r.ID != "python-3.10"]
@@ -48,7 +55,10 @@ _OTHER_FILE_RULES = [r for r in RULES.values() if isinstance(r, FileRule) and r.
 @pytest.mark.parametrize("rule, example", _cases("VALID", _OTHER_FILE_RULES) + _cases("INVALID", _OTHER_FILE_RULES))
 def test_file_rule_examples_are_python_3_10(rule: Any, example: Valid | Invalid) -> None:
     # The examples of every other rule must not trip python-3.10 by accident.
-    assert check_example(RULES["python-3.10"], Valid(example.code)) == []
+    sources = {example_path(rule, example): example.code, **example.files}
+    for path, code in sources.items():
+        if path.endswith(".py"):
+            assert check_example(RULES["python-3.10"], Valid(code)) == [], path
 
 
 def test_every_rule_has_examples_both_ways_and_lives_in_its_own_file() -> None:
@@ -74,7 +84,7 @@ def test_nfkc_spelling_of_the_kernel_name_is_still_the_kernel() -> None:
     # Python folds identifiers with NFKC: this is the same name, spelled with a fullwidth letter.
     code = "from vllm.attention.ops.prefix_prefill import \uff43ontext_attention_fwd\n"
     result = run_rules([("a.py", code.encode)], load_policy(POLICY))
-    assert [v.rule for v in result.violations] == ["no-triton-prefill"]
+    assert [v.rule for v in result.violations] == ["no-triton-kernels"]
 
 
 def test_an_unparsable_file_gets_only_the_python_3_10_finding() -> None:
@@ -85,7 +95,7 @@ def test_an_unparsable_file_gets_only_the_python_3_10_finding() -> None:
 def test_crlf_and_no_final_newline_are_read_as_code() -> None:
     code = b"if HAS_TRITON:\r\n    from x.prefix_prefill import context_attention_fwd"
     result = run_rules([("a.py", lambda: code)], load_policy(POLICY))
-    assert [(v.rule, v.line) for v in result.violations] == [("no-triton-prefill", 2)]
+    assert [(v.rule, v.line) for v in result.violations] == [("no-triton-kernels", 2)]
 
 
 # -- the policy file ----------------------------------------------------
@@ -112,10 +122,13 @@ def _write_policy(tmp_path: Path, edit: str, new: str) -> Path:
 @pytest.mark.parametrize("edit, new, message", [
     ('severity = "error"', 'severity = "eror"', "must be one of error, warning"),
     ('severity = "error"', 'severty = "error"', "unknown key 'rules[1].severty'; did you mean 'severity'?"),
-    ('id = "no-triton-prefill"', 'id = "no-triton-prefil"', "no rule 'no-triton-prefil'; did you mean 'no-triton-prefill'?"),
+    ('id = "no-triton-kernels"', 'id = "no-triton-kernel"', "no rule 'no-triton-kernel'; did you mean 'no-triton-kernels'?"),
+    ('id = "no-triton-kernels"', 'id = "no-triton-prefil"', "no rule 'no-triton-prefil'; did you mean 'no-triton-prefill'?"),
     ("max-tokens = 32768", "max-token = 32768", "has no parameter 'max-token'; did you mean 'max-tokens'?"),
     ("max-tokens = 32768", 'max-tokens = "32768"', "must be a int"),
-    ('id = "python-3.10"', 'id = "no-triton-prefill"', "declared twice"),
+    ('id = "python-3.10"', 'id = "no-triton-kernels"', "declared twice"),
+    # The former id names the same rule.
+    ('id = "python-3.10"', 'id = "no-triton-prefill"', "rule 'no-triton-kernels' is declared twice"),
 ])
 def test_policy_errors_say_what_and_where(tmp_path: Path, edit: str, new: str, message: str) -> None:
     with pytest.raises(PatchSetError) as error:
@@ -144,6 +157,19 @@ def test_allow_pairs_rules_with_reasons_in_order() -> None:
         parse_allowed(["python3.10"], ["x"], policy)
     with pytest.raises(PatcherError, match="the --reason is empty"):
         parse_allowed(["python-3.10"], ["  "], policy)
+
+
+def test_the_former_triton_rule_id_still_names_the_rule(tmp_path: Path) -> None:
+    policy = load_policy(POLICY)
+    assert parse_allowed(["no-triton-prefill"], ["tested on another card"], policy) == (
+        ("no-triton-kernels", "tested on another card"),)
+    # A policy file written before the rename still loads, with its severity.
+    old = load_policy(_write_policy(tmp_path, 'id = "no-triton-kernels"\nseverity = "error"',
+                                    'id = "no-triton-prefill"\nseverity = "warning"'))
+    assert old.rules["no-triton-kernels"].severity is Severity.WARNING
+    code = b"from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
+    result = run_rules([("a.py", lambda: code)], policy, allowed=[("no-triton-prefill", "why")])
+    assert result.errors == () and [v.rule for v in result.overridden] == ["no-triton-kernels"]
 
 
 def test_examples_paths_are_posix() -> None:

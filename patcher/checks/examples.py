@@ -3,12 +3,14 @@
 The test suite and ``patcher test`` both judge a rule by its examples
 through ``check_example``: a file rule reads the example as one Python
 file; a tree rule reads it as the install script of a small build context
-(``EXAMPLE_FILES``) whose patched file is ``EXAMPLE_TARGET``.
+(``EXAMPLE_FILES``) whose patched file is ``EXAMPLE_TARGET``. An example
+with ``files`` (or its own ``path``) runs as that whole build context.
 """
 
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any, BinaryIO, Mapping, Sequence
 
 from ..archive.tree import SourceFile
@@ -54,13 +56,44 @@ def example_settings(rule: Rule, params: Mapping[str, Any] | None = None) -> Set
     return Settings(rule.ID, Severity.ERROR, "the reason", {**rule.PARAMS, **(params or {})})
 
 
-def check_example(rule: Rule, example: Valid | Invalid) -> list[Violation]:
-    """Return what ``rule`` finds in ``example`` (a VALID one must give none)."""
-    settings = example_settings(rule, example.params)
+def example_path(rule: Rule, example: Valid | Invalid) -> str:
+    """Where ``example.code`` sits: its own ``path``, else the rule's kind of file."""
+    if example.path is not None:
+        return example.path
     if isinstance(rule, FileRule):
-        return list(rule.check_file(PythonSource(EXAMPLE_PATH, example.code.encode()), settings))
-    if isinstance(rule, TreeRule):
-        files = {**EXAMPLE_FILES, EXAMPLE_SCRIPT: example.code}
-        plan = plan_shipping(MemoryTree(files, executable=[EXAMPLE_SCRIPT]))
-        return list(rule.check_tree(plan, [EXAMPLE_TARGET], settings))
-    raise TypeError(f"rule {rule.ID} is neither a file rule nor a tree rule")
+        return EXAMPLE_TARGET if example.files else EXAMPLE_PATH
+    return EXAMPLE_SCRIPT
+
+
+def run_example(rule: Rule, example: Valid | Invalid) -> list[Violation]:
+    """Return everything ``rule`` reports on ``example``, notes included.
+
+    A file rule's example without ``files`` or ``path`` is one file (its
+    tree part, if it has one, has nothing else to read); any other runs as
+    a build context: ``EXAMPLE_FILES``, then ``example.files``, then
+    ``example.code`` at ``example_path``, checked as ``check`` would.
+    """
+    from .policy import Policy
+    from .runner import check_tree
+
+    settings = example_settings(rule, example.params)
+    path = example_path(rule, example)
+    if isinstance(rule, FileRule) and not example.files and example.path is None:
+        return list(rule.check_file(PythonSource(path, example.code.encode()), settings))
+    if not isinstance(rule, (FileRule, TreeRule)):
+        raise TypeError(f"rule {rule.ID} is neither a file rule nor a tree rule")
+    files = {**EXAMPLE_FILES, **example.files, path: example.code}
+    tree = MemoryTree(files, executable=[EXAMPLE_SCRIPT])
+    policy = Policy(Path("<example>"), {rule.ID: settings})
+    result = check_tree(tree, plan_shipping(tree), policy, targets=[EXAMPLE_TARGET], use_cache=False)
+    return [v for v in result.violations if v.rule == rule.ID]
+
+
+def check_example(rule: Rule, example: Valid | Invalid) -> list[Violation]:
+    """Return what ``rule`` holds against ``example``: its violations, notes left out (a VALID one gives none)."""
+    return [v for v in run_example(rule, example) if v.severity is not Severity.NOTE]
+
+
+def example_notes(rule: Rule, example: Valid | Invalid) -> list[Violation]:
+    """Return the notes ``rule`` makes on ``example`` (e.g. why a call it would flag cannot run)."""
+    return [v for v in run_example(rule, example) if v.severity is Severity.NOTE]

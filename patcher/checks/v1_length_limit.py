@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator
 
-import libcst as cst
-
-from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation, code, integer_value
+from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation, integer_value
 from .keep_pytorch_fallbacks import DECODE
 from .paged_attention import CLASS, classes, guarded_calls
 
@@ -60,27 +59,29 @@ class PagedAttention:
             value = cls.attribute_value(attribute)
             if value is not None:
                 statement = cls.attributes[attribute]
-                problem = _problem(f"{attribute} = ", value, limit)
+                problem = _problem(source, f"{attribute} = ", value, limit)
                 if problem:
                     yield settings.violation(source.path, source.line(statement), problem)
             decode = cls.methods.get("forward_decode")
             for guarded in guarded_calls(source.index, decode, DECODE, attribute) if decode else ():
                 threshold = guarded.threshold
-                if threshold is not None and guarded.test is not None and integer_value(threshold) is not None:
-                    problem = _problem("", threshold, limit, shown=code(guarded.test))
+                if threshold is None or guarded.test is None or integer_value(threshold) is None:
+                    continue
+                if source.reachability.dead(guarded.call) is None:
+                    problem = _problem(source, "", threshold, limit, shown=source.code(guarded.test))
                     if problem:
                         yield settings.violation(source.path, source.line(threshold), problem)
 
 
-def _problem(prefix: str, value: cst.BaseExpression, limit: int, shown: str | None = None) -> str | None:
+def _problem(source: PythonSource, prefix: str, value: ast.expr, limit: int, shown: str | None = None) -> str | None:
     number = integer_value(value)
-    text = shown or f"{prefix}{code(value)}"
+    text = shown or f"{prefix}{source.code(value)}"
     if number is None:
         return (f"{text} is not a constant, so whether decode sends sequences longer than "
                 f"{limit} tokens to V1 cannot be checked")
     if number <= limit:
         return None
-    if shown is None and code(value) != str(number):
+    if shown is None and source.code(value) != str(number):
         text = f"{text} = {number}"
     return (f"{text} sends sequences of {limit + 1} to {number} tokens to the V1 kernel "
             f"(directly or after V2 fails), past its {limit}-token limit")
