@@ -65,10 +65,10 @@ class Python310(FileRule):
     def _unreadable(self, source: PythonSource, settings: Settings, error: SyntaxError | ValueError) -> Violation:
         """Why a file this interpreter cannot parse at all is not Python 3.10."""
         line, problem = _where(error)
-        if isinstance(error, SyntaxError) and _is_decoding(error):
-            return settings.violation(source.path, 0, f"cannot be decoded: {problem}, so Python will not import it")
         if b"\0" in source.data:
             return settings.violation(source.path, 0, f"does not parse: {problem}")
+        if isinstance(error, SyntaxError) and _is_decoding(error):
+            return settings.violation(source.path, 0, f"cannot be decoded: {problem}, so Python will not import it")
         found = _named_by_libcst(source.data)
         if found:
             return settings.violation(source.path, found[0][0], f"uses {found[0][1]}, syntax newer than Python 3.10")
