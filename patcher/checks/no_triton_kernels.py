@@ -517,8 +517,8 @@ def _shipped_kernel_imports(build: BuildContext, settings: Settings) -> Iterator
             continue
         dead = source.reachability.dead
         for node, module, target in _imports_of(index, path, modules):
-            if target == path:
-                continue
+            if target == path or kernel_module(module):
+                continue  # itself, or a name that says Triton: the file rule flags that import already
             message = f"imports {module} ({target}), which defines {definers[target]}{_Guard(source)(node)}"
             why = dead(node)
             if why is None:
