@@ -185,3 +185,18 @@ def test_a_file_that_does_not_decode_gets_only_the_python_3_10_finding(data: byt
     result = run_rules([("vendor.py", lambda: data)], load_policy(POLICY))
     assert [(v.rule, v.line) for v in result.violations] == [("python-3.10", line)]
     assert "cannot be decoded" in result.violations[0].message
+
+
+@pytest.mark.parametrize("code, line", [
+    ("x[\n    *a,\n]\n", 2),
+    ("y = x[a,\n      *b]\n", 2),
+    ("def f(*args: *Ts):\n    pass\n", 1),
+])
+def test_pep_646_forms_split_over_lines_are_found(code: str, line: int) -> None:
+    found = check_example(RULES["python-3.10"], Invalid(code, line, "PEP 646"))
+    assert [(v.line, "PEP 646" in v.message) for v in found] == [(line, True)]
+
+
+@pytest.mark.parametrize("code", ["print(*args, **kwargs)\n", "x = [*a, b]\ny = f(a, *b)\n", "x[(*a, b)]\n"])
+def test_stars_that_3_10_allows_are_not_pep_646(code: str) -> None:
+    assert check_example(RULES["python-3.10"], Valid(code)) == []

@@ -77,8 +77,9 @@ class Python310(FileRule):
         return settings.violation(source.path, line, f"does not parse: {problem}")
 
 
-# Where a PEP 646 star can sit: `x[*a`, `x[a, *b`, `*args: *Ts`. A byte test before walking the tree.
-_STAR_FORMS = re.compile(rb"\[\s*\*|,\s*\*|:\s*\*")
+# Where a PEP 646 star can sit: `x[*a`, `x[a, *b`, `*args: *Ts`. A byte test before walking the
+# tree; list displays (`[*a, b]`) match too, and are told apart in the tree.
+_STAR_FORMS = re.compile(rb"\[\s*\*|\[[^\]\[()]*,\s*\*|:\s*\*\s*\w")
 
 
 def _is_decoding(error: SyntaxError) -> bool:
@@ -109,7 +110,9 @@ def _named(source: PythonSource) -> list[tuple[int, str]]:
                 found.append((node.lineno, "type parameters `[T]` (3.12, PEP 695)"))  # type: ignore[attr-defined]
     for subscript in index.of(ast.Subscript):
         if _bare_star(subscript):
-            found.append((subscript.slice.lineno, "a star expression in a subscript (3.11, PEP 646)"))
+            parts = subscript.slice.elts if isinstance(subscript.slice, ast.Tuple) else [subscript.slice]
+            star = next(part for part in parts if isinstance(part, ast.Starred))
+            found.append((star.lineno, "a star expression in a subscript (3.11, PEP 646)"))
     for arguments in index.of(ast.arguments):
         if arguments.vararg is not None and isinstance(arguments.vararg.annotation, ast.Starred):
             found.append((arguments.vararg.lineno, "a star annotation on *args (3.11, PEP 646)"))
