@@ -72,6 +72,26 @@ class KeepPytorchFallbacks(FileRule):
         return PagedAttention._forward_decode_pytorch(query)
 """),
         Valid("class Other:\n    pass\n"),
+        # The threshold test through a local flag, and the vendor's own CRLF file.
+        Valid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, seq_lens):
+        actual_max = int(seq_lens.max().item())
+        use_pytorch = actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD
+        if use_pytorch:
+            return PagedAttention._forward_decode_pytorch(query)
+        return query
+"""),
+        Valid((_HEAD + """\
+    @staticmethod
+    def forward_decode(query, seq_lens, max_seq_len):
+        actual_max = int(seq_lens.max().item()) if seq_lens.numel() > 0 else max_seq_len
+        if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query)
+        use_v1 = True
+        if use_v1:
+            return query
+""").replace("\n", "\r\n")),
     )
     INVALID = (
         Invalid(_HEAD.replace("""\
@@ -104,6 +124,25 @@ class KeepPytorchFallbacks(FileRule):
     def forward_decode(query, n):
         return query
 """, line=17, found="never calls _forward_decode_pytorch"),
+        # ixformer's own V2 past 32K: the PyTorch decode is still defined, but never called.
+        Invalid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, seq_lens):
+        import ixformer.functions as ixf_f
+        actual_max = int(seq_lens.max().item())
+        if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return ixf_f.paged_attention_v2_long(query, seq_lens)
+        return query
+""", line=17, found="never calls _forward_decode_pytorch"),
+        # A fallback that cannot run is no fallback.
+        Invalid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            if False:
+                return PagedAttention._forward_decode_pytorch(query)
+        return query
+""", line=20, found="calls _forward_decode_pytorch only where it cannot run (its test `False` is always false)"),
         Invalid(_HEAD.replace("    _PYTORCH_DECODE_THRESHOLD = 32768\n", "") + """\
     @staticmethod
     def forward_decode(query, n):
@@ -132,7 +171,7 @@ def _problems(source: PythonSource, cls: PagedAttentionClass, attribute: str) ->
     if prefix is None:
         yield f"class {CLASS} has no forward_prefix, so nothing calls {PREFIX}", cls.node
     else:
-        calls = guarded_calls(index, prefix, PREFIX, attribute)
+        calls = guarded_calls(source, prefix, PREFIX, attribute)
         live = [g for g in calls if dead(g.call) is None]
         if not calls:
             yield f"forward_prefix does not call {PREFIX}", prefix
@@ -143,7 +182,7 @@ def _problems(source: PythonSource, cls: PagedAttentionClass, attribute: str) ->
     if decode is None:
         yield f"class {CLASS} has no forward_decode, so nothing calls {DECODE}", cls.node
         return
-    every = guarded_calls(index, decode, DECODE, attribute)
+    every = guarded_calls(source, decode, DECODE, attribute)
     if not every:
         yield f"forward_decode never calls {DECODE}", decode
         return

@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator, Mapping
 
-from .base import FUNCTIONS, SCOPES, SyntaxIndex, dotted, integer_value
+from .base import FUNCTIONS, SCOPES, PythonSource, SyntaxIndex, dotted, integer_value
 
 CLASS = "PagedAttention"
 
@@ -72,15 +72,18 @@ _CONDITIONAL = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast
                 ast.BoolOp, ast.Match, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
-def guarded_calls(index: SyntaxIndex, function: Function, callee: str, attribute: str) -> list[GuardedCall]:
+def guarded_calls(source: PythonSource, function: Function, callee: str, attribute: str) -> list[GuardedCall]:
     """Each call of ``callee`` in ``function``, with the ``length > threshold`` test it runs under.
 
     A test counts when the call is in the ``if`` branch of ``x > T`` /
     ``x >= T`` / ``T < x`` (possibly one operand of ``and``), or in the
     ``else`` branch of ``x <= T`` / ``x < T``, where ``T`` is the class
     attribute ``attribute`` (through any object, e.g. ``PagedAttention.`` or
-    ``cls.``) or an integer literal.
+    ``cls.``) or an integer literal. The test may be a local flag set to
+    such a comparison (``use_pytorch = n > T`` then ``if use_pytorch:``;
+    see ``Reachability.value_of``).
     """
+    index = source.index
     result = []
     for call in index.calls(callee, inside=function):
         full_chain = index.ancestors(call)
@@ -88,11 +91,23 @@ def guarded_calls(index: SyntaxIndex, function: Function, callee: str, attribute
         threshold = test = None
         for parent, child in zip(chain, (*chain[1:], call)):
             if isinstance(parent, ast.If) and threshold is None and child is not parent.test:
-                found = _above(parent.test, attribute, in_body=any(s is child for s in parent.body))
+                test = resolved(source, parent.test, parent)
+                found = _above(test, attribute, in_body=any(s is child for s in parent.body))
                 if found is not None:
                     threshold, test = found
         result.append(GuardedCall(call, chain, threshold, test))
     return result
+
+
+def resolved(source: PythonSource, test: ast.expr, at: ast.AST) -> ast.expr:
+    """``test`` with a local flag replaced by the comparison it was set to (``not flag`` too)."""
+    if isinstance(test, ast.Name):
+        value = source.reachability.value_of(test.id, at)
+        return value if value is not None else test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+        value = source.reachability.value_of(test.operand.id, at)
+        return ast.UnaryOp(ast.Not(), value) if value is not None else test
+    return test
 
 
 _ABOVE = (ast.Gt, ast.GtE)
@@ -101,6 +116,8 @@ _BELOW = (ast.Lt, ast.LtE)
 
 def _above(test: ast.expr, attribute: str, *, in_body: bool) -> tuple[ast.expr, ast.Compare] | None:
     """The threshold ``test`` compares a length above (in its body) or not above (in its else), and the comparison."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _above(test.operand, attribute, in_body=not in_body)
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and in_body:
         for value in test.values:
             found = _above(value, attribute, in_body=True)

@@ -90,8 +90,28 @@ class Reachability:
                 return Known(not decider, "; ".join(p.why for p in parts if p is not None))
         return None
 
+    def value_of(self, name: str, at: ast.AST) -> ast.expr | None:
+        """The expression local ``name`` holds at ``at``: its only reaching assignment's value, if plain.
+
+        The same straight-line reasoning as for literals: any other binding
+        on a path in between, a loop back edge, ``global``/``nonlocal``, or
+        an assignment that is not ``name = <expr>`` gives None.
+        """
+        found = self._reaching(name, at)
+        return found[0] if found is not None else None
+
     def _reaching_literal(self, name: str, at: ast.AST) -> tuple[object, int] | None:
         """The literal value and line of the only assignment of local ``name`` that reaches ``at``."""
+        found = self._reaching(name, at)
+        if found is None:
+            return None
+        value, line = found
+        if isinstance(value, ast.Constant) and value.value is not Ellipsis:
+            return value.value, line
+        return None
+
+    def _reaching(self, name: str, at: ast.AST) -> tuple[ast.expr, int] | None:
+        """The value and line of the only plain assignment of local ``name`` that reaches ``at``."""
         index = self.index
         statement = at if isinstance(at, ast.stmt) else _statement_of(index, at)
         if statement is None or _binds(statement, name) and isinstance(at, ast.IfExp):
@@ -109,7 +129,7 @@ class Reachability:
                 earlier = block[:next(i for i, s in enumerate(block) if s is node)]
                 for previous in reversed(earlier):
                     if _binds(previous, name):
-                        return _literal_assignment(previous, name)
+                        return _plain_assignment(previous, name)
             if _rebinds_before(parent, node, name):
                 return None
             node = parent
@@ -215,8 +235,8 @@ def _declared_shared(function: ast.AST, name: str) -> bool:
     return any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(function))
 
 
-def _literal_assignment(statement: ast.stmt, name: str) -> tuple[object, int] | None:
-    """``(value, line)`` when ``statement`` is ``name = <literal>`` (chained targets of plain names too)."""
+def _plain_assignment(statement: ast.stmt, name: str) -> tuple[ast.expr, int] | None:
+    """``(value, line)`` when ``statement`` is ``name = <expr>`` (chained targets of plain names too)."""
     if isinstance(statement, ast.Assign):
         targets, value = statement.targets, statement.value
         if not all(isinstance(t, ast.Name) for t in targets):
@@ -227,6 +247,4 @@ def _literal_assignment(statement: ast.stmt, name: str) -> tuple[object, int] | 
         return None
     if not any(isinstance(t, ast.Name) and t.id == name for t in targets):
         return None
-    if isinstance(value, ast.Constant) and not isinstance(value.value, type(Ellipsis)):
-        return value.value, statement.lineno
-    return None
+    return value, statement.lineno
