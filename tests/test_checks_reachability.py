@@ -132,3 +132,10 @@ def test_a_fallback_that_cannot_run_is_no_fallback() -> None:
     found = list(rule.check_file(PythonSource("t.py", code.encode()), example_settings(rule)))
     assert [(v.severity.value, v.line) for v in found] == [("error", 3)]
     assert "falls through, but no ops.paged_attention_v1 call follows" in found[0].message
+
+
+def test_type_checking_imports_never_run() -> None:
+    assert _why("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    target()\n") == \
+        "`TYPE_CHECKING` is False when the code runs"
+    assert _why("import typing\nif not typing.TYPE_CHECKING:\n    pass\nelse:\n    target()\n") == \
+        "`TYPE_CHECKING` is False when the code runs"

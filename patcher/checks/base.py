@@ -188,6 +188,13 @@ class BuildContext:
     targets: Sequence[str]  # context paths of the files the patch set changes
     python: Sequence[str]  # the shipped Python files, sorted
     reader: Callable[[str], bytes]  # raises KeyError for a path that is not a file of the context
+    # For each word a tree rule declares (``TreeRule.WORDS``), the shipped Python files whose bytes
+    # hold it (a file with non-ASCII bytes always counts): noted while the file rules read them.
+    words: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+    def mentioning(self, word: str) -> Sequence[str]:
+        """Return the shipped Python files that can mention ``word`` (every one if it was not noted)."""
+        return self.words.get(word, self.python)
 
     def read(self, path: str) -> bytes:
         """Return the bytes of a context file, or b"" when there is none."""
@@ -233,6 +240,9 @@ class FileRule(Rule):
 
 class TreeRule(Rule):
     """A rule read off the whole build: the Dockerfile, its scripts, the shipped files."""
+
+    # Words whose shipped Python files the rule reads: noted in one pass, so it need not read them all.
+    WORDS: ClassVar[tuple[str, ...]] = ()
 
     # Tree examples: the code is an install script run by a fixed Dockerfile
     # (see examples.py), the patched file being qwen3_6_scripts/paged_attn.py.

@@ -87,6 +87,7 @@ class NoTritonKernels(FileRule, TreeRule):
 
     ID = "no-triton-kernels"
     ALIASES = ("no-triton-prefill",)
+    WORDS = (TRITON,)  # a file that defines a kernel imports triton
     DESCRIPTION = __doc__ or ""
     VALID = (
         # The vendor's shape: the import only as a comment, a docstring naming it.
@@ -491,7 +492,7 @@ def _truthy(value: ast.expr) -> bool:
 def _shipped_kernel_imports(build: BuildContext, settings: Settings) -> Iterator[Violation]:
     """Each import, in a shipped file, of another shipped file that defines a Triton kernel (one level)."""
     definers: dict[str, str] = {}  # context path -> "the Triton kernel _k" (or "kernels _a, _b")
-    for path in build.python:
+    for path in build.mentioning(TRITON):
         source = build.source(path)
         if source is None or not source.mentions(TRITON):
             continue

@@ -7,7 +7,8 @@ known from the syntax alone:
 - inside a function, a local whose only reaching assignment is a literal:
   ``use_v1 = True`` and then ``if use_v1:``, with no other binding of the
   name on any path in between;
-- ``not`` of such a test, and ``and`` / ``or`` of them where one side decides.
+- ``not`` of such a test, and ``and`` / ``or`` of them where one side decides;
+- ``TYPE_CHECKING`` (``typing``'s flag, False when the code runs).
 
 The reasoning is straight-line, read backwards from the test through the
 enclosing blocks. Anything that might rebind the name in between makes the
@@ -27,7 +28,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
-from .base import FUNCTIONS, SCOPES, SyntaxIndex
+from .base import FUNCTIONS, SCOPES, SyntaxIndex, dotted
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
@@ -71,6 +72,8 @@ class Reachability:
         if isinstance(test, ast.Constant):
             text = repr(test.value)
             return Known(bool(test.value), f"its test `{text}` is always {_truth(bool(test.value))}")
+        if dotted(test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            return Known(False, "`TYPE_CHECKING` is False when the code runs")
         if isinstance(test, ast.Name):
             found = self._reaching_literal(test.id, at)
             if found is None:

@@ -79,9 +79,14 @@ def run_rules(
     file_rules = [(rule, s) for r, s in policy.rules.items() if isinstance(rule := RULES[r], FileRule)]
     folder = cache_dir() if use_cache else None
     cache = RuleCache(folder, [s for _, s in file_rules]) if folder is not None else None
+    tree_rules = [(rule, s) for r, s in policy.rules.items() if isinstance(rule := RULES[r], TreeRule)]
+    words: dict[str, list[str]] = {w: [] for rule, _ in tree_rules for w in rule.WORDS}
     for path, reader in files:
         checked.append(path)
         data = reader()
+        for word, holding in words.items():
+            if word.encode() in data or not data.isascii():
+                holding.append(path)
         key = cache.key(data) if cache is not None else ""
         hit = cache.get(key, path) if cache is not None else None
         if hit is not None:
@@ -92,11 +97,9 @@ def run_rules(
         if cache is not None and readable:
             cache.put(key, found)
     if plan is not None:
-        build = BuildContext(plan, tuple(targets), tuple(checked), read or _no_files)
-        for rule_id, settings in policy.rules.items():
-            rule = RULES[rule_id]
-            if isinstance(rule, TreeRule):
-                violations.extend(rule.check_tree(build, settings))
+        build = BuildContext(plan, tuple(targets), tuple(checked), read or _no_files, words)
+        for tree_rule, settings in tree_rules:
+            violations.extend(tree_rule.check_tree(build, settings))
     violations.sort(key=lambda v: (v.path, v.line, v.rule, v.message))
     return CheckResult(policy, tuple(violations), tuple(checked),
                        {canonical(rule): reason for rule, reason in allowed})
