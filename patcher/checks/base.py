@@ -357,10 +357,17 @@ class SyntaxIndex:
             parent = self._parent.get(id(parent))
         return tuple(reversed(chain))
 
+    @functools.cached_property
+    def _calls(self) -> dict[str, list[ast.Call]]:
+        by_name: dict[str, list[ast.Call]] = {}
+        for call in self.of(ast.Call):
+            by_name.setdefault(called_name(call), []).append(call)
+        return by_name
+
     def calls(self, name: str, inside: ast.AST | None = None) -> list[ast.Call]:
         """Calls of ``name`` (bare or as an attribute), optionally only those inside ``inside``."""
-        return [call for call in self.of(ast.Call)
-                if called_name(call) == name and (inside is None or contains(self.ancestors(call), inside))]
+        return [call for call in self._calls.get(name, [])
+                if inside is None or contains(self.ancestors(call), inside)]
 
 
 def contains(ancestors: Sequence[ast.AST], node: ast.AST) -> bool:

@@ -121,6 +121,29 @@ def forward_prefix(query):
         # A stale root copy that imports the kernel does not ship: only the shipped files count.
         Valid("x = 1\n", files={"paged_attn.py": "from vllm.attention.ops.prefix_prefill import "
                                                  "context_attention_fwd\n"}),
+        # Diagnostics that only name Triton: a helper of this file is judged by its body.
+        Valid("""\
+import os
+_TRITON_DISABLED_LOGGED = set()
+
+
+def _log_triton_disabled():
+    if os.getpid() not in _TRITON_DISABLED_LOGGED:
+        _TRITON_DISABLED_LOGGED.add(os.getpid())
+        print("[paged_attn] Triton prefill disabled on BI-V100 (it hangs the card)")
+
+
+class PagedAttention:
+    @staticmethod
+    def forward_prefix(query):
+        PagedAttention._note_triton_off()
+        _log_triton_disabled()
+        return PagedAttention._forward_prefix_pytorch(query)
+
+    @staticmethod
+    def _note_triton_off():
+        pass
+"""),
         # Installing other packages, or the same wheel name for another package, is fine.
         Valid("set -e\npip install transformers==4.57.1 --no-deps\npip install tritonclient\n",
               path="qwen3_6_scripts/patch_ops.sh"),
@@ -238,6 +261,17 @@ def _kernel(x, n):
 """, line=4, found="defines the Triton kernel _kernel (`@autotune"),
         Invalid("import triton\n@triton.heuristics({'EVEN': lambda a: True})\n@triton.jit\ndef k(x):\n    pass\n",
                 line=2, found="defines the Triton kernel k"),
+        Invalid("""\
+def _prefill_triton(query):
+    from vllm.attention.ops import prefix_prefill
+    return prefix_prefill.context_attention_fwd(query)
+
+
+def forward_prefix(query):
+    return _prefill_triton(query)
+""", line=2, found="imports prefix_prefill from vllm.attention.ops"),
+        Invalid("from paged_attention_v2_triton import decode\nclass A:\n    def f(self):\n"
+                "        return self.decode_triton()\n", line=4, found="calls self.decode_triton(...), whose name says"),
         Invalid("from vllm.attention.ops.triton_flash_attention import triton_attention\n",
                 line=1, found="imports triton_attention from vllm.attention.ops.triton_flash_attention"),
         Invalid("from vllm.attention.ops import triton_decode_attention\n",
@@ -388,10 +422,12 @@ def _findings(source: PythonSource) -> Iterator[Finding]:
             if kernel_module(alias.name) or KERNEL in alias.name.split("."):
                 yield Finding(plain, f"imports {alias.name} (`{source.code(plain)}`){guard(plain)}")
     callees = set()
+    # A function of this file is judged by its body, not its name (`_log_triton_disabled()`).
+    own = {f.name for f in (*index.of(ast.FunctionDef), *index.of(ast.AsyncFunctionDef))}
     for call in index.of(ast.Call):
         func = call.func
         callees.add(id(func))
-        message = _call(call, names, kernels, source)
+        message = _call(call, names, kernels, source, own)
         if message:
             yield Finding(call, f"{message}{guard(call)}")
     for attribute in index.of(ast.Attribute):
@@ -407,7 +443,8 @@ def _findings(source: PythonSource) -> Iterator[Finding]:
             yield from _switch(annotated, annotated.target, guard)
 
 
-def _call(call: ast.Call, names: _Names, kernels: Mapping[str, str], source: PythonSource) -> str | None:
+def _call(call: ast.Call, names: _Names, kernels: Mapping[str, str], source: PythonSource,
+          own: set[str]) -> str | None:
     """What a call does that this rule flags, or None."""
     func = call.func
     if isinstance(func, ast.Subscript):  # kernel[grid](...)
@@ -426,7 +463,7 @@ def _call(call: ast.Call, names: _Names, kernels: Mapping[str, str], source: Pyt
             return None
         if kernel_decorator(names, func):
             return f"compiles a Triton kernel (`{source.code(call)}`)"
-        if says_triton(func.id):
+        if says_triton(func.id) and func.id not in own:
             return f"calls {func.id}(...), whose name says Triton"
     elif isinstance(func, ast.Attribute):
         qualified = names.resolve(func)
@@ -436,9 +473,10 @@ def _call(call: ast.Call, names: _Names, kernels: Mapping[str, str], source: Pyt
             return f"compiles a Triton kernel (`{source.code(call)}`)"
         if func.attr == KERNEL or func.attr in KERNELS:
             return f"calls {dotted(func) or func.attr}(...)"
-        if kernel_module(qualified.rpartition(".")[0]):
+        imported = dotted(func).split(".")[0] in names.qualified  # a module, not a variable named like one
+        if imported and kernel_module(qualified.rpartition(".")[0]):
             return f"calls {dotted(func) or func.attr}(...) from {qualified.rpartition('.')[0]}"
-        if says_triton(func.attr):
+        if says_triton(func.attr) and func.attr not in own:
             return f"calls {dotted(func) or func.attr}(...), whose name says Triton"
     text = _string_argument(call)
     name = dotted(func).split(".")[-1]

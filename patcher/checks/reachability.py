@@ -48,6 +48,15 @@ class Reachability:
     def __init__(self, index: SyntaxIndex):
         self.index = index
         self._tests: dict[int, Known | None] = {}
+        self._declared: dict[int, frozenset[str]] = {}
+
+    def _shared(self, function: ast.AST) -> frozenset[str]:
+        """The names ``global``/``nonlocal`` anywhere in ``function`` (nested functions too)."""
+        key = id(function)
+        if key not in self._declared:
+            self._declared[key] = frozenset(name for n in ast.walk(function)
+                                            if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names)
+        return self._declared[key]
 
     def dead(self, node: ast.AST) -> str | None:
         """Why ``node`` cannot run (its innermost dead branch), or None when it can."""
@@ -120,7 +129,7 @@ class Reachability:
         if statement is None or _binds(statement, name) and isinstance(at, ast.IfExp):
             return None
         function = next((a for a in reversed(index.ancestors(statement)) if isinstance(a, SCOPES)), None)
-        if not isinstance(function, FUNCTIONS) or _declared_shared(function, name):
+        if not isinstance(function, FUNCTIONS) or name in self._shared(function):
             return None
         node: ast.AST = statement
         while node is not function:
@@ -231,11 +240,6 @@ def _walk_scope(node: ast.AST) -> Iterator[ast.AST]:
             stack.extend(n for n in ast.walk(current) if isinstance(n, (ast.Nonlocal, ast.Global)))
             continue
         stack.extend(ast.iter_child_nodes(current))
-
-
-def _declared_shared(function: ast.AST, name: str) -> bool:
-    """Whether ``name`` is global or nonlocal in ``function``, or a nested function rebinds it through nonlocal."""
-    return any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(function))
 
 
 def _plain_assignment(statement: ast.stmt, name: str) -> tuple[ast.expr, int] | None:
