@@ -423,7 +423,7 @@ def _findings(source: PythonSource) -> Iterator[Finding]:
                 yield Finding(plain, f"imports {alias.name} (`{source.code(plain)}`){guard(plain)}")
     callees = set()
     # A function of this file is judged by its body, not its name (`_log_triton_disabled()`).
-    own = {f.name for f in (*index.of(ast.FunctionDef), *index.of(ast.AsyncFunctionDef))}
+    own = {f.name for f in index.of(ast.FunctionDef)} | {f.name for f in index.of(ast.AsyncFunctionDef)}
     for call in index.of(ast.Call):
         func = call.func
         callees.add(id(func))
