@@ -187,9 +187,10 @@ def test_an_install_script_that_installs_triton_is_refused(cli, vendor_copy, mak
     assert errors[0].startswith(f"error: {SCRIPT}:{line}: {RULE}: installs Triton (`"), errors
 
 
-def test_a_dockerfile_run_that_installs_triton_is_refused(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("run", [b"RUN pip install triton==2.1.0", b'RUN ["pip3", "install", "triton==2.1.0"]'])
+def test_a_dockerfile_run_that_installs_triton_is_refused(cli, vendor_copy, make_zip, run) -> None:  # type: ignore[no-untyped-def]
     dockerfile = vendor_copy / "Dockerfile"
-    dockerfile.write_bytes(dockerfile.read_bytes() + b"\r\nRUN pip install triton==2.1.0\r\n")
+    dockerfile.write_bytes(dockerfile.read_bytes() + b"\r\n" + run + b"\r\n")
     errors = _fails_check_and_apply(cli, make_zip(vendor_copy))
     assert [e.split(": installs")[0] for e in errors] == [f"error: Dockerfile:{_line_of(vendor_copy, 'Dockerfile', 'triton')}: {RULE}"]
 

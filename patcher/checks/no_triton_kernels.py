@@ -9,6 +9,7 @@ once, fall back on error" is no protection, and the rule says so.
 from __future__ import annotations
 
 import ast
+import json
 import posixpath
 import re
 import shlex
@@ -145,7 +146,8 @@ class PagedAttention:
         pass
 """),
         # Installing other packages, or the same wheel name for another package, is fine.
-        Valid("set -e\npip install transformers==4.57.1 --no-deps\npip install tritonclient\n",
+        Valid("set -e\npip install transformers==4.57.1 --no-deps\npip install tritonclient\n"
+              "pip uninstall -y triton\necho 'do not pip install triton here'\n",
               path="qwen3_6_scripts/patch_ops.sh"),
     )
     INVALID = (
@@ -679,12 +681,21 @@ def _expand(word: str, variables: Mapping[str, str]) -> str:
 
 
 def _dockerfile_runs(text: str) -> list[tuple[int, str]]:
-    """The shell commands of the Dockerfile's ``RUN`` lines (shell form), with their line numbers."""
+    """The shell commands of the Dockerfile's ``RUN`` lines (shell or exec form), with their line numbers."""
     runs = []
     for number, line in _logical_lines(text):
         words = line.split(None, 1)
-        if len(words) == 2 and words[0].upper() == "RUN" and not words[1].lstrip().startswith("["):
-            runs.append((number, words[1]))
+        if len(words) != 2 or words[0].upper() != "RUN":
+            continue
+        command = words[1].strip()
+        if command.startswith("["):  # exec form: RUN ["pip", "install", "triton"]
+            try:
+                argv = json.loads(command)
+            except ValueError:
+                continue
+            if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
+                command = " ".join(shlex.quote(a) for a in argv)
+        runs.append((number, command))
     return runs
 
 
