@@ -120,7 +120,9 @@ def _write_policy(tmp_path: Path, edit: str, new: str) -> Path:
 
 
 @pytest.mark.parametrize("edit, new, message", [
-    ('severity = "error"', 'severity = "eror"', "must be one of error, warning"),
+    ('severity = "error"', 'severity = "eror"', "must be one of error, warning, not 'eror'"),
+    # A note never fails a run: a rule cannot be turned into one.
+    ('severity = "error"', 'severity = "note"', "must be one of error, warning, not 'note'"),
     ('severity = "error"', 'severty = "error"', "unknown key 'rules[1].severty'; did you mean 'severity'?"),
     ('id = "no-triton-kernels"', 'id = "no-triton-kernel"', "no rule 'no-triton-kernel'; did you mean 'no-triton-kernels'?"),
     ('id = "no-triton-kernels"', 'id = "no-triton-prefil"', "no rule 'no-triton-prefil'; did you mean 'no-triton-prefill'?"),

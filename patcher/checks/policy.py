@@ -90,7 +90,7 @@ def _settings(entry: Mapping[str, Any], where: str, path: Path) -> Settings:
     if rule_id not in RULES:
         raise PatchSetError(f"'{where}': no rule '{rule_id}'{_did_you_mean(rule_id, _known_ids())}",
                             where=str(path))
-    severities = [s.value for s in Severity]
+    severities = [s.value for s in Severity if s is not Severity.NOTE]  # a note is not a verdict
     if entry["severity"] not in severities:
         raise PatchSetError(f"'{where}.severity' must be one of {', '.join(severities)}, "
                             f"not {entry['severity']!r}", where=str(path))
