@@ -316,11 +316,12 @@ def forward_prefix(query):
         """Yield each import of a shipped module that defines a Triton kernel, and each Triton install."""
         yield from _shipped_kernel_imports(build, settings)
         environments = {run.line: run.environment for run in build.plan.dockerfile.runs}
-        steps: list[tuple[str, list[tuple[int, str]], Mapping[str, str]]] = [
-            (DOCKERFILE, _dockerfile_runs(build.text(DOCKERFILE)), {})]
-        steps += [(s.path, _logical_lines(build.text(s.path)), environments.get(s.run_line, {}))
-                  for s in build.plan.scripts]
-        for path, lines, environment in steps:
+        texts: list[tuple[str, str, Mapping[str, str]]] = [(DOCKERFILE, build.text(DOCKERFILE), {})]
+        texts += [(s.path, build.text(s.path), environments.get(s.run_line, {})) for s in build.plan.scripts]
+        for path, text, environment in texts:
+            if TRITON not in text.lower() and not any(TRITON in v.lower() for v in environment.values()):
+                continue  # installing Triton spells its name somewhere: a requirement, a wheel, a variable
+            lines = _dockerfile_runs(text) if path == DOCKERFILE else _logical_lines(text)
             for line, what in triton_installs(lines, environment):
                 yield settings.violation(path, line, (
                     f"installs Triton (`{what}`) in the image; Triton's kernels hang the BI-V100 "
