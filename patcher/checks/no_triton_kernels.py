@@ -9,15 +9,13 @@ once, fall back on error" is no protection, and the rule says so.
 from __future__ import annotations
 
 import ast
-import json
 import posixpath
-import re
-import shlex
 from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
 
-from .base import (FUNCTIONS, SCOPES, BuildContext, FileRule, Invalid, PythonSource, Settings, SyntaxIndex,
+from .base import (SCOPES, BuildContext, FileRule, Invalid, PythonSource, Settings, SyntaxIndex,
                    TreeRule, Valid, Violation, dotted)
+from .pip_installs import dockerfile_runs, logical_lines, pip_installs
 
 KERNEL = "context_attention_fwd"  # vllm/attention/ops/prefix_prefill.py
 # Functions known to launch Triton kernels, and the modules that define them.
@@ -321,8 +319,8 @@ def forward_prefix(query):
         for path, text, environment in texts:
             if TRITON not in text.lower() and not any(TRITON in v.lower() for v in environment.values()):
                 continue  # installing Triton spells its name somewhere: a requirement, a wheel, a variable
-            lines = _dockerfile_runs(text) if path == DOCKERFILE else _logical_lines(text)
-            for line, what in triton_installs(lines, environment):
+            lines = dockerfile_runs(text) if path == DOCKERFILE else logical_lines(text)
+            for line, what in pip_installs(lines, is_triton_project, environment):
                 yield settings.violation(path, line, (
                     f"installs Triton (`{what}`) in the image; Triton's kernels hang the BI-V100 "
                     f"(its runtime does not support the PTX Triton compiles)"))
@@ -628,136 +626,7 @@ def _match(node: ast.AST, written: str, candidates: Sequence[str], importer: str
                 break
 
 
-# -- install scripts ---------------------------------------------------------
-
-_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
-_ASSIGNMENT = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=(.*)$")
-_SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
-_PIP = re.compile(r"^(?:.*/)?pip(?:3(?:\.\d+)?)?$")
-_PYTHON = re.compile(r"^(?:.*/)?python(?:3(?:\.\d+)?)?$")
-# A requirement naming a Triton build: triton, triton==2.1.0, triton-nightly, pytorch-triton...
-_REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@].*)?$")
-
-
-def triton_installs(lines: Sequence[tuple[int, str]],
-                    environment: Mapping[str, str] | None = None) -> list[tuple[int, str]]:
-    """(line, what) for each ``pip install`` in a shell script that installs a Triton package or wheel.
-
-    Follows ``VAR=value`` (and ``export``) with ``$VAR``/``${VAR}``, line
-    continuations and ``;``/``&&``/``||`` lists; ``pip``, ``pip3``,
-    ``python3 -m pip`` and their paths.
-    """
-    variables = dict(environment or {})
-    found: list[tuple[int, str]] = []
-    for number, line in lines:
-        try:
-            lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
-            lexer.whitespace_split = True
-            lexer.commenters = "#"
-            tokens = list(lexer)
-        except ValueError:
-            continue
-        command: list[str] = []
-        for token in [*tokens, ";"]:
-            if token not in _SEPARATORS:
-                command.append(token)
-                continue
-            if len(command) == 1 and _ASSIGNMENT.match(command[0]):
-                match = _ASSIGNMENT.match(command[0])
-                assert match is not None
-                variables[match.group(1)] = _expand(match.group(2), variables)
-            elif command and command[0] == "export" and len(command) == 2 and _ASSIGNMENT.match(command[1]):
-                match = _ASSIGNMENT.match(command[1])
-                assert match is not None
-                variables[match.group(1)] = _expand(match.group(2), variables)
-            else:
-                words = [w for word in command for w in _expand(word, variables).split()]
-                found.extend((number, what) for what in _installed(words))
-            command = []
-    return found
-
-
-def _expand(word: str, variables: Mapping[str, str]) -> str:
-    return _VARIABLE.sub(lambda m: variables.get(m.group(1) or m.group(2), m.group(0)), word)
-
-
-def _dockerfile_runs(text: str) -> list[tuple[int, str]]:
-    """The shell commands of the Dockerfile's ``RUN`` lines (shell or exec form), with their line numbers."""
-    runs = []
-    for number, line in _logical_lines(text):
-        words = line.split(None, 1)
-        if len(words) != 2 or words[0].upper() != "RUN":
-            continue
-        command = words[1].strip()
-        if command.startswith("["):  # exec form: RUN ["pip", "install", "triton"]
-            try:
-                argv = json.loads(command)
-            except ValueError:
-                continue
-            if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
-                command = " ".join(shlex.quote(a) for a in argv)
-        runs.append((number, command))
-    return runs
-
-
-def _logical_lines(text: str) -> list[tuple[int, str]]:
-    """The lines of a shell text, continuations joined, each with the number of its first line."""
-    lines, pending, start = [], "", 0
-    for number, raw in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
-        if not pending:
-            start = number
-        if raw.endswith("\\"):
-            pending += raw[:-1] + " "
-            continue
-        lines.append((start, pending + raw))
-        pending = ""
-    if pending:
-        lines.append((start, pending))
-    return lines
-
-
-def _installed(words: list[str]) -> list[str]:
-    """The Triton requirements or wheels a command installs, if it is a pip install."""
-    while words and (words[0] in ("sudo", "env", "command", "exec") or _ASSIGNMENT.match(words[0])):
-        words = words[1:]
-    if not words:
-        return []
-    if _PIP.match(words[0]):
-        rest = words[1:]
-    elif _PYTHON.match(words[0]) and words[1:3] == ["-m", "pip"]:
-        rest = words[3:]
-    else:
-        return []
-    if "install" not in rest:
-        return []
-    operands = rest[rest.index("install") + 1:]
-    found: list[str] = []
-    skip = False
-    for word in operands:
-        if skip:
-            skip = False
-            continue
-        if word in ("-r", "-c", "--requirement", "--constraint", "-i", "--index-url", "--extra-index-url",
-                    "-f", "--find-links", "-t", "--target", "--prefix", "--root"):
-            skip = True
-            continue
-        if word.startswith("-"):
-            continue
-        if _names_triton(word):
-            found.append(word)
-    return found
-
-
-def _names_triton(word: str) -> bool:
-    """Whether a pip operand is a Triton package: a requirement, a wheel or sdist path, or a URL to one."""
-    name = posixpath.basename(word.split("#", 1)[0].split("?", 1)[0])
-    if name.endswith((".whl", ".tar.gz", ".zip")):
-        project = name.split("-", 1)[0]
-    else:
-        match = _REQUIREMENT.match(word)
-        if match is None:
-            return False
-        project = match.group(1)
-    project = re.sub(r"[-_.]+", "-", project.lower())
+def is_triton_project(project: str) -> bool:
+    """Whether a pip project is a Triton build: triton, triton-nightly, pytorch-triton (not tritonclient)."""
     return project == TRITON or project.startswith(TRITON + "-") or project.endswith("-" + TRITON) \
-        or "-triton-" in project
+        or f"-{TRITON}-" in project
