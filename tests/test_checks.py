@@ -20,6 +20,12 @@ from conftest import PATCHES
 POLICY = PATCHES / "policy.toml"
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Rule results (and patch results) are cached by content: keep them in this test's folder.
+    monkeypatch.setenv("PATCHER_CACHE_DIR", str(tmp_path / "cache"))
+
+
 def _cases(kind: str, rules: Sequence[Any] = tuple(RULES.values())) -> list[Any]:
     cases = []
     for rule in rules:

@@ -13,6 +13,12 @@ import pytest
 from conftest import PATCHES, ROOT, SHIPPED, VENDOR_TREE
 
 GOLDEN = Path(__file__).parent / "golden" / "paged_attn.patched.py"
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Rule results (and patch results) are cached by content: keep them in this test's folder.
+    monkeypatch.setenv("PATCHER_CACHE_DIR", str(tmp_path / "cache"))
 TRITON_COMMENT = "# from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
 TRITON_REENABLED = (
     "from vllm.triton_utils import HAS_TRITON\n"
