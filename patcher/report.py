@@ -188,6 +188,12 @@ def violation_line(violation: "Violation", result: "CheckResult") -> str:
     return f"{where}: {violation.rule}: {violation.message} (why: {why}{tail})"
 
 
+def note_line(note: "Violation") -> str:
+    """``path:line: rule: what the rule notes``: a note is not a violation, so no reason follows."""
+    where = f"{note.path}:{note.line}" if note.line else note.path
+    return f"{where}: {note.rule}: {note.message}"
+
+
 @dataclass(frozen=True)
 class CheckReport:
     """What ``check`` prints: one line per violation on stdout, a summary on stderr, the exit code."""
@@ -206,14 +212,16 @@ class CheckReport:
         out = [f"error: {violation_line(v, result)}" for v in result.errors]
         out += [f"warning: {violation_line(v, result)}" for v in result.warnings]
         out += [f"allowed: {violation_line(v, result)}" for v in result.overridden]
+        out += [f"note: {note_line(v)}" for v in result.notes]
         return out
 
     def summary(self) -> str:
         """One line for stderr."""
         result = self.result
         verdict = "fails" if result.errors else "passes"
+        notes = f", {len(result.notes)} note(s)" if result.notes else ""
         return (f"{self.label}: {verdict}: {len(result.errors)} error(s), {len(result.warnings)} warning(s), "
-                f"{len(result.overridden)} allowed, in {len(result.checked)} Python file(s) checked")
+                f"{len(result.overridden)} allowed{notes}, in {len(result.checked)} Python file(s) checked")
 
     def to_json(self) -> str:
         """The same, for machines."""

@@ -5,59 +5,25 @@ from __future__ import annotations
 
 import posixpath
 from pathlib import Path
-from typing import Any, BinaryIO, Mapping, Sequence
+from typing import Any, Sequence
 
-import io
 import pytest
 
 from patcher.checks import RULES, Severity, load_policy, parse_allowed, run_rules
-from patcher.checks.base import FileRule, Invalid, PythonSource, Settings, TreeRule, Valid, Violation
-from patcher.checks.install_fails_loudly import EXAMPLE_FILES, EXAMPLE_SCRIPT, EXAMPLE_TARGET
-from patcher.archive.tree import SourceFile
+from patcher.checks.base import FileRule, Invalid, TreeRule, Valid
+from patcher.checks.examples import check_example, example_notes, example_path
+from patcher.checks.install_fails_loudly import EXAMPLE_SCRIPT, EXAMPLE_TARGET
 from patcher.errors import PatcherError, PatchSetError
-from patcher.shipping import plan_shipping
 
 from conftest import PATCHES
 
 POLICY = PATCHES / "policy.toml"
 
 
-class MemoryTree:
-    """A SourceTree held in a dict, for tree-rule examples."""
-
-    label = "<memory>"
-
-    def __init__(self, files: Mapping[str, str], executable: Sequence[str] = ()):
-        self._files = {path: text.encode() for path, text in sorted(files.items())}
-        self._executable = set(executable)
-
-    def files(self) -> Sequence[SourceFile]:
-        return [SourceFile(p, len(d), p in self._executable) for p, d in self._files.items()]
-
-    def read(self, path: str) -> bytes:
-        return self._files[path]
-
-    def open(self, path: str) -> BinaryIO:
-        return io.BytesIO(self._files[path])
-
-    def exists(self, path: str) -> bool:
-        return path in self._files
-
-    def sha256(self) -> str | None:
-        return None
-
-
-def _settings(rule: Any, params: Mapping[str, Any]) -> Settings:
-    return Settings(rule.ID, Severity.ERROR, "the reason", {**rule.PARAMS, **params})
-
-
-def _violations(rule: Any, example: Valid | Invalid) -> list[Violation]:
-    settings = _settings(rule, example.params)
-    if isinstance(rule, FileRule):
-        return list(rule.check_file(PythonSource("example.py", example.code.encode()), settings))
-    files = {**EXAMPLE_FILES, EXAMPLE_SCRIPT: example.code}
-    plan = plan_shipping(MemoryTree(files, executable=[EXAMPLE_SCRIPT]))  # type: ignore[arg-type]
-    return list(rule.check_tree(plan, [EXAMPLE_TARGET], settings))
+@pytest.fixture(autouse=True)
+def _own_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Rule results (and patch results) are cached by content: keep them in this test's folder.
+    monkeypatch.setenv("PATCHER_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def _cases(kind: str, rules: Sequence[Any] = tuple(RULES.values())) -> list[Any]:
@@ -70,16 +36,23 @@ def _cases(kind: str, rules: Sequence[Any] = tuple(RULES.values())) -> list[Any]
 
 @pytest.mark.parametrize("rule, example", _cases("VALID"))
 def test_valid_example_passes(rule: Any, example: Valid) -> None:
-    assert _violations(rule, example) == []
+    assert check_example(rule, example) == []
+    notes = [v.message for v in example_notes(rule, example)]
+    if example.note is not None:
+        assert any(example.note in note for note in notes), notes
+    else:
+        assert notes == []
 
 
 @pytest.mark.parametrize("rule, example", _cases("INVALID"))
 def test_invalid_example_is_found_at_its_line(rule: Any, example: Invalid) -> None:
-    found = _violations(rule, example)
+    found = check_example(rule, example)
     assert found, "the rule found nothing"
     assert all(v.rule == rule.ID and v.severity is Severity.ERROR for v in found)
-    described = [(v.line, v.message) for v in found]
-    assert any(line == example.line and example.found in message for line, message in described), described
+    described = [(v.path, v.line, v.message) for v in found]
+    path = example_path(rule, example)
+    assert any((where, line) == (path, example.line) and example.found in message
+               for where, line, message in described), described
 
 
 _OTHER_FILE_RULES = [r for r in RULES.values() if isinstance(r, FileRule) and r.ID != "python-3.10"]
@@ -88,7 +61,10 @@ _OTHER_FILE_RULES = [r for r in RULES.values() if isinstance(r, FileRule) and r.
 @pytest.mark.parametrize("rule, example", _cases("VALID", _OTHER_FILE_RULES) + _cases("INVALID", _OTHER_FILE_RULES))
 def test_file_rule_examples_are_python_3_10(rule: Any, example: Valid | Invalid) -> None:
     # The examples of every other rule must not trip python-3.10 by accident.
-    assert _violations(RULES["python-3.10"], Valid(example.code)) == []
+    sources = {example_path(rule, example): example.code, **example.files}
+    for path, code in sources.items():
+        if path.endswith(".py"):
+            assert check_example(RULES["python-3.10"], Valid(code)) == [], path
 
 
 def test_every_rule_has_examples_both_ways_and_lives_in_its_own_file() -> None:
@@ -114,7 +90,7 @@ def test_nfkc_spelling_of_the_kernel_name_is_still_the_kernel() -> None:
     # Python folds identifiers with NFKC: this is the same name, spelled with a fullwidth letter.
     code = "from vllm.attention.ops.prefix_prefill import \uff43ontext_attention_fwd\n"
     result = run_rules([("a.py", code.encode)], load_policy(POLICY))
-    assert [v.rule for v in result.violations] == ["no-triton-prefill"]
+    assert [v.rule for v in result.violations] == ["no-triton-kernels"]
 
 
 def test_an_unparsable_file_gets_only_the_python_3_10_finding() -> None:
@@ -125,7 +101,7 @@ def test_an_unparsable_file_gets_only_the_python_3_10_finding() -> None:
 def test_crlf_and_no_final_newline_are_read_as_code() -> None:
     code = b"if HAS_TRITON:\r\n    from x.prefix_prefill import context_attention_fwd"
     result = run_rules([("a.py", lambda: code)], load_policy(POLICY))
-    assert [(v.rule, v.line) for v in result.violations] == [("no-triton-prefill", 2)]
+    assert [(v.rule, v.line) for v in result.violations] == [("no-triton-kernels", 2)]
 
 
 # -- the policy file ----------------------------------------------------
@@ -150,12 +126,17 @@ def _write_policy(tmp_path: Path, edit: str, new: str) -> Path:
 
 
 @pytest.mark.parametrize("edit, new, message", [
-    ('severity = "error"', 'severity = "eror"', "must be one of error, warning"),
+    ('severity = "error"', 'severity = "eror"', "must be one of error, warning, not 'eror'"),
+    # A note never fails a run: a rule cannot be turned into one.
+    ('severity = "error"', 'severity = "note"', "must be one of error, warning, not 'note'"),
     ('severity = "error"', 'severty = "error"', "unknown key 'rules[1].severty'; did you mean 'severity'?"),
-    ('id = "no-triton-prefill"', 'id = "no-triton-prefil"', "no rule 'no-triton-prefil'; did you mean 'no-triton-prefill'?"),
+    ('id = "no-triton-kernels"', 'id = "no-triton-kernel"', "no rule 'no-triton-kernel'; did you mean 'no-triton-kernels'?"),
+    ('id = "no-triton-kernels"', 'id = "no-triton-prefil"', "no rule 'no-triton-prefil'; did you mean 'no-triton-prefill'?"),
     ("max-tokens = 32768", "max-token = 32768", "has no parameter 'max-token'; did you mean 'max-tokens'?"),
     ("max-tokens = 32768", 'max-tokens = "32768"', "must be a int"),
-    ('id = "python-3.10"', 'id = "no-triton-prefill"', "declared twice"),
+    ('id = "python-3.10"', 'id = "no-triton-kernels"', "declared twice"),
+    # The former id names the same rule.
+    ('id = "python-3.10"', 'id = "no-triton-prefill"', "rule 'no-triton-kernels' is declared twice"),
 ])
 def test_policy_errors_say_what_and_where(tmp_path: Path, edit: str, new: str, message: str) -> None:
     with pytest.raises(PatchSetError) as error:
@@ -186,6 +167,19 @@ def test_allow_pairs_rules_with_reasons_in_order() -> None:
         parse_allowed(["python-3.10"], ["  "], policy)
 
 
+def test_the_former_triton_rule_id_still_names_the_rule(tmp_path: Path) -> None:
+    policy = load_policy(POLICY)
+    assert parse_allowed(["no-triton-prefill"], ["tested on another card"], policy) == (
+        ("no-triton-kernels", "tested on another card"),)
+    # A policy file written before the rename still loads, with its severity.
+    old = load_policy(_write_policy(tmp_path, 'id = "no-triton-kernels"\nseverity = "error"',
+                                    'id = "no-triton-prefill"\nseverity = "warning"'))
+    assert old.rules["no-triton-kernels"].severity is Severity.WARNING
+    code = b"from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
+    result = run_rules([("a.py", lambda: code)], policy, allowed=[("no-triton-prefill", "why")])
+    assert result.errors == () and [v.rule for v in result.overridden] == ["no-triton-kernels"]
+
+
 def test_examples_paths_are_posix() -> None:
     assert posixpath.dirname(EXAMPLE_SCRIPT) == posixpath.dirname(EXAMPLE_TARGET)
 
@@ -199,3 +193,18 @@ def test_a_file_that_does_not_decode_gets_only_the_python_3_10_finding(data: byt
     result = run_rules([("vendor.py", lambda: data)], load_policy(POLICY))
     assert [(v.rule, v.line) for v in result.violations] == [("python-3.10", line)]
     assert "cannot be decoded" in result.violations[0].message
+
+
+@pytest.mark.parametrize("code, line", [
+    ("x[\n    *a,\n]\n", 2),
+    ("y = x[a,\n      *b]\n", 2),
+    ("def f(*args: *Ts):\n    pass\n", 1),
+])
+def test_pep_646_forms_split_over_lines_are_found(code: str, line: int) -> None:
+    found = check_example(RULES["python-3.10"], Invalid(code, line, "PEP 646"))
+    assert [(v.line, "PEP 646" in v.message) for v in found] == [(line, True)]
+
+
+@pytest.mark.parametrize("code", ["print(*args, **kwargs)\n", "x = [*a, b]\ny = f(a, *b)\n", "x[(*a, b)]\n"])
+def test_stars_that_3_10_allows_are_not_pep_646(code: str) -> None:
+    assert check_example(RULES["python-3.10"], Valid(code)) == []

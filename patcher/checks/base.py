@@ -4,39 +4,45 @@ A rule is a class in ``patcher/checks/<rule>.py`` with an ``ID`` that the
 policy file (``patches/policy.toml``) declares with a severity and the
 reason in hardware terms. Its ``VALID`` and ``INVALID`` examples are data:
 the test suite is generated from them, and they document the rule.
+
+Rules only read, so they read the stdlib ``ast`` (CPython's C parser, line
+numbers kept), parsed once per file and shared by every rule; libcst is for
+the files a patch rewrites. A rule first asks ``PythonSource.mentions``
+whether the file can hold anything it looks for at all, so most files are
+never parsed.
 """
 
 from __future__ import annotations
 
+import ast
 import enum
 import functools
+import io
+import tokenize
 import unicodedata
-from collections import defaultdict
+import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Mapping, Sequence, TypeVar
-
-import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
-
-from ..syntax import child_nodes
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence, TypeVar
 
 if TYPE_CHECKING:
     from ..shipping import ShipPlan
+    from .reachability import Reachability
 
-# The image runs Python 3.10; every parse of shipped code says so.
-PYTHON_VERSION = "3.10"
+# The image runs Python 3.10: shipped code is read with its grammar first.
+FEATURE_VERSION = (3, 10)
 
-# What parsing a shipped file can raise: libcst's syntax error, a SyntaxError
-# for a bad coding line, or UnicodeDecodeError for bytes past the first two
-# lines that are not in the file's encoding. Rule python-3.10 reports each.
-PARSE_ERRORS = (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError)
+# What reading a shipped file can raise: SyntaxError (also for a bad coding
+# line), UnicodeDecodeError for bytes that are not in the file's encoding,
+# ValueError for null bytes on Python 3.10. Rule python-3.10 reports each.
+PARSE_ERRORS = (SyntaxError, UnicodeDecodeError, ValueError)
 
 
 class Severity(str, enum.Enum):
-    """How a violation ends a run: an error stops it, a warning is printed."""
+    """How a finding ends a run: an error stops it, a warning is printed, a note only informs."""
 
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"  # not a violation: e.g. a call a rule would flag sits in code that cannot run
 
 
 @dataclass(frozen=True)
@@ -60,16 +66,29 @@ class Settings:
     params: Mapping[str, Any] = field(default_factory=dict)
 
     def violation(self, path: str, line: int, message: str) -> Violation:
-        """A violation of this rule, with the policy's severity."""
+        """Return a violation of this rule, with the policy's severity."""
         return Violation(self.rule, self.severity, path, line, message)
+
+    def note(self, path: str, line: int, message: str) -> Violation:
+        """Return a note of this rule: shown, never counted as a warning or an error."""
+        return Violation(self.rule, Severity.NOTE, path, line, message)
 
 
 @dataclass(frozen=True)
 class Valid:
-    """Code the rule must accept (``params`` override the rule's defaults)."""
+    """Code the rule must accept (``params`` override the rule's defaults).
+
+    ``files`` are other files of the build context the example needs (a
+    sibling module, an install script); with them the example runs as a
+    whole build, ``code`` at ``path``. ``note`` is text a note must hold
+    (e.g. why a call cannot run).
+    """
 
     code: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)
+    path: str | None = None
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -80,35 +99,74 @@ class Invalid:
     line: int
     found: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)
+    path: str | None = None  # where the violation is, when not in ``code``'s own file
 
 
 class PythonSource:
-    """One shipped Python file, parsed only when a rule asks, positions only when one reports."""
+    """One shipped Python file, decoded and parsed only when a rule asks, once for all rules."""
 
     def __init__(self, path: str, data: bytes):
         self.path = path
         self.data = data
+        self.newer_syntax: SyntaxError | None = None  # why the 3.10 grammar refused it, if it did
 
     @functools.cached_property
-    def module(self) -> cst.Module:
-        """The libcst tree; raises one of ``PARSE_ERRORS`` (rule python-3.10 reports it)."""
-        config = cst.PartialParserConfig(python_version=PYTHON_VERSION)
-        return cst.parse_module(self.data, config=config)
+    def text(self) -> str:
+        """The file as Python decodes it (its coding line, else UTF-8); raises one of ``PARSE_ERRORS``."""
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(self.data).readline)
+        return self.data.decode(encoding)
+
+    @functools.cached_property
+    def tree(self) -> ast.Module:
+        """The ``ast`` tree under the 3.10 grammar, else under this interpreter's; raises one of ``PARSE_ERRORS``.
+
+        A file with newer syntax is still read by the other rules (the
+        python-3.10 rule reports it, from ``newer_syntax``).
+        """
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences in vendor code are not our concern
+            try:
+                return ast.parse(self.text, filename=self.path, feature_version=FEATURE_VERSION)
+            except SyntaxError as error:
+                self.newer_syntax = error
+                return ast.parse(self.text, filename=self.path)
 
     @functools.cached_property
     def index(self) -> "SyntaxIndex":
-        """Every node of the kinds rules look for, with its ancestors, from one walk of the tree."""
-        return SyntaxIndex(self.module)
+        """Every node by kind, with its parent, from one walk of the tree."""
+        return SyntaxIndex(self.tree)
 
     @functools.cached_property
-    def _positions(self) -> Mapping[cst.CSTNode, CodeRange]:
-        # unsafe_skip_copy keeps node identity, so nodes found in ``module``
-        # can be looked up; the tree is never mutated.
-        return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+    def reachability(self) -> "Reachability":
+        """Which branches of this file cannot run."""
+        from .reachability import Reachability
 
-    def line(self, node: cst.CSTNode) -> int:
+        return Reachability(self.index)
+
+    @functools.cached_property
+    def _lines(self) -> list[bytes]:
+        return self.text.encode("utf-8").splitlines(keepends=True)
+
+    def line(self, node: ast.AST) -> int:
         """The 1-based line where ``node`` starts."""
-        return self._positions[node].start.line
+        return getattr(node, "lineno", 0)
+
+    def segment(self, node: ast.AST) -> str:
+        """The source of ``node`` (ast offsets count UTF-8 bytes)."""
+        start, end = node.lineno - 1, (node.end_lineno or node.lineno) - 1  # type: ignore[attr-defined]
+        first, last = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        lines = self._lines[start:end + 1]
+        if not lines:
+            return ""
+        if len(lines) == 1:
+            return lines[0][first:last].decode("utf-8", "replace")
+        return b"".join([lines[0][first:], *lines[1:-1], lines[-1][:last]]).decode("utf-8", "replace")
+
+    def code(self, node: ast.AST) -> str:
+        """The source of ``node`` on one line, shortened for a message."""
+        text = " ".join(self.segment(node).split())
+        return text if len(text) <= 90 else text[:87] + "..."
 
     def mentions(self, *names: str) -> bool:
         """Whether the file can refer to any of ``names`` at all: a cheap pre-filter.
@@ -122,18 +180,58 @@ class PythonSource:
         return any(name.encode("ascii") in self.data for name in names)
 
 
+@dataclass(frozen=True)
+class BuildContext:
+    """What tree rules read: the ship plan, the patched files, and the context's files as they will be written."""
+
+    plan: "ShipPlan"
+    targets: Sequence[str]  # context paths of the files the patch set changes
+    python: Sequence[str]  # the shipped Python files, sorted
+    reader: Callable[[str], bytes]  # raises KeyError for a path that is not a file of the context
+    # For each word a tree rule declares (``TreeRule.WORDS``), the shipped Python files whose bytes
+    # hold it (a file with non-ASCII bytes always counts): noted while the file rules read them.
+    words: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+    def mentioning(self, word: str) -> Sequence[str]:
+        """Return the shipped Python files that can mention ``word`` (every one if it was not noted)."""
+        return self.words.get(word, self.python)
+
+    def read(self, path: str) -> bytes:
+        """Return the bytes of a context file, or b"" when there is none."""
+        try:
+            return self.reader(path)
+        except KeyError:
+            return b""
+
+    def text(self, path: str) -> str:
+        """Return a context file as text (UTF-8, a BOM dropped, undecodable bytes replaced)."""
+        return self.read(path).decode("utf-8-sig", "replace")
+
+    def source(self, path: str) -> PythonSource | None:
+        """Return a shipped Python file to parse, or None when the context lacks it."""
+        try:
+            return PythonSource(path, self.reader(path))
+        except KeyError:
+            return None
+
+
 class Rule:
     """A safety rule: ``ID`` matches the policy, ``PARAMS`` its defaults."""
 
     ID: ClassVar[str]
     DESCRIPTION: ClassVar[str]
+    ALIASES: ClassVar[tuple[str, ...]] = ()  # former ids, still accepted by the policy and --allow
     PARAMS: ClassVar[Mapping[str, Any]] = {}
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 
 
 class FileRule(Rule):
-    """A rule read off one Python file at a time."""
+    """A rule read off one Python file at a time.
+
+    ``check_file`` may depend on the file's bytes and the settings only
+    (never on its path): its results are cached by content.
+    """
 
     def check_file(self, source: PythonSource, settings: Settings) -> Iterator[Violation]:
         """Yield every violation in ``source``; a file that does not parse yields none."""
@@ -141,12 +239,15 @@ class FileRule(Rule):
 
 
 class TreeRule(Rule):
-    """A rule read off the whole build: the Dockerfile, its scripts, the patched files."""
+    """A rule read off the whole build: the Dockerfile, its scripts, the shipped files."""
+
+    # Words whose shipped Python files the rule reads: noted in one pass, so it need not read them all.
+    WORDS: ClassVar[tuple[str, ...]] = ()
 
     # Tree examples: the code is an install script run by a fixed Dockerfile
-    # (see tests), the patched file being qwen3_6_scripts/paged_attn.py.
-    def check_tree(self, plan: "ShipPlan", targets: Sequence[str], settings: Settings) -> Iterator[Violation]:
-        """Yield every violation; ``targets`` are the context paths the patch set changes."""
+    # (see examples.py), the patched file being qwen3_6_scripts/paged_attn.py.
+    def check_tree(self, build: BuildContext, settings: Settings) -> Iterator[Violation]:
+        """Yield every violation of the build."""
         raise NotImplementedError
 
 
@@ -154,105 +255,129 @@ class TreeRule(Rule):
 
 
 def identifier(name: str) -> str:
-    """An identifier as Python reads it (NFKC-folded, as the tokenizer does)."""
-    return unicodedata.normalize("NFKC", name)
+    """An identifier as Python reads it (NFKC-folded; ``ast`` already folds names, not strings)."""
+    return name if name.isascii() else unicodedata.normalize("NFKC", name)
 
 
-def dotted(node: cst.BaseExpression | None) -> str:
+def dotted(node: ast.AST | None) -> str:
     """``a.b.c`` for a Name/Attribute chain, else an empty string."""
-    if isinstance(node, cst.Name):
-        return identifier(node.value)
-    if isinstance(node, cst.Attribute):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
         base = dotted(node.value)
-        return f"{base}.{identifier(node.attr.value)}" if base else ""
+        return f"{base}.{node.attr}" if base else ""
     return ""
 
 
-def called_name(call: cst.Call) -> str:
+def called_name(call: ast.Call) -> str:
     """The last name of what ``call`` calls: ``ops.paged_attention_v1(...)`` -> paged_attention_v1."""
     func = call.func
-    if isinstance(func, cst.Name):
-        return identifier(func.value)
-    if isinstance(func, cst.Attribute):
-        return identifier(func.attr.value)
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
     return ""
 
 
-def code(node: cst.CSTNode) -> str:
-    """The source of ``node`` on one line, shortened for a message."""
-    text = " ".join(cst.Module(body=[]).code_for_node(node).split())
-    return text if len(text) <= 90 else text[:87] + "..."
-
-
-def integer_value(node: cst.BaseExpression) -> int | None:
+def integer_value(node: ast.AST) -> int | None:
     """The value of a constant integer expression (``32768``, ``32 * 1024``, ``1 << 15``), else None."""
-    if isinstance(node, cst.Integer):
-        return int(node.evaluated_value)
-    if isinstance(node, cst.BinaryOperation):
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.BinOp):
         left, right = integer_value(node.left), integer_value(node.right)
         if left is None or right is None:
             return None
-        operator = type(node.operator)
-        if operator is cst.Add:
+        operator = type(node.op)
+        if operator is ast.Add:
             return left + right
-        if operator is cst.Subtract:
+        if operator is ast.Sub:
             return left - right
-        if operator is cst.Multiply:
+        if operator is ast.Mult:
             return left * right
-        if operator is cst.LeftShift and 0 <= right < 64:
+        if operator is ast.LShift and 0 <= right < 64:
             return left << right
-        if operator is cst.Power and 0 <= right < 64:
+        if operator is ast.Pow and 0 <= right < 64:
             return int(left**right)
-        if operator is cst.FloorDivide and right:
+        if operator is ast.FloorDiv and right:
             return left // right
     return None
 
 
-N = TypeVar("N", bound=cst.CSTNode)
+N = TypeVar("N", bound=ast.AST)
 
-# The kinds of node rules ask the index for.
-INDEXED = (cst.Call, cst.Attribute, cst.Import, cst.ImportFrom, cst.Assign, cst.AnnAssign, cst.ClassDef)
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 class SyntaxIndex:
-    """The nodes of ``INDEXED`` kinds in a module, in source order, each with its ancestors.
+    """The nodes of a module by kind, in source order, each with its parent, from one walk."""
 
-    Built by one walk over the nodes' fields: a libcst visitor rebuilds
-    every node it passes, which made each rule's own walk cost as much as
-    parsing the file.
-    """
-
-    def __init__(self, module: cst.Module):
-        self._found: dict[type, list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]] = defaultdict(list)
-        # Iterative, so that a deeply nested expression cannot hit the recursion limit.
-        path: list[cst.CSTNode] = []
-        pending: list[Iterator[cst.CSTNode]] = []
-
-        def enter(node: cst.CSTNode) -> None:
-            if isinstance(node, INDEXED):
-                self._found[type(node)].append((node, tuple(path)))
-            path.append(node)
-            pending.append(child_nodes(node, code_only=True))
-
-        enter(module)
-        while pending:
-            child = next(pending[-1], None)
-            if child is None:
-                pending.pop()
-                path.pop()
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        found: dict[type, list[ast.AST]] = {}
+        parents: dict[int, ast.AST] = {}
+        # Iterative and depth-first (source order), so a deeply nested expression cannot hit the
+        # recursion limit; reading ``_fields`` directly is twice as fast as ast.iter_child_nodes.
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            same = found.get(type(node))
+            if same is None:
+                found[type(node)] = [node]
             else:
-                enter(child)
+                same.append(node)
+            children: list[ast.AST] = []
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    children.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST) and name != "ctx":  # Load/Store: shared, never looked for
+                    children.append(value)
+            for child in children:
+                parents[id(child)] = node
+            children.reverse()
+            stack.extend(children)
+        self._found = found
+        self._parent = parents
 
-    def of(self, kind: type[N]) -> list[tuple[N, tuple[cst.CSTNode, ...]]]:
-        """Every node of ``kind`` and its ancestors (the module first, the parent last)."""
+    def of(self, kind: type[N]) -> list[N]:
+        """Every node of ``kind`` (exactly that class), in source order."""
         return self._found.get(kind, [])  # type: ignore[return-value]
 
-    def calls(self, name: str, inside: cst.CSTNode | None = None) -> list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]:
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        """The node ``node`` sits in (None for the module)."""
+        return self._parent.get(id(node))
+
+    def ancestors(self, node: ast.AST) -> tuple[ast.AST, ...]:
+        """The nodes ``node`` sits in, the module first, its parent last."""
+        chain = []
+        parent = self._parent.get(id(node))
+        while parent is not None:
+            chain.append(parent)
+            parent = self._parent.get(id(parent))
+        return tuple(reversed(chain))
+
+    @functools.cached_property
+    def _calls(self) -> dict[str, list[ast.Call]]:
+        by_name: dict[str, list[ast.Call]] = {}
+        for call in self.of(ast.Call):
+            by_name.setdefault(called_name(call), []).append(call)
+        return by_name
+
+    def calls(self, name: str, inside: ast.AST | None = None) -> list[ast.Call]:
         """Calls of ``name`` (bare or as an attribute), optionally only those inside ``inside``."""
-        return [(call, chain) for call, chain in self.of(cst.Call)
-                if called_name(call) == name and (inside is None or contains(chain, inside))]
+        return [call for call in self._calls.get(name, [])
+                if inside is None or contains(self.ancestors(call), inside)]
 
 
-def contains(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
+def contains(ancestors: Sequence[ast.AST], node: ast.AST) -> bool:
     """Whether ``node`` is one of ``ancestors`` (by identity: equal-looking nodes are different places)."""
     return any(a is node for a in ancestors)
+
+
+def function_of(index: SyntaxIndex, node: ast.AST) -> ast.AST | None:
+    """The innermost function, lambda or class ``node`` sits in (None at module level)."""
+    for ancestor in reversed(index.ancestors(node)):
+        if isinstance(ancestor, SCOPES):
+            return ancestor
+    return None

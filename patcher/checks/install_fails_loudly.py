@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from ..shipping import ShipPlan
-from .base import Invalid, Settings, TreeRule, Valid, Violation
+from .base import BuildContext, Invalid, Settings, TreeRule, Valid, Violation
 
 # The examples are install scripts; the tests put each one in this tree.
 EXAMPLE_SCRIPT = "qwen3_6_scripts/patch_ops.sh"
@@ -52,8 +51,9 @@ class InstallFailsLoudly(TreeRule):
                 found="`|| echo`"),
     )
 
-    def check_tree(self, plan: ShipPlan, targets: Sequence[str], settings: Settings) -> Iterator[Violation]:
+    def check_tree(self, build: BuildContext, settings: Settings) -> Iterator[Violation]:
         """Yield each install of a patched file whose failure the script would hide."""
+        plan, targets = build.plan, build.targets
         scripts = {script.path: script for script in plan.scripts}
         seen = set()
         for installed in plan.installed:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator
 
-import libcst as cst
-
-from .base import FileRule, Invalid, PythonSource, Settings, SyntaxIndex, Valid, Violation, dotted
+from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation, dotted
 from .paged_attention import CLASS, PagedAttentionClass, classes, guarded_calls
 
 PREFIX = "_forward_prefix_pytorch"
@@ -73,6 +72,26 @@ class KeepPytorchFallbacks(FileRule):
         return PagedAttention._forward_decode_pytorch(query)
 """),
         Valid("class Other:\n    pass\n"),
+        # The threshold test through a local flag, and the vendor's own CRLF file.
+        Valid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, seq_lens):
+        actual_max = int(seq_lens.max().item())
+        use_pytorch = actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD
+        if use_pytorch:
+            return PagedAttention._forward_decode_pytorch(query)
+        return query
+"""),
+        Valid((_HEAD + """\
+    @staticmethod
+    def forward_decode(query, seq_lens, max_seq_len):
+        actual_max = int(seq_lens.max().item()) if seq_lens.numel() > 0 else max_seq_len
+        if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query)
+        use_v1 = True
+        if use_v1:
+            return query
+""").replace("\n", "\r\n")),
     )
     INVALID = (
         Invalid(_HEAD.replace("""\
@@ -105,6 +124,25 @@ class KeepPytorchFallbacks(FileRule):
     def forward_decode(query, n):
         return query
 """, line=17, found="never calls _forward_decode_pytorch"),
+        # ixformer's own V2 past 32K: the PyTorch decode is still defined, but never called.
+        Invalid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, seq_lens):
+        import ixformer.functions as ixf_f
+        actual_max = int(seq_lens.max().item())
+        if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return ixf_f.paged_attention_v2_long(query, seq_lens)
+        return query
+""", line=17, found="never calls _forward_decode_pytorch"),
+        # A fallback that cannot run is no fallback.
+        Invalid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            if False:
+                return PagedAttention._forward_decode_pytorch(query)
+        return query
+""", line=20, found="calls _forward_decode_pytorch only where it cannot run (its test `False` is always false)"),
         Invalid(_HEAD.replace("    _PYTORCH_DECODE_THRESHOLD = 32768\n", "") + """\
     @staticmethod
     def forward_decode(query, n):
@@ -120,26 +158,39 @@ class KeepPytorchFallbacks(FileRule):
             return
         attribute = str(settings.params["threshold-attribute"])
         for cls in classes(source.index):
-            for message, node in _problems(source.index, cls, attribute):
+            for message, node in _problems(source, cls, attribute):
                 yield settings.violation(source.path, source.line(node), message)
 
 
-def _problems(index: SyntaxIndex, cls: PagedAttentionClass, attribute: str) -> Iterator[tuple[str, cst.CSTNode]]:
+def _problems(source: PythonSource, cls: PagedAttentionClass, attribute: str) -> Iterator[tuple[str, ast.AST]]:
+    index, dead = source.index, source.reachability.dead
     for name in (PREFIX, DECODE):
         if name not in cls.methods:
             yield f"class {CLASS} has no {name}", cls.node
     prefix = cls.methods.get("forward_prefix")
     if prefix is None:
         yield f"class {CLASS} has no forward_prefix, so nothing calls {PREFIX}", cls.node
-    elif not guarded_calls(index, prefix, PREFIX, attribute):
-        yield f"forward_prefix does not call {PREFIX}", prefix
+    else:
+        calls = guarded_calls(source, prefix, PREFIX, attribute)
+        live = [g for g in calls if dead(g.call) is None]
+        if not calls:
+            yield f"forward_prefix does not call {PREFIX}", prefix
+        elif not live:
+            why = dead(calls[0].call)
+            yield f"forward_prefix calls {PREFIX} only where it cannot run ({why})", calls[0].call
     decode = cls.methods.get("forward_decode")
     if decode is None:
         yield f"class {CLASS} has no forward_decode, so nothing calls {DECODE}", cls.node
         return
-    found = guarded_calls(index, decode, DECODE, attribute)
-    if not found:
+    every = guarded_calls(source, decode, DECODE, attribute)
+    if not every:
         yield f"forward_decode never calls {DECODE}", decode
+        return
+    # A call in a branch that cannot run does not reach the fallback.
+    found = [g for g in every if dead(g.call) is None]
+    if not found:
+        why = dead(every[0].call)
+        yield f"forward_decode calls {DECODE} only where it cannot run ({why})", every[0].call
         return
     above = [g for g in found if g.threshold is not None]
     if not above and not any(g.unconditional for g in found):

@@ -34,6 +34,14 @@ class Policy:
         return self.rules[rule].reason
 
 
+def canonical(rule: str) -> str:
+    """The current id of ``rule``: a former id (``no-triton-prefill``) names the rule that replaced it."""
+    for rule_id, known in RULES.items():
+        if rule == rule_id or rule in known.ALIASES:
+            return rule_id
+    return rule
+
+
 def policy_path(patches: Path) -> Path:
     """The policy beside a patch set; the bundled one when the set has none.
 
@@ -78,10 +86,11 @@ def _settings(entry: Mapping[str, Any], where: str, path: Path) -> Settings:
     for key in ("id", "severity", "reason"):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise PatchSetError(f"'{where}.{key}' must be a non-empty string", where=str(path))
-    rule_id = entry["id"]
+    rule_id = canonical(entry["id"])
     if rule_id not in RULES:
-        raise PatchSetError(f"'{where}': no rule '{rule_id}'{_did_you_mean(rule_id, RULES)}", where=str(path))
-    severities = [s.value for s in Severity]
+        raise PatchSetError(f"'{where}': no rule '{rule_id}'{_did_you_mean(rule_id, _known_ids())}",
+                            where=str(path))
+    severities = [s.value for s in Severity if s is not Severity.NOTE]  # a note is not a verdict
     if entry["severity"] not in severities:
         raise PatchSetError(f"'{where}.severity' must be one of {', '.join(severities)}, "
                             f"not {entry['severity']!r}", where=str(path))
@@ -107,14 +116,21 @@ def parse_allowed(rules: Sequence[str], reasons: Sequence[str], policy: Policy) 
         raise PatcherError(f"{len(rules)} --allow but {len(reasons)} --reason",
                            hint='give each --allow RULE its own --reason "why this run may break it"')
     pairs = []
-    for rule, reason in zip(rules, reasons):
+    for given, reason in zip(rules, reasons):
+        rule = canonical(given)
         if rule not in policy.rules:
-            raise PatcherError(f"--allow {rule}: no such rule{_did_you_mean(rule, policy.rules)}",
+            raise PatcherError(f"--allow {rule}: no such rule{_did_you_mean(rule, _known_ids(policy))}",
                                hint=f"rules: {', '.join(policy.rules)}")
         if not reason.strip():
             raise PatcherError(f"--allow {rule}: the --reason is empty", hint="say why this run may break the rule")
         pairs.append((rule, " ".join(reason.split())))
     return tuple(pairs)
+
+
+def _known_ids(policy: Policy | None = None) -> list[str]:
+    """Every id a user may write: the rules (of ``policy``, if given) and their former ids."""
+    rules = list(policy.rules) if policy is not None else list(RULES)
+    return rules + [alias for rule in rules for alias in RULES[rule].ALIASES]
 
 
 def _check_keys(data: Mapping[str, Any], known: frozenset[str], path: Path, prefix: str) -> None:

@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import ast
-import warnings
+import re
 from typing import Iterator
-
-import libcst as cst
 
 from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation
 
-# libcst 1.9's native parser ignores PartialParserConfig(python_version=...):
-# it accepts `type X = int`, `except*`, PEP 695 generics and PEP 701
-# f-strings under "3.10" (checked when this rule was written). So the file is
-# read three ways: parsed by libcst (the tool must be able to read what
-# ships), walked for the newer nodes libcst knows (`except*`, `type X = ...`,
-# PEP 695 type parameters, and the PEP 646 star forms `x[*a]` / `*args: *Ts`,
-# which ast accepts whatever feature_version says), and parsed by the stdlib
-# with feature_version=(3, 10) for the rest (PEP 701 f-strings).
-FEATURE_VERSION = (3, 10)
+# The file is read with the stdlib parser held to the 3.10 grammar
+# (``PythonSource.tree``). What that refuses is named from the tree this
+# interpreter's own grammar gives (``except*``, ``type X = ...``, PEP 695
+# type parameters), or, when this interpreter is older than the syntax, from
+# libcst's, imported only then. ``ast`` accepts the PEP 646 star forms
+# ``x[*a]`` and ``*args: *Ts`` whatever feature_version says: those are
+# looked for in the 3.10 tree.
 
 
 class Python310(FileRule):
@@ -48,89 +44,108 @@ class Python310(FileRule):
     def check_file(self, source: PythonSource, settings: Settings) -> Iterator[Violation]:
         """Yield why the file is not Python 3.10: a parse error, or each newer construct."""
         try:
-            module = source.module
-        except cst.ParserSyntaxError as error:
-            # CPython's own parser places a syntax error more precisely than libcst does.
-            parsed = _stdlib_parse(source)
-            if isinstance(parsed, tuple):
-                yield settings.violation(source.path, parsed[0], f"does not parse: {parsed[1]}")
-            else:
-                yield settings.violation(source.path, error.raw_line,
-                                         f"libcst cannot parse it: {_one_line(error.message)}")
+            source.tree
+        except UnicodeDecodeError as error:
+            line = source.data.count(b"\n", 0, error.start) + 1
+            yield settings.violation(source.path, line, (
+                f"cannot be decoded: byte {source.data[error.start]:#04x} is not {error.encoding} "
+                "(declare the file's encoding with a '# -*- coding: ... -*-' line), so Python will not import it"))
             return
-        except (SyntaxError, UnicodeDecodeError) as error:
-            line, problem = _decode_problem(source, error)
-            yield settings.violation(source.path, line, f"cannot be decoded: {problem}, so Python will not import it")
+        except (SyntaxError, ValueError) as error:
+            yield self._unreadable(source, settings, error)
             return
-        parsed = _stdlib_parse(source)
-        if not isinstance(parsed, tuple) and not _may_use_pep_646(parsed):
-            return
-        # Rare: walk the libcst tree, which names each newer construct at its own line.
-        finder = _NewSyntax()
-        module.visit(finder)
-        for node, what in finder.found:
-            yield settings.violation(source.path, source.line(node), f"uses {what}, syntax newer than Python 3.10")
-        if isinstance(parsed, tuple) and not finder.found:
-            yield settings.violation(source.path, parsed[0], f"uses syntax newer than Python 3.10: {parsed[1]}")
+        newer = source.newer_syntax
+        found = _named(source) if newer is not None or _STAR_FORMS.search(source.data) else []
+        for line, what in found:
+            yield settings.violation(source.path, line, f"uses {what}, syntax newer than Python 3.10")
+        if newer is not None and not found:
+            line, problem = _where(newer)
+            yield settings.violation(source.path, line, f"uses syntax newer than Python 3.10: {problem}")
+
+    def _unreadable(self, source: PythonSource, settings: Settings, error: SyntaxError | ValueError) -> Violation:
+        """Why a file this interpreter cannot parse at all is not Python 3.10."""
+        line, problem = _where(error)
+        if b"\0" in source.data:
+            return settings.violation(source.path, 0, f"does not parse: {problem}")
+        if isinstance(error, SyntaxError) and _is_decoding(error):
+            return settings.violation(source.path, 0, f"cannot be decoded: {problem}, so Python will not import it")
+        found = _named_by_libcst(source.data)
+        if found:
+            return settings.violation(source.path, found[0][0], f"uses {found[0][1]}, syntax newer than Python 3.10")
+        if found is not None:
+            return settings.violation(source.path, line, f"uses syntax newer than Python 3.10: {problem}")
+        return settings.violation(source.path, line, f"does not parse: {problem}")
 
 
-class _NewSyntax(cst.CSTVisitor):
-    """Nodes of Python 3.11+ syntax that libcst parses whatever version it is told."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[tuple[cst.CSTNode, str]] = []
-
-    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
-        self.found.append((node, "`except*` (3.11, PEP 654)"))
-
-    def visit_TypeAlias(self, node: cst.TypeAlias) -> None:
-        self.found.append((node, "a `type` alias statement (3.12, PEP 695)"))
-
-    def visit_TypeParameters(self, node: cst.TypeParameters) -> None:
-        self.found.append((node, "type parameters `[T]` (3.12, PEP 695)"))
-
-    def visit_Index(self, node: cst.Index) -> None:
-        if node.star is not None:
-            self.found.append((node, "a star expression in a subscript (3.11, PEP 646)"))
-
-    def visit_Param(self, node: cst.Param) -> None:
-        if node.annotation is not None and isinstance(node.annotation.annotation, cst.StarredElement):
-            self.found.append((node, "a star annotation on *args (3.11, PEP 646)"))
+# Where a PEP 646 star can sit: `x[*a`, `x[a, *b`, `*args: *Ts`. A byte test before walking the
+# tree; list displays (`[*a, b]`) match too, and are told apart in the tree.
+_STAR_FORMS = re.compile(rb"\[\s*\*|\[[^\]\[()]*,\s*\*|:\s*\*\s*\w")
 
 
-def _stdlib_parse(source: PythonSource) -> ast.Module | tuple[int, str]:
-    """CPython's tree held to the 3.10 grammar, or where and why it rejects the file."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escape sequences in vendor code are not our concern
-            return ast.parse(source.data, filename=source.path, feature_version=FEATURE_VERSION)
-    except SyntaxError as error:
-        return error.lineno or 0, _one_line(error.msg)
-    except ValueError as error:  # null bytes, on Python 3.10 (3.11.4 and later raise SyntaxError)
-        return 0, _one_line(str(error))
+def _is_decoding(error: SyntaxError) -> bool:
+    """Whether ``tokenize.detect_encoding`` refused the file: a bad coding line or undecodable first lines."""
+    return error.filename is None and error.lineno is None
 
 
-def _decode_problem(source: PythonSource, error: SyntaxError | UnicodeDecodeError) -> tuple[int, str]:
-    """Where and why the bytes are not text; line 0 when libcst does not say (a bad coding line)."""
+def _where(error: SyntaxError | ValueError) -> tuple[int, str]:
     if isinstance(error, SyntaxError):
         return error.lineno or 0, _one_line(error.msg)
-    line = source.data.count(b"\n", 0, error.start) + 1
-    return line, (f"byte {source.data[error.start]:#04x} is not {error.encoding} "
-                  "(declare the file's encoding with a '# -*- coding: ... -*-' line)")
+    return 0, _one_line(str(error))  # null bytes, on Python 3.10 (3.11.4 and later raise SyntaxError)
 
 
-def _may_use_pep_646(tree: ast.Module) -> bool:
-    """Whether a star sits in a subscript or an ``*args`` annotation (``x[(*a,)]`` is 3.10 too: libcst decides)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Subscript):
-            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            if any(isinstance(part, ast.Starred) for part in parts):
-                return True
-        elif isinstance(node, ast.arguments) and node.vararg is not None:
-            if isinstance(node.vararg.annotation, ast.Starred):
-                return True
-    return False
+def _named(source: PythonSource) -> list[tuple[int, str]]:
+    """The 3.11+ constructs in the file's ``ast`` tree, each at its own line."""
+    index = source.index
+    found = []
+    if source.newer_syntax is not None:  # rare: walk everything for the statements 3.10 lacks
+        for node in ast.walk(source.tree):
+            kind = type(node).__name__
+            if kind == "TryStar":
+                handlers = getattr(node, "handlers", [])
+                found.append((handlers[0].lineno if handlers else node.lineno,  # type: ignore[attr-defined]
+                              "`except*` (3.11, PEP 654)"))
+            elif kind == "TypeAlias":
+                found.append((node.lineno, "a `type` alias statement (3.12, PEP 695)"))  # type: ignore[attr-defined]
+            elif getattr(node, "type_params", None):
+                found.append((node.lineno, "type parameters `[T]` (3.12, PEP 695)"))  # type: ignore[attr-defined]
+    for subscript in index.of(ast.Subscript):
+        if _bare_star(subscript):
+            parts = subscript.slice.elts if isinstance(subscript.slice, ast.Tuple) else [subscript.slice]
+            star = next(part for part in parts if isinstance(part, ast.Starred))
+            found.append((star.lineno, "a star expression in a subscript (3.11, PEP 646)"))
+    for arguments in index.of(ast.arguments):
+        if arguments.vararg is not None and isinstance(arguments.vararg.annotation, ast.Starred):
+            found.append((arguments.vararg.lineno, "a star annotation on *args (3.11, PEP 646)"))
+    return sorted(found)
+
+
+def _bare_star(node: ast.Subscript) -> bool:
+    """``x[*a]`` or ``x[*a, b]`` (3.11), not ``x[(*a, b)]`` (3.10): an unparenthesised tuple holding a star."""
+    index = node.slice
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    if not any(isinstance(part, ast.Starred) for part in parts):
+        return False
+    # A parenthesised tuple starts at its "(", an unparenthesised one at its first element.
+    return not (isinstance(index, ast.Tuple) and (index.lineno, index.col_offset) !=
+                (parts[0].lineno, parts[0].col_offset))
+
+
+def _named_by_libcst(data: bytes) -> list[tuple[int, str]] | None:
+    """The 3.11+ constructs libcst names in a file this interpreter cannot parse; None if libcst cannot either."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        module = cst.parse_module(data)
+    except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    kinds = {cst.ExceptStarHandler: "`except*` (3.11, PEP 654)",
+             cst.TypeAlias: "a `type` alias statement (3.12, PEP 695)",
+             cst.TypeParameters: "type parameters `[T]` (3.12, PEP 695)"}
+    return sorted((positions[node].start.line, what) for node, what in
+                  ((n, kinds[type(n)]) for n in positions if type(n) in kinds))
 
 
 def _one_line(text: str) -> str:

@@ -7,7 +7,7 @@ from typing import Mapping
 from .base import Rule
 from .install_fails_loudly import InstallFailsLoudly
 from .keep_pytorch_fallbacks import KeepPytorchFallbacks
-from .no_triton_prefill import NoTritonPrefill
+from .no_triton_kernels import NoTritonKernels
 from .python_3_10 import Python310
 from .v1_length_limit import V1LengthLimit
 from .v2_needs_fallback import V2NeedsFallback
@@ -16,7 +16,7 @@ RULES: Mapping[str, Rule] = {
     rule.ID: rule
     for rule in (
         Python310(),
-        NoTritonPrefill(),
+        NoTritonKernels(),
         KeepPytorchFallbacks(),
         V2NeedsFallback(),
         V1LengthLimit(),

@@ -2,18 +2,45 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator, Sequence
 
-import libcst as cst
-
-from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation, code, dotted
+from .base import SCOPES, FileRule, Invalid, PythonSource, Settings, Valid, Violation, dotted
 
 V1 = "paged_attention_v1"
 V2 = "paged_attention_v2"
 # NotImplementedError is a RuntimeError; a handler for any of these catches it.
 CATCHES = frozenset({"NotImplementedError", "RuntimeError", "Exception", "BaseException"})
-_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_EXITS = (cst.Raise, cst.Return, cst.Break, cst.Continue)
+_TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+_EXITS = {ast.Raise: "raises", ast.Return: "returns", ast.Break: "breaks out", ast.Continue: "continues the loop"}
+
+
+# The vendor's forward_decode, in its shape: the upstream heuristic, then the override.
+_VENDOR = """\
+class PagedAttention:
+    _PYTORCH_DECODE_THRESHOLD = 32768  # V1 fails past this
+
+    @staticmethod
+    def forward_decode(query, key_cache, value_cache, block_tables, seq_lens, max_seq_len,
+                       kv_cache_dtype, num_kv_heads, scale, alibi_slopes, k_scale, v_scale):
+        actual_max = int(seq_lens.max().item()) if seq_lens.numel() > 0 else max_seq_len
+        if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query, key_cache, value_cache,
+                                                          block_tables, seq_lens, scale)
+        output = torch.empty_like(query)
+        num_seqs, num_heads, head_size = query.shape
+        max_num_partitions = (max_seq_len + _PARTITION_SIZE - 1) // _PARTITION_SIZE
+        use_v1 = (max_seq_len <= 8192 and (max_num_partitions == 1 or num_seqs * num_heads > 512))
+        use_v1 = True
+        if use_v1:
+            ops.paged_attention_v1(output, query, key_cache, value_cache, num_kv_heads, scale,
+                                   block_tables, seq_lens, block_size, max_seq_len, alibi_slopes)
+        else:
+            tmp_output = torch.empty_like(output)
+            ops.paged_attention_v2(output, exp_sums, max_logits, tmp_output, query, key_cache,
+                                   value_cache, num_kv_heads, scale, block_tables, seq_lens)
+        return output
+"""
 
 
 class V2NeedsFallback(FileRule):
@@ -27,6 +54,10 @@ class V2NeedsFallback(FileRule):
     function (the patched shape: the handler clears ``use_v2`` and falls
     through to ``if not use_v2: ops.paged_attention_v1(...)``). It does not
     follow values: a flag the handler forgets to clear is not seen.
+
+    A V2 call in a branch that cannot run (``use_v1 = True`` then ``if
+    use_v1: ... else: <V2>``, ``if False:``; see ``reachability``) is not a
+    violation: it gets a note saying why it cannot run.
     """
 
     ID = "v2-needs-fallback"
@@ -72,17 +103,40 @@ def forward_decode():
         ops.paged_attention_v1(output, query)
 """),
         Valid("def forward_decode():\n    ops.paged_attention_v1(output, query)\n"),
+        # The vendor original: the V2 call sits in the else of `if use_v1:` right after `use_v1 = True`.
+        Valid(_VENDOR, note="ops.paged_attention_v2 at line 21 cannot run: `use_v1` is always True here (line 15)"),
+        Valid(_VENDOR.replace("use_v1 = True", "use_v1 = (True)").replace("\n", "\r\n"),
+              note="`use_v1` is always True here (line 15)"),
+        Valid("def forward_decode():\n    if False:\n        ops.paged_attention_v2(output, query)\n",
+              note="its test `False` is always false"),
+        Valid("def forward_decode():\n    if 0:\n        ops.paged_attention_v2(output, query)\n"
+              "    ops.paged_attention_v1(output, query)\n", note="its test `0` is always false"),
     )
     INVALID = (
-        # The vendor original: V2 unreachable behind `use_v1 = True`, but unguarded.
+        # The vendor's shape without its override: the upstream heuristic alone can pick V2.
+        Invalid(_VENDOR.replace("        use_v1 = True\n", ""), line=20, found="outside any try"),
+        # A reassignment between the literal and the test, on some path, makes the branch live.
         Invalid("""\
-def forward_decode():
+def forward_decode(n):
     use_v1 = True
+    if n > 8192:
+        use_v1 = False
     if use_v1:
         ops.paged_attention_v1(output, query)
     else:
         ops.paged_attention_v2(output, query)
-""", line=6, found="outside any try"),
+""", line=8, found="outside any try"),
+        # The back edge: a later pass of the loop sees the reassignment.
+        Invalid("""\
+def forward_decode(batches):
+    use_v1 = True
+    for batch in batches:
+        if use_v1:
+            ops.paged_attention_v1(output, batch)
+        else:
+            ops.paged_attention_v2(output, batch)
+        use_v1 = batch.short
+""", line=7, found="outside any try"),
         Invalid("""\
 def forward_decode():
     try:
@@ -150,28 +204,34 @@ def forward_decode():
     )
 
     def check_file(self, source: PythonSource, settings: Settings) -> Iterator[Violation]:
-        """Yield each V2 call that no ``try`` protects with a path to V1."""
+        """Yield each V2 call that no ``try`` protects with a path to V1; a note for each that cannot run."""
         if not source.mentions(V2):
             return
-        v1 = [chain for _, chain in source.index.calls(V1)]
-        for call, chain in source.index.calls(V2):
-            problem = _unprotected((*chain, call), v1, source)
+        index, dead = source.index, source.reachability.dead
+        v1 = [index.ancestors(call) for call in index.calls(V1) if dead(call) is None]
+        for call in index.calls(V2):
+            name = dotted(call.func) or V2
+            why = dead(call)
+            if why is not None:
+                yield settings.note(source.path, source.line(call),
+                                    f"{name} at line {source.line(call)} cannot run: {why}")
+                continue
+            problem = _unprotected((*index.ancestors(call), call), v1, source)
             if problem:
-                name = dotted(call.func) or V2
                 yield settings.violation(source.path, source.line(call), f"{name}(...) {problem}")
 
 
-V1Calls = Sequence[tuple[cst.CSTNode, ...]]  # the ancestors of each V1 call
+V1Calls = Sequence[tuple[ast.AST, ...]]  # the ancestors of each V1 call that can run
 
 
-def _unprotected(chain: Sequence[cst.CSTNode], v1: V1Calls, source: PythonSource) -> str | None:
+def _unprotected(chain: Sequence[ast.AST], v1: V1Calls, source: PythonSource) -> str | None:
     """None when some enclosing ``try`` falls back to V1, else why not (innermost ``try`` first)."""
     reasons = []
     for index in range(len(chain) - 2, -1, -1):
         node = chain[index]
-        if isinstance(node, _BOUNDARIES):
+        if isinstance(node, SCOPES):
             break
-        if not isinstance(node, cst.Try) or chain[index + 1] is not node.body:
+        if not isinstance(node, _TRY) or not any(s is chain[index + 1] for s in node.body):
             continue
         reason = _handler_problem(node, chain[:index + 1], v1, source)
         if reason is None:
@@ -182,13 +242,13 @@ def _unprotected(chain: Sequence[cst.CSTNode], v1: V1Calls, source: PythonSource
     return reasons[0]
 
 
-def _handler_problem(statement: cst.Try, chain: Sequence[cst.CSTNode], v1: V1Calls,
+def _handler_problem(statement: ast.Try, chain: Sequence[ast.AST], v1: V1Calls,
                      source: PythonSource) -> str | None:
     """None when the handler of ``statement`` that catches NotImplementedError reaches V1, else what stops it."""
     # Python runs the first handler that matches; the ones after it never see the error.
     handler = next((h for h in statement.handlers if _catches(h)), None)
     if handler is None:
-        caught = ", ".join(code(h.type) for h in statement.handlers if h.type is not None) or "nothing"
+        caught = ", ".join(source.code(h.type) for h in statement.handlers if h.type is not None) or "nothing"
         return (f"sits in a try (line {source.line(statement)}) that catches only {caught}, "
                 f"not NotImplementedError")
     if any(_runs_in(ancestors, handler) for ancestors in v1):
@@ -202,45 +262,43 @@ def _handler_problem(statement: cst.Try, chain: Sequence[cst.CSTNode], v1: V1Cal
     return f"{where} falls through, but no ops.{V1} call follows the try"
 
 
-def _catches(handler: cst.ExceptHandler) -> bool:
+def _catches(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return True
-    types = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     return any(dotted(t).split(".")[-1] in CATCHES for t in types)
 
 
-def _exit(handler: cst.ExceptHandler) -> str | None:
+def _exit(handler: ast.ExceptHandler) -> str | None:
     """How the handler leaves without falling through ("raises", "returns", ...), if it does."""
-    body = handler.body
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    for statement in statements:
-        smalls = statement.body if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-        for small in smalls:
-            if isinstance(small, _EXITS):
-                return {cst.Raise: "raises", cst.Return: "returns", cst.Break: "breaks out",
-                        cst.Continue: "continues the loop"}[type(small)]
+    for statement in handler.body:
+        if type(statement) in _EXITS:
+            return _EXITS[type(statement)]
     return None
 
 
-def _v1_follows(chain: Sequence[cst.CSTNode], v1: V1Calls) -> bool:
+def _v1_follows(chain: Sequence[ast.AST], v1: V1Calls) -> bool:
     """Whether a V1 call comes after ``chain[-1]`` (the ``try``) in any enclosing block of its function."""
     for index in range(len(chain) - 1, 0, -1):
         node, parent = chain[index], chain[index - 1]
-        if isinstance(parent, _BOUNDARIES):
-            return False
-        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            position = next((i for i, s in enumerate(parent.body) if s is node), None)
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(parent, name, None)
+            if not isinstance(block, list):
+                continue
+            position = next((i for i, s in enumerate(block) if s is node), None)
             if position is None:
                 continue
-            later = parent.body[position + 1:]
+            later = block[position + 1:]
             if any(_runs_in(ancestors, statement) for statement in later for ancestors in v1):
                 return True
+        if isinstance(parent, SCOPES):
+            return False
     return False
 
 
-def _runs_in(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
+def _runs_in(ancestors: Sequence[ast.AST], node: ast.AST) -> bool:
     """Whether a call with these ancestors runs as part of ``node`` (not in a function defined there)."""
     for position, ancestor in enumerate(ancestors):
         if ancestor is node:
-            return not any(isinstance(a, _BOUNDARIES) for a in ancestors[position + 1:])
+            return not any(isinstance(a, SCOPES) for a in ancestors[position + 1:])
     return False

@@ -16,7 +16,9 @@ EPILOG = (
     " the install scripts for the files the patch set changes. Overrides that apply recorded in the"
     " tree's patcher-manifest.json count as allowed, so apply's output passes."
     " Output: one line per violation on stdout, 'error|warning|allowed: PATH:LINE: RULE: what was"
-    " found (why: ...)'; a summary on stderr; --format json for machines."
+    " found (why: ...)', then 'note: PATH:LINE: RULE: ...' for what a rule skipped because it cannot"
+    " run (e.g. a V2 call in the else of 'use_v1 = True; if use_v1:'); notes never fail a check."
+    " A summary on stderr; --format json for machines (notes have severity \"note\")."
     " Exit codes: 0 no error (warnings are printed but do not fail); 1 a safety rule error;"
     " 2 bad input or usage (unreadable PATH, no Dockerfile, a bad policy); 3 internal error."
 )

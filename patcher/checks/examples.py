@@ -1,0 +1,99 @@
+"""Run one rule on one of its own ``VALID`` / ``INVALID`` examples.
+
+The test suite and ``patcher test`` both judge a rule by its examples
+through ``check_example``: a file rule reads the example as one Python
+file; a tree rule reads it as the install script of a small build context
+(``EXAMPLE_FILES``) whose patched file is ``EXAMPLE_TARGET``. An example
+with ``files`` (or its own ``path``) runs as that whole build context.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any, BinaryIO, Mapping, Sequence
+
+from ..archive.tree import SourceFile
+from ..shipping import plan_shipping
+from .base import FileRule, Invalid, PythonSource, Rule, Settings, Severity, TreeRule, Valid, Violation
+from .install_fails_loudly import EXAMPLE_FILES, EXAMPLE_SCRIPT, EXAMPLE_TARGET
+
+EXAMPLE_PATH = "example.py"  # the path a file rule's example is read at
+
+
+class MemoryTree:
+    """A read-only build context held in a dict of path -> text."""
+
+    label = "<memory>"
+
+    def __init__(self, files: Mapping[str, str], executable: Sequence[str] = ()):
+        self._files = {path: text.encode() for path, text in sorted(files.items())}
+        self._executable = set(executable)
+
+    def files(self) -> Sequence[SourceFile]:
+        """Return every file, sorted by path."""
+        return [SourceFile(p, len(d), p in self._executable) for p, d in self._files.items()]
+
+    def read(self, path: str) -> bytes:
+        """Return the content of PATH (KeyError if it is not a file here)."""
+        return self._files[path]
+
+    def open(self, path: str) -> BinaryIO:
+        """Return a stream over the content of PATH."""
+        return io.BytesIO(self._files[path])
+
+    def exists(self, path: str) -> bool:
+        """Return whether PATH is a file here."""
+        return path in self._files
+
+    def sha256(self) -> str | None:
+        """Return None: a memory tree has no input file."""
+        return None
+
+
+def example_settings(rule: Rule, params: Mapping[str, Any] | None = None) -> Settings:
+    """Return settings for running ``rule`` on an example: error severity, defaults overridden by ``params``."""
+    return Settings(rule.ID, Severity.ERROR, "the reason", {**rule.PARAMS, **(params or {})})
+
+
+def example_path(rule: Rule, example: Valid | Invalid) -> str:
+    """Where ``example.code`` sits: its own ``path``, else the rule's kind of file."""
+    if example.path is not None:
+        return example.path
+    if isinstance(rule, FileRule):
+        return EXAMPLE_TARGET if example.files else EXAMPLE_PATH
+    return EXAMPLE_SCRIPT
+
+
+def run_example(rule: Rule, example: Valid | Invalid) -> list[Violation]:
+    """Return everything ``rule`` reports on ``example``, notes included.
+
+    A file rule's example without ``files`` or ``path`` is one file (its
+    tree part, if it has one, has nothing else to read); any other runs as
+    a build context: ``EXAMPLE_FILES``, then ``example.files``, then
+    ``example.code`` at ``example_path``, checked as ``check`` would.
+    """
+    from .policy import Policy
+    from .runner import check_tree
+
+    settings = example_settings(rule, example.params)
+    path = example_path(rule, example)
+    if isinstance(rule, FileRule) and not example.files and example.path is None:
+        return list(rule.check_file(PythonSource(path, example.code.encode()), settings))
+    if not isinstance(rule, (FileRule, TreeRule)):
+        raise TypeError(f"rule {rule.ID} is neither a file rule nor a tree rule")
+    files = {**EXAMPLE_FILES, **example.files, path: example.code}
+    tree = MemoryTree(files, executable=[EXAMPLE_SCRIPT])
+    policy = Policy(Path("<example>"), {rule.ID: settings})
+    result = check_tree(tree, plan_shipping(tree), policy, targets=[EXAMPLE_TARGET], use_cache=False)
+    return [v for v in result.violations if v.rule == rule.ID]
+
+
+def check_example(rule: Rule, example: Valid | Invalid) -> list[Violation]:
+    """Return what ``rule`` holds against ``example``: its violations, notes left out (a VALID one gives none)."""
+    return [v for v in run_example(rule, example) if v.severity is not Severity.NOTE]
+
+
+def example_notes(rule: Rule, example: Valid | Invalid) -> list[Violation]:
+    """Return the notes ``rule`` makes on ``example`` (e.g. why a call it would flag cannot run)."""
+    return [v for v in run_example(rule, example) if v.severity is Severity.NOTE]
