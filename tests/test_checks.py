@@ -5,59 +5,19 @@ from __future__ import annotations
 
 import posixpath
 from pathlib import Path
-from typing import Any, BinaryIO, Mapping, Sequence
+from typing import Any, Sequence
 
-import io
 import pytest
 
 from patcher.checks import RULES, Severity, load_policy, parse_allowed, run_rules
-from patcher.checks.base import FileRule, Invalid, PythonSource, Settings, TreeRule, Valid, Violation
-from patcher.checks.install_fails_loudly import EXAMPLE_FILES, EXAMPLE_SCRIPT, EXAMPLE_TARGET
-from patcher.archive.tree import SourceFile
+from patcher.checks.base import FileRule, Invalid, TreeRule, Valid
+from patcher.checks.examples import check_example
+from patcher.checks.install_fails_loudly import EXAMPLE_SCRIPT, EXAMPLE_TARGET
 from patcher.errors import PatcherError, PatchSetError
-from patcher.shipping import plan_shipping
 
 from conftest import PATCHES
 
 POLICY = PATCHES / "policy.toml"
-
-
-class MemoryTree:
-    """A SourceTree held in a dict, for tree-rule examples."""
-
-    label = "<memory>"
-
-    def __init__(self, files: Mapping[str, str], executable: Sequence[str] = ()):
-        self._files = {path: text.encode() for path, text in sorted(files.items())}
-        self._executable = set(executable)
-
-    def files(self) -> Sequence[SourceFile]:
-        return [SourceFile(p, len(d), p in self._executable) for p, d in self._files.items()]
-
-    def read(self, path: str) -> bytes:
-        return self._files[path]
-
-    def open(self, path: str) -> BinaryIO:
-        return io.BytesIO(self._files[path])
-
-    def exists(self, path: str) -> bool:
-        return path in self._files
-
-    def sha256(self) -> str | None:
-        return None
-
-
-def _settings(rule: Any, params: Mapping[str, Any]) -> Settings:
-    return Settings(rule.ID, Severity.ERROR, "the reason", {**rule.PARAMS, **params})
-
-
-def _violations(rule: Any, example: Valid | Invalid) -> list[Violation]:
-    settings = _settings(rule, example.params)
-    if isinstance(rule, FileRule):
-        return list(rule.check_file(PythonSource("example.py", example.code.encode()), settings))
-    files = {**EXAMPLE_FILES, EXAMPLE_SCRIPT: example.code}
-    plan = plan_shipping(MemoryTree(files, executable=[EXAMPLE_SCRIPT]))  # type: ignore[arg-type]
-    return list(rule.check_tree(plan, [EXAMPLE_TARGET], settings))
 
 
 def _cases(kind: str, rules: Sequence[Any] = tuple(RULES.values())) -> list[Any]:
@@ -70,12 +30,12 @@ def _cases(kind: str, rules: Sequence[Any] = tuple(RULES.values())) -> list[Any]
 
 @pytest.mark.parametrize("rule, example", _cases("VALID"))
 def test_valid_example_passes(rule: Any, example: Valid) -> None:
-    assert _violations(rule, example) == []
+    assert check_example(rule, example) == []
 
 
 @pytest.mark.parametrize("rule, example", _cases("INVALID"))
 def test_invalid_example_is_found_at_its_line(rule: Any, example: Invalid) -> None:
-    found = _violations(rule, example)
+    found = check_example(rule, example)
     assert found, "the rule found nothing"
     assert all(v.rule == rule.ID and v.severity is Severity.ERROR for v in found)
     described = [(v.line, v.message) for v in found]
@@ -88,7 +48,7 @@ _OTHER_FILE_RULES = [r for r in RULES.values() if isinstance(r, FileRule) and r.
 @pytest.mark.parametrize("rule, example", _cases("VALID", _OTHER_FILE_RULES) + _cases("INVALID", _OTHER_FILE_RULES))
 def test_file_rule_examples_are_python_3_10(rule: Any, example: Valid | Invalid) -> None:
     # The examples of every other rule must not trip python-3.10 by accident.
-    assert _violations(RULES["python-3.10"], Valid(example.code)) == []
+    assert check_example(RULES["python-3.10"], Valid(example.code)) == []
 
 
 def test_every_rule_has_examples_both_ways_and_lives_in_its_own_file() -> None:
