@@ -20,6 +20,9 @@ COMMANDS = {
     "verify-sync": "patcher.cli.verify_sync:verify_sync_command",
     "check": "patcher.cli.check:check_command",
     "verify-numerics": "patcher.cli.verify_numerics:verify_numerics_command",
+    "test": "patcher.cli.test:test_command",
+    "new": "patcher.cli.new:new_command",
+    "explain": "patcher.cli.explain:explain_command",
 }
 
 
@@ -50,6 +53,9 @@ SUMMARIES = {
     "verify-sync": "Check that stale copies of shipped files match the copy the image ships.",
     "check": "Run the hardware safety rules on a vendor zip, a tree or one .py file.",
     "verify-numerics": "Compare vendor and patched paged_attn.py outputs on the CPU (needs PyTorch).",
+    "test": "Run a patch set's examples and its safety rules' examples.",
+    "new": "Start a new patch: write ID.toml from a template and add it to the series.",
+    "explain": "Say what a patch does, and with --in where it matches in a vendor drop.",
 }
 
 
