@@ -161,7 +161,7 @@ def patch_cases(patch_set: PatchSet, patches: Iterable[Patch]) -> list[Case]:
     cases: list[Case] = []
     for patch in patches:
         if not any(e.before.strip() for e in patch.examples):
-            cases.append(Case(patch.id, NOT_WRITTEN, Check.NOT_WRITTEN, patch=patch))
+            cases.append(Case(patch.id, "examples", Check.NOT_WRITTEN, patch=patch))
             continue
         for example in patch.examples:
             rendered, problem = _with_params(patch_set, patch, example)
