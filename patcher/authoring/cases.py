@@ -182,8 +182,10 @@ def rule_cases(policy: "Policy") -> list[Case]:
     cases = []
     for rule_id in policy.rules:
         rule = RULES[rule_id]
-        for check, examples in ((Check.RULE_VALID, rule.VALID), (Check.RULE_INVALID, rule.INVALID)):
-            for number, example in enumerate(examples, 1):
+        examples: tuple[tuple[Check, Sequence[Valid | Invalid]], ...] = (
+            (Check.RULE_VALID, rule.VALID), (Check.RULE_INVALID, rule.INVALID))
+        for check, listed in examples:
+            for number, example in enumerate(listed, 1):
                 cases.append(Case(f"rule {rule_id}", f"{check.value} {number}", check, rule=rule_id,
                                   rule_example=example))
     return cases
