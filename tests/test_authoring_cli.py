@@ -354,3 +354,15 @@ def test_explain_an_unknown_patch_id_or_parameter(cli: Any) -> None:
     assert "no patch 'prefix-buffer' in the series" in line and "did you mean 'prefix-buffer-reuse'?" in line
     line = _one_error_line(cli("explain", "three-tier-decode", "--patches", PATCHES, "--set", "three-tier-decode.small=1"))
     assert "has no parameter 'small'" in line
+
+
+def test_a_difference_in_line_endings_alone_is_shown(cli: Any, team: Path) -> None:
+    # 'after' loses its final newline: the same lines, so the diff names the endings.
+    _edit(team / "three-tier-decode.toml", "        return output\n'''\n\n[[examples]]\nname = \"upstream",
+          "        return output'''\n\n[[examples]]\nname = \"upstream")
+    result = cli("test", "three-tier-decode", "--patches", team)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert "    -        return output" in lines
+    assert "    +        return output\\n" in lines
+    assert "    +        return output\\r\\n" in lines  # and in the CRLF variant

@@ -64,7 +64,7 @@ class Case:
 
     @property
     def label(self) -> str:
-        """``subject: name [check, variant]``, one line."""
+        """Say ``subject: name [check, variant]`` in one line."""
         shown = self.check.value if self.check in (Check.RECOGNISED, Check.TWICE) else ""
         detail = ", ".join(part for part in (shown, self.variant) if part)
         return f"{self.subject}: {self.name}" + (f" [{detail}]" if detail else "")
@@ -91,25 +91,25 @@ class TestReport:
 
     @property
     def passed(self) -> int:
-        """How many cases passed."""
+        """Count the cases that passed."""
         return sum(1 for r in self.results if r.passed)
 
     @property
     def failed(self) -> int:
-        """How many cases failed."""
+        """Count the cases that failed."""
         return len(self.results) - self.passed
 
     @property
     def exit_code(self) -> ExitCode:
-        """0 when every case passed, 1 when one failed."""
+        """Return 0 when every case passed, 1 when one failed."""
         return ExitCode.OK if self.failed == 0 else ExitCode.DIFFERENCE
 
     def summary(self) -> str:
-        """``N passed, M failed``."""
+        """Say ``N passed, M failed``."""
         return f"{self.passed} passed, {self.failed} failed"
 
     def lines(self) -> Iterator[str]:
-        """One ``ok``/``FAIL`` line per case; a failure adds its reason and diff, indented."""
+        """Yield one ``ok``/``FAIL`` line per case; a failure adds its reason and diff, indented."""
         for result in self.results:
             if result.passed:
                 yield f"ok    {result.case.label}"
@@ -119,7 +119,7 @@ class TestReport:
                 yield f"    {line}"
 
     def to_json(self) -> str:
-        """The report as JSON: the counts and one object per case."""
+        """Render the report as JSON: the counts and one object per case."""
         cases = [
             {
                 "subject": r.case.subject,
@@ -140,7 +140,7 @@ class TestReport:
 
 
 def select_patches(patch_set: PatchSet, ids: Sequence[str]) -> tuple[Patch, ...]:
-    """The patches named by ``ids`` in series order (all of them when none is named)."""
+    """Return the patches named by ``ids`` in series order (all of them when none is named)."""
     if not ids:
         return patch_set.patches
     known = [p.id for p in patch_set.patches]
@@ -157,7 +157,7 @@ def select_patches(patch_set: PatchSet, ids: Sequence[str]) -> tuple[Patch, ...]
 
 
 def patch_cases(patch_set: PatchSet, patches: Iterable[Patch]) -> list[Case]:
-    """The cases of each patch's examples, in series and file order."""
+    """List the cases of each patch's examples, in series and file order."""
     cases: list[Case] = []
     for patch in patches:
         if not any(e.before.strip() for e in patch.examples):
@@ -176,7 +176,7 @@ def patch_cases(patch_set: PatchSet, patches: Iterable[Patch]) -> list[Case]:
 
 
 def rule_cases(policy: "Policy") -> list[Case]:
-    """The cases of the VALID and INVALID examples of each rule ``policy`` declares."""
+    """List the cases of the VALID and INVALID examples of each rule ``policy`` declares."""
     from ..checks import RULES
 
     cases = []
@@ -192,7 +192,7 @@ def rule_cases(policy: "Policy") -> list[Case]:
 
 
 def collect_cases(patch_set: PatchSet, ids: Sequence[str] = (), *, rules: bool = True) -> list[Case]:
-    """Every case ``patcher test`` runs for ``patch_set``; rule cases only when no patch is named."""
+    """List every case ``patcher test`` runs for ``patch_set``; rule cases only when no patch is named."""
     cases = patch_cases(patch_set, select_patches(patch_set, ids))
     if rules and not ids:
         from ..checks import load_policy, policy_path
@@ -310,7 +310,7 @@ def _status(result: FileOutcome) -> Status:
 
 
 def _said(result: FileOutcome) -> str:
-    """What the patch reported, in a few words."""
+    """Say what the patch reported, in a few words."""
     if result.parse_error is not None:
         return f"a parse error: {result.parse_error}"
     outcome = result.outcomes[0]
@@ -326,7 +326,7 @@ def _diff(expected: str, got: str) -> str:
 
 
 def _diff_bytes(expected: bytes, got: bytes) -> str:
-    """A unified diff of two versions of the code; line endings are named when they alone differ."""
+    """Diff two versions of the code (unified); show line endings when they alone differ."""
     want, have = expected.decode("utf-8", "replace"), got.decode("utf-8", "replace")
     if want.splitlines() == have.splitlines() and want != have:
         return _diff(_show_endings(want), _show_endings(have))

@@ -130,7 +130,7 @@ class _LineMap:
         self._equal = [(j1, i1, j2 - j1) for tag, i1, _, j1, j2 in matcher.get_opcodes() if tag == "equal"]
 
     def __call__(self, line: int) -> int | None:
-        """The shipped file's line number, or None if an earlier patch wrote this line."""
+        """Return the shipped file's line number, or None if an earlier patch wrote this line."""
         for start, shipped_start, length in self._equal:
             if start < line <= start + length:
                 return shipped_start + line - start
@@ -269,7 +269,7 @@ def _bounds(minimum: float | None, maximum: float | None) -> str:
 
 
 def render_lines(explanation: Explanation) -> list[str]:
-    """The explanation as the text ``patcher explain`` prints."""
+    """Render the explanation as the text ``patcher explain`` prints."""
     patch = explanation.patch
     out = [f"patch {patch.id}  ({patch.path})", "", *patch.header().rstrip("\n").splitlines(), "",
            f"Target: {patch.target}", f"Scope: {patch.scope}"]

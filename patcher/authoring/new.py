@@ -88,7 +88,7 @@ def _check_scope(scope: str) -> None:
 
 
 def _listed(lines: list[str]) -> dict[int, str]:
-    """Line index -> patch id, for each patch the series names."""
+    """Map the line index of each patch the series names to its id."""
     listed = {}
     for index, line in enumerate(lines):
         name = line.split("#", 1)[0].strip()
