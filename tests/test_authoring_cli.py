@@ -366,3 +366,18 @@ def test_a_difference_in_line_endings_alone_is_shown(cli: Any, team: Path) -> No
     assert "    -        return output" in lines
     assert "    +        return output\\n" in lines
     assert "    +        return output\\r\\n" in lines  # and in the CRLF variant
+
+
+def test_explain_in_a_drop_the_patch_does_not_fit_says_why(cli: Any, vendor_copy: Path) -> None:
+    # A later vendor drop without the `use_v1 = True` override: step 2 finds nothing.
+    shipped = vendor_copy / SHIPPED
+    _edit(shipped, "        use_v1 = True  # BI-V100: the V2 kernel is not available\n", "")
+    result = cli("explain", "three-tier-decode", "--patches", PATCHES, "--in", vendor_copy)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    status = next(line for line in lines if line.startswith("  this patch: "))
+    assert status.startswith("  this patch: fails: step 2 (replace): expected 'use_v1 = $HEURISTIC / use_v1 = True")
+    assert "found it 0 times in PagedAttention.forward_decode" in status
+    assert any(line.startswith("  step 1, pattern: line ") for line in lines)
+    assert any(line.startswith("  step 2: pattern 'use_v1 = $HEURISTIC") and "matches nothing" in line
+               for line in lines)

@@ -20,7 +20,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from ..archive import open_source
 from ..archive.tree import SourceTree
 from ..patchset import Patch, PatchSet
-from ..patchset.runner import Status, patch_source, run_patch
+from ..patchset.runner import Status, patch_source
 from ..shipping import plan_shipping
 from ..transforms import Insert, Operation, Replace, ReuseBuffers
 from ..transforms.pattern import Bindings, Pattern, decode_metavariables, find_statements, layout_key
@@ -160,16 +160,16 @@ def _index(patch_set: PatchSet, patch: Patch) -> int:
 def _locate_in(explanation: Explanation, vendor: str, shipped: str, data: bytes,
                earlier: tuple[str, ...], to_shipped: "_LineMap") -> Location:
     patch = explanation.patch
-    try:
-        module = cst.parse_module(data)
-    except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError) as error:
-        return Location(vendor, shipped, patch.scope, None, earlier, f"fails: the file does not parse ({error})",
+    result = patch_source(shipped, data, [patch])  # what apply would report, parse errors included
+    if result.parse_error is not None:
+        return Location(vendor, shipped, patch.scope, None, earlier, f"fails: does not parse: {result.parse_error}",
                         (), ())
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # keeps node identity for the lookups
-    positions = wrapper.resolve(PositionProvider)
-    _, outcome = run_patch(patch, module)
+    outcome = result.outcomes[0]
     status = {Status.APPLIED: "applies", Status.ALREADY_APPLIED: "already applied"}.get(
         outcome.status, f"fails: {outcome.detail}")
+    module = cst.parse_module(data)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # keeps node identity for the lookups
+    positions = wrapper.resolve(PositionProvider)
     try:
         scope_node = find_scope(module, patch.scope)
         scope_lines: tuple[int | None, int | None] | None = _lines(positions[scope_node], to_shipped)
