@@ -221,6 +221,15 @@ class PagedAttention:
     assert result.stdout.splitlines()[-1] == "6 passed, 0 failed"
 
 
+def test_new_keeps_the_series_line_endings_and_its_last_line(cli: Any, team: Path) -> None:
+    # A series written on Windows, its last line without a newline.
+    (team / "series").write_bytes(b"three-tier-decode.toml\r\nprefix-pregather.toml\r\nprefix-buffer-reuse.toml")
+    assert _new(cli, team, "decode-fast-path").exit_code == 0
+    assert (team / "series").read_bytes() == (b"three-tier-decode.toml\r\nprefix-pregather.toml\r\n"
+                                              b"prefix-buffer-reuse.toml\r\ndecode-fast-path.toml\r\n")
+    assert [p.id for p in load_patch_set(team).patches][-1] == "decode-fast-path"
+
+
 @pytest.mark.parametrize("patch_id", ["three-tier-decode", "Decode-Fast", "decode_fast", "../escape", "x.toml", "x-", ""])
 def test_new_refuses_an_existing_or_malformed_id_and_writes_nothing(cli: Any, team: Path, patch_id: str) -> None:
     before = {p.name: p.read_bytes() for p in team.iterdir()}
