@@ -271,8 +271,10 @@ def _bounds(minimum: float | None, maximum: float | None) -> str:
 def render_lines(explanation: Explanation) -> list[str]:
     """Render the explanation as the text ``patcher explain`` prints."""
     patch = explanation.patch
-    out = [f"patch {patch.id}  ({patch.path})", "", *patch.header().rstrip("\n").splitlines(), "",
-           f"Target: {patch.target}", f"Scope: {patch.scope}"]
+    header = patch.header().rstrip("\n").splitlines()
+    # The header keeps the description's own blank lines; one between paragraphs is enough here.
+    header = [line for i, line in enumerate(header) if line.strip() or (i and header[i - 1].strip())]
+    out = [f"patch {patch.id}  ({patch.path})", "", *header, "", f"Target: {patch.target}", f"Scope: {patch.scope}"]
     markers = [("applied when", patch.applied_when), ("requires", patch.requires)]
     for title, found in markers:
         for marker in found:
