@@ -1,67 +1,43 @@
-"""Tests generated from the examples each patch carries (Fixit style).
+"""Tests generated from the examples the patch set carries, by the code ``patcher test`` runs.
 
-For every example: the patch gives exactly ``after`` (or fails with
-``error``, or reports "already applied" and changes nothing); the same
-holds with CRLF line endings; and the patch recognises its own result.
+Each case comes from ``patcher.authoring.cases``: every patch example in LF
+and CRLF (exactly ``after``, or the ``error``, or "already applied" and
+unchanged), the patch recognising its own result and changing nothing when
+applied twice, and each safety rule's VALID / INVALID examples. One
+implementation: what ``patcher test`` reports is what this suite asserts.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from patcher.patchset import Example, Patch, load_patch_set
-from patcher.patchset.runner import Status, patch_source
+from patcher.authoring.cases import Case, Check, collect_cases, run_case
+from patcher.checks import load_policy
+from patcher.patchset import load_patch_set
 
-PATCHES = Path(__file__).resolve().parent.parent / "patches"
+from conftest import PATCHES
 
-
-def _examples() -> list[tuple[Patch, Example]]:
-    patch_set = load_patch_set(PATCHES)
-    return [(patch, example) for patch in patch_set.patches for example in patch.examples]
-
-
-def _with_params(patch: Patch, example: Example) -> Patch:
-    if not example.params:
-        return patch
-    overrides = [f"{patch.id}.{k}={v}" for k, v in example.params.items()]
-    return next(p for p in load_patch_set(PATCHES, overrides=overrides).patches if p.id == patch.id)
-
-
-CASES = _examples()
-IDS = [f"{patch.id}: {example.name}" for patch, example in CASES]
+PATCH_SET = load_patch_set(PATCHES)
+CASES = collect_cases(PATCH_SET)
 
 
 def test_every_patch_has_an_applying_and_a_failing_example() -> None:
-    for patch in load_patch_set(PATCHES).patches:
+    for patch in PATCH_SET.patches:
         kinds = {("after" if e.after else "error" if e.error else "unchanged") for e in patch.examples}
         assert {"after", "error"} <= kinds, patch.id
 
 
-@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
-@pytest.mark.parametrize(("patch", "example"), CASES, ids=IDS)
-def test_example(patch: Patch, example: Example, newline: str) -> None:
-    patch = _with_params(patch, example)
-    before = example.before.replace("\n", newline).encode()
-    result = patch_source("example.py", before, [patch])
-    outcome = result.outcomes[0]
-    if example.error is not None:
-        assert outcome.status is Status.FAILED
-        assert example.error in outcome.detail
-        assert result.patched == before
-    elif example.after is not None:
-        assert outcome.status is Status.APPLIED, outcome.detail
-        assert result.patched == example.after.replace("\n", newline).encode()
-    else:
-        assert outcome.status is Status.ALREADY_APPLIED, outcome.detail
-        assert result.patched == before
+def test_the_cases_cover_every_example_both_ways_and_every_rule() -> None:
+    examples = sum(len(p.examples) for p in PATCH_SET.patches)
+    round_trips = sum(1 for p in PATCH_SET.patches for e in p.examples if e.after is not None)
+    checks = [c.check for c in CASES]
+    assert checks.count(Check.EXAMPLE) == 2 * examples
+    assert checks.count(Check.RECOGNISED) == checks.count(Check.TWICE) == 2 * round_trips
+    declared = load_policy(PATCHES / "policy.toml").rules
+    assert declared and {c.subject for c in CASES if c.rule} == {f"rule {r}" for r in declared}
 
 
-@pytest.mark.parametrize(("patch", "example"), [c for c in CASES if c[1].after], ids=[i for i, c in zip(IDS, CASES) if c[1].after])
-def test_example_result_is_recognised_as_applied(patch: Patch, example: Example) -> None:
-    patch = _with_params(patch, example)
-    assert example.after is not None
-    result = patch_source("example.py", example.after.encode(), [patch])
-    assert result.outcomes[0].status is Status.ALREADY_APPLIED
-    assert result.patched == example.after.encode()
+@pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
+def test_case(case: Case) -> None:
+    result = run_case(case)
+    assert result.passed, f"{result.message}\n{result.diff}"

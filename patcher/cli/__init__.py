@@ -21,6 +21,9 @@ COMMANDS = {
     "check": "patcher.cli.check:check_command",
     "verify-numerics": "patcher.cli.verify_numerics:verify_numerics_command",
     "upgrade": "patcher.cli.upgrade:upgrade_command",
+    "test": "patcher.cli.test:test_command",
+    "new": "patcher.cli.new:new_command",
+    "explain": "patcher.cli.explain:explain_command",
 }
 
 
@@ -52,6 +55,9 @@ SUMMARIES = {
     "check": "Run the hardware safety rules on a vendor zip, a tree or one .py file.",
     "verify-numerics": "Compare vendor and patched paged_attn.py outputs on the CPU (needs PyTorch).",
     "upgrade": "Compare how the patches fare on an old and a new vendor drop, for review.",
+    "test": "Run a patch set's examples and its safety rules' examples.",
+    "new": "Start a new patch: write ID.toml from a template and add it to the series.",
+    "explain": "Say what a patch does, and with --in where it matches in a vendor drop.",
 }
 
 

@@ -1,0 +1,342 @@
+"""What ``patcher test`` checks, one case a line; every run returns a value.
+
+For each patch: each example in LF and CRLF (``before`` gives exactly
+``after``; an ``error`` example fails with that message and leaves the code
+as it was; an example with neither must report "already applied" and change
+nothing). For each example with an ``after``: the patch recognises its own
+result, and applying it a second time to what it produced changes nothing.
+A patch without examples fails: "example not written yet". For each safety
+rule the set's policy declares: its VALID examples pass, its INVALID ones
+are found at their line.
+
+The project's own pytest suite (tests/test_patch_examples.py) runs these
+same cases, so there is one implementation of what an example means.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+
+from ..errors import PatcherError, PatchSetError
+from ..patchset import Example, Patch, PatchSet, load_patch_set
+from ..patchset.runner import FileOutcome, Status, patch_source
+from ..report import ExitCode
+from ..resources import templates_dir_for
+
+if TYPE_CHECKING:
+    from ..checks import Policy
+    from ..checks.base import Invalid, Valid
+
+NEWLINES = (("LF", "\n"), ("CRLF", "\r\n"))
+EXAMPLE_PATH = "example.py"
+NOT_WRITTEN = "example not written yet"
+
+
+class Check(str, enum.Enum):
+    """What a case checks."""
+
+    EXAMPLE = "example"
+    RECOGNISED = "recognises its own result"
+    TWICE = "applying twice changes nothing"
+    NOT_WRITTEN = "has an example"
+    RULE_VALID = "VALID"
+    RULE_INVALID = "INVALID"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One check of a patch or a safety rule; ``label`` is what its report line shows."""
+
+    subject: str  # the patch id, or "rule ID"
+    name: str  # the example's name, or "VALID 2" for a rule example
+    check: Check
+    variant: str = ""  # "LF" or "CRLF" for patch examples
+    patch: Patch | None = None  # rendered with the example's params
+    example: Example | None = None
+    rule: str | None = None
+    rule_example: "Valid | Invalid | None" = None
+    problem: str | None = None  # why the case cannot even run (bad example params)
+
+    @property
+    def label(self) -> str:
+        """Say ``subject: name [check, variant]`` in one line."""
+        shown = self.check.value if self.check in (Check.RECOGNISED, Check.TWICE) else ""
+        detail = ", ".join(part for part in (shown, self.variant) if part)
+        return f"{self.subject}: {self.name}" + (f" [{detail}]" if detail else "")
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """How one case went: ``message`` says why it failed, ``diff`` shows expected against got."""
+
+    case: Case
+    passed: bool
+    message: str = ""
+    diff: str = ""
+
+
+@dataclass(frozen=True)
+class TestReport:
+    """Every case of a ``patcher test`` run, and the exit code they add up to."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    directory: str
+    results: tuple[CaseResult, ...]
+
+    @property
+    def passed(self) -> int:
+        """Count the cases that passed."""
+        return sum(1 for r in self.results if r.passed)
+
+    @property
+    def failed(self) -> int:
+        """Count the cases that failed."""
+        return len(self.results) - self.passed
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """Return 0 when every case passed, 1 when one failed."""
+        return ExitCode.OK if self.failed == 0 else ExitCode.DIFFERENCE
+
+    def summary(self) -> str:
+        """Say ``N passed, M failed``."""
+        return f"{self.passed} passed, {self.failed} failed"
+
+    def lines(self) -> Iterator[str]:
+        """Yield one ``ok``/``FAIL`` line per case; a failure adds its reason and diff, indented."""
+        for result in self.results:
+            if result.passed:
+                yield f"ok    {result.case.label}"
+                continue
+            yield f"FAIL  {result.case.label}: {result.message}"
+            for line in result.diff.splitlines():
+                yield f"    {line}"
+
+    def to_json(self) -> str:
+        """Render the report as JSON: the counts and one object per case."""
+        cases = [
+            {
+                "subject": r.case.subject,
+                "name": r.case.name,
+                "check": r.case.check.value,
+                "variant": r.case.variant,
+                "passed": r.passed,
+                "message": r.message,
+                "diff": r.diff,
+            }
+            for r in self.results
+        ]
+        data = {"patches": self.directory, "passed": self.passed, "failed": self.failed, "cases": cases}
+        return json.dumps(data, indent=2)
+
+
+# --------------------------------------------------------------------------- choosing
+
+
+def select_patches(patch_set: PatchSet, ids: Sequence[str]) -> tuple[Patch, ...]:
+    """Return the patches named by ``ids`` in series order (all of them when none is named)."""
+    if not ids:
+        return patch_set.patches
+    known = [p.id for p in patch_set.patches]
+    for wanted in ids:
+        if wanted not in known:
+            close = difflib.get_close_matches(wanted, known, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"the series has: {', '.join(known)}"
+            raise PatcherError(f"no patch '{wanted}' in the series", where=str(patch_set.directory / "series"),
+                               hint=hint)
+    return tuple(p for p in patch_set.patches if p.id in ids)
+
+
+# --------------------------------------------------------------------------- collecting
+
+
+def patch_cases(patch_set: PatchSet, patches: Iterable[Patch]) -> list[Case]:
+    """List the cases of each patch's examples, in series and file order."""
+    cases: list[Case] = []
+    for patch in patches:
+        if not any(e.before.strip() for e in patch.examples):
+            cases.append(Case(patch.id, "examples", Check.NOT_WRITTEN, patch=patch))
+            continue
+        for example in patch.examples:
+            rendered, problem = _with_params(patch_set, patch, example)
+            for variant, _ in NEWLINES:
+                cases.append(Case(patch.id, example.name, Check.EXAMPLE, variant, rendered, example, problem=problem))
+            if example.after is None:
+                continue
+            for check in (Check.RECOGNISED, Check.TWICE):
+                for variant, _ in NEWLINES:
+                    cases.append(Case(patch.id, example.name, check, variant, rendered, example, problem=problem))
+    return cases
+
+
+def rule_cases(policy: "Policy") -> list[Case]:
+    """List the cases of the VALID and INVALID examples of each rule ``policy`` declares."""
+    from ..checks import RULES
+
+    cases = []
+    for rule_id in policy.rules:
+        rule = RULES[rule_id]
+        examples: tuple[tuple[Check, Sequence[Valid | Invalid]], ...] = (
+            (Check.RULE_VALID, rule.VALID), (Check.RULE_INVALID, rule.INVALID))
+        for check, listed in examples:
+            for number, example in enumerate(listed, 1):
+                cases.append(Case(f"rule {rule_id}", f"{check.value} {number}", check, rule=rule_id,
+                                  rule_example=example))
+    return cases
+
+
+def collect_cases(patch_set: PatchSet, ids: Sequence[str] = (), *, rules: bool = True) -> list[Case]:
+    """List every case ``patcher test`` runs for ``patch_set``; rule cases only when no patch is named."""
+    cases = patch_cases(patch_set, select_patches(patch_set, ids))
+    if rules and not ids:
+        from ..checks import load_policy, policy_path
+
+        cases.extend(rule_cases(load_policy(policy_path(patch_set.directory))))
+    return cases
+
+
+def _with_params(patch_set: PatchSet, patch: Patch, example: Example) -> tuple[Patch, str | None]:
+    # An example may set the patch's parameters: render the patch again with them.
+    if not example.params:
+        return patch, None
+    overrides = [f"{patch.id}.{name}={value}" for name, value in example.params.items()]
+    try:
+        reloaded = load_patch_set(patch_set.directory, overrides=overrides,
+                                  templates=templates_dir_for(patch_set.directory))
+    except PatchSetError as error:
+        return patch, f"the example's params do not load: {error}"
+    return next(p for p in reloaded.patches if p.id == patch.id), None
+
+
+# --------------------------------------------------------------------------- running
+
+
+def run_cases(directory: Path, cases: Iterable[Case]) -> TestReport:
+    """Run every case and gather the results."""
+    return TestReport(str(directory), tuple(run_case(case) for case in cases))
+
+
+def run_case(case: Case) -> CaseResult:
+    """Run one case; a failure is a result, never an exception."""
+    if case.problem is not None:
+        return CaseResult(case, False, case.problem)
+    if case.check is Check.NOT_WRITTEN:
+        assert case.patch is not None
+        return CaseResult(case, False, f"patch {case.patch.id}: {NOT_WRITTEN} (add an [[examples]] table with "
+                                       f"'before' and 'after' or 'error' to {case.patch.path.name})")
+    if case.check in (Check.RULE_VALID, Check.RULE_INVALID):
+        return _run_rule_example(case)
+    assert case.patch is not None and case.example is not None
+    newline = dict(NEWLINES)[case.variant]
+    if case.check is Check.EXAMPLE:
+        return _run_example(case, case.patch, case.example, newline)
+    if case.check is Check.RECOGNISED:
+        assert case.example.after is not None
+        return _run_unchanged(case, case.patch, _encode(case.example.after, newline), "its own 'after'")
+    first = patch_source(EXAMPLE_PATH, _encode(case.example.before, newline), [case.patch])
+    if _status(first) is not Status.APPLIED:
+        return CaseResult(case, False, f"the first run did not apply: {_said(first)}")
+    return _run_unchanged(case, case.patch, first.patched, "what it produced")
+
+
+def _run_example(case: Case, patch: Patch, example: Example, newline: str) -> CaseResult:
+    before = _encode(example.before, newline)
+    result = patch_source(EXAMPLE_PATH, before, [patch])
+    if result.parse_error is not None:
+        return CaseResult(case, False, f"'before' does not parse: {result.parse_error}")
+    status, detail = _status(result), result.outcomes[0].detail
+    if example.error is not None:
+        if status is Status.FAILED and example.error in detail:
+            return CaseResult(case, True)
+        expected = f"fails with: ...{example.error}..."
+        got = f"fails with: {detail}" if status is Status.FAILED else status.value
+        return CaseResult(case, False, f"expected an error containing {example.error!r}, got {_said(result)}",
+                          _diff(expected, got))
+    if example.after is not None:
+        expected_bytes = _encode(example.after, newline)
+        if status is Status.APPLIED and result.patched == expected_bytes:
+            return CaseResult(case, True)
+        why = "the result differs from 'after'" if status is Status.APPLIED else f"the patch {_said(result)}"
+        return CaseResult(case, False, why, _diff_bytes(expected_bytes, result.patched))
+    if status is Status.ALREADY_APPLIED and result.patched == before:
+        return CaseResult(case, True)
+    return CaseResult(case, False, f"expected 'already applied' and no change (the example has no 'after' "
+                                   f"or 'error'), got {_said(result)}", _diff_bytes(before, result.patched))
+
+
+def _run_unchanged(case: Case, patch: Patch, source: bytes, what: str) -> CaseResult:
+    result = patch_source(EXAMPLE_PATH, source, [patch])
+    if _status(result) is Status.ALREADY_APPLIED and result.patched == source:
+        return CaseResult(case, True)
+    return CaseResult(case, False, f"on {what} the patch should report 'already applied' and change nothing, "
+                                   f"got {_said(result)}", _diff_bytes(source, result.patched))
+
+
+def _run_rule_example(case: Case) -> CaseResult:
+    from ..checks import RULES
+    from ..checks.base import Invalid
+    from ..checks.examples import check_example
+
+    assert case.rule is not None and case.rule_example is not None
+    found = check_example(RULES[case.rule], case.rule_example)
+    got = "\n".join(f"line {v.line}: {v.message}" for v in found) or "no violation"
+    if case.check is Check.RULE_VALID:
+        if not found:
+            return CaseResult(case, True)
+        return CaseResult(case, False, "the rule reports code it must accept", _diff("no violation", got))
+    assert isinstance(case.rule_example, Invalid)
+    line, text = case.rule_example.line, case.rule_example.found
+    if any(v.line == line and text in v.message for v in found):
+        return CaseResult(case, True)
+    return CaseResult(case, False, f"the rule does not report line {line} with {text!r}",
+                      _diff(f"line {line}: ...{text}...", got))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _encode(text: str, newline: str) -> bytes:
+    return text.replace("\r\n", "\n").replace("\n", newline).encode("utf-8")
+
+
+def _status(result: FileOutcome) -> Status:
+    return result.outcomes[0].status if result.outcomes else Status.FAILED
+
+
+def _said(result: FileOutcome) -> str:
+    """Say what the patch reported, in a few words."""
+    if result.parse_error is not None:
+        return f"a parse error: {result.parse_error}"
+    outcome = result.outcomes[0]
+    if outcome.status is Status.FAILED:
+        return f"failed: {outcome.detail}"
+    changed = "changed the code" if result.changed else "changed nothing"
+    return f"{outcome.status.value} ({changed})"
+
+
+def _diff(expected: str, got: str) -> str:
+    lines = difflib.unified_diff(expected.splitlines(), got.splitlines(), "expected", "got", lineterm="")
+    return "\n".join(lines)
+
+
+def _diff_bytes(expected: bytes, got: bytes) -> str:
+    """Diff two versions of the code (unified); show line endings when they alone differ."""
+    want, have = expected.decode("utf-8", "replace"), got.decode("utf-8", "replace")
+    if want.splitlines() == have.splitlines() and want != have:
+        return _diff(_show_endings(want), _show_endings(have))
+    return _diff(want, have)
+
+
+def _show_endings(text: str) -> str:
+    # Make a CRLF/LF difference visible in a diff that otherwise shows none.
+    shown = []
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        shown.append(body + line[len(body):].replace("\r", "\\r").replace("\n", "\\n"))
+    return "\n".join(shown)

@@ -1,0 +1,320 @@
+"""Explain a patch to a reviewer: its header, parameters and steps, and where it matches in a drop.
+
+Matching uses the transforms' own search (``find_statements``) on the file
+the image ships, as this patch receives it (after the patches before it in
+the series), so what ``explain`` shows is what ``apply`` would rewrite.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import difflib
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from ..archive import open_source
+from ..archive.tree import SourceTree
+from ..patchset import Patch, PatchSet
+from ..patchset.runner import Status, patch_source
+from ..shipping import plan_shipping
+from ..transforms import Insert, Operation, Replace, ReuseBuffers
+from ..transforms.pattern import Bindings, Pattern, decode_metavariables, find_statements, layout_key
+from ..transforms.scope import ScopeNotFound, find_scope
+
+TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
+
+
+@dataclass(frozen=True)
+class ParamView:
+    """One parameter: what it is, its default, and the value this run renders the patch with."""
+
+    name: str
+    type: str
+    default: Any
+    value: Any
+    help: str
+    bounds: str  # "min 1", "1..64" or ""
+
+
+@dataclass(frozen=True)
+class StepView:
+    """One step in words, and the patterns it looks for (label, pattern)."""
+
+    number: int
+    op: str
+    scope: str
+    words: tuple[str, ...]  # the first line says what it does; the rest is code, indented by the renderer
+    patterns: tuple[tuple[str, Pattern], ...]
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What one metavariable captured in a match, as source text."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """One place a step's pattern matched: its lines in the file and its captures."""
+
+    step: int
+    what: str  # "pattern", "anchor", "m_blk = ..."
+    lines: tuple[int | None, int | None]  # first and last line in the shipped file; None: an earlier patch wrote it
+    captures: tuple[Capture, ...]
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where the patch lands in one drop, and what it would do there."""
+
+    vendor: str
+    shipped: str  # the context path of the file the image runs as the target
+    scope: str
+    scope_lines: tuple[int | None, int | None] | None  # None when the scope is not in the file
+    earlier: tuple[str, ...]  # patches of the series that changed the file before this one
+    status: str  # applies / already applied / fails: ...
+    matches: tuple[MatchView, ...]
+    unmatched: tuple[str, ...]  # "step 2: pattern" for each pattern found nowhere
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Everything ``patcher explain`` shows about one patch."""
+
+    patch: Patch
+    params: tuple[ParamView, ...]
+    steps: tuple[StepView, ...]
+    location: Location | None = None
+
+
+def explain_patch(patch: Patch) -> Explanation:
+    """Describe ``patch``: its parameters with the values it was rendered with, and its steps."""
+    params = tuple(
+        ParamView(p.name, p.type, p.default, patch.values.get(p.name, p.default), p.help, _bounds(p.minimum, p.maximum))
+        for p in patch.params
+    )
+    steps = tuple(_step_view(number, step, step.scope or patch.scope) for number, step in enumerate(patch.steps, 1))
+    return Explanation(patch, params, steps)
+
+
+def locate(explanation: Explanation, patch_set: PatchSet, vendor: Path) -> Explanation:
+    """Add where the patch matches in the drop at ``vendor`` (a zip, a folder or a build context tar)."""
+    with open_vendor(vendor) as tree:
+        shipped = plan_shipping(tree).shipped_copy(explanation.patch.target)
+        data = tree.read(shipped)
+    patch = explanation.patch
+    earlier = list(patch_set.for_target(patch.target))[: _index(patch_set, patch)]
+    changed_by: tuple[str, ...] = ()
+    received = data
+    if earlier:
+        before = patch_source(shipped, data, earlier)
+        changed_by = tuple(o.patch.id for o in before.outcomes if o.status is Status.APPLIED)
+        received = before.patched
+    location = _locate_in(explanation, str(vendor), shipped, received, changed_by, _LineMap(received, data))
+    return Explanation(explanation.patch, explanation.params, explanation.steps, location)
+
+
+class _LineMap:
+    """Map a line of the file as this patch receives it to the same line of the shipped file."""
+
+    def __init__(self, received: bytes, shipped: bytes):
+        old, new = shipped.splitlines(), received.splitlines()
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        self._equal = [(j1, i1, j2 - j1) for tag, i1, _, j1, j2 in matcher.get_opcodes() if tag == "equal"]
+
+    def __call__(self, line: int) -> int | None:
+        """Return the shipped file's line number, or None if an earlier patch wrote this line."""
+        for start, shipped_start, length in self._equal:
+            if start < line <= start + length:
+                return shipped_start + line - start
+        return None
+
+
+@contextmanager
+def open_vendor(path: Path) -> Iterator[SourceTree]:
+    """Open a vendor zip or folder, or a build context tar that apply wrote, as a tree."""
+    if path.is_file() and path.name.endswith(TAR_SUFFIXES):
+        from ..checks.inputs import _unpack_tar  # the one safe tar reader, shared with 'patcher check'
+
+        with tempfile.TemporaryDirectory(prefix="patcher-explain-") as folder:
+            _unpack_tar(path, Path(folder))
+            with open_source(Path(folder)) as tree:
+                yield tree
+        return
+    with open_source(path) as tree:
+        yield tree
+
+
+def _index(patch_set: PatchSet, patch: Patch) -> int:
+    same = [p.id for p in patch_set.for_target(patch.target)]
+    return same.index(patch.id)
+
+
+def _locate_in(explanation: Explanation, vendor: str, shipped: str, data: bytes,
+               earlier: tuple[str, ...], to_shipped: "_LineMap") -> Location:
+    patch = explanation.patch
+    result = patch_source(shipped, data, [patch])  # what apply would report, parse errors included
+    if result.parse_error is not None:
+        return Location(vendor, shipped, patch.scope, None, earlier, f"fails: does not parse: {result.parse_error}",
+                        (), ())
+    outcome = result.outcomes[0]
+    status = {Status.APPLIED: "applies", Status.ALREADY_APPLIED: "already applied"}.get(
+        outcome.status, f"fails: {outcome.detail}")
+    module = cst.parse_module(data)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # keeps node identity for the lookups
+    positions = wrapper.resolve(PositionProvider)
+    try:
+        scope_node = find_scope(module, patch.scope)
+        scope_lines: tuple[int | None, int | None] | None = _lines(positions[scope_node], to_shipped)
+    except ScopeNotFound:
+        scope_lines = None
+    matches: list[MatchView] = []
+    unmatched: list[str] = []
+    for step in explanation.steps:
+        try:
+            node = find_scope(module, step.scope)
+        except ScopeNotFound as error:
+            unmatched.append(f"step {step.number}: {error}")
+            continue
+        for what, pattern in step.patterns:
+            found = find_statements(pattern, node)
+            if not found:
+                unmatched.append(f"step {step.number}: {what} '{pattern}' matches nothing in {step.scope}")
+            for hit in found:
+                body = hit.block.body  # type: ignore[attr-defined]
+                first, last = positions[body[hit.start]], positions[body[hit.end - 1]]
+                lines = _lines(CodeRange(first.start, last.end), to_shipped)
+                matches.append(MatchView(step.number, what, lines, _captures(module, hit.bindings)))
+    return Location(vendor, shipped, patch.scope, scope_lines, earlier, status, tuple(matches), tuple(unmatched))
+
+
+def _lines(where: CodeRange, to_shipped: "_LineMap") -> tuple[int | None, int | None]:
+    return to_shipped(where.start.line), to_shipped(where.end.line)
+
+
+def _captures(module: cst.Module, bindings: Bindings) -> tuple[Capture, ...]:
+    captures = []
+    for name, value in bindings.items():
+        if name.endswith(layout_key("")):  # the layout kept beside an argument run, not a capture
+            continue
+        if isinstance(value, tuple):
+            parts = [_code(module, node) for node in value]
+            joiner = "\n" if any(isinstance(n, cst.BaseStatement) for n in value) else ", "
+            text = joiner.join(part.rstrip(",").strip() if joiner == ", " else part for part in parts)
+            captures.append(Capture(f"$...{name}", text))
+        else:
+            captures.append(Capture(f"${name}", _code(module, value)))
+    return tuple(captures)
+
+
+def _code(module: cst.Module, node: cst.CSTNode) -> str:
+    # The file's own text of the node, with its line endings made LF for display.
+    text = module.code_for_node(node).replace("\r\n", "\n")
+    lines = text.strip("\n").splitlines()
+    indent = min((len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()), default=0)
+    first = lines[0].strip() if lines else ""
+    return "\n".join([first, *(line[indent:] if line.strip() else "" for line in lines[1:])]).strip()
+
+
+# --------------------------------------------------------------------------- steps in words
+
+
+def _step_view(number: int, step: Operation, scope: str) -> StepView:
+    expect = getattr(step, "expect", 1)
+    times = "once" if expect == 1 else f"{expect} times"
+    if isinstance(step, Replace) and step.pattern is not None:
+        words = (f"replace, in {scope}, each run of statements matching (expected {times}):",
+                 *_indented(step.pattern.source), "with:", *_indented(step.code))
+        return StepView(number, step.name, scope, words, (("pattern", step.pattern),))
+    if isinstance(step, Insert) and step.anchor is not None:
+        words = (f"insert, in {scope}, {step.position} each run of statements matching the anchor "
+                 f"(expected {times}):", *_indented(step.anchor.source), "the code:", *_indented(step.code))
+        return StepView(number, step.name, scope, words, (("anchor", step.anchor),))
+    if isinstance(step, ReuseBuffers) and step.anchor is not None:
+        lines = [f"reuse buffers, in {scope}: right after the anchor", *_indented(step.anchor.source),
+                 "allocate once:", *_indented("\n".join(f"{b.buffer} = {b.allocate}" for b in step.buffers)),
+                 f"and rewrite each assignment of a temporary (expected {times} each), every read of it, "
+                 "and drop it from 'del':"]
+        patterns: list[tuple[str, Pattern]] = [("anchor", step.anchor)]
+        for buffer in step.buffers:
+            compute = decode_metavariables(cst.Module([]).code_for_node(buffer.compute)).strip()
+            into = buffer.into.replace("$OUT", buffer.buffer)
+            lines.extend(_indented(f"{buffer.temporary} = {compute}  ->  {into}; reads of "
+                                   f"{buffer.temporary} read {buffer.buffer}"))
+            patterns.append((f"{buffer.temporary} = ...", Pattern.parse(f"{buffer.temporary} = {compute}")))
+        return StepView(number, step.name, scope, tuple(lines), tuple(patterns))
+    return StepView(number, step.name, scope, (f"{step.name} in {scope}: {step.describe()}",), ())
+
+
+def _indented(code: str) -> list[str]:
+    return [f"    {line}" if line.strip() else "" for line in code.strip("\n").splitlines()]
+
+
+def _bounds(minimum: float | None, maximum: float | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f"{minimum}..{maximum}"
+    if minimum is not None:
+        return f"min {minimum}"
+    return f"max {maximum}" if maximum is not None else ""
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def render_lines(explanation: Explanation) -> list[str]:
+    """Render the explanation as the text ``patcher explain`` prints."""
+    patch = explanation.patch
+    header = patch.header().rstrip("\n").splitlines()
+    # The header keeps the description's own blank lines; one between paragraphs is enough here.
+    header = [line for i, line in enumerate(header) if line.strip() or (i and header[i - 1].strip())]
+    out = [f"patch {patch.id}  ({patch.path})", "", *header, "", f"Target: {patch.target}", f"Scope: {patch.scope}"]
+    markers = [("applied when", patch.applied_when), ("requires", patch.requires)]
+    for title, found in markers:
+        for marker in found:
+            where = "" if marker.scope == patch.scope else f" (in {marker.scope})"
+            out.append(f"{title.capitalize()}: '{marker.pattern}'{where}")
+    out += ["", "Parameters:" if explanation.params else "Parameters: none"]
+    for param in explanation.params:
+        changed = "  (set)" if param.value != param.default else ""
+        bounds = f", {param.bounds}" if param.bounds else ""
+        out.append(f"  {param.name} ({param.type}{bounds}) = {param.value!r}{changed}; default {param.default!r}")
+        if param.help:
+            out.append(f"      {param.help}")
+    out += ["", "Steps:"]
+    for step in explanation.steps:
+        out.append(f"  {step.number}. {step.words[0]}")
+        out.extend(f"     {line}" if line else "" for line in step.words[1:])
+    if explanation.location is not None:
+        out += ["", *_location_lines(explanation.location)]
+    return out
+
+
+def _location_lines(location: Location) -> list[str]:
+    out = [f"In {location.vendor}:", f"  shipped file: {location.shipped}"]
+    if location.earlier:
+        out.append(f"  earlier in the series, {', '.join(location.earlier)} changed it; "
+                   "line numbers are the shipped file's")
+    scope = _show_lines(location.scope_lines) if location.scope_lines else "not in the file"
+    out += [f"  scope {location.scope}: {scope}", f"  this patch: {location.status}"]
+    for found in location.matches:
+        out.append(f"  step {found.step}, {found.what}: {_show_lines(found.lines)}")
+        for capture in found.captures:
+            text = capture.text.splitlines() or [""]
+            out.append(f"      {capture.name} = {text[0]}")
+            out.extend(f"      {' ' * (len(capture.name) + 3)}{line}" for line in text[1:])
+    out.extend(f"  {line}" for line in location.unmatched)
+    return out
+
+
+def _show_lines(lines: tuple[int | None, int | None]) -> str:
+    first, last = lines
+    if first is None or last is None:
+        return "code an earlier patch of the series wrote" + (f" (from line {first})" if first else "")
+    return f"line {first}" if first == last else f"lines {first}-{last}"
