@@ -272,7 +272,7 @@ def test_a_failing_drop_that_reenables_triton_gets_both_errors(cli, tmp_path) ->
     assert result.exit_code == 2
     lines = result.stderr.splitlines()
     pattern = [i for i, line in enumerate(lines) if line.startswith(f"error: {SHIPPED}: patch three-tier-decode: ")]
-    triton = [i for i, line in enumerate(lines) if line.startswith(f"error: {SHIPPED}:") and ": no-triton-prefill: " in line]
+    triton = [i for i, line in enumerate(lines) if line.startswith(f"error: {SHIPPED}:") and ": no-triton-kernels: " in line]
     assert len(pattern) == 1 and triton
     assert "closest: lines " in lines[pattern[0]]
     assert any("context_attention_fwd" in lines[i] for i in triton)

@@ -363,7 +363,7 @@ def test_keep_going_json_carries_the_diagnostic_as_fields(tmp_path) -> None:  # 
     assert lines[closest["first_line"] - 1].strip().startswith("use_v1 = (max_seq_len <= 8192")
     assert lines[closest["last_line"] - 1].strip() == "use_v1 = actual_max <= 8192"
     assert failure["message"].endswith(diagnostic["text"])
-    assert all(e["rule"] != "no-triton-prefill" for e in report["rule_errors"])
+    assert all(e["rule"] != "no-triton-kernels" for e in report["rule_errors"])
 
 
 def test_keep_going_lists_the_safety_rule_errors_of_the_input(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -372,9 +372,9 @@ def test_keep_going_lists_the_safety_rule_errors_of_the_input(tmp_path) -> None:
     assert result.exit_code == 2
     report = json.loads(result.stdout)
     assert [f["patch"] for f in report["failed"]] == ["three-tier-decode"]
-    triton = [e for e in report["rule_errors"] if e["rule"] == "no-triton-prefill"]
+    triton = [e for e in report["rule_errors"] if e["rule"] == "no-triton-kernels"]
     assert triton and all(e["path"] == SHIPPED for e in triton)
-    assert any(f"{SHIPPED}:{e['line']}: no-triton-prefill: " in result.stderr for e in triton)
+    assert any(f"{SHIPPED}:{e['line']}: no-triton-kernels: " in result.stderr for e in triton)
 
 
 def test_the_hint_repeats_the_patch_set_options(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -445,7 +445,7 @@ def test_keep_going_markdown_lists_failures_and_rule_errors(tmp_path) -> None:  
     assert failures < rules
     assert f"- `{SHIPPED}`: **three-tier-decode**: step 2 (replace)" in text[failures:rules]
     assert "closest: lines " in text[failures:rules]
-    assert "no-triton-prefill" in text[rules:]
+    assert "no-triton-kernels" in text[rules:]
 
 
 def test_an_upstream_like_file_names_the_missing_requirement_and_scopes(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -230,7 +230,7 @@ def test_triton_reenabled_in_new_is_a_new_rule_error(cli, tmp_path) -> None:  # 
     code, report = _upgrade(cli, tmp_path, "triton-reenabled")
     assert code == 1
     new_errors = report["rules"]["new_errors"]
-    triton = [e for e in new_errors if e["rule"] == "no-triton-prefill"]
+    triton = [e for e in new_errors if e["rule"] == "no-triton-kernels"]
     assert triton and all(e["path"] == SHIPPED for e in triton)
     assert any("context_attention_fwd" in e["message"] for e in triton)
     assert report["rules"]["fixed"] == []
