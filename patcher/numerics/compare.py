@@ -390,6 +390,9 @@ SHAPES = tuple(
 HALF_SHAPES = (Shape(128, 16, 2, 2, torch.float16), Shape(256, 16, 1, 6, torch.bfloat16))
 # One sequence's context per label: none, one full block, a ragged last block.
 TILE_BLOCKS = 32  # _BLOCKS_PER_TILE in the vendor's _forward_prefix_pytorch
+# Two groups of 8192 tokens (prefix-pregather's default max_gather_tokens), then 3 tiles and a
+# ragged one of 5 blocks, whose last block holds 7 tokens.
+LONG_CONTEXT = 2 * 8192 + 3 * TILE_BLOCKS * 16 + 4 * 16 + 7
 
 
 def _prefix_grid() -> Iterator[tuple[PrefixCase, str]]:
@@ -405,6 +408,10 @@ def _prefix_grid() -> Iterator[tuple[PrefixCase, str]]:
         if bs == 16 and shape.dtype == torch.float32 and shape.head_dim == 128:
             # Past one tile of context and of new tokens: both phases loop.
             batches.append(("two tiles each phase", [(TILE_BLOCKS + 1) * bs + 1], [TILE_BLOCKS * bs + 7]))
+        if bs == 16 and shape.head_dim == 256 and shape.num_kv_heads == 1:
+            # Past two gather groups of prefix-pregather's default 8192 tokens, with a ragged
+            # last group and tile; and a context of exactly one group beside it.
+            batches.append(("long contexts", [LONG_CONTEXT, 8192], [5, 3]))
         for label, contexts, queries in batches:
             case = make_prefix_case(contexts, queries, num_kv_heads=shape.num_kv_heads, gqa_ratio=shape.gqa_ratio,
                                     head_dim=shape.head_dim, block_size=bs, dtype=shape.dtype, seed=next(seed))
