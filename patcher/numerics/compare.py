@@ -205,9 +205,9 @@ class _Pair:
 
     def _call(self, function: str, case: PrefixCase | DecodeCase, label: str, tolerance: float) -> Comparison:
         # Fresh copies for each side: neither sees what the other wrote.
-        calls = [(side.run(function, case.fresh_kwargs()), side.name) for side in self.sides]
-        outs = [out for (out, _), _ in calls]
-        written = [kwargs for (_, kwargs), _ in calls]
+        calls = [side.run(function, case.fresh_kwargs()) for side in self.sides]
+        outs = [out for out, _ in calls]
+        written = [kwargs for _, kwargs in calls]
         comparison = _compare(function, self.ops_mode, label, outs, tolerance)
         writes = [tuple(name for name, value in after.items() if not _same_bits(value, case.kwargs[name]))
                   for after in written]
