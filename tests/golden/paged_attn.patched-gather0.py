@@ -12,9 +12,9 @@
 #   2026-09  first drop: prefill moved off Triton after the card hung twice
 #            in the 8K-context soak test.
 #   2026-10  decode: PyTorch path past _PYTORCH_DECODE_THRESHOLD tokens
-#            (V1 returned garbage / failed to launch at 40K on the 80-layer
-#            config). Context tiles of 32 blocks keep the prefill score
-#            matrix small enough for the 32 GB card.
+#            (V1 failed to launch at 40K tokens in the long-context test).
+#            Context tiles of 32 blocks keep the prefill score matrix
+#            small enough for the 32 GB card.
 #   The file must stay importable on the base image's Python 3.10.
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
