@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     print("-" * len(header))
     all_equal = True
+    seen: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in copies}  # (ratio, extra MiB)
     for chunk in args.chunks:
         for context in args.contexts:
             inputs = _case(context, chunk, device, args.seed)
@@ -81,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
                 patched_ms, patched_mib, patched_out = _time(cls, inputs, args.warmup, args.runs, device)
                 equal = torch.equal(vendor_out, patched_out)
                 all_equal &= equal
+                seen[copy_name].append((vendor_ms / patched_ms, patched_mib - vendor_mib))
                 print(f"{context:>8} {chunk:>6} {copy_name:<{width}} {vendor_ms:>10.2f} {patched_ms:>11.2f} "
                       f"{vendor_ms / patched_ms:>5.2f}x {vendor_mib:>11.1f} {patched_mib:>12.1f} "
                       f"{patched_mib - vendor_mib:>+10.1f} {'yes' if equal else 'NO':>8}", flush=True)
@@ -88,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
             del inputs, vendor_out
             if device.type == "cuda":
                 torch.cuda.empty_cache()
+    for copy_name, values in seen.items():
+        print(f"# {copy_name}: ratio {min(r for r, _ in values):.2f}x-{max(r for r, _ in values):.2f}x, "
+              f"extra MiB at most {max(e for _, e in values):+.1f}")
     print(f"# outputs bitwise equal in every configuration: {'yes' if all_equal else 'NO'}")
     return 0 if all_equal else 1
 
