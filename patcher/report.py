@@ -259,6 +259,9 @@ class NumericsReport:
         result = self.result
         out = [f"compared {self.label}"]
         out += [f"note: {note}" for note in result.notes]
+        # Inputs are fresh copies per call, so a write changes no comparison; it is worth knowing.
+        out += [f"warning: {write.message}; each call got fresh copies of its inputs, so it does not "
+                "affect the comparison" for write in result.in_place_writes]
         crossed = ", ".join(f"{tokens} ({where})" for tokens, where in result.thresholds) or "none found"
         out.append(f"decode thresholds crossed at T and T+1 tokens: {crossed}")
         groups: dict[tuple[str, str], list["Comparison"]] = {}
@@ -270,7 +273,7 @@ class NumericsReport:
             for comparison in group:
                 tiers.setdefault((comparison.vendor_tier, comparison.patched_tier), []).append(comparison)
             for (vendor, patched), members in tiers.items():
-                out.append(f"  {vendor + ' -> ' + patched:<40} {_closeness(members)}")
+                out.append(f"  {vendor + ' -> ' + patched:<40} {_closeness(members)}; {_reference_errors(members)}")
                 if cases:
                     out += [f"    {c.case}: {_closeness([c])}" for c in members]
         for comparison in result.failed:
@@ -284,6 +287,17 @@ class NumericsReport:
             out.append(f"result: OK: prefill bitwise equal in all {len(prefix)} case(s); "
                        f"decode within fp32 round-off in all {len(decode)}")
         return out
+
+
+def _reference_errors(group: "list[Comparison]") -> str:
+    """Each copy's worst error against the independent reference, per input dtype."""
+    parts = []
+    for dtype in dict.fromkeys(c.dtype for c in group):
+        members = [c for c in group if c.dtype == dtype]
+        vendor = max((c.vendor_ref_error for c in members), key=lambda e: (e == e, e))
+        patched = max((c.patched_ref_error for c in members), key=lambda e: (e == e, e))
+        parts.append(f"{dtype} {vendor:.1e}/{patched:.1e}")
+    return "max error vs reference (vendor/patched): " + ", ".join(parts)
 
 
 def _closeness(group: "list[Comparison]") -> str:

@@ -138,7 +138,7 @@ def test_each_file_is_preceded_by_the_patches_that_produced_it(plain) -> None:  
     start = lines.index(f"diff --git a/{SHIPPED} b/{SHIPPED}")
     assert lines[start - 4] == f"# {SHIPPED}"
     assert [line.split()[1] for line in lines[start - 3:start]] == list(SERIES)
-    assert "Gather the prefill context K/V once per sequence" in lines[start - 2]
+    assert "Gather the prefill context K/V in groups of tiles" in lines[start - 2]
     mirror = lines.index("diff --git a/paged_attn.py b/paged_attn.py")
     assert lines[mirror - 4] == f"# paged_attn.py: mirror of {SHIPPED}, made identical to it"
     assert start < mirror  # the shipped copy first, then its stale copies
@@ -180,7 +180,7 @@ def test_markdown_is_ready_for_a_pull_request(cli, vendor_zip) -> None:  # type:
     result = cli("diff", "--format", "markdown", vendor_zip)
     text = result.stdout
     assert text.startswith(f"### patcher diff: `{vendor_zip.name}`")
-    assert "| `prefix-pregather` | Gather the prefill context K/V once per sequence" in text
+    assert "| `prefix-pregather` | Gather the prefill context K/V in groups of tiles" in text
     assert f"<summary><code>{SHIPPED}</code> (+" in text
     assert text.count("```diff\n") == 2 and "\r" not in text
     assert "CRLF line endings (shown as LF here)" in text  # the stale root copy is CRLF

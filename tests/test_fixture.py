@@ -170,7 +170,7 @@ def test_forward_prefix_matches_naive_attention(vendor: tuple[types.ModuleType, 
 
     module, ops = vendor
     case = make_prefix_case(**shape, seed=7)
-    out = module.PagedAttention.forward_prefix(**case.kwargs)
+    out = module.PagedAttention.forward_prefix(**case.fresh_kwargs())
     assert out.shape == case.kwargs["query"].shape and out.dtype == torch.float32
     torch.testing.assert_close(out, case.reference(), rtol=0, atol=1e-5)
     direct = module.PagedAttention._forward_prefix_pytorch(**case.pytorch_kwargs())
@@ -186,7 +186,7 @@ def test_forward_prefix_half_precision(vendor: tuple[types.ModuleType, Any]) -> 
     module, _ = vendor
     case = make_prefix_case([13, 40], [9, 3], num_kv_heads=2, gqa_ratio=2, head_dim=64,
                             block_size=8, dtype=torch.float16, seed=3)
-    out = module.PagedAttention.forward_prefix(**case.kwargs)
+    out = module.PagedAttention.forward_prefix(**case.fresh_kwargs())
     assert out.dtype == torch.float16
     torch.testing.assert_close(out.float(), case.reference(), rtol=0, atol=2e-3)
 
@@ -200,7 +200,7 @@ def test_forward_decode_runs_v1_and_matches_pytorch_path(
     module, ops = vendor
     case = make_decode_case([1, 17, 64, 33], num_kv_heads=2, gqa_ratio=4, head_dim=32,
                             block_size=4, seed=11)
-    out = module.PagedAttention.forward_decode(**case.kwargs)
+    out = module.PagedAttention.forward_decode(**case.fresh_kwargs())
     assert ops.calls == {"paged_attention_v1": 1}
     expected = module.PagedAttention._forward_decode_pytorch(**case.pytorch_kwargs())
     torch.testing.assert_close(out, expected, rtol=0, atol=1e-5)
@@ -219,7 +219,7 @@ def test_forward_decode_never_takes_v2(vendor: tuple[types.ModuleType, Any]) -> 
     # A padded max_seq_len past 8192 makes upstream's heuristic pick V2;
     # the vendor's 'use_v1 = True' overrides it.
     case = make_decode_case([30, 12], block_size=16, seed=5, max_seq_len=9000)
-    out = module.PagedAttention.forward_decode(**case.kwargs)
+    out = module.PagedAttention.forward_decode(**case.fresh_kwargs())
     assert ops.calls == {"paged_attention_v1": 1}
     torch.testing.assert_close(out, case.reference(), rtol=0, atol=1e-5)
 

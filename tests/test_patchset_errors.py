@@ -87,9 +87,9 @@ def test_template_with_an_undefined_variable(cli, vendor_zip, patch_set) -> None
 
 def test_template_that_does_not_render_to_python(cli, vendor_zip, patch_set) -> None:  # type: ignore[no-untyped-def]
     template = patch_set.parent / "templates" / "prefix-pregather" / "gather_context.py.j2"
-    _edit(template, "ctx_blk_ids = $TABLES", "ctx_blk_ids = = $TABLES")
+    _edit(template, "k_grp = v_grp = None", "k_grp = = v_grp")
     line = _refused(cli, vendor_zip, patch_set)
-    assert "prefix-pregather.toml: steps[1].template: code from 'template' is not valid Python at line 5, column 16: expected one of" in line
+    assert "prefix-pregather.toml: steps[1].template: code from 'template' is not valid Python at line 13, column 10: expected one of" in line
 
 
 def test_missing_template_file(cli, vendor_zip, patch_set) -> None:  # type: ignore[no-untyped-def]
@@ -99,7 +99,7 @@ def test_missing_template_file(cli, vendor_zip, patch_set) -> None:  # type: ign
 
 def test_pattern_that_is_not_python(cli, vendor_zip, patch_set) -> None:  # type: ignore[no-untyped-def]
     _edit(patch_set / "prefix-pregather.toml", 'pattern = "k_tile = key_cache', 'pattern = "k_tile = = key_cache')
-    assert "prefix-pregather.toml: steps[2].pattern: pattern in 'pattern' is not valid Python" in _refused(cli, vendor_zip, patch_set)
+    assert "prefix-pregather.toml: steps[3].pattern: pattern in 'pattern' is not valid Python" in _refused(cli, vendor_zip, patch_set)
 
 
 def test_series_naming_a_missing_file(cli, vendor_zip, patch_set) -> None:  # type: ignore[no-untyped-def]

@@ -78,7 +78,7 @@ def test_git_log_p_reads_the_series(recorded) -> None:  # type: ignore[no-untype
     _, repo, _ = recorded
     log = repo.git.log("-p", "--reverse", "--format=%s", "main", "--", SHIPPED)
     assert log.index("Decode in three tiers") < log.index("+        use_v2 = actual_max > 8192") < log.index(
-        "Gather the prefill context K/V once per sequence")
+        "Gather the prefill context K/V in groups of tiles")
 
 
 def test_the_history_is_reproducible(cli, vendor_zip, recorded, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -53,11 +53,11 @@ def test_a_patch_that_changes_prefill_results_fails(cli, vendor_zip, tmp_path) -
     patch_set = tmp_path / "set"
     shutil.copytree(PATCHES, patch_set / "patches")
     shutil.copytree(ROOT / "templates", patch_set / "templates")
-    template = patch_set / "templates" / "prefix-pregather" / "gather_context.py.j2"
+    template = patch_set / "templates" / "prefix-pregather" / "gather_group.py.j2"
     text = template.read_text()
-    old = "$TABLES[$SEQ, :num_ctx_blocks]"
+    old = "$TABLES[$SEQ, grp_blk:grp_end]"
     assert old in text
-    template.write_text(text.replace(old, "$TABLES[$SEQ, :num_ctx_blocks].flip(0)"))
+    template.write_text(text.replace(old, "$TABLES[$SEQ, grp_blk:grp_end].flip(0)"))
     result = cli("verify-numerics", vendor_zip, "--patches", patch_set / "patches")
     assert result.exit_code == 1
     different = [line for line in result.stdout.splitlines() if line.startswith("DIFFERENT: forward_prefix")]

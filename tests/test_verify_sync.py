@@ -16,7 +16,7 @@ SHIPS = f"the image ships {SHIPPED} -> {IMAGE}"
 def test_the_demo_zip_has_drifted(cli, vendor_zip) -> None:  # type: ignore[no-untyped-def]
     result = cli("verify-sync", vendor_zip)
     assert result.exit_code == 1
-    assert result.stdout == f"paged_attn.py (245 lines) != {SHIPPED} (461 lines); {SHIPS}\n"
+    assert result.stdout == f"paged_attn.py (245 lines) != {SHIPPED} (541 lines); {SHIPS}\n"
     assert result.stderr.startswith("1 of 1 mirror group drifted: ")
 
 
@@ -25,7 +25,7 @@ def test_diff_shows_how_to_bring_the_stale_copy_in_line(cli, vendor_zip) -> None
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert lines[1:4] == [f"diff --git a/paged_attn.py b/{SHIPPED}", "--- a/paged_attn.py", f"+++ b/{SHIPPED}"]
-    assert lines[4] == "@@ -1,245 +1,461 @@"
+    assert lines[4] == "@@ -1,245 +1,541 @@"
     assert b"\r\n" in result.stdout_bytes  # the stale copy's CRLF lines, byte for byte
 
 
@@ -33,7 +33,7 @@ def test_a_tree_in_sync_exits_0(cli, vendor_copy) -> None:  # type: ignore[no-un
     shutil.copyfile(vendor_copy / SHIPPED, vendor_copy / "paged_attn.py")
     result = cli("verify-sync", vendor_copy.parent)
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == f"paged_attn.py == {SHIPPED} (461 lines); {SHIPS}\n"
+    assert result.stdout == f"paged_attn.py == {SHIPPED} (541 lines); {SHIPS}\n"
     assert result.stderr == "the mirror group is in sync\n"
 
 
@@ -43,8 +43,8 @@ def test_line_endings_only_are_reported_as_such(cli, vendor_copy) -> None:  # ty
     (vendor_copy / "paged_attn.py").write_bytes(shipped.replace(b"\n", b"\r\n"))
     result = cli("verify-sync", "--diff", vendor_copy)
     assert result.exit_code == 1
-    assert result.stdout == (f"paged_attn.py (461 lines, CRLF) != {SHIPPED} (461 lines, LF) in line endings only; "
-                             f"{SHIPS}\n")  # and no 461-line diff that only moves CRs
+    assert result.stdout == (f"paged_attn.py (541 lines, CRLF) != {SHIPPED} (541 lines, LF) in line endings only; "
+                             f"{SHIPS}\n")  # and no 541-line diff that only moves CRs
 
 
 def test_json_for_machines(cli, vendor_zip) -> None:  # type: ignore[no-untyped-def]

@@ -14,6 +14,11 @@ no sequence owns (spare blocks, the tail of a last block, block-table
 padding) holds random garbage, so reading past a context shows up as a
 wrong result rather than passing by luck. Everything is a function of the
 arguments and ``seed``.
+
+``kwargs`` holds the pristine inputs. A copy under test may write into its
+inputs (the vendor's prefill scales an fp32 ``query`` in place), so calls
+take ``fresh_kwargs()`` / ``pytorch_kwargs()``, which clone every tensor,
+and ``reference()`` always reads the pristine ones.
 """
 
 from __future__ import annotations
@@ -52,11 +57,15 @@ class PrefixCase:
     #: Keyword arguments for ``PagedAttention.forward_prefix``.
     kwargs: dict[str, Any] = field(repr=False)
 
+    def fresh_kwargs(self) -> dict[str, Any]:
+        """Return fresh copies of the keyword arguments for ``PagedAttention.forward_prefix``."""
+        return fresh_copies(self.kwargs)
+
     def pytorch_kwargs(self) -> dict[str, Any]:
-        """Return the keyword arguments for ``PagedAttention._forward_prefix_pytorch``."""
+        """Return fresh copies of the keyword arguments for ``PagedAttention._forward_prefix_pytorch``."""
         names = ("query", "key", "value", "key_cache", "value_cache", "block_tables",
                  "query_start_loc", "seq_lens_tensor", "context_lens")
-        return {name: self.kwargs[name] for name in names}
+        return fresh_copies({name: self.kwargs[name] for name in names})
 
     def reference(self) -> torch.Tensor:
         """Return the expected output in fp32, ``[num_tokens, num_q_heads, head_dim]``.
@@ -93,10 +102,14 @@ class DecodeCase:
     #: Keyword arguments for ``PagedAttention.forward_decode``.
     kwargs: dict[str, Any] = field(repr=False)
 
+    def fresh_kwargs(self) -> dict[str, Any]:
+        """Return fresh copies of the keyword arguments for ``PagedAttention.forward_decode``."""
+        return fresh_copies(self.kwargs)
+
     def pytorch_kwargs(self) -> dict[str, Any]:
-        """Return the keyword arguments for ``PagedAttention._forward_decode_pytorch``."""
+        """Return fresh copies of the keyword arguments for ``PagedAttention._forward_decode_pytorch``."""
         names = ("query", "key_cache", "value_cache", "block_tables", "seq_lens", "scale")
-        return {name: self.kwargs[name] for name in names}
+        return fresh_copies({name: self.kwargs[name] for name in names})
 
     def reference(self) -> torch.Tensor:
         """Return the expected output in fp32, ``[num_seqs, num_q_heads, head_dim]``."""
@@ -109,6 +122,11 @@ class DecodeCase:
             outputs.append(_attend(query[i:i + 1], self.cache.keys[i], self.cache.values[i],
                                    self.kwargs["scale"], mask=None))
         return torch.cat(outputs, dim=0)
+
+
+def fresh_copies(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Return ``kwargs`` with every tensor cloned (same values, dtype, device and strides)."""
+    return {name: value.clone() if isinstance(value, torch.Tensor) else value for name, value in kwargs.items()}
 
 
 def make_prefix_case(

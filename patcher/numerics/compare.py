@@ -7,10 +7,21 @@ over a grid of shapes. Prefill must be bitwise equal: the patches only move
 where the same kernels read their inputs. Decode may take another kernel in
 the patched copy (V2, or PyTorch past a different threshold), so it must
 agree within fp32 round-off, and the report says which tier each side ran.
+
+Every call gets fresh copies of all its inputs, so neither copy sees what
+the other wrote: the vendor's prefill scales an fp32 ``query`` in place
+(``.float()`` of an fp32 tensor is the tensor itself, then ``.mul_``).
+Such a write is a finding of its own (``InPlaceWrite``), not a numerical
+difference, as long as both copies write the same bits; a write only one
+copy makes, or different bits written, is a difference. Each output is also
+measured against the case's independent reference (naive attention over the
+unpaged keys and values), so the report shows both copies are right, not
+only equal.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import types
@@ -64,12 +75,40 @@ class Comparison:
     equal: bool  # bitwise
     max_abs_diff: float
     tolerance: float  # 0 for prefill: only bitwise equality passes
-    error: str | None = None  # an exception on either side
+    error: str | None = None  # an exception on either side, or inputs written differently
+    dtype: str = "float32"  # of the inputs
+    #: Each copy's max abs error against the case's reference (nan when it raised).
+    vendor_ref_error: float = math.nan
+    patched_ref_error: float = math.nan
+    #: The arguments each copy wrote into (both wrote the same bits when ``error`` is None).
+    vendor_writes: tuple[str, ...] = ()
+    patched_writes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
         """Bitwise equal, or (decode) within fp32 round-off, with no exception."""
         return self.error is None and (self.equal or self.max_abs_diff <= self.tolerance)
+
+
+@dataclass(frozen=True)
+class InPlaceWrite:
+    """A function that writes into one of its inputs, aggregated over every case."""
+
+    function: str
+    argument: str
+    sides: tuple[str, ...]  # "vendor", "patched"
+    dtypes: tuple[str, ...]  # input dtypes for which it wrote
+    untouched: tuple[str, ...]  # input dtypes tried for which it did not
+
+    @property
+    def message(self) -> str:
+        """One sentence for the report."""
+        who = " and ".join(self.sides)
+        verb = "write" if len(self.sides) > 1 else "writes"
+        text = f"{who} {self.function} {verb} into `{self.argument}` in place for {', '.join(self.dtypes)} inputs"
+        if self.untouched:
+            text += f" ({', '.join(self.untouched)} inputs are left alone)"
+        return text
 
 
 @dataclass(frozen=True)
@@ -84,6 +123,28 @@ class NumericsResult:
     def failed(self) -> tuple[Comparison, ...]:
         """The comparisons that are not OK."""
         return tuple(c for c in self.comparisons if not c.ok)
+
+    @property
+    def in_place_writes(self) -> tuple[InPlaceWrite, ...]:
+        """Every (function, argument) some copy wrote into, once, with the sides and dtypes concerned."""
+        tried: dict[str, list[str]] = {}
+        wrote: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
+        for c in self.comparisons:
+            tried.setdefault(c.function, [])
+            if c.dtype not in tried[c.function]:
+                tried[c.function].append(c.dtype)
+            for side, names in (("vendor", c.vendor_writes), ("patched", c.patched_writes)):
+                for name in names:
+                    sides, dtypes = wrote.setdefault((c.function, name), ([], []))
+                    if side not in sides:
+                        sides.append(side)
+                    if c.dtype not in dtypes:
+                        dtypes.append(c.dtype)
+        return tuple(
+            InPlaceWrite(function, name, tuple(s for s in ("vendor", "patched") if s in sides), tuple(dtypes),
+                         tuple(d for d in tried[function] if d not in dtypes))
+            for (function, name), (sides, dtypes) in wrote.items()
+        )
 
 
 def compare_sources(vendor: bytes, patched: bytes, *, v1_limit: int = V1_LIMIT,
@@ -137,12 +198,30 @@ class _Pair:
             setattr(side.cls, THRESHOLD, value)
 
     def prefix(self, case: PrefixCase, label: str) -> Comparison:
-        outs = [side.run("forward_prefix", case.kwargs) for side in self.sides]
-        return _compare("forward_prefix", self.ops_mode, label, outs, tolerance=0.0)
+        return self._call("forward_prefix", case, label, tolerance=0.0)
 
     def decode(self, case: DecodeCase, label: str) -> Comparison:
-        outs = [side.run("forward_decode", case.kwargs) for side in self.sides]
-        return _compare("forward_decode", self.ops_mode, label, outs, tolerance=FP32_TOLERANCE)
+        return self._call("forward_decode", case, label, tolerance=FP32_TOLERANCE)
+
+    def _call(self, function: str, case: PrefixCase | DecodeCase, label: str, tolerance: float) -> Comparison:
+        # Fresh copies for each side: neither sees what the other wrote.
+        calls = [side.run(function, case.fresh_kwargs()) for side in self.sides]
+        outs = [out for out, _ in calls]
+        written = [kwargs for _, kwargs in calls]
+        comparison = _compare(function, self.ops_mode, label, outs, tolerance)
+        writes = [tuple(name for name, value in after.items() if not _same_bits(value, case.kwargs[name]))
+                  for after in written]
+        error = comparison.error
+        if error is None and (writes[0] != writes[1]
+                              or not all(_same_bits(written[0][n], written[1][n]) for n in writes[0])):
+            error = (f"the copies write into their inputs differently: vendor into {_names(writes[0])}, "
+                     f"patched into {_names(writes[1])}" if writes[0] != writes[1] else
+                     f"both copies write into {_names(writes[0])}, but not the same values")
+        reference = case.reference()
+        return dataclasses.replace(
+            comparison, error=error, dtype=str(case.dtype).replace("torch.", ""),
+            vendor_ref_error=_ref_error(outs[0][0], reference), patched_ref_error=_ref_error(outs[1][0], reference),
+            vendor_writes=writes[0], patched_writes=writes[1])
 
 
 @dataclass
@@ -169,8 +248,9 @@ class _Side:
             return function(*args, **kwargs)
         return counted
 
-    def run(self, function: str, kwargs: dict[str, Any]) -> tuple[torch.Tensor | None, str, str | None]:
-        """The output, the tier that produced it, and the exception if any."""
+    def run(self, function: str, kwargs: dict[str, Any]
+            ) -> tuple[tuple[torch.Tensor | None, str, str | None], dict[str, Any]]:
+        """The output, the tier that produced it and the exception if any; and ``kwargs`` as the call left them."""
         self.ops.reset()
         self.pytorch_calls = 0
         unavailable_before = bool(getattr(self.cls, "_v2_unavailable", False))
@@ -178,7 +258,7 @@ class _Side:
             output, error = getattr(self.cls, function)(**kwargs), None
         except Exception as exc:  # a failing copy is a finding, not a crash
             output, error = None, f"{self.name}: {type(exc).__name__}: {exc}"
-        return output, self._tier(function, unavailable_before), error
+        return (output, self._tier(function, unavailable_before), error), kwargs
 
     def _tier(self, function: str, unavailable_before: bool) -> str:
         v1, v2 = self.ops.calls["paged_attention_v1"], self.ops.calls["paged_attention_v2"]
@@ -213,6 +293,27 @@ def _compare(function: str, ops_mode: str, label: str,
         # The round-off of fp32 work can flip the last bit of a half-precision output.
         tolerance = float(torch.finfo(vendor.dtype).eps)
     return Comparison(function, ops_mode, label, vendor_tier, patched_tier, equal, diff, tolerance * scale)
+
+
+def _same_bits(after: Any, before: Any) -> bool:
+    """Whether an argument still holds what it held (tensors: same shape, dtype and values, NaN included)."""
+    if not isinstance(after, torch.Tensor) or not isinstance(before, torch.Tensor):
+        return type(after) is type(before) and bool(after is before or after == before)
+    if after.shape != before.shape or after.dtype != before.dtype:
+        return False
+    if after.is_floating_point():
+        return bool(((after == before) | (after.isnan() & before.isnan())).all())
+    return torch.equal(after, before)
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names) or "none"
+
+
+def _ref_error(output: torch.Tensor | None, reference: torch.Tensor) -> float:
+    if output is None or output.shape != reference.shape:
+        return math.nan
+    return float((output.float() - reference).abs().max()) if output.numel() else 0.0
 
 
 # -- thresholds ---------------------------------------------------------
@@ -289,6 +390,9 @@ SHAPES = tuple(
 HALF_SHAPES = (Shape(128, 16, 2, 2, torch.float16), Shape(256, 16, 1, 6, torch.bfloat16))
 # One sequence's context per label: none, one full block, a ragged last block.
 TILE_BLOCKS = 32  # _BLOCKS_PER_TILE in the vendor's _forward_prefix_pytorch
+# Two groups of 8192 tokens (prefix-pregather's default max_gather_tokens), then 3 tiles and a
+# ragged one of 5 blocks, whose last block holds 7 tokens.
+LONG_CONTEXT = 2 * 8192 + 3 * TILE_BLOCKS * 16 + 4 * 16 + 7
 
 
 def _prefix_grid() -> Iterator[tuple[PrefixCase, str]]:
@@ -304,6 +408,10 @@ def _prefix_grid() -> Iterator[tuple[PrefixCase, str]]:
         if bs == 16 and shape.dtype == torch.float32 and shape.head_dim == 128:
             # Past one tile of context and of new tokens: both phases loop.
             batches.append(("two tiles each phase", [(TILE_BLOCKS + 1) * bs + 1], [TILE_BLOCKS * bs + 7]))
+        if bs == 16 and shape.head_dim == 256 and shape.num_kv_heads == 1:
+            # Past two gather groups of prefix-pregather's default 8192 tokens, with a ragged
+            # last group and tile; and a context of exactly one group beside it.
+            batches.append(("long contexts", [LONG_CONTEXT, 8192], [5, 3]))
         for label, contexts, queries in batches:
             case = make_prefix_case(contexts, queries, num_kv_heads=shape.num_kv_heads, gqa_ratio=shape.gqa_ratio,
                                     head_dim=shape.head_dim, block_size=bs, dtype=shape.dtype, seed=next(seed))

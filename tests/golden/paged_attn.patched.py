@@ -7,6 +7,15 @@
 #   * decode falls back to a PyTorch path for very long contexts, where the
 #     native V1 kernel runs out of shared memory.
 #   * V1 is forced: the native V2 kernel is not built for this card.
+#
+# Bring-up notes:
+#   2026-09  first drop: prefill moved off Triton after the card hung twice
+#            in the 8K-context soak test.
+#   2026-10  decode: PyTorch path past _PYTORCH_DECODE_THRESHOLD tokens
+#            (V1 failed to launch at 40K tokens in the long-context test).
+#            Context tiles of 32 blocks keep the prefill score matrix
+#            small enough for the 32 GB card.
+#   The file must stay importable on the base image's Python 3.10.
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 import sys
@@ -40,9 +49,14 @@ class PagedAttentionMetadata:
 
 
 class PagedAttention:
+    # Static helpers only: vllm's backends call PagedAttention.<op>(...)
+    # directly. Installed over vllm/attention/ops/paged_attn.py by
+    # patch_ops.sh; the copy at the root of the vendor tree is older and is
+    # not installed.
 
     @staticmethod
     def get_supported_head_sizes() -> List[int]:
+        # 256: Qwen3.x full-attention layers.
         return [64, 80, 96, 112, 120, 128, 192, 256]
 
     @staticmethod
@@ -60,6 +74,12 @@ class PagedAttention:
         num_kv_heads: int,
         head_size: int,
     ) -> Tuple[torch.Tensor, torch.Tensor]:
+        # The key cache packs x = 16 bytes of a head's dims together so the
+        # kernel reads keys with 16-byte loads:
+        #   key_cache   [num_blocks, kv_heads, head_size // x, block_size, x]
+        #   value_cache [num_blocks, kv_heads, head_size, block_size]
+        # (x = 8 for fp16/bf16, 4 for fp32). The PyTorch paths below undo
+        # this layout with permute + view.
         x = 16 // kv_cache.element_size()
         num_blocks = kv_cache.shape[1]
 
@@ -81,6 +101,9 @@ class PagedAttention:
         k_scale: float,
         v_scale: float,
     ) -> None:
+        # Native op (ixformer build); writes the new tokens' K/V into the
+        # slots the scheduler assigned. k_scale/v_scale only matter for fp8
+        # caches, which this card does not use.
         ops.reshape_and_cache(
             key,
             value,
@@ -106,6 +129,9 @@ class PagedAttention:
         Used when a context is too long for the native V1 kernel. Gathers
         the whole context of each sequence from the paged cache and runs a
         plain softmax in fp32, so memory grows with the context length.
+
+        Slow (one sequence at a time, no fused kernel), but it is only used
+        past _PYTORCH_DECODE_THRESHOLD tokens, where V1 cannot run at all.
         """
         num_seqs, num_heads, head_size = query.shape
         num_kv_heads = value_cache.shape[1]
@@ -167,7 +193,9 @@ class PagedAttention:
         blocksparse_block_size: int = 64,
         blocksparse_head_sliding_step: int = 0,
     ) -> torch.Tensor:
-        # max_seq_len is the scheduler's padded bound; look at the real one.
+        # max_seq_len is the scheduler's padded bound (under CUDA graphs it
+        # is the capture size, not the batch's); look at the real one, or
+        # every graph-captured batch would take the slow path.
         actual_max = int(seq_lens.max().item()) if seq_lens.numel() > 0 else max_seq_len
         if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:
             return PagedAttention._forward_decode_pytorch(
@@ -272,6 +300,16 @@ class PagedAttention:
         k_scale: float,
         v_scale: float,
     ) -> torch.Tensor:
+        # query/key/value: the new tokens of the whole batch, packed along the
+        #   first axis ([num_tokens, heads, head_dim]); key/value are already
+        #   written to key_cache/value_cache by write_to_paged_cache.
+        # block_tables: [batch, max_blocks], the physical blocks of each
+        #   sequence in token order (context first, then the new tokens).
+        # query_start_loc: [batch + 1], prefix sums of the query lengths.
+        # context_lens: [batch], tokens already cached before this step
+        #   (0 for a fresh prompt; > 0 with prefix caching or chunked
+        #   prefill).
+        #
         # BI-V100: context_attention_fwd (Triton) hangs the card, see the
         # NOTE at the top of this file. alibi_slopes and sliding_window are
         # not used by Qwen3.x and are ignored here.
@@ -303,6 +341,16 @@ class PagedAttention:
         # blocks and folded into an online softmax, so the full score
         # matrix of a 32K-token context is never materialised. Then the new
         # tokens attend to themselves with a causal mask.
+        #
+        # Online softmax, per query row: keep the running max m, the running
+        # sum l of exp(s - m) and the running output o = sum exp(s - m) v.
+        # For each new tile of scores s:
+        #   m_new = max(m, max(s))
+        #   corr  = exp(m - m_new)        (rescales what was summed so far)
+        #   l     = l * corr + sum(exp(s - m_new))
+        #   o     = o * corr + exp(s - m_new) @ v
+        # and at the end out = o / l. Everything is accumulated in fp32
+        # whatever the cache dtype.
         try:
             _BLOCKS_PER_TILE = 32
 
@@ -328,11 +376,16 @@ class PagedAttention:
                 k_i = key[q_start:q_end]     # [q_len, num_kv_heads, head_dim]
                 v_i = value[q_start:q_end]
 
-                # Query head h reads kv head h // gqa_ratio.
-                # [q_len, q_heads, d] -> [kv_heads, gqa, q_len, d], fp32
-                q_seq = (q_i.reshape(q_len, num_kv_heads, gqa_ratio, head_dim)
-                         .permute(1, 2, 0, 3)
-                         .float() * scale)
+                # Query head h reads kv head h // gqa_ratio, so splitting the
+                # head axis into (kv_heads, gqa) lines every query head up
+                # with its kv head.
+                # [q_len, q_heads, d] -> [q_heads, q_len, d]
+                #                     -> [kv_heads, gqa, q_len, d], fp32
+                # Scaled once here, so the score matmuls need no multiply.
+                q_seq = (q_i.permute(1, 0, 2)
+                         .float()
+                         .view(num_kv_heads, gqa_ratio, q_len, head_dim)
+                         .mul_(scale))
 
                 # Online softmax state: running max, running sum, output.
                 m = torch.full((num_kv_heads, gqa_ratio, q_len), float('-inf'),
@@ -350,6 +403,8 @@ class PagedAttention:
                 # ---- Phase 1: the cached context, tile by tile ----
                 if ctx_len > 0:
                     num_ctx_blocks = (ctx_len + block_size - 1) // block_size
+                    # Seen once with a stale block table after preemption:
+                    # warn and read what is there rather than index past it.
                     if num_ctx_blocks > block_tables.shape[1]:
                         print(f"[paged_attn WARNING] seq {i}: context of "
                               f"{ctx_len} tokens needs {num_ctx_blocks} "
@@ -358,32 +413,52 @@ class PagedAttention:
                               file=sys.stderr, flush=True)
                         num_ctx_blocks = block_tables.shape[1]
 
-                    # Gather the whole context of the sequence once, in the
-                    # layout the per-tile gathers produced: [tokens, kv_heads,
-                    # head_dim]. Each tile below slices it instead of indexing
-                    # the cache again (patch prefix-pregather).
-                    ctx_blk_ids = block_tables[i, :num_ctx_blocks]
-                    k_ctx = (key_cache[ctx_blk_ids]
-                             .permute(0, 3, 1, 2, 4)
-                             .contiguous()
-                             .view(-1, num_kv_heads, head_dim))
-                    v_ctx = (value_cache[ctx_blk_ids]
-                             .permute(0, 3, 1, 2)
-                             .contiguous()
-                             .view(-1, num_kv_heads, head_dim))
+                    # Gather the context in groups of whole tiles of at most
+                    # max_gather_tokens tokens (0: the whole context in one group),
+                    # one gather per group; each tile slices its group. Same elements
+                    # in the same layout as per-tile gathers, so the same bits; the
+                    # extra memory is one group, whatever the context length (patch
+                    # prefix-pregather).
+                    max_gather_tokens = 8192
+                    if max_gather_tokens > 0:
+                        grp_tiles = max(1, max_gather_tokens // (_BLOCKS_PER_TILE * block_size))
+                        grp_blks = grp_tiles * _BLOCKS_PER_TILE
+                    else:
+                        grp_blks = num_ctx_blocks
+                    k_grp = v_grp = None
 
+                    # print(f"[paged_attn DEBUG] seq {i} ctx {ctx_len} "
+                    #       f"blocks {num_ctx_blocks} q_len {q_len}")
+                    # NOTE: gather per tile, not the whole context at once:
+                    # the whole-context version ran the card out of memory at
+                    # 64K context with several prefills in flight.
                     for tile_blk in range(0, num_ctx_blocks, _BLOCKS_PER_TILE):
                         blk_end = min(tile_blk + _BLOCKS_PER_TILE, num_ctx_blocks)
                         blk_ids = block_tables[i, tile_blk:blk_end]
+                        if tile_blk % grp_blks == 0:
+                            # First tile of a group: drop the previous group, then
+                            # gather this one as [tokens, kv_heads, head_dim].
+                            k_grp = v_grp = None
+                            grp_blk = tile_blk
+                            grp_end = min(grp_blk + grp_blks, num_ctx_blocks)
+                            grp_ids = block_tables[i, grp_blk:grp_end]
+                            k_grp = (key_cache[grp_ids]
+                                     .permute(0, 3, 1, 2, 4)
+                                     .contiguous()
+                                     .view(-1, num_kv_heads, head_dim))
+                            v_grp = (value_cache[grp_ids]
+                                     .permute(0, 3, 1, 2)
+                                     .contiguous()
+                                     .view(-1, num_kv_heads, head_dim))
 
                         # key_cache: [blocks, kv_heads, head_dim // x, block_size, x]
                         # Move block_size next to the block axis so that the
                         # flat view lists tokens in order.
-                        k_tile = k_ctx[tile_blk * block_size:blk_end * block_size]
+                        k_tile = k_grp[(tile_blk - grp_blk) * block_size:(blk_end - grp_blk) * block_size]
                         # -> [tile_tokens, kv_heads, head_dim]
 
                         # value_cache: [blocks, kv_heads, head_dim, block_size]
-                        v_tile = v_ctx[tile_blk * block_size:blk_end * block_size]
+                        v_tile = v_grp[(tile_blk - grp_blk) * block_size:(blk_end - grp_blk) * block_size]
                         # -> [tile_tokens, kv_heads, head_dim]
 
                         # The last block of the context is usually partial.
@@ -412,10 +487,13 @@ class PagedAttention:
                         o.mul_(_corr.unsqueeze(-1)).add_(
                             torch.matmul(exp_s, v_t))
                         del exp_s, v_t
+                    del k_grp, v_grp  # the last group is not needed past the context
 
                 # ---- Phase 2: the new tokens, causal ----
                 # Every row sees key 0 of the first tile, so m is finite
                 # after it and fully masked rows of later tiles add zero.
+                # Same tile size as phase 1, so one tile's scores stay at
+                # [kv_heads, gqa, q_len, tile_sz] however long the chunk.
                 for kc_start in range(0, q_len, tile_sz):
                     kc_end = min(kc_start + tile_sz, q_len)
                     k_t = k_i[kc_start:kc_end].permute(1, 0, 2).unsqueeze(1).transpose(-2, -1).float()
@@ -443,6 +521,7 @@ class PagedAttention:
                     del exp_s, v_t
 
                 # ---- Finalise ----
+                # l > 0 for every row: each row sees at least its own token.
                 o.div_(l.unsqueeze(-1))
                 # [kv_heads, gqa, q_len, d] -> [q_len, num_q_heads, d]
                 output[q_start:q_end] = (o.permute(2, 0, 1, 3)
@@ -452,9 +531,19 @@ class PagedAttention:
 
             return output
         except Exception:
+            # Keep the shapes next to the traceback: the server log is often
+            # all there is after a crash on the card.
             print("[paged_attn ERROR] _forward_prefix_pytorch failed "
                   f"(query={tuple(query.shape)}, key_cache="
                   f"{tuple(key_cache.shape)}):", file=sys.stderr, flush=True)
+            try:
+                print(f"[paged_attn ERROR]   value_cache={tuple(value_cache.shape)} "
+                      f"block_tables={tuple(block_tables.shape)} "
+                      f"context_lens={context_lens.tolist()} "
+                      f"query_start_loc={query_start_loc.tolist()}",
+                      file=sys.stderr, flush=True)
+            except Exception:
+                pass
             traceback.print_exc()
             raise
 
@@ -464,6 +553,8 @@ class PagedAttention:
         dst_kv_cache: torch.Tensor,
         src_to_dst: torch.Tensor,
     ) -> None:
+        # Used for swapping blocks between GPU and CPU under preemption;
+        # unchanged from upstream.
         src_key_cache = src_kv_cache[0]
         dst_key_cache = dst_kv_cache[0]
         ops.swap_blocks(src_key_cache, dst_key_cache, src_to_dst)
@@ -477,6 +568,8 @@ class PagedAttention:
         kv_caches: List[torch.Tensor],
         src_to_dists: torch.Tensor,
     ) -> None:
+        # Copy-on-write of shared prefix blocks (beam search, parallel
+        # sampling); unchanged from upstream.
         key_caches = [kv_cache[0] for kv_cache in kv_caches]
         value_caches = [kv_cache[1] for kv_cache in kv_caches]
         ops.copy_blocks(key_caches, value_caches, src_to_dists)
