@@ -18,7 +18,7 @@ RULE = "no-triton-kernels"
 HANG = "a hang cannot be caught by try/except"
 SCRIPT = "qwen3_6_scripts/patch_ops.sh"
 PREFIX_RETURN = "        return PagedAttention._forward_prefix_pytorch(\n"
-DECODE_START = "        # max_seq_len is the scheduler's padded bound; look at the real one.\n"
+DECODE_START = "        actual_max = int(seq_lens.max().item()) if seq_lens.numel() > 0 else max_seq_len\n"
 ORIGINAL_IMPORTS = "from vllm import _custom_ops as ops\n"
 OPS = "/usr/local/corex/lib/python3/dist-packages/vllm/attention/ops"
 

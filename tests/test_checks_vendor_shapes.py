@@ -82,10 +82,10 @@ def test_a_diagnostics_version_with_env_flags_and_validation_helpers_passes(cli,
         "        raise RuntimeError(\"block table points past the cache\")\n\n\n"
         "def _log_triton_disabled():\n"
         "    _log_once(\"triton\", \"Triton prefill stays off on BI-V100\")\n"))
-    _edit(vendor_copy, "        # max_seq_len is the scheduler's padded bound; look at the real one.\n", (
+    _edit(vendor_copy, "        actual_max = int(seq_lens.max().item()) if seq_lens.numel() > 0 else max_seq_len\n", (
         "        if _PA_DEBUG:\n"
         "            _validate_block_tables(block_tables, key_cache.shape[0])\n"
-        "        # max_seq_len is the scheduler's padded bound; look at the real one.\n"))
+        "        actual_max = int(seq_lens.max().item()) if seq_lens.numel() > 0 else max_seq_len\n"))
     _edit(vendor_copy, "        return PagedAttention._forward_prefix_pytorch(\n",
           "        _log_triton_disabled()\n        return PagedAttention._forward_prefix_pytorch(\n")
     assert _verdict(cli, make_zip(vendor_copy)) == (0, ["note v2-needs-fallback"])

@@ -337,7 +337,7 @@ def test_keep_going_shows_what_the_other_patches_change_then_the_failure(tmp_pat
     diff = result.stdout
     assert "#   prefix-pregather" in diff and "#   prefix-buffer-reuse" in diff
     assert "three-tier-decode" not in diff and "use_v2" not in diff
-    assert any(line.startswith("+") and "k_ctx = (key_cache[ctx_blk_ids]" in line for line in diff.splitlines())
+    assert any(line.startswith("+") and "k_grp = (key_cache[grp_ids]" in line for line in diff.splitlines())
     [error] = [line for line in result.stderr.splitlines() if "patch three-tier-decode" in line]
     assert error.startswith(f"error: {SHIPPED}: patch three-tier-decode: step 2 (replace): expected ")
     assert "; closest: lines " in error
