@@ -127,7 +127,7 @@ def build(output: Path, seed: int = SEED) -> Path:
     try:
         with zipfile.ZipFile(temp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             names = [f"{TOP}/{name}" for name in files]
-            entries = [(name, None) for name in scale._with_folders(names)]
+            entries: list[tuple[str, Member | None]] = [(name, None) for name in scale._with_folders(names)]
             entries += [(f"{TOP}/{m.name}", m) for m in files.values()]
             for name, member in sorted(entries, key=lambda e: e[0]):
                 if member is None:
