@@ -16,12 +16,12 @@ from .archive.tree import SourceTree
 from .errors import PatcherError
 from .patchset.model import PatchSet
 from .patchset.cache import cached_patch_source
-from .patchset.runner import FileOutcome
 from .shipping import MirrorGroup, ShipPlan, find_mirrors, line_endings_only, plan_shipping
 from .shipping.dockerignore import DOCKERIGNORE
 
 if TYPE_CHECKING:
     from .checks import CheckResult, Policy
+    from .patchset.runner import FileOutcome
 
 MANIFEST = "patcher-manifest.json"
 

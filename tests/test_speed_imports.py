@@ -53,6 +53,16 @@ def test_read_only_commands_load_no_heavy_library(tmp_path: Path, vendor_zip: Pa
     assert _run(tmp_path, command, vendor_zip) == {"exit": exit_code, "heavy": []}
 
 
+def test_check_renders_no_patch(tmp_path: Path, vendor_zip: Path) -> None:
+    # check needs the patches' targets only (install-fails-loudly). The
+    # rules themselves decide whether it parses with libcst, so only the
+    # loader's libraries are asserted here. The vendor's own V2 branch fails
+    # v2-needs-fallback: exit 1.
+    report = _run(tmp_path, "check", vendor_zip)
+    assert report["exit"] == 1
+    assert not {"jinja2", "git"} & set(report["heavy"])  # type: ignore[arg-type]
+
+
 def test_the_probe_sees_heavy_libraries_when_they_load(tmp_path: Path, vendor_zip: Path) -> None:
     # apply parses and renders: if the wrapper reported nothing here, the test above would prove nothing.
     report = _run(tmp_path, "apply", vendor_zip, "-o", tmp_path / "out.tar.gz")
