@@ -23,7 +23,7 @@ from typing import Iterator, Mapping, Sequence, Union
 
 import libcst as cst
 
-from ..syntax import child_nodes, field_names, may_hold_blocks
+from ..syntax import child_nodes, field_names, is_node, may_hold_blocks
 
 # `$` cannot appear in Python outside strings, so a metavariable can be turned
 # into a reserved identifier before parsing and recognised afterwards.
@@ -74,15 +74,17 @@ def _metavariable(node: cst.CSTNode, prefix: str) -> str | None:
     # A metavariable standing for a statement is parsed as a bare name in an
     # expression statement; one standing for a run of arguments or elements
     # as a bare positional argument or element.
-    if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
+    # Exact types: every libcst node class is an ABC, and isinstance() against
+    # one runs Python code; matching asks this for every node it compares.
+    if type(node) is cst.SimpleStatementLine and len(node.body) == 1:
         node = node.body[0]
-    if isinstance(node, cst.Expr):
+    if type(node) is cst.Expr:
         node = node.value
-    elif prefix == _SEQUENCE and isinstance(node, cst.Arg) and node.keyword is None and not node.star:
+    elif prefix == _SEQUENCE and type(node) is cst.Arg and node.keyword is None and not node.star:
         node = node.value
-    elif prefix == _SEQUENCE and isinstance(node, cst.Element):
+    elif prefix == _SEQUENCE and type(node) is cst.Element:
         node = node.value
-    if isinstance(node, cst.Name) and node.value.startswith(prefix) and node.value.endswith("__"):
+    if type(node) is cst.Name and node.value.startswith(prefix) and node.value.endswith("__"):
         return node.value[len(prefix) : -2]
     return None
 
@@ -151,18 +153,18 @@ def describe_syntax_error(error: cst.ParserSyntaxError) -> str:
 
 def match(pattern: object, node: object, bindings: Bindings = EMPTY) -> Bindings | None:
     """Return the bindings that make ``pattern`` match ``node``, or None."""
-    if isinstance(pattern, cst.CSTNode):
+    if is_node(pattern):
         name = single_metavariable(pattern)
-        if name is not None and isinstance(node, cst.CSTNode):
+        if name is not None and is_node(node):
             return _bind(bindings, name, node)
-        if not isinstance(node, cst.CSTNode):
+        if not is_node(node):
             return None
-        if isinstance(pattern, cst.BaseSuite) and isinstance(node, cst.BaseSuite):
-            return match_sequence(_suite_units(pattern), _suite_units(node), bindings)
+        if type(pattern) in _SUITES and type(node) in _SUITES:
+            return match_sequence(_suite_units(pattern), _suite_units(node), bindings)  # type: ignore[arg-type]
         if type(pattern) is not type(node):
             return None
-        if isinstance(pattern, cst.Call) and isinstance(node, cst.Call):
-            bindings = _bind_call_layout(pattern, node, bindings)
+        if type(pattern) is cst.Call:
+            bindings = _bind_call_layout(pattern, node, bindings)  # type: ignore[arg-type]
         literal = _literal_equal(pattern, node)
         if literal is not None:
             return bindings if literal else None
@@ -190,11 +192,11 @@ def match_sequence(
     if not patterns:
         return bindings if not nodes else None
     first = patterns[0]
-    name = sequence_metavariable(first) if isinstance(first, cst.CSTNode) else None
+    name = sequence_metavariable(first) if is_node(first) else None
     if name is not None:
         # Shortest run first: later patterns in the sequence anchor the rest.
         for length in range(len(nodes) + 1):
-            run = tuple(n for n in nodes[:length] if isinstance(n, cst.CSTNode))
+            run = tuple(n for n in nodes[:length] if is_node(n))
             bound = _bind(bindings, name, run)
             if bound is None:
                 continue
@@ -242,6 +244,9 @@ def layout_key(name: str) -> str:
     return f"{name}:layout"
 
 
+_SUITES = (cst.IndentedBlock, cst.SimpleStatementSuite)  # every BaseSuite
+
+
 def _suite_units(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
     # `if x: return y` and its indented form are the same code: compare both
     # as statement lines (keeping each line whole keeps its comments with it).
@@ -253,7 +258,7 @@ def _suite_units(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
 
 def _literal_equal(pattern: cst.CSTNode, node: cst.CSTNode) -> bool | None:
     # 'a' == "a" and 0x10 == 16: compare literal values, not their spelling.
-    if isinstance(pattern, (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary)):
+    if type(pattern) in _LITERALS:
         try:
             return bool(
                 ast.literal_eval(pattern.value) == ast.literal_eval(node.value)  # type: ignore[attr-defined]
@@ -261,6 +266,9 @@ def _literal_equal(pattern: cst.CSTNode, node: cst.CSTNode) -> bool | None:
         except (ValueError, SyntaxError):
             return pattern.value == node.value  # type: ignore[attr-defined]
     return None
+
+
+_LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary)
 
 
 # --------------------------------------------------------------------------- searching
