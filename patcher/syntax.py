@@ -78,14 +78,16 @@ def ancestor_ids(
     A visitor that enters only these nodes (``on_visit`` returning False
     elsewhere) still sees every target, but libcst rebuilds just the path
     to each one instead of the whole module. ENTER, if given, says which
-    nodes can hold a target at all; the search skips the rest.
+    nodes can hold a target at all; the search skips the rest. Targets are
+    code: whitespace, comments and punctuation (the layout fields) are not
+    searched, which halves the nodes a search visits.
     """
     found: set[int] = set()
 
     def walk(node: cst.CSTNode) -> bool:
         holds = False
         if enter is None or enter(node):
-            for child in child_nodes(node):
+            for child in child_nodes(node, code_only=True):
                 if walk(child) or is_target(child):
                     holds = True
         if holds:

@@ -326,11 +326,13 @@ def _match_at(
 
 
 def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    if isinstance(scope, (cst.Module, cst.IndentedBlock)):
+    # Blocks sit in code fields only, under compound statements only: the
+    # search enters nothing else (exact types, as in _metavariable).
+    if type(scope) in (cst.Module, cst.IndentedBlock):
         yield scope
     if not may_hold_blocks(scope):
         return
-    for child in child_nodes(scope):
+    for child in child_nodes(scope, code_only=True):
         yield from _blocks(child)
 
 

@@ -33,7 +33,7 @@ def _definitions(node: cst.CSTNode) -> list[cst.FunctionDef | cst.ClassDef]:
     # Nor inside an expression or a simple statement: those are not entered.
     found: list[cst.FunctionDef | cst.ClassDef] = []
     body = node.body if type(node) in _DEFINITIONS else node  # type: ignore[attr-defined]
-    for child in child_nodes(body):
+    for child in child_nodes(body, code_only=True):
         if type(child) in _DEFINITIONS:
             found.append(child)  # type: ignore[arg-type]
         elif may_hold_blocks(child):
