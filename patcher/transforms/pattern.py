@@ -287,11 +287,12 @@ class StatementMatch:
 def find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatch]:
     """Find every non-overlapping run of statements in ``scope`` that matches."""
     found: list[StatementMatch] = []
+    first = pattern.statements[0]
     for block in _blocks(scope):
         body = list(block.body)  # type: ignore[attr-defined]
         start = 0
         while start < len(body):
-            hit = _match_at(pattern.statements, body, start)
+            hit = _match_at(pattern.statements, body, start) if _may_start(first, body[start]) else None
             if hit is None:
                 start += 1
                 continue
@@ -299,6 +300,37 @@ def find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatch
             found.append(StatementMatch(block, start, end, bindings))
             start = max(end, start + 1)
     return found
+
+
+def _may_start(pattern: cst.BaseStatement, node: cst.BaseStatement) -> bool:
+    """Whether NODE can match the pattern statement PATTERN, judged on node types and assigned names.
+
+    A necessary condition, far cheaper than match(): most statements of a
+    scope differ from a pattern's first one in kind or in the name they
+    assign, and the search skips them without matching.
+    """
+    if single_metavariable(pattern) is not None or sequence_metavariable(pattern) is not None:
+        return True
+    if type(pattern) is not type(node):
+        return False
+    if type(pattern) is not cst.SimpleStatementLine or type(node) is not cst.SimpleStatementLine:
+        return True
+    small, other = pattern.body, node.body
+    if any(single_metavariable(p) is not None or sequence_metavariable(p) is not None for p in small):
+        return True  # `$X; ...` may take any statement, `$...X` any number of them
+    if len(small) != len(other):
+        return False
+    for p, n in zip(small, other):
+        if type(p) is not type(n):
+            return False
+        if type(p) is cst.Assign and type(n) is cst.Assign:
+            if len(p.targets) != len(n.targets):
+                return False
+            name, found = p.targets[0].target, n.targets[0].target
+            if type(name) is cst.Name and single_metavariable(name) is None:
+                if type(found) is not cst.Name or found.value != name.value:
+                    return False
+    return True
 
 
 def _match_at(
