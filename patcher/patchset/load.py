@@ -57,7 +57,7 @@ def load_patch_set(
     return PatchSet(directory=directory, patches=patches, commit=commit)
 
 
-def load_outline(directory: Path, *, commit: str | None = None) -> SeriesOutline:
+def load_outline(directory: Path) -> SeriesOutline:
     """Read which file each patch targets, checking the series and each file's keys but rendering nothing.
 
     For commands that only read the vendor tree (``verify-sync``,
@@ -68,8 +68,7 @@ def load_outline(directory: Path, *, commit: str | None = None) -> SeriesOutline
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
         raise PatchSetError(f"patch id '{sorted(duplicates)[0]}' is used twice in the series", where=str(directory))
-    return SeriesOutline(directory=directory, patches=tuple((str(d["id"]), str(d["target"])) for _, d in raw),
-                         commit=commit)
+    return SeriesOutline(directory=directory, patches=tuple((str(d["id"]), str(d["target"])) for _, d in raw))
 
 
 def series_files(directory: Path) -> list[Path]:

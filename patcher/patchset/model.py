@@ -102,7 +102,6 @@ class SeriesOutline:
 
     directory: Path
     patches: tuple[tuple[str, str], ...]  # (patch id, target), in series order
-    commit: str | None = None
 
     def ids_for(self, target: str) -> tuple[str, ...]:
         """The ids of the patches of one target file, in series order."""
