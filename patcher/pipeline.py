@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Mapping
 
-from .archive import OutputFile, OutputFormat, write_output
+from .archive import OutputFile
 from .archive.tree import SourceTree
 from .errors import PatcherError
 from .patchset.model import PatchSet
@@ -136,6 +136,8 @@ def write(build: Build, output: Path, manifest: bytes, *, force: bool = False,
 
     ``progress`` is told the content bytes written so far and the total.
     """
+    from .archive import OutputFormat, write_output  # the writers load only when something is written
+
     if build.failed:
         raise PatcherError("refusing to write: a patch did not apply")
     fmt = OutputFormat.for_path(output)

@@ -29,7 +29,8 @@ try:
 except SystemExit as exit:
     code = exit.code
 heavy = sorted({name.split(".")[0] for name in sys.modules} & set(HEAVY))
-print(json.dumps({"exit": code, "heavy": heavy}), file=sys.__stderr__)
+writer = "patcher.archive.writer" in sys.modules
+print(json.dumps({"exit": code, "heavy": heavy, "writer": writer}), file=sys.__stderr__)
 """
 
 
@@ -50,7 +51,7 @@ def _run(tmp_path: Path, *args: object, cache: Path | None = None) -> dict[str, 
 def test_read_only_commands_load_no_heavy_library(tmp_path: Path, vendor_zip: Path, command: str,
                                                   exit_code: int) -> None:
     # The demo zip's root paged_attn.py has drifted: verify-sync exits 1 on it.
-    assert _run(tmp_path, command, vendor_zip) == {"exit": exit_code, "heavy": []}
+    assert _run(tmp_path, command, vendor_zip) == {"exit": exit_code, "heavy": [], "writer": False}
 
 
 def test_check_renders_no_patch(tmp_path: Path, vendor_zip: Path) -> None:
@@ -61,6 +62,14 @@ def test_check_renders_no_patch(tmp_path: Path, vendor_zip: Path) -> None:
     report = _run(tmp_path, "check", vendor_zip)
     assert report["exit"] == 1
     assert not {"jinja2", "git"} & set(report["heavy"])  # type: ignore[arg-type]
+    assert report["writer"] is False
+
+
+def test_diff_loads_no_archive_writer_and_no_git(tmp_path: Path, vendor_zip: Path) -> None:
+    report = _run(tmp_path, "diff", "--no-color", vendor_zip)
+    assert report["exit"] == 0
+    assert "git" not in report["heavy"]  # type: ignore[operator]
+    assert report["writer"] is False
 
 
 def test_the_probe_sees_heavy_libraries_when_they_load(tmp_path: Path, vendor_zip: Path) -> None:
@@ -68,6 +77,7 @@ def test_the_probe_sees_heavy_libraries_when_they_load(tmp_path: Path, vendor_zi
     report = _run(tmp_path, "apply", vendor_zip, "-o", tmp_path / "out.tar.gz")
     assert report["exit"] == 0
     assert {"libcst", "jinja2"} <= set(report["heavy"])  # type: ignore[arg-type]
+    assert report["writer"] is True
 
 
 def test_read_only_commands_need_only_the_targets_of_the_patches(tmp_path: Path, vendor_zip: Path) -> None:
