@@ -62,8 +62,8 @@ def build(output: Path) -> Path:
     temp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     try:
         with zipfile.ZipFile(temp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            folders = [(name, None, False) for name in _with_folders([m[0] for m in members])]
-            for name, data, executable in sorted(folders + members, key=lambda m: m[0]):
+            folders: list[tuple[str, bytes | None, bool]] = [(name, None, False) for name in _with_folders([m[0] for m in members])]
+            for name, data, executable in sorted([*folders, *members], key=lambda m: m[0]):
                 if data is None:
                     archive.writestr(_folder_info(name), b"")
                 else:

@@ -11,17 +11,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Mapping
 
-from .archive import OutputFile, OutputFormat, write_output
+from .archive import OutputFile
 from .archive.tree import SourceTree
 from .errors import PatcherError
 from .patchset.model import PatchSet
 from .patchset.cache import cached_patch_source
-from .patchset.runner import FileOutcome
 from .shipping import MirrorGroup, ShipPlan, find_mirrors, line_endings_only, plan_shipping
 from .shipping.dockerignore import DOCKERIGNORE
 
 if TYPE_CHECKING:
     from .checks import CheckResult, Policy
+    from .patchset.runner import FileOutcome
 
 MANIFEST = "patcher-manifest.json"
 
@@ -147,6 +147,8 @@ def write(build: Build, output: Path, manifest: bytes, *, force: bool = False,
 
     ``progress`` is told the content bytes written so far and the total.
     """
+    from .archive import OutputFormat, write_output  # the writers load only when something is written
+
     if build.failed:
         raise PatcherError("refusing to write: a patch did not apply")
     fmt = OutputFormat.for_path(output)

@@ -8,7 +8,7 @@ and checking a 500-line module cheap.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterator
+from typing import Callable, Iterator, TypeGuard
 
 import libcst as cst
 
@@ -41,15 +41,29 @@ def field_names(node: cst.CSTNode, *, code_only: bool = False) -> tuple[str, ...
     return names
 
 
+def is_node(value: object) -> TypeGuard[cst.CSTNode]:
+    """Whether VALUE is a libcst node (as ``isinstance(value, cst.CSTNode)``, cached per type)."""
+    # CSTNode is an ABC: isinstance() against it runs Python code on every
+    # call, and walks and matches ask it hundreds of thousands of times.
+    kind = type(value)
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
+_NODE_TYPES: dict[type, bool] = {}
+
+
 def child_nodes(node: cst.CSTNode, *, code_only: bool = False) -> Iterator[cst.CSTNode]:
     """The direct children of ``node``; with ``code_only``, none of its layout."""
     for name in field_names(node, code_only=code_only):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if is_node(value):
             yield value
         elif isinstance(value, (list, tuple)):
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if is_node(item):
                     yield item
 
 
@@ -64,14 +78,16 @@ def ancestor_ids(
     A visitor that enters only these nodes (``on_visit`` returning False
     elsewhere) still sees every target, but libcst rebuilds just the path
     to each one instead of the whole module. ENTER, if given, says which
-    nodes can hold a target at all; the search skips the rest.
+    nodes can hold a target at all; the search skips the rest. Targets are
+    code: whitespace, comments and punctuation (the layout fields) are not
+    searched, which halves the nodes a search visits.
     """
     found: set[int] = set()
 
     def walk(node: cst.CSTNode) -> bool:
         holds = False
         if enter is None or enter(node):
-            for child in child_nodes(node):
+            for child in child_nodes(node, code_only=True):
                 if walk(child) or is_target(child):
                     holds = True
         if holds:
@@ -84,7 +100,14 @@ def ancestor_ids(
 
 def may_hold_blocks(node: cst.CSTNode) -> bool:
     """Whether an IndentedBlock can sit below NODE (never inside an expression or a simple statement)."""
-    return not isinstance(node, _NO_BLOCKS_BELOW)
+    kind = type(node)
+    known = _HOLDS_BLOCKS.get(kind)
+    if known is None:  # cached per type, as in is_node
+        known = _HOLDS_BLOCKS[kind] = not issubclass(kind, _NO_BLOCKS_BELOW)
+    return known
+
+
+_HOLDS_BLOCKS: dict[type, bool] = {}
 
 
 _NO_BLOCKS_BELOW = (

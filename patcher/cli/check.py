@@ -8,7 +8,7 @@ import click
 
 from ..report import CheckReport
 from .errors import handle_errors
-from .options import allow_options, load_patches, load_policy_for, patches_option, verbose_option
+from .options import allow_options, load_outline, load_policy_for, patches_option, verbose_option
 
 EPILOG = (
     "PATH is a vendor zip, a folder, a build context apply wrote (.tar.gz/.tgz/.tar), or one .py file."
@@ -42,7 +42,7 @@ def check_command(path: Path, fmt: str, patches_dir: Path | None, allow: tuple[s
 
     single_file = path.suffix == ".py" and path.is_file()
     # A single file needs only the policy; a tree also the patch set's targets (install-fails-loudly).
-    patch_set = None if single_file else load_patches(patches_dir, ())
+    patch_set = None if single_file else load_outline(patches_dir)
     policy = load_policy_for(patch_set.directory if patch_set else patches_dir or default_patches_dir())
     allowed = parse_allowed(allow, reasons, policy)
     result = check_path(path, policy, targets=patch_set.targets if patch_set else (), allowed=allowed)

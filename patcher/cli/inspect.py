@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .errors import handle_errors
-from .options import input_argument, load_patches, patches_option, verbose_option
+from .options import input_argument, load_outline, patches_option, verbose_option
 
 EPILOG = (
     "The report goes to stdout; warnings (an install script that would hide a failed copy of a patched "
@@ -32,7 +32,7 @@ def inspect_command(source: Path, fmt: str, strict: bool, patches_dir: Path | No
     from ..archive import open_source
     from ..review.inspect import inspect_tree, lines, to_json
 
-    patch_set = load_patches(patches_dir, ())
+    patch_set = load_outline(patches_dir)
     with open_source(source) as tree:
         inspection = inspect_tree(tree, patch_set)
     if fmt == "json":

@@ -10,7 +10,7 @@ import click
 if TYPE_CHECKING:
     from ..archive.limits import Limits
     from ..checks import Policy
-    from ..patchset import PatchSet
+    from ..patchset import PatchSet, SeriesOutline
 
 patches_option = click.option(
     "--patches",
@@ -50,6 +50,22 @@ def load_patches(patches_dir: Path | None, overrides: tuple[str, ...]) -> PatchS
         templates=templates_dir_for(directory),
         commit=describe_commit(directory),
     )
+
+
+def load_outline(patches_dir: Path | None) -> SeriesOutline:
+    """Read which file each patch targets, as load_patches finds the set, without rendering it.
+
+    Commands that only read the vendor tree use this: it imports neither
+    Jinja2 nor libcst, and a patch whose steps do not build does not stop them.
+    """
+    from ..errors import PatchSetError
+    from ..patchset.load import load_outline as read_outline
+    from ..resources import default_patches_dir
+
+    directory = patches_dir or default_patches_dir()
+    if not directory.is_dir():
+        raise PatchSetError("no such patch set folder", where=str(directory))
+    return read_outline(directory)
 
 
 def limit_options(command: Callable[..., Any]) -> Callable[..., Any]:

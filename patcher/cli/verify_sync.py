@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .errors import handle_errors
-from .options import input_argument, load_patches, patches_option, verbose_option
+from .options import input_argument, load_outline, patches_option, verbose_option
 
 EPILOG = (
     "Groups: for each file the patch set targets, the copy the image ships and the same-named file at the "
@@ -37,7 +37,7 @@ def verify_sync_command(source: Path, show_diff: bool, fmt: str, config: Path | 
     from ..archive import open_source
     from ..review.sync import check_sync, copy_diff, load_config
 
-    patch_set = load_patches(patches_dir, ())
+    patch_set = load_outline(patches_dir)
     with open_source(source) as tree:
         declared, config_name = load_config(tree, config)
         report = check_sync(tree, patch_set, declared, config_name)

@@ -32,15 +32,16 @@ import secrets
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping, Sequence
-
-import libcst as cst
-from libcst._version import __version__ as LIBCST_VERSION
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .. import __version__
-from ..transforms.pattern import Pattern
-from .model import Patch
-from .runner import FileOutcome, PatchOutcome, patch_source
+
+if TYPE_CHECKING:
+    from .model import Patch
+    from .runner import FileOutcome
+
+# libcst and the runner are imported by the functions that use them: a
+# command that imports the pipeline only to read a tree (check) loads neither.
 
 FORMAT = 2  # 2: outcomes carry their diagnostic and fingerprints
 _KEEP = 512  # entries kept; the oldest beyond this are removed when one is written
@@ -76,7 +77,16 @@ def cached_patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> F
     return outcome
 
 
+def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome:
+    """Run the series on one file: the runner's ``patch_source``, imported when first needed (it loads libcst)."""
+    from .runner import patch_source as run
+
+    return run(path, source, patches)
+
+
 def _key(source: bytes, patches: Sequence[Patch]) -> str | None:
+    from libcst._version import __version__ as LIBCST_VERSION
+
     try:
         rendered = json.dumps([fingerprint(p) for p in patches], sort_keys=True)
     except TypeError:
@@ -88,6 +98,10 @@ def _key(source: bytes, patches: Sequence[Patch]) -> str | None:
 
 def fingerprint(value: Any) -> Any:
     """Describe VALUE as JSON-ready data that changes whenever it does; TypeError if unknown."""
+    import libcst as cst
+
+    from ..transforms.pattern import Pattern
+
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, enum.Enum):
@@ -123,6 +137,8 @@ def _code_digest() -> str:
 
 
 def _read(entry: Path, key: str, path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome | None:
+    from .runner import FileOutcome, PatchOutcome, Status
+
     try:
         raw = entry.read_bytes()
     except OSError:

@@ -5,21 +5,21 @@ from __future__ import annotations
 import difflib
 import sys
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - the image-side tool may run on 3.10
     import tomli as tomllib
 
-import jinja2
-
 from ..errors import PatchSetError
-from ..transforms import OPERATIONS
-from ..transforms.base import ConfigError, parse_pattern
-from ..transforms.pattern import PatternSyntaxError
-from .model import PARAM_TYPES, AppliedMarker, Example, Param, Patch, PatchSet
-from .templates import TemplateFailure, make_environment, render
+from .model import PARAM_TYPES, AppliedMarker, Example, Param, Patch, PatchSet, SeriesOutline
+
+if TYPE_CHECKING:
+    import jinja2
+
+# Rendering (Jinja2) and building steps (libcst) are imported where they are
+# used: commands that only need the outline of the series load neither.
 
 SERIES = "series"
 PATCH_KEYS = frozenset({
@@ -42,6 +42,8 @@ def load_patch_set(
 
     ``templates`` defaults to the folder beside ``directory``.
     """
+    from .templates import make_environment
+
     # Only the patch set's own templates: a template missing from it must not
     # be found in the tool's folder by accident.
     env = make_environment(templates or directory.parent / "templates")
@@ -53,6 +55,20 @@ def load_patch_set(
     if duplicates:
         raise PatchSetError(f"patch id '{sorted(duplicates)[0]}' is used twice in the series", where=str(directory))
     return PatchSet(directory=directory, patches=patches, commit=commit)
+
+
+def load_outline(directory: Path) -> SeriesOutline:
+    """Read which file each patch targets, checking the series and each file's keys but rendering nothing.
+
+    For commands that only read the vendor tree (``verify-sync``,
+    ``inspect``): they need the targets, not the steps.
+    """
+    raw = [read_patch_file(path) for path in series_files(directory)]
+    ids = [str(data["id"]) for _, data in raw]
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise PatchSetError(f"patch id '{sorted(duplicates)[0]}' is used twice in the series", where=str(directory))
+    return SeriesOutline(directory=directory, patches=tuple((str(d["id"]), str(d["target"])) for _, d in raw))
 
 
 def series_files(directory: Path) -> list[Path]:
@@ -161,6 +177,10 @@ def _parse_value(param: Param, text: str, where: str) -> Any:
 def build_patch(path: Path, data: Mapping[str, Any], env: jinja2.Environment,
                 overrides: Mapping[str, Any]) -> Patch:
     """Render a patch's patterns and code with its parameter values and build its steps."""
+    from ..transforms import OPERATIONS
+    from ..transforms.base import ConfigError
+    from .templates import TemplateFailure, render
+
     params = parse_params(path, data)
     values = {p.name: p.default for p in params} | dict(overrides)
 
@@ -197,6 +217,8 @@ def build_patch(path: Path, data: Mapping[str, Any], env: jinja2.Environment,
 
 def _markers(path: Path, data: Mapping[str, Any], key: str, render_value: Any) -> tuple[AppliedMarker, ...]:
     """Read a list of patterns, each a string or a table with 'pattern' and 'scope'."""
+    from ..transforms.base import ConfigError, parse_pattern
+
     markers = []
     entries = data.get(key, [])
     if not isinstance(entries, list):
@@ -240,4 +262,4 @@ def _did_you_mean(word: str, choices: Any) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
-__all__ = ["load_patch_set", "PatternSyntaxError"]
+__all__ = ["load_outline", "load_patch_set"]

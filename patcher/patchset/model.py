@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from ..transforms.base import Operation
-from ..transforms.pattern import Pattern
+if TYPE_CHECKING:  # annotations only: the outline of a series is read without libcst
+    from ..transforms.base import Operation
+    from ..transforms.pattern import Pattern
 
 PARAM_TYPES: dict[str, type] = {"int": int, "float": float, "str": str, "bool": bool}
 
@@ -93,3 +94,20 @@ class PatchSet:
     def targets(self) -> tuple[str, ...]:
         """Each target file once, in series order."""
         return tuple(dict.fromkeys(p.target for p in self.patches))
+
+
+@dataclass(frozen=True)
+class SeriesOutline:
+    """Which file each patch of the series targets, read without rendering or parsing any pattern."""
+
+    directory: Path
+    patches: tuple[tuple[str, str], ...]  # (patch id, target), in series order
+
+    def ids_for(self, target: str) -> tuple[str, ...]:
+        """The ids of the patches of one target file, in series order."""
+        return tuple(patch_id for patch_id, patch_target in self.patches if patch_target == target)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Each target file once, in series order."""
+        return tuple(dict.fromkeys(target for _, target in self.patches))

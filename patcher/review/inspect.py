@@ -7,7 +7,7 @@ from typing import Any
 
 from ..archive.tree import SourceTree
 from ..errors import ShippingError
-from ..patchset.model import PatchSet
+from ..patchset.model import SeriesOutline
 from ..report import ExitCode
 from ..shipping import Installed, ShipPlan, find_mirrors, plan_shipping
 from ..shipping.plan import DOCKERFILE, parent_folders
@@ -63,13 +63,13 @@ class Inspection:
         return ExitCode.DIFFERENCE if strict and trouble else ExitCode.OK
 
 
-def inspect_tree(tree: SourceTree, patch_set: PatchSet) -> Inspection:
+def inspect_tree(tree: SourceTree, patch_set: SeriesOutline) -> Inspection:
     """Follow the Dockerfile and its install scripts, and match them with the patch set's targets."""
     plan = plan_shipping(tree)
     targets = []
     warnings: list[HiddenFailure] = []
     for target in patch_set.targets:
-        ids = tuple(p.id for p in patch_set.for_target(target))
+        ids = patch_set.ids_for(target)
         found = plan.find(target)
         image_paths = tuple(dict.fromkeys(i.image_path for i in found))
         try:

@@ -28,7 +28,7 @@ else:  # pragma: no cover - the image-side tool may run on 3.10
 
 from ..archive.tree import SourceTree
 from ..errors import PatcherError
-from ..patchset.model import PatchSet
+from ..patchset.model import SeriesOutline
 from ..report import ExitCode
 from ..shipping import ShipPlan, find_mirrors, line_endings_only, plan_shipping
 from .textdiff import FileChange, file_diff, line_count
@@ -146,7 +146,7 @@ class SyncReport:
         }
 
 
-def check_sync(tree: SourceTree, patch_set: PatchSet, declared: tuple[DeclaredGroup, ...] = (),
+def check_sync(tree: SourceTree, patch_set: SeriesOutline, declared: tuple[DeclaredGroup, ...] = (),
                config: str | None = None) -> SyncReport:
     """Compare every copy of every mirror group with the shipped copy."""
     plan = plan_shipping(tree)

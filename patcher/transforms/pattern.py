@@ -23,7 +23,7 @@ from typing import Iterator, Mapping, Sequence, Union
 
 import libcst as cst
 
-from ..syntax import child_nodes, field_names, may_hold_blocks
+from ..syntax import child_nodes, field_names, is_node, may_hold_blocks
 
 # `$` cannot appear in Python outside strings, so a metavariable can be turned
 # into a reserved identifier before parsing and recognised afterwards.
@@ -74,15 +74,17 @@ def _metavariable(node: cst.CSTNode, prefix: str) -> str | None:
     # A metavariable standing for a statement is parsed as a bare name in an
     # expression statement; one standing for a run of arguments or elements
     # as a bare positional argument or element.
-    if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
+    # Exact types: every libcst node class is an ABC, and isinstance() against
+    # one runs Python code; matching asks this for every node it compares.
+    if type(node) is cst.SimpleStatementLine and len(node.body) == 1:
         node = node.body[0]
-    if isinstance(node, cst.Expr):
+    if type(node) is cst.Expr:
         node = node.value
-    elif prefix == _SEQUENCE and isinstance(node, cst.Arg) and node.keyword is None and not node.star:
+    elif prefix == _SEQUENCE and type(node) is cst.Arg and node.keyword is None and not node.star:
         node = node.value
-    elif prefix == _SEQUENCE and isinstance(node, cst.Element):
+    elif prefix == _SEQUENCE and type(node) is cst.Element:
         node = node.value
-    if isinstance(node, cst.Name) and node.value.startswith(prefix) and node.value.endswith("__"):
+    if type(node) is cst.Name and node.value.startswith(prefix) and node.value.endswith("__"):
         return node.value[len(prefix) : -2]
     return None
 
@@ -151,18 +153,18 @@ def describe_syntax_error(error: cst.ParserSyntaxError) -> str:
 
 def match(pattern: object, node: object, bindings: Bindings = EMPTY) -> Bindings | None:
     """Return the bindings that make ``pattern`` match ``node``, or None."""
-    if isinstance(pattern, cst.CSTNode):
+    if is_node(pattern):
         name = single_metavariable(pattern)
-        if name is not None and isinstance(node, cst.CSTNode):
+        if name is not None and is_node(node):
             return _bind(bindings, name, node)
-        if not isinstance(node, cst.CSTNode):
+        if not is_node(node):
             return None
-        if isinstance(pattern, cst.BaseSuite) and isinstance(node, cst.BaseSuite):
-            return match_sequence(_suite_units(pattern), _suite_units(node), bindings)
+        if type(pattern) in _SUITES and type(node) in _SUITES:
+            return match_sequence(_suite_units(pattern), _suite_units(node), bindings)  # type: ignore[arg-type]
         if type(pattern) is not type(node):
             return None
-        if isinstance(pattern, cst.Call) and isinstance(node, cst.Call):
-            bindings = _bind_call_layout(pattern, node, bindings)
+        if type(pattern) is cst.Call:
+            bindings = _bind_call_layout(pattern, node, bindings)  # type: ignore[arg-type]
         literal = _literal_equal(pattern, node)
         if literal is not None:
             return bindings if literal else None
@@ -190,11 +192,11 @@ def match_sequence(
     if not patterns:
         return bindings if not nodes else None
     first = patterns[0]
-    name = sequence_metavariable(first) if isinstance(first, cst.CSTNode) else None
+    name = sequence_metavariable(first) if is_node(first) else None
     if name is not None:
         # Shortest run first: later patterns in the sequence anchor the rest.
         for length in range(len(nodes) + 1):
-            run = tuple(n for n in nodes[:length] if isinstance(n, cst.CSTNode))
+            run = tuple(n for n in nodes[:length] if is_node(n))
             bound = _bind(bindings, name, run)
             if bound is None:
                 continue
@@ -242,6 +244,9 @@ def layout_key(name: str) -> str:
     return f"{name}:layout"
 
 
+_SUITES = (cst.IndentedBlock, cst.SimpleStatementSuite)  # every BaseSuite
+
+
 def _suite_units(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
     # `if x: return y` and its indented form are the same code: compare both
     # as statement lines (keeping each line whole keeps its comments with it).
@@ -253,7 +258,7 @@ def _suite_units(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
 
 def _literal_equal(pattern: cst.CSTNode, node: cst.CSTNode) -> bool | None:
     # 'a' == "a" and 0x10 == 16: compare literal values, not their spelling.
-    if isinstance(pattern, (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary)):
+    if type(pattern) in _LITERALS:
         try:
             return bool(
                 ast.literal_eval(pattern.value) == ast.literal_eval(node.value)  # type: ignore[attr-defined]
@@ -261,6 +266,9 @@ def _literal_equal(pattern: cst.CSTNode, node: cst.CSTNode) -> bool | None:
         except (ValueError, SyntaxError):
             return pattern.value == node.value  # type: ignore[attr-defined]
     return None
+
+
+_LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary)
 
 
 # --------------------------------------------------------------------------- searching
@@ -279,11 +287,12 @@ class StatementMatch:
 def find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatch]:
     """Find every non-overlapping run of statements in ``scope`` that matches."""
     found: list[StatementMatch] = []
+    first = pattern.statements[0]
     for block in _blocks(scope):
         body = list(block.body)  # type: ignore[attr-defined]
         start = 0
         while start < len(body):
-            hit = _match_at(pattern.statements, body, start)
+            hit = _match_at(pattern.statements, body, start) if _may_start(first, body[start]) else None
             if hit is None:
                 start += 1
                 continue
@@ -291,6 +300,37 @@ def find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatch
             found.append(StatementMatch(block, start, end, bindings))
             start = max(end, start + 1)
     return found
+
+
+def _may_start(pattern: cst.BaseStatement, node: cst.BaseStatement) -> bool:
+    """Whether NODE can match the pattern statement PATTERN, judged on node types and assigned names.
+
+    A necessary condition, far cheaper than match(): most statements of a
+    scope differ from a pattern's first one in kind or in the name they
+    assign, and the search skips them without matching.
+    """
+    if single_metavariable(pattern) is not None or sequence_metavariable(pattern) is not None:
+        return True
+    if type(pattern) is not type(node):
+        return False
+    if type(pattern) is not cst.SimpleStatementLine or type(node) is not cst.SimpleStatementLine:
+        return True
+    small, other = pattern.body, node.body
+    if any(single_metavariable(p) is not None or sequence_metavariable(p) is not None for p in small):
+        return True  # `$X; ...` may take any statement, `$...X` any number of them
+    if len(small) != len(other):
+        return False
+    for p, n in zip(small, other):
+        if type(p) is not type(n):
+            return False
+        if type(p) is cst.Assign and type(n) is cst.Assign:
+            if len(p.targets) != len(n.targets):
+                return False
+            name, found = p.targets[0].target, n.targets[0].target
+            if type(name) is cst.Name and single_metavariable(name) is None:
+                if type(found) is not cst.Name or found.value != name.value:
+                    return False
+    return True
 
 
 def _match_at(
@@ -318,11 +358,13 @@ def _match_at(
 
 
 def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    if isinstance(scope, (cst.Module, cst.IndentedBlock)):
+    # Blocks sit in code fields only, under compound statements only: the
+    # search enters nothing else (exact types, as in _metavariable).
+    if type(scope) in (cst.Module, cst.IndentedBlock):
         yield scope
     if not may_hold_blocks(scope):
         return
-    for child in child_nodes(scope):
+    for child in child_nodes(scope, code_only=True):
         yield from _blocks(child)
 
 

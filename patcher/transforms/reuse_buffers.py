@@ -113,7 +113,7 @@ class ReuseBuffers(Operation):
             replacements[id(line)] = line.with_changes(body=statement.body)  # type: ignore[attr-defined]
         for line in uses.dels:
             replacements[id(line)] = _without(line, buffer.temporary)
-        return replace_nodes(module, replacements)
+        return replace_nodes(module, replacements, within=scope)
 
     def _allocate(self, module: cst.Module, scope: cst.CSTNode) -> cst.Module:
         found = find_statements(self.anchor, scope)[0]  # type: ignore[arg-type]

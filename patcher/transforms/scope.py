@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import child_nodes
+from ..syntax import child_nodes, may_hold_blocks
 
 
 class ScopeNotFound(LookupError):
@@ -30,11 +30,15 @@ def find_scope(module: cst.Module, qualname: str) -> cst.CSTNode:
 def _definitions(node: cst.CSTNode) -> list[cst.FunctionDef | cst.ClassDef]:
     # Definitions may sit under `if TYPE_CHECKING:`/`try:` at module or class
     # level, but never inside a nested function: stop at the first definition.
+    # Nor inside an expression or a simple statement: those are not entered.
     found: list[cst.FunctionDef | cst.ClassDef] = []
-    body = node.body if isinstance(node, (cst.ClassDef, cst.FunctionDef)) else node
-    for child in child_nodes(body):
-        if isinstance(child, (cst.FunctionDef, cst.ClassDef)):
-            found.append(child)
-        elif not isinstance(child, cst.BaseExpression):
+    body = node.body if type(node) in _DEFINITIONS else node  # type: ignore[attr-defined]
+    for child in child_nodes(body, code_only=True):
+        if type(child) in _DEFINITIONS:
+            found.append(child)  # type: ignore[arg-type]
+        elif may_hold_blocks(child):
             found.extend(_definitions(child))
     return found
+
+
+_DEFINITIONS = (cst.ClassDef, cst.FunctionDef)  # exact types: isinstance() against libcst's ABCs is slow

@@ -26,9 +26,20 @@ def edit_bodies(module: cst.Module, edits: Mapping[int, Sequence[BodyEdit]]) -> 
     return result
 
 
-def replace_nodes(module: cst.Module, replacements: Mapping[int, cst.CSTNode]) -> cst.Module:
-    """Replace nodes keyed by ``id()`` of the original node."""
-    result = module.visit(_NodeReplacer(replacements, ancestor_ids(module, lambda node: id(node) in replacements)))
+def replace_nodes(module: cst.Module, replacements: Mapping[int, cst.CSTNode],
+                  within: cst.CSTNode | None = None) -> cst.Module:
+    """Replace nodes keyed by ``id()`` of the original node; all of them below WITHIN, if given.
+
+    WITHIN (a class or function of MODULE, or a block) saves searching the
+    rest of the module's expressions for the nodes.
+    """
+    if within is None or within is module:
+        path = ancestor_ids(module, lambda node: id(node) in replacements)
+    else:
+        path = ancestor_ids(module, lambda node: node is within, enter=may_hold_blocks)
+        assert id(module) in path, "'within' must be a class, function or block of the module"
+        path |= ancestor_ids(within, lambda node: id(node) in replacements)
+    result = module.visit(_NodeReplacer(replacements, path))
     assert isinstance(result, cst.Module)
     return result
 
