@@ -279,9 +279,9 @@ def test_new_refuses_a_template_that_does_not_give_a_loadable_patch(cli: Any, te
 # --------------------------------------------------------------------------- patcher explain
 
 
-def _decode_lines() -> tuple[int, int, int]:
+def _decode_lines(source: str | None = None) -> tuple[int, int, int]:
     """Lines of the threshold assignment and of the use_v1 dispatch in the shipped file, found with ast."""
-    tree = ast.parse(_shipped_source())
+    tree = ast.parse(_shipped_source() if source is None else source)
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "PagedAttention")
     threshold = next(n for n in cls.body if isinstance(n, ast.Assign)
                      and getattr(n.targets[0], "id", "") == "_PYTORCH_DECODE_THRESHOLD")
@@ -389,6 +389,217 @@ def test_explain_in_a_drop_the_patch_does_not_fit_says_why(cli: Any, vendor_copy
     status = next(line for line in lines if line.startswith("  this patch: "))
     assert status.startswith("  this patch: fails: step 2 (replace): expected 'use_v1 = $HEURISTIC / use_v1 = True")
     assert "found it 0 times in PagedAttention.forward_decode" in status
+    # The next line names the closest code, at the shipped file's lines: the heuristic up to the dispatch's end.
+    _, first, last = _decode_lines(shipped.read_text(encoding="utf-8"))
+    assert lines[lines.index(status) + 1] == (f"  closest: lines {first}-{last}, statement 2 differs: "
+                                              "pattern 'use_v1 = True', code 'if use_v1: ...'")
     assert any(line.startswith("  step 1, pattern: line ") for line in lines)
     assert any(line.startswith("  step 2: pattern 'use_v1 = $HEURISTIC") and "matches nothing" in line
                for line in lines)
+
+
+# --------------------------------------------------------------------------- rule examples, closest code
+
+
+def test_a_rule_example_with_a_wrong_note_or_path_fails_in_patcher_test(
+        cli: Any, team: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two examples a hurried rule author might write: the note of another rule's message, and
+    # the finding placed in the file the code sits in rather than the one the rule reports.
+    from patcher.checks import RULES
+    from patcher.checks.base import Invalid, Valid
+
+    rule = type(RULES["no-triton-kernels"])
+    dead = "if False:\n    from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
+    kernel = "from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
+    monkeypatch.setattr(rule, "VALID", (*rule.VALID, Valid(dead, note="`use_v1` is always True")))
+    monkeypatch.setattr(rule, "INVALID", (*rule.INVALID, Invalid(
+        "y = 2\n", path="qwen3_6_scripts/other.py", files={"qwen3_6_scripts/paged_attn.py": kernel},
+        line=1, found="imports context_attention_fwd")))
+    result = cli("test", "--patches", team)
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    failures = [line for line in lines if line.startswith("FAIL")]
+    assert failures == [
+        f"FAIL  rule no-triton-kernels: VALID {len(rule.VALID)}: no note holds '`use_v1` is always True'",
+        f"FAIL  rule no-triton-kernels: INVALID {len(rule.INVALID)}: the rule does not report "
+        "qwen3_6_scripts/other.py line 1 with 'imports context_attention_fwd'",
+    ]
+    note = lines.index(failures[0])
+    assert lines[note + 1:note + 3] == ["    --- expected", "    +++ got"]
+    assert "    -...: note: ...`use_v1` is always True..." in lines[note:note + 8]
+    assert any(line.startswith("    +example.py:2: note: imports context_attention_fwd") and
+               line.endswith("cannot run: its test `False` is always false") for line in lines[note:note + 8])
+    path = lines.index(failures[1])
+    assert "    -qwen3_6_scripts/other.py:1: error: ...imports context_attention_fwd..." in lines[path:path + 8]
+    assert ("    +qwen3_6_scripts/paged_attn.py:1: error: imports context_attention_fwd from "
+            "vllm.attention.ops.prefix_prefill") in lines[path:path + 8]
+    assert lines[-1].endswith(" passed, 2 failed")
+
+
+def _drop_the_override_from_the_first_example(team: Path) -> tuple[int, int]:
+    """Remove ``use_v1 = True`` from the first example's 'before'; return the lines of its dispatch there."""
+    path = team / "three-tier-decode.toml"
+    _edit(path, "        use_v1 = True  # no V2 kernel on this card\n", "")
+    before = path.read_text(encoding="utf-8").split("before = '''\n", 1)[1].split("'''", 1)[0]
+    _, first, last = _decode_lines(before)
+    return first, last
+
+
+def test_a_failing_example_shows_the_whole_message_with_the_closest_code(cli: Any, team: Path) -> None:
+    first, last = _drop_the_override_from_the_first_example(team)
+    result = cli("test", "three-tier-decode", "--patches", team)
+    assert result.exit_code == 1
+    closest = f"; closest: lines {first}-{last}, statement 2 differs: pattern 'use_v1 = True', code 'if use_v1: ...'"
+    failures = [line for line in result.stdout.splitlines() if line.startswith("FAIL")]
+    assert len(failures) == 4  # the example and applying it twice, LF and CRLF
+    example = f"FAIL  three-tier-decode: {FIRST_EXAMPLE} [LF]: the patch failed: step 2 (replace): expected "
+    assert failures[0].startswith(example) and failures[0].endswith(
+        "found it 0 times in PagedAttention.forward_decode" + closest)
+    twice = f"FAIL  three-tier-decode: {FIRST_EXAMPLE} [applying twice changes nothing, CRLF]: "
+    assert failures[3].startswith(twice + "the first run did not apply: failed: step 2") and failures[3].endswith(closest)
+    report = json.loads(cli("test", "three-tier-decode", "--patches", team, "--format", "json").stdout)
+    assert [case["message"].endswith(closest) for case in report["cases"] if not case["passed"]] == [True] * 4
+
+
+NO_OVERRIDE = "a vendor drop without the use_v1 = True override is not this patch's to rewrite"
+
+
+def test_an_error_example_is_matched_against_the_closest_code_too(cli: Any, team: Path) -> None:
+    # The example's code: the heuristic on line 9, the dispatch up to line 13, no override.
+    path = team / "three-tier-decode.toml"
+    closest = "closest: lines 9-13, statement 2 differs: pattern 'use_v1 = True', code 'if use_v1: ...'"
+    _edit(path, "error = \"step 2 (replace): expected 'use_v1 = $HEURISTIC / use_v1 = True\"", f'error = "{closest}"')
+    result = cli("test", "three-tier-decode", "--patches", team)
+    assert result.exit_code == 0, result.stdout
+    assert f"ok    three-tier-decode: {NO_OVERRIDE} [CRLF]" in result.stdout.splitlines()
+    # A closest code that is not the one the patch names fails, showing the whole message.
+    _edit(path, closest, closest.replace("statement 2", "statement 3"))
+    result = cli("test", "three-tier-decode", "--patches", team)
+    assert result.exit_code == 1
+    fail = next(line for line in result.stdout.splitlines() if line.startswith(f"FAIL  three-tier-decode: {NO_OVERRIDE} [LF]"))
+    assert f"expected an error containing {closest.replace('statement 2', 'statement 3')!r}" in fail
+    assert fail.endswith(f"found it 0 times in PagedAttention.forward_decode; {closest}")
+
+
+def test_explain_closest_code_of_a_later_patch_is_at_the_shipped_files_lines(cli: Any, vendor_copy: Path) -> None:
+    # prefix-pregather runs after three-tier-decode, which adds lines above it; here its gather has another layout.
+    shipped = vendor_copy / SHIPPED
+    _edit(shipped, "k_tile = (key_cache[blk_ids]\n                                  .permute(0, 3, 1, 2, 4)",
+          "k_tile = (key_cache[blk_ids]\n                                  .permute(0, 3, 2, 1, 4)")
+    tree = ast.parse(shipped.read_text(encoding="utf-8"))
+    gather = next(n for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                  and getattr(n.targets[0], "id", "") == "k_tile" and "permute(0, 3, 2, 1, 4)" in ast.unparse(n))
+    span = f"lines {gather.lineno}-{gather.end_lineno}"
+    result = cli("explain", "prefix-pregather", "--patches", PATCHES, "--in", vendor_copy)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    closest = next(line for line in lines if line.startswith("  closest: "))
+    assert closest.startswith(f"  closest: {span}, statement 1 differs: pattern 'k_tile = key_cache[blk_ids]"
+                              ".permute(0, 3, 1, 2, 4)")
+    assert closest.endswith("code 'k_tile = key_cache[blk_ids].permute(0, 3, 2, 1, 4).contiguous()"
+                            ".view(-1, num_kv_heads, head_dim)'")
+    # What 'diff --keep-going' says about the same drop names the same lines.
+    diff = cli("diff", vendor_copy, "--patches", PATCHES, "--keep-going")
+    assert f"; closest: {span}, statement 1 differs" in diff.stderr
+
+
+# --------------------------------------------------------------------------- explain --format json
+
+
+def test_explain_json_without_a_drop_field_by_field(cli: Any) -> None:
+    result = cli("explain", "three-tier-decode", "--patches", PATCHES, "--format", "json",
+                 "--set", "three-tier-decode.small_max=4096")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"patch", "params", "steps", "in"}
+    assert data["in"] is None
+    header = data["patch"]
+    assert header["id"] == "three-tier-decode"
+    assert header["path"] == str(PATCHES / "three-tier-decode.toml")
+    assert header["summary"] == "Decode in three tiers: V1, then V2 with a V1 fallback, then PyTorch"
+    assert header["description"].startswith(header["summary"] + "\n\nThe vendor forces V1")
+    assert header["origin"].startswith("other, patcher project")
+    assert header["last_update"] == "2026-11-29"
+    assert (header["target"], header["scope"]) == ("vllm/attention/ops/paged_attn.py", "PagedAttention.forward_decode")
+    assert {"pattern": "use_v2 = actual_max > 4096 and not PagedAttention._v2_unavailable",
+            "scope": "PagedAttention.forward_decode"} in header["applied_when"]
+    assert {"pattern": "actual_max = $_", "scope": "PagedAttention.forward_decode"} in header["requires"]
+    small, large = data["params"]
+    assert small == {"name": "small_max", "type": "int", "default": 8192, "value": 4096, "set": True,
+                     "help": "Longest sequence, in tokens, that always decodes with the V1 kernel.", "bounds": "min 1"}
+    assert (large["name"], large["value"], large["default"], large["set"]) == ("large_threshold", 32768, 32768, False)
+    assert [step["number"] for step in data["steps"]] == [1, 2]
+    step = data["steps"][1]
+    assert (step["op"], step["scope"]) == ("replace", "PagedAttention.forward_decode")
+    assert step["words"][0] == ("replace, in PagedAttention.forward_decode, each run of statements matching "
+                                "(expected once):")
+    assert "    use_v2 = actual_max > 4096 and not PagedAttention._v2_unavailable" in step["words"]
+    assert [p["what"] for p in step["patterns"]] == ["pattern"]
+    assert step["patterns"][0]["pattern"].splitlines()[:2] == ["use_v1 = $HEURISTIC", "use_v1 = True"]
+
+
+def test_explain_json_in_a_drop_gives_file_scope_lines_and_captures(cli: Any) -> None:
+    result = cli("explain", "three-tier-decode", "--patches", PATCHES, "--in", VENDOR_ZIP, "--format", "json")
+    assert result.exit_code == 0, result.output
+    where = json.loads(result.stdout)["in"]
+    threshold, first, last = _decode_lines()
+    assert where["vendor"] == str(VENDOR_ZIP)
+    assert where["shipped"] == SHIPPED
+    assert where["scope"] == "PagedAttention.forward_decode"
+    assert where["scope_lines"][0] < first and where["scope_lines"][1] >= last
+    assert (where["earlier"], where["status"], where["detail"], where["diagnostic"]) == ([], "applies", "", None)
+    assert where["unmatched"] == []
+    one, two = where["matches"]
+    assert one == {"step": 1, "file": SHIPPED, "scope": "PagedAttention", "what": "pattern",
+                   "lines": [threshold, threshold], "captures": {"$OLD": "32768"}}
+    assert (two["step"], two["file"], two["scope"], two["what"], two["lines"]) == (
+        2, SHIPPED, "PagedAttention.forward_decode", "pattern", [first, last])
+    assert set(two["captures"]) == {"$HEURISTIC", "$...V1_ARGS", "$...V2_SETUP", "$...V2_ARGS"}
+    assert two["captures"]["$HEURISTIC"] == (
+        "(max_seq_len <= 8192 and (max_num_partitions == 1 or num_seqs * num_heads > 512))")
+    assert two["captures"]["$...V1_ARGS"].startswith("output, query, key_cache, value_cache, num_kv_heads")
+
+
+def test_explain_json_in_a_drop_the_patch_does_not_fit(cli: Any, vendor_copy: Path) -> None:
+    shipped = vendor_copy / SHIPPED
+    _edit(shipped, "        use_v1 = True  # BI-V100: the V2 kernel is not available\n", "")
+    result = cli("explain", "three-tier-decode", "--patches", PATCHES, "--in", vendor_copy, "--format", "json")
+    assert result.exit_code == 0, result.output
+    where = json.loads(result.stdout)["in"]
+    _, first, last = _decode_lines(shipped.read_text(encoding="utf-8"))
+    assert where["status"] == "fails"
+    assert where["detail"].startswith("step 2 (replace): expected 'use_v1 = $HEURISTIC / use_v1 = True")
+    diagnostic = where["diagnostic"]
+    assert (diagnostic["kind"], diagnostic["step"], diagnostic["scope"]) == ("step", 2, "PagedAttention.forward_decode")
+    closest = diagnostic["closest"]
+    assert (closest["first_line"], closest["last_line"], closest["statement"]) == (first, last, 2)
+    assert (closest["pattern"], closest["code"]) == ("use_v1 = True", "if use_v1: ...")
+    assert [m["step"] for m in where["matches"]] == [1]
+    assert where["unmatched"][0].startswith("step 2: pattern 'use_v1 = $HEURISTIC")
+
+
+# --------------------------------------------------------------------------- a broken installation
+
+
+def test_new_without_its_bundled_template_fails_with_one_line(
+        cli: Any, team: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An installation that lost templates/new-patch, and a patch set without its own copy.
+    import patcher.resources
+
+    installed = tmp_path / "installed"
+    shutil.copytree(TEMPLATES, installed / "templates", ignore=shutil.ignore_patterns("new-patch"))
+    monkeypatch.setattr(patcher.resources, "_CHECKOUT", installed)
+    monkeypatch.setattr(patcher.resources, "_INSTALLED", tmp_path / "no-prefix")
+    shutil.rmtree(team.parent / "templates" / "new-patch")
+    before = {p.name: p.read_bytes() for p in team.iterdir()}
+    line = _one_error_line(_new(cli, team, "decode-fast-path"))
+    assert line == (f"error: {installed / 'templates'}: patcher's own template new-patch/patch.toml.j2 is missing "
+                    "(the installation is incomplete: reinstall patcher, or give this patch set its own "
+                    f"template at {team.parent / 'templates' / 'new-patch' / 'patch.toml.j2'})")
+    assert {p.name: p.read_bytes() for p in team.iterdir()} == before
+    # The hint works: with the set's own template in place, the same command succeeds.
+    own = team.parent / "templates" / "new-patch"
+    own.mkdir()
+    shutil.copy(TEMPLATES / "new-patch" / "patch.toml.j2", own / "patch.toml.j2")
+    assert _new(cli, team, "decode-fast-path").exit_code == 0
+    assert (team / "decode-fast-path.toml").is_file()

@@ -11,7 +11,7 @@ import pytest
 
 from patcher.checks import RULES, Severity, load_policy, parse_allowed, run_rules
 from patcher.checks.base import FileRule, Invalid, TreeRule, Valid
-from patcher.checks.examples import check_example, example_notes, example_path
+from patcher.checks.examples import check_example, example_path, judge_example
 from patcher.checks.install_fails_loudly import EXAMPLE_SCRIPT, EXAMPLE_TARGET
 from patcher.errors import PatcherError, PatchSetError
 
@@ -34,25 +34,21 @@ def _cases(kind: str, rules: Sequence[Any] = tuple(RULES.values())) -> list[Any]
     return cases
 
 
+def _verdict(rule: Any, example: Valid | Invalid) -> None:
+    # The judge patcher test uses: a VALID example draws no violation and exactly its note (if any);
+    # an INVALID one only errors of this rule, one at its path and line with its text.
+    verdict = judge_example(rule, example)
+    assert verdict.passed, f"{verdict.problem}\nexpected:\n{verdict.expected}\ngot:\n{verdict.got}"
+
+
 @pytest.mark.parametrize("rule, example", _cases("VALID"))
 def test_valid_example_passes(rule: Any, example: Valid) -> None:
-    assert check_example(rule, example) == []
-    notes = [v.message for v in example_notes(rule, example)]
-    if example.note is not None:
-        assert any(example.note in note for note in notes), notes
-    else:
-        assert notes == []
+    _verdict(rule, example)
 
 
 @pytest.mark.parametrize("rule, example", _cases("INVALID"))
 def test_invalid_example_is_found_at_its_line(rule: Any, example: Invalid) -> None:
-    found = check_example(rule, example)
-    assert found, "the rule found nothing"
-    assert all(v.rule == rule.ID and v.severity is Severity.ERROR for v in found)
-    described = [(v.path, v.line, v.message) for v in found]
-    path = example_path(rule, example)
-    assert any((where, line) == (path, example.line) and example.found in message
-               for where, line, message in described), described
+    _verdict(rule, example)
 
 
 _OTHER_FILE_RULES = [r for r in RULES.values() if isinstance(r, FileRule) and r.ID != "python-3.10"]

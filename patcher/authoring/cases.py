@@ -2,12 +2,15 @@
 
 For each patch: each example in LF and CRLF (``before`` gives exactly
 ``after``; an ``error`` example fails with that message and leaves the code
-as it was; an example with neither must report "already applied" and change
+as it was, the text matched against the whole message, closest code
+included; an example with neither must report "already applied" and change
 nothing). For each example with an ``after``: the patch recognises its own
 result, and applying it a second time to what it produced changes nothing.
 A patch without examples fails: "example not written yet". For each safety
-rule the set's policy declares: its VALID examples pass, its INVALID ones
-are found at their line.
+rule the set's policy declares: its VALID/INVALID examples, judged by
+``patcher.checks.examples.judge_example`` as the checks' own tests judge
+them (a VALID one draws no violation and exactly its ``note``; an INVALID
+one is reported at its ``path`` and line, with its text).
 
 The project's own pytest suite (tests/test_patch_examples.py) runs these
 same cases, so there is one implementation of what an example means.
@@ -250,12 +253,13 @@ def _run_example(case: Case, patch: Patch, example: Example, newline: str) -> Ca
     result = patch_source(EXAMPLE_PATH, before, [patch])
     if result.parse_error is not None:
         return CaseResult(case, False, f"'before' does not parse: {result.parse_error}")
-    status, detail = _status(result), result.outcomes[0].detail
+    # The whole message: what failed and, when a pattern found nothing, the closest code.
+    status, message = _status(result), result.outcomes[0].message
     if example.error is not None:
-        if status is Status.FAILED and example.error in detail:
+        if status is Status.FAILED and example.error in message and result.patched == before:
             return CaseResult(case, True)
         expected = f"fails with: ...{example.error}..."
-        got = f"fails with: {detail}" if status is Status.FAILED else status.value
+        got = f"fails with: {message}" if status is Status.FAILED else status.value
         return CaseResult(case, False, f"expected an error containing {example.error!r}, got {_said(result)}",
                           _diff(expected, got))
     if example.after is not None:
@@ -280,22 +284,13 @@ def _run_unchanged(case: Case, patch: Patch, source: bytes, what: str) -> CaseRe
 
 def _run_rule_example(case: Case) -> CaseResult:
     from ..checks import RULES
-    from ..checks.base import Invalid
-    from ..checks.examples import check_example
+    from ..checks.examples import judge_example
 
     assert case.rule is not None and case.rule_example is not None
-    found = check_example(RULES[case.rule], case.rule_example)
-    got = "\n".join(f"line {v.line}: {v.message}" for v in found) or "no violation"
-    if case.check is Check.RULE_VALID:
-        if not found:
-            return CaseResult(case, True)
-        return CaseResult(case, False, "the rule reports code it must accept", _diff("no violation", got))
-    assert isinstance(case.rule_example, Invalid)
-    line, text = case.rule_example.line, case.rule_example.found
-    if any(v.line == line and text in v.message for v in found):
+    verdict = judge_example(RULES[case.rule], case.rule_example)
+    if verdict.passed:
         return CaseResult(case, True)
-    return CaseResult(case, False, f"the rule does not report line {line} with {text!r}",
-                      _diff(f"line {line}: ...{text}...", got))
+    return CaseResult(case, False, verdict.problem, _diff(verdict.expected, verdict.got))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -315,7 +310,7 @@ def _said(result: FileOutcome) -> str:
         return f"a parse error: {result.parse_error}"
     outcome = result.outcomes[0]
     if outcome.status is Status.FAILED:
-        return f"failed: {outcome.detail}"
+        return f"failed: {outcome.message}"
     changed = "changed the code" if result.changed else "changed nothing"
     return f"{outcome.status.value} ({changed})"
 

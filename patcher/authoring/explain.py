@@ -2,13 +2,16 @@
 
 Matching uses the transforms' own search (``find_statements``) on the file
 the image ships, as this patch receives it (after the patches before it in
-the series), so what ``explain`` shows is what ``apply`` would rewrite.
+the series), so what ``explain`` shows is what ``apply`` would rewrite. The
+patch's status comes from running the series as ``apply`` does, so a patch
+that does not fit names the closest code, at the shipped file's lines.
+``to_json`` gives the same explanation as plain data.
 """
 
 from __future__ import annotations
 
-import tempfile
 import difflib
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +23,10 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from ..archive import open_source
 from ..archive.tree import SourceTree
 from ..patchset import Patch, PatchSet
-from ..patchset.runner import Status, patch_source
+from ..patchset.runner import PatchOutcome, Status, patch_source
 from ..shipping import plan_shipping
 from ..transforms import Insert, Operation, Replace, ReuseBuffers
+from ..transforms.closest import Diagnostic
 from ..transforms.pattern import Bindings, Pattern, decode_metavariables, find_statements, layout_key
 from ..transforms.scope import ScopeNotFound, find_scope
 
@@ -65,6 +69,7 @@ class MatchView:
     """One place a step's pattern matched: its lines in the file and its captures."""
 
     step: int
+    scope: str  # the step's scope
     what: str  # "pattern", "anchor", "m_blk = ..."
     lines: tuple[int | None, int | None]  # first and last line in the shipped file; None: an earlier patch wrote it
     captures: tuple[Capture, ...]
@@ -79,7 +84,9 @@ class Location:
     scope: str
     scope_lines: tuple[int | None, int | None] | None  # None when the scope is not in the file
     earlier: tuple[str, ...]  # patches of the series that changed the file before this one
-    status: str  # applies / already applied / fails: ...
+    status: str  # "applies", "already applied" or "fails"
+    detail: str  # why it fails ("" otherwise)
+    diagnostic: Diagnostic | None  # where the code came closest, when a pattern found nothing
     matches: tuple[MatchView, ...]
     unmatched: tuple[str, ...]  # "step 2: pattern" for each pattern found nowhere
 
@@ -117,7 +124,14 @@ def locate(explanation: Explanation, patch_set: PatchSet, vendor: Path) -> Expla
         before = patch_source(shipped, data, earlier)
         changed_by = tuple(o.patch.id for o in before.outcomes if o.status is Status.APPLIED)
         received = before.patched
-    location = _locate_in(explanation, str(vendor), shipped, received, changed_by, _LineMap(received, data))
+    # Run the series as apply does: the same verdict, and closest code at the shipped file's lines.
+    result = patch_source(shipped, data, [*earlier, patch])
+    if result.parse_error is not None:
+        location = Location(str(vendor), shipped, patch.scope, None, changed_by, "fails",
+                            f"does not parse: {result.parse_error}", None, (), ())
+    else:
+        location = _locate_in(explanation, str(vendor), shipped, received, changed_by, _LineMap(received, data),
+                              result.outcomes[-1])
     return Explanation(explanation.patch, explanation.params, explanation.steps, location)
 
 
@@ -158,15 +172,10 @@ def _index(patch_set: PatchSet, patch: Patch) -> int:
 
 
 def _locate_in(explanation: Explanation, vendor: str, shipped: str, data: bytes,
-               earlier: tuple[str, ...], to_shipped: "_LineMap") -> Location:
+               earlier: tuple[str, ...], to_shipped: "_LineMap", outcome: PatchOutcome) -> Location:
     patch = explanation.patch
-    result = patch_source(shipped, data, [patch])  # what apply would report, parse errors included
-    if result.parse_error is not None:
-        return Location(vendor, shipped, patch.scope, None, earlier, f"fails: does not parse: {result.parse_error}",
-                        (), ())
-    outcome = result.outcomes[0]
-    status = {Status.APPLIED: "applies", Status.ALREADY_APPLIED: "already applied"}.get(
-        outcome.status, f"fails: {outcome.detail}")
+    status = {Status.APPLIED: "applies", Status.ALREADY_APPLIED: "already applied"}.get(outcome.status, "fails")
+    detail = outcome.detail if outcome.status is Status.FAILED else ""
     module = cst.parse_module(data)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # keeps node identity for the lookups
     positions = wrapper.resolve(PositionProvider)
@@ -191,8 +200,9 @@ def _locate_in(explanation: Explanation, vendor: str, shipped: str, data: bytes,
                 body = hit.block.body  # type: ignore[attr-defined]
                 first, last = positions[body[hit.start]], positions[body[hit.end - 1]]
                 lines = _lines(CodeRange(first.start, last.end), to_shipped)
-                matches.append(MatchView(step.number, what, lines, _captures(module, hit.bindings)))
-    return Location(vendor, shipped, patch.scope, scope_lines, earlier, status, tuple(matches), tuple(unmatched))
+                matches.append(MatchView(step.number, step.scope, what, lines, _captures(module, hit.bindings)))
+    return Location(vendor, shipped, patch.scope, scope_lines, earlier, status, detail, outcome.diagnostic,
+                    tuple(matches), tuple(unmatched))
 
 
 def _lines(where: CodeRange, to_shipped: "_LineMap") -> tuple[int | None, int | None]:
@@ -302,7 +312,10 @@ def _location_lines(location: Location) -> list[str]:
         out.append(f"  earlier in the series, {', '.join(location.earlier)} changed it; "
                    "line numbers are the shipped file's")
     scope = _show_lines(location.scope_lines) if location.scope_lines else "not in the file"
-    out += [f"  scope {location.scope}: {scope}", f"  this patch: {location.status}"]
+    status = f"{location.status}: {location.detail}" if location.detail else location.status
+    out += [f"  scope {location.scope}: {scope}", f"  this patch: {status}"]
+    if location.diagnostic is not None:
+        out.append(f"  {location.diagnostic.describe()}")
     for found in location.matches:
         out.append(f"  step {found.step}, {found.what}: {_show_lines(found.lines)}")
         for capture in found.captures:
@@ -318,3 +331,50 @@ def _show_lines(lines: tuple[int | None, int | None]) -> str:
     if first is None or last is None:
         return "code an earlier patch of the series wrote" + (f" (from line {first})" if first else "")
     return f"line {first}" if first == last else f"lines {first}-{last}"
+
+
+def to_json(explanation: Explanation) -> dict[str, Any]:
+    """Give the explanation as plain data: header, parameters, steps, and the matches in a drop."""
+    patch = explanation.patch
+    return {
+        "patch": {
+            "id": patch.id, "path": str(patch.path), "summary": patch.summary, "description": patch.description,
+            "origin": patch.origin, "last_update": patch.last_update, "target": patch.target, "scope": patch.scope,
+            "applied_when": [{"pattern": _source(m.pattern), "scope": m.scope} for m in patch.applied_when],
+            "requires": [{"pattern": _source(m.pattern), "scope": m.scope} for m in patch.requires],
+        },
+        "params": [
+            {"name": p.name, "type": p.type, "default": p.default, "value": p.value, "set": p.value != p.default,
+             "help": p.help, "bounds": p.bounds}
+            for p in explanation.params
+        ],
+        "steps": [
+            {"number": s.number, "op": s.op, "scope": s.scope, "words": list(s.words),
+             "patterns": [{"what": what, "pattern": _source(pattern)} for what, pattern in s.patterns]}
+            for s in explanation.steps
+        ],
+        "in": None if explanation.location is None else _location_json(explanation.location),
+    }
+
+
+def _location_json(location: Location) -> dict[str, Any]:
+    return {
+        "vendor": location.vendor,
+        "shipped": location.shipped,
+        "scope": location.scope,
+        "scope_lines": None if location.scope_lines is None else list(location.scope_lines),
+        "earlier": list(location.earlier),
+        "status": location.status,
+        "detail": location.detail,
+        "diagnostic": None if location.diagnostic is None else location.diagnostic.to_json(),
+        "matches": [
+            {"step": m.step, "file": location.shipped, "scope": m.scope, "what": m.what, "lines": list(m.lines),
+             "captures": {c.name: c.text for c in m.captures}}
+            for m in location.matches
+        ],
+        "unmatched": list(location.unmatched),
+    }
+
+
+def _source(pattern: Pattern) -> str:
+    return pattern.source.strip("\n")

@@ -110,14 +110,21 @@ def _insertion_index(lines: list[str], listed: dict[int, str], after: str | None
 
 def _render(directory: Path, patch_id: str, target: str, scope: str, today: datetime.date) -> str:
     # A patch set may bring its own new-patch template; the tool's is the fallback.
-    env = make_environment(templates_dir_for(directory), tool_templates_dir())
+    own, bundled = templates_dir_for(directory), tool_templates_dir()
+    if not (own / TEMPLATE).is_file() and not (bundled / TEMPLATE).is_file():
+        # Neither copy exists: the installation lost its file; pointing at the set's copy would lead nowhere.
+        raise PatcherError(f"patcher's own template {TEMPLATE} is missing", where=str(bundled),
+                           hint=f"the installation is incomplete: reinstall patcher, or give this patch set its "
+                                f"own template at {own / TEMPLATE}")
+    env = make_environment(own, bundled)
     values = {"id": patch_id, "target": target, "scope": scope, "parts": scope.split("."),
               "today": today.isoformat()}
     try:
         return render(env, name=TEMPLATE, values=values)
     except TemplateFailure as error:
-        raise PatcherError(f"{error} ({TEMPLATE})", hint="restore the template, or remove the patch set's copy "
-                                                          "of it to use the one installed with patcher") from None
+        hint = (f"fix {own / TEMPLATE}, or remove it to use the one installed with patcher"
+                if (own / TEMPLATE).is_file() else "the installation is damaged: reinstall patcher")
+        raise PatcherError(f"{error} ({TEMPLATE})", hint=hint) from None
 
 
 def _check_loads(directory: Path, name: str, text: str) -> None:

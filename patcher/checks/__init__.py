@@ -4,7 +4,7 @@
   shared ``ast`` parse per file) and syntax helpers.
 - ``reachability``: which branches cannot run (``use_v1 = True`` then ``if use_v1:``).
 - ``cache``: what the file rules found, by file content.
-- ``examples``: ``check_example`` runs a rule on one of its VALID/INVALID examples.
+- ``examples``: ``judge_example`` judges a rule on one of its VALID/INVALID examples.
 - ``paged_attention``, ``pip_installs``: what several rules read (``class PagedAttention``,
   the ``pip install`` lines of install scripts and Dockerfile ``RUN``s).
 - ``policy``: ``load_policy`` reads and validates the policy file; ``parse_allowed``

@@ -1,7 +1,7 @@
 """Run one rule on one of its own ``VALID`` / ``INVALID`` examples.
 
 The test suite and ``patcher test`` both judge a rule by its examples
-through ``check_example``: a file rule reads the example as one Python
+through ``judge_example``: a file rule reads the example as one Python
 file; a tree rule reads it as the install script of a small build context
 (``EXAMPLE_FILES``) whose patched file is ``EXAMPLE_TARGET``. An example
 with ``files`` (or its own ``path``) runs as that whole build context.
@@ -10,6 +10,7 @@ with ``files`` (or its own ``path``) runs as that whole build context.
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Mapping, Sequence
 
@@ -97,3 +98,57 @@ def check_example(rule: Rule, example: Valid | Invalid) -> list[Violation]:
 def example_notes(rule: Rule, example: Valid | Invalid) -> list[Violation]:
     """Return the notes ``rule`` makes on ``example`` (e.g. why a call it would flag cannot run)."""
     return [v for v in run_example(rule, example) if v.severity is Severity.NOTE]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a rule did on one of its examples; ``problem`` says what went wrong ("" when it passed).
+
+    ``expected`` and ``got`` put what the example asks for beside what the
+    rule reported, one finding a line (``path:line: severity: message``),
+    for a diff.
+    """
+
+    passed: bool
+    problem: str = ""
+    expected: str = ""
+    got: str = ""
+
+
+NOTHING = "nothing reported"
+
+
+def judge_example(rule: Rule, example: Valid | Invalid) -> Verdict:
+    """Judge ``rule`` on one of its own examples, the one way the tests and ``patcher test`` both use.
+
+    A VALID example passes when the rule reports no violation and, with a
+    ``note``, makes a note holding that text (without one, no note at all).
+    An INVALID example passes when every violation is an error of this rule
+    and one of them sits at ``example_path`` and ``example.line`` with
+    ``example.found`` in its message.
+    """
+    found = run_example(rule, example)
+    violations = [v for v in found if v.severity is not Severity.NOTE]
+    notes = [v for v in found if v.severity is Severity.NOTE]
+    got = "\n".join(f"{v.path}:{v.line}: {v.severity.value}: {v.message}" for v in found) or NOTHING
+    if isinstance(example, Valid):
+        expected = NOTHING if example.note is None else f"...: note: ...{example.note}..."
+        if violations:
+            return Verdict(False, "the rule reports code it must accept", expected, got)
+        if example.note is None and notes:
+            return Verdict(False, "the rule makes a note the example does not expect (give it a 'note')",
+                           expected, got)
+        if example.note is not None and not any(example.note in v.message for v in notes):
+            return Verdict(False, f"no note holds {example.note!r}", expected, got)
+        return Verdict(True)
+    path = example_path(rule, example)
+    expected = f"{path}:{example.line}: error: ...{example.found}..."
+    if not violations:
+        return Verdict(False, "the rule found nothing", expected, got)
+    strays = [v for v in violations if v.rule != rule.ID or v.severity is not Severity.ERROR]
+    if strays:
+        return Verdict(False, f"the example's findings must all be errors of {rule.ID}", expected, got)
+    if not any((v.path, v.line) == (path, example.line) and example.found in v.message for v in violations):
+        return Verdict(False, f"the rule does not report {path} line {example.line} with {example.found!r}",
+                       expected, got)
+    return Verdict(True)
