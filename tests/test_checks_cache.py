@@ -90,3 +90,11 @@ def test_no_cache_turns_it_off(cache: Path, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("PATCHER_NO_CACHE", "1")
     _found()
     assert not cache.exists()
+
+
+def test_it_lives_under_the_patch_cache_where_xdg_puts_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("PATCHER_NO_CACHE", raising=False)
+    monkeypatch.delenv("PATCHER_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    _found()
+    assert len(list((tmp_path / "xdg" / "patcher" / "checks").iterdir())) == 1

@@ -8,9 +8,8 @@ part of it (file rules never read it), so equal files share an entry.
 
 An entry is one small JSON file holding its key; anything that does not
 check out is a miss, and the rules run again. Entries are written
-atomically. Location and switch are those of the patch cache:
-``$PATCHER_CACHE_DIR``, else ``$XDG_CACHE_HOME/patcher``, else
-``~/.cache/patcher`` (under ``checks/``); ``PATCHER_NO_CACHE=1`` turns it off.
+atomically. Location and switch are those of the patch cache
+(``patcher.patchset.cache.cache_dir``), under ``checks/``.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
+from ..patchset.cache import cache_dir as patch_cache_dir  # loads neither libcst nor the runner
 from .base import Settings, Severity, Violation
 
 FORMAT = 1
@@ -33,13 +33,8 @@ _PRUNE_EVERY = 64  # look at the folder's size once in this many writes
 
 def cache_dir() -> Path | None:
     """Return the folder rule results are kept in, or None when caching is off."""
-    if os.environ.get("PATCHER_NO_CACHE", "").strip() not in ("", "0"):
-        return None
-    explicit = os.environ.get("PATCHER_CACHE_DIR", "").strip()
-    base = Path(explicit) if explicit else (
-        Path(os.environ["XDG_CACHE_HOME"].strip()) / "patcher" if os.environ.get("XDG_CACHE_HOME", "").strip()
-        else Path.home() / ".cache" / "patcher")
-    return base / "checks"
+    base = patch_cache_dir()
+    return None if base is None else base / "checks"
 
 
 @lru_cache(maxsize=1)
