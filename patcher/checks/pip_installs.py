@@ -15,6 +15,11 @@ import re
 import shlex
 from typing import Callable, Mapping, Sequence
 
+# The install-script reader's own joiner: a script's lines are cut the same way for both.
+from ..shipping.install_script import _logical_lines as logical_lines
+
+__all__ = ["dockerfile_runs", "logical_lines", "pip_installs", "project_name"]
+
 _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 _ASSIGNMENT = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=(.*)$")
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
@@ -78,22 +83,6 @@ def dockerfile_runs(text: str) -> list[tuple[int, str]]:
                 command = " ".join(shlex.quote(a) for a in argv)
         runs.append((number, command))
     return runs
-
-
-def logical_lines(text: str) -> list[tuple[int, str]]:
-    """The lines of a shell text, continuations joined, each with the number of its first line."""
-    lines, pending, start = [], "", 0
-    for number, raw in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
-        if not pending:
-            start = number
-        if raw.endswith("\\"):
-            pending += raw[:-1] + " "
-            continue
-        lines.append((start, pending + raw))
-        pending = ""
-    if pending:
-        lines.append((start, pending))
-    return lines
 
 
 def _installed(words: list[str], wanted: Callable[[str], bool]) -> list[str]:
