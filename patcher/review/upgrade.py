@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from ..patchset.model import Patch
 from ..patchset.runner import FileOutcome, PatchOutcome, Status
 from ..report import ExitCode
+from ..shipping import MirrorGroup
 
 if TYPE_CHECKING:
     from ..checks import CheckResult, Policy
@@ -109,14 +110,6 @@ class Shipping:
     def moved(self) -> bool:
         """Whether another file ships, or it is installed elsewhere."""
         return self.old_path != self.new_path or set(_paths(self.old_installed)) != set(_paths(self.new_installed))
-
-
-@dataclass(frozen=True)
-class MirrorGroup:
-    """A shipped copy and its stale mirrors."""
-
-    shipped: str
-    mirrors: tuple[str, ...]
 
 
 @dataclass(frozen=True)
