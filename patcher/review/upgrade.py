@@ -185,7 +185,7 @@ def _target_of(build: "Build", path: str) -> str:
     return next(target for target, shipped in build.targets.items() if shipped == path)
 
 
-def _status(file: FileOutcome, outcome: PatchOutcome | None) -> str:
+def _status(outcome: PatchOutcome | None) -> str:
     return "fails" if outcome is None else STATUS[outcome.status]
 
 
@@ -202,7 +202,7 @@ def _compare_patch(patch: Patch, old_file: FileOutcome, old: PatchOutcome | None
         captures = tuple(_capture_changes(old, new))
     scopes = tuple(scope_change(scope, old_file, new_file) for scope in patch_scopes(patch))
     failure = new if new is not None and new.status is Status.FAILED else None
-    return PatchComparison(patch, _status(old_file, old), _status(new_file, new), _diagnostic(new_file, new),
+    return PatchComparison(patch, _status(old), _status(new), _diagnostic(new_file, new),
                            _diagnostic(old_file, old), failure, captures, scopes)
 
 
