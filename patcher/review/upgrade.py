@@ -18,6 +18,7 @@ import copy
 import difflib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..patchset.model import Patch
@@ -238,12 +239,11 @@ def _capture_changes(old: PatchOutcome, new: PatchOutcome) -> Iterable[CaptureCh
 
 def scope_change(scope: str, old_file: FileOutcome, new_file: FileOutcome) -> ScopeChange:
     """Judge whether ``scope`` differs on syntax between the two files; diff its code alone."""
-    old = _scope_source(old_file.original, scope)
-    new = _scope_source(new_file.original, scope)
-    broken = [name for name, source in (("OLD", old_file.original), ("NEW", new_file.original))
-              if not _parses(source)]
-    if broken:
+    old_module, new_module = _module(old_file.original), _module(new_file.original)
+    broken = [name for name, module in (("OLD", old_module), ("NEW", new_module)) if module is None]
+    if old_module is None or new_module is None:
         return ScopeChange(scope, True, "", f"{' and '.join(broken)} does not parse")
+    old, new = _scope_source(old_module, scope), _scope_source(new_module, scope)
     if old is None and new is None:
         return ScopeChange(scope, False, "", "missing in OLD and NEW")
     if old is None or new is None:
@@ -255,21 +255,20 @@ def scope_change(scope: str, old_file: FileOutcome, new_file: FileOutcome) -> Sc
     return ScopeChange(scope, True, _unified(old, new, old_file.path, new_file.path, scope))
 
 
-def _parses(source: bytes) -> bool:
-    try:
-        ast.parse(source.decode("utf-8-sig"))
-    except (SyntaxError, ValueError, UnicodeDecodeError):
-        return False
-    return True
-
-
-def _scope_source(source: bytes, scope: str) -> tuple[str, str, int] | None:
-    """Return (ast dump, LF source text, first line) of ``scope``, or None if missing or unparsable."""
+@lru_cache(maxsize=4)
+def _module(source: bytes) -> tuple[str, ast.Module] | None:
+    """Parse a file once for all the scopes of all the patches on it: (LF text, tree), or None."""
+    # Callers never mutate the tree: _own works on copies.
     try:
         text = source.decode("utf-8-sig").replace("\r\n", "\n")
-        tree = ast.parse(text)
+        return text, ast.parse(text)
     except (SyntaxError, ValueError, UnicodeDecodeError):
         return None
+
+
+def _scope_source(module: tuple[str, ast.Module], scope: str) -> tuple[str, str, int] | None:
+    """Return (ast dump, LF source text, first line) of ``scope``, or None if missing."""
+    text, tree = module
     node: ast.AST | None = tree
     for part in filter(None, scope.split(".")):
         node = _definition(node, part) if node is not None else None
