@@ -11,17 +11,14 @@ that does not fit names the closest code, at the shipped file's lines.
 from __future__ import annotations
 
 import difflib
-import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from ..archive import open_source
-from ..archive.tree import SourceTree
+from ..checks.inputs import open_tree  # the one safe tar reader, shared with 'patcher check'
 from ..patchset import Patch, PatchSet
 from ..patchset.runner import PatchOutcome, Status, patch_source
 from ..shipping import plan_shipping
@@ -29,9 +26,6 @@ from ..transforms import Insert, Operation, Replace, ReuseBuffers
 from ..transforms.closest import Diagnostic
 from ..transforms.pattern import Bindings, Pattern, decode_metavariables, find_statements, layout_key
 from ..transforms.scope import ScopeNotFound, find_scope
-
-TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
-
 
 @dataclass(frozen=True)
 class ParamView:
@@ -113,7 +107,7 @@ def explain_patch(patch: Patch) -> Explanation:
 
 def locate(explanation: Explanation, patch_set: PatchSet, vendor: Path) -> Explanation:
     """Add where the patch matches in the drop at ``vendor`` (a zip, a folder or a build context tar)."""
-    with open_vendor(vendor) as tree:
+    with open_tree(vendor) as tree:
         shipped = plan_shipping(tree).shipped_copy(explanation.patch.target)
         data = tree.read(shipped)
     patch = explanation.patch
@@ -149,21 +143,6 @@ class _LineMap:
             if start < line <= start + length:
                 return shipped_start + line - start
         return None
-
-
-@contextmanager
-def open_vendor(path: Path) -> Iterator[SourceTree]:
-    """Open a vendor zip or folder, or a build context tar that apply wrote, as a tree."""
-    if path.is_file() and path.name.endswith(TAR_SUFFIXES):
-        from ..checks.inputs import _unpack_tar  # the one safe tar reader, shared with 'patcher check'
-
-        with tempfile.TemporaryDirectory(prefix="patcher-explain-") as folder:
-            _unpack_tar(path, Path(folder))
-            with open_source(Path(folder)) as tree:
-                yield tree
-        return
-    with open_source(path) as tree:
-        yield tree
 
 
 def _index(patch_set: PatchSet, patch: Patch) -> int:

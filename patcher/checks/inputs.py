@@ -6,8 +6,9 @@ import json
 import sys
 import tarfile
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ..archive import open_source
 from ..archive.tree import SourceTree
@@ -36,13 +37,21 @@ def check_path(
     """
     if path.is_file() and path.suffix == ".py":
         return run_rules([(str(path), path.read_bytes)], policy, allowed=allowed)
+    with open_tree(path) as tree:
+        return _check(tree, policy, targets, allowed)
+
+
+@contextmanager
+def open_tree(path: Path) -> Iterator[SourceTree]:
+    """Open a vendor zip or folder, or a build context tar that apply wrote, as a tree."""
     if path.is_file() and path.name.endswith(TAR_SUFFIXES):
-        with tempfile.TemporaryDirectory(prefix="patcher-check-") as folder:
+        with tempfile.TemporaryDirectory(prefix="patcher-") as folder:
             _unpack_tar(path, Path(folder))
             with open_source(Path(folder)) as tree:
-                return _check(tree, policy, targets, allowed)
+                yield tree
+        return
     with open_source(path) as tree:
-        return _check(tree, policy, targets, allowed)
+        yield tree
 
 
 def _check(tree: SourceTree, policy: Policy, targets: Sequence[str],
