@@ -35,13 +35,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-VENDOR = ROOT / "fixtures" / "vendor" / "enginex-vllm-bi100-qwen36-main" / "qwen3_6_scripts" / "paged_attn.py"
-PATCHED = {
-    "patched, max_gather_tokens=8192 (default)": ROOT / "tests" / "golden" / "paged_attn.patched.py",
-    "patched, max_gather_tokens=0": ROOT / "tests" / "golden" / "paged_attn.patched-gather0.py",
-}
-KV_HEADS, GQA, HEAD_DIM, BLOCK = 1, 6, 256, 16
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # prefix_common, also when loaded from elsewhere
+
+from prefix_common import BLOCK, GATHER_0, GATHER_8192, GQA, HEAD_DIM, KV_HEADS, ROOT, VENDOR  # noqa: E402
+from prefix_common import paged_inputs, patched_files  # noqa: E402
+
+PATCHED = {"patched, max_gather_tokens=8192 (default)": GATHER_8192, "patched, max_gather_tokens=0": GATHER_0}
 MB = 10**6
 
 
@@ -54,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     if not Path("/proc/self/clear_refs").exists():
         print("error: this benchmark reads the peak resident set from /proc (Linux only)", file=sys.stderr)
         return 2
-    copies = [("vendor", args.vendor_py), *_patched(args.patched_py)]
+    copies = [("vendor", args.vendor_py), *patched_files(args.patched_py, PATCHED)]
     print(f"# {args.context} context tokens + {args.chunk} new, fp32, one sequence, kv_heads {KV_HEADS}, "
           f"GQA {GQA}, head_dim {HEAD_DIM}, block {BLOCK}; peak resident memory one call adds, "
           f"each copy in its own process")
@@ -89,18 +88,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _patched(items: list[str]) -> list[tuple[str, Path]]:
-    if not items:
-        return list(PATCHED.items())
-    pairs = []
-    for item in items:
-        label, sep, path = item.rpartition("=")
-        if not sep or not label:
-            raise SystemExit(f"error: --patched-py {item!r}: expected LABEL=PATH")
-        pairs.append((label, Path(path)))
-    return pairs
-
-
 def _run_child(path: Path, args: argparse.Namespace) -> dict[str, float]:
     # Fixed mmap threshold: large blocks are unmapped when freed, so the
     # resident set follows the live tensors instead of glibc's free lists.
@@ -121,8 +108,10 @@ def _measure(path: Path, context: int, chunk: int, seed: int) -> dict[str, float
     from patcher.numerics.stub_ops import StubOps
 
     cls = load_paged_attn(path.read_bytes(), StubOps(), "paged_attn_measured").PagedAttention
-    cls._forward_prefix_pytorch(**_inputs(600, 40, seed))  # warm-up: thread pools, kernels
-    inputs = _inputs(context, chunk, seed)
+    import torch
+
+    cls._forward_prefix_pytorch(**paged_inputs(600, 40, seed, "cpu", torch.float32))  # warm-up: thread pools, kernels
+    inputs = paged_inputs(context, chunk, seed, "cpu", torch.float32)
     gc.collect()
     Path("/proc/self/clear_refs").write_text("5")  # reset the high-water mark to the current RSS
     base = _status_kib("VmRSS")
@@ -130,32 +119,6 @@ def _measure(path: Path, context: int, chunk: int, seed: int) -> dict[str, float
     cls._forward_prefix_pytorch(**inputs)
     seconds = time.perf_counter() - start
     return {"peak_bytes": (_status_kib("VmHWM") - base) * 1024.0, "seconds": seconds}
-
-
-def _inputs(context: int, chunk: int, seed: int) -> dict[str, object]:
-    """A seeded fp32 paged cache holding one sequence of ``context`` + ``chunk`` tokens."""
-    import torch as t
-
-    gen = t.Generator().manual_seed(seed + context + chunk)
-    x = 16 // 4
-    used = -(-(context + chunk) // BLOCK)
-    num_blocks = used + 8
-
-    def randn(*shape: int) -> t.Tensor:
-        return t.randn(shape, generator=gen, dtype=t.float32)
-
-    block_table = t.randperm(num_blocks, generator=gen)[:used].to(t.int32)
-    return {
-        "query": randn(chunk, KV_HEADS * GQA, HEAD_DIM),
-        "key": randn(chunk, KV_HEADS, HEAD_DIM),
-        "value": randn(chunk, KV_HEADS, HEAD_DIM),
-        "key_cache": randn(num_blocks, KV_HEADS, HEAD_DIM // x, BLOCK, x),
-        "value_cache": randn(num_blocks, KV_HEADS, HEAD_DIM, BLOCK),
-        "block_tables": block_table.unsqueeze(0),
-        "query_start_loc": t.tensor([0, chunk], dtype=t.int32),
-        "seq_lens_tensor": t.tensor([context + chunk], dtype=t.int32),
-        "context_lens": t.tensor([context], dtype=t.int32),
-    }
 
 
 def _status_kib(field: str) -> int:

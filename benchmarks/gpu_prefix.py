@@ -36,18 +36,16 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # patcher.numerics' loader and stub ops need only PyTorch
+sys.path.insert(0, str(ROOT / "benchmarks"))  # prefix_common, also when loaded from elsewhere
 
 import torch  # noqa: E402
+from prefix_common import BLOCK, GATHER_0, GATHER_8192, GQA, HEAD_DIM, KV_HEADS, VENDOR  # noqa: E402
+from prefix_common import paged_inputs, patched_files  # noqa: E402
 
 from patcher.numerics.loader import load_paged_attn  # noqa: E402
 from patcher.numerics.stub_ops import StubOps  # noqa: E402
 
-VENDOR = ROOT / "fixtures" / "vendor" / "enginex-vllm-bi100-qwen36-main" / "qwen3_6_scripts" / "paged_attn.py"
-PATCHED = {
-    "gather 8192": ROOT / "tests" / "golden" / "paged_attn.patched.py",
-    "gather 0": ROOT / "tests" / "golden" / "paged_attn.patched-gather0.py",
-}
-KV_HEADS, GQA, HEAD_DIM, BLOCK = 1, 6, 256, 16
+PATCHED = {"gather 8192": GATHER_8192, "gather 0": GATHER_0}
 DTYPE = torch.float16
 
 
@@ -76,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     seen: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in copies}  # (ratio, extra MiB)
     for chunk in args.chunks:
         for context in args.contexts:
-            inputs = _case(context, chunk, device, args.seed)
+            inputs = paged_inputs(context, chunk, args.seed, device, DTYPE)
             vendor_ms, vendor_mib, vendor_out = _time(vendor_cls, inputs, args.warmup, args.runs, device)
             for copy_name, cls in copies:
                 patched_ms, patched_mib, patched_out = _time(cls, inputs, args.warmup, args.runs, device)
@@ -128,7 +126,7 @@ def _sources(args: argparse.Namespace) -> tuple[bytes, list[tuple[str, bytes]], 
     if args.zip is None:
         if args.overrides:
             raise SystemExit("error: --set needs --zip (the plain files are already patched)")
-        patched = _patched_files(args.patched_py)
+        patched = patched_files(args.patched_py, PATCHED)
         return (args.vendor_py.read_bytes(), [(label, path.read_bytes()) for label, path in patched],
                 f"{_shown(args.vendor_py)} vs " + ", ".join(f"{label}: {_shown(path)}" for label, path in patched))
     if args.patched_py:
@@ -145,51 +143,11 @@ def _sources(args: argparse.Namespace) -> tuple[bytes, list[tuple[str, bytes]], 
             f"{sources.path} of {args.zip.name}: vendor vs {label}")
 
 
-def _patched_files(items: list[str]) -> list[tuple[str, Path]]:
-    if not items:
-        return list(PATCHED.items())
-    pairs = []
-    for item in items:
-        label, sep, path = item.rpartition("=")
-        if not sep or not label:
-            raise SystemExit(f"error: --patched-py {item!r}: expected LABEL=PATH")
-        pairs.append((label, Path(path)))
-    return pairs
-
-
 def _shown(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(ROOT))
     except ValueError:
         return str(path)
-
-
-def _case(context: int, chunk: int, device: torch.device, seed: int) -> dict[str, Any]:
-    """A random paged cache for one sequence of ``context`` cached and ``chunk`` new tokens.
-
-    The values are random; only the layout matters for timing, and every
-    copy reads the very same tensors (``query`` cloned per call).
-    """
-    gen = torch.Generator(device=device).manual_seed(seed + context + chunk)
-    x = 16 // torch.empty((), dtype=DTYPE).element_size()
-    used = -(-(context + chunk) // BLOCK)
-    num_blocks = used + 8
-
-    def randn(*shape: int) -> torch.Tensor:
-        return torch.randn(shape, generator=gen, device=device, dtype=torch.float32).to(DTYPE)
-
-    block_table = torch.randperm(num_blocks, generator=gen, device=device)[:used].to(torch.int32)
-    return {
-        "query": randn(chunk, KV_HEADS * GQA, HEAD_DIM),
-        "key": randn(chunk, KV_HEADS, HEAD_DIM),
-        "value": randn(chunk, KV_HEADS, HEAD_DIM),
-        "key_cache": randn(num_blocks, KV_HEADS, HEAD_DIM // x, BLOCK, x),
-        "value_cache": randn(num_blocks, KV_HEADS, HEAD_DIM, BLOCK),
-        "block_tables": block_table.unsqueeze(0),
-        "query_start_loc": torch.tensor([0, chunk], dtype=torch.int32, device=device),
-        "seq_lens_tensor": torch.tensor([context + chunk], dtype=torch.int32, device=device),
-        "context_lens": torch.tensor([context], dtype=torch.int32, device=device),
-    }
 
 
 def _time(cls: Any, inputs: dict[str, Any], warmup: int, runs: int,
