@@ -28,7 +28,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
-from .base import FUNCTIONS, SCOPES, SyntaxIndex, dotted
+from .base import FUNCTIONS, SCOPES, SyntaxIndex, dotted, function_of
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
@@ -128,7 +128,7 @@ class Reachability:
         statement = at if isinstance(at, ast.stmt) else _statement_of(index, at)
         if statement is None or _binds(statement, name) and isinstance(at, ast.IfExp):
             return None
-        function = next((a for a in reversed(index.ancestors(statement)) if isinstance(a, SCOPES)), None)
+        function = function_of(index, statement)
         if not isinstance(function, FUNCTIONS) or name in self._shared(function):
             return None
         node: ast.AST = statement
