@@ -95,10 +95,6 @@ def check_example(rule: Rule, example: Valid | Invalid) -> list[Violation]:
     return [v for v in run_example(rule, example) if v.severity is not Severity.NOTE]
 
 
-def example_notes(rule: Rule, example: Valid | Invalid) -> list[Violation]:
-    """Return the notes ``rule`` makes on ``example`` (e.g. why a call it would flag cannot run)."""
-    return [v for v in run_example(rule, example) if v.severity is Severity.NOTE]
-
 
 @dataclass(frozen=True)
 class Verdict:

@@ -18,7 +18,7 @@ import ast
 import difflib
 import re
 import textwrap
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Collection, Iterator, Sequence
 
 import libcst as cst
@@ -346,8 +346,3 @@ def written_lines(before: str, after: str) -> frozenset[int]:
     old, new = before.splitlines(), after.splitlines()
     opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
     return frozenset(j + 1 for tag, _, _, j1, j2 in opcodes if tag in ("replace", "insert") for j in range(j1, j2))
-
-
-def with_closest(diagnostic: Diagnostic, closest: Closest | None) -> Diagnostic:
-    """Fill in the diagnostic's closest code."""
-    return replace(diagnostic, closest=closest)
