@@ -13,7 +13,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
 
-from .base import (SCOPES, BuildContext, FileRule, Invalid, PythonSource, Settings, SyntaxIndex,
+from .base import (SCOPES, TRY, BuildContext, FileRule, Invalid, PythonSource, Settings, SyntaxIndex,
                    TreeRule, Valid, Violation, dotted)
 from .pip_installs import dockerfile_runs, logical_lines, pip_installs
 
@@ -32,7 +32,6 @@ IMPORTERS = frozenset({"import_module", "__import__"})
 WORDS = ("triton", "Triton", "TRITON", KERNEL, *KERNEL_MODULES, "decode_attention_fwd")
 HANG = "a hang cannot be caught by try/except"
 
-_TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
 def says_triton(name: str) -> bool:
@@ -505,7 +504,7 @@ class _Guard:
         for parent in reversed(self.source.index.ancestors(node)):
             if isinstance(parent, SCOPES) and not isinstance(parent, ast.Lambda):
                 return ""
-            if isinstance(parent, _TRY) and any(s is child for s in parent.body):
+            if isinstance(parent, TRY) and any(s is child for s in parent.body):
                 return f", under `try:` ({HANG})"
             if isinstance(parent, ast.If) and child is not parent.test:
                 return f", under `if {self.source.code(parent.test)}:`"

@@ -28,10 +28,9 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
-from .base import FUNCTIONS, SCOPES, SyntaxIndex, dotted, function_of
+from .base import FUNCTIONS, SCOPES, TRY, SyntaxIndex, dotted, function_of
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
 @dataclass(frozen=True)
@@ -183,7 +182,7 @@ def _rebinds_before(parent: ast.AST, node: ast.AST, name: str) -> bool:
         return _binds(parent.test, name)
     if isinstance(parent, (ast.With, ast.AsyncWith)):
         return any(_binds(item, name) for item in parent.items)
-    if isinstance(parent, _TRY):
+    if isinstance(parent, TRY):
         if _in(node, parent.body):
             return False
         # A handler, the else or the finally runs after any part of the body (and of the handlers).

@@ -5,13 +5,12 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Sequence
 
-from .base import SCOPES, FileRule, Invalid, PythonSource, Settings, Valid, Violation, dotted
+from .base import SCOPES, TRY, FileRule, Invalid, PythonSource, Settings, Valid, Violation, dotted
 
 V1 = "paged_attention_v1"
 V2 = "paged_attention_v2"
 # NotImplementedError is a RuntimeError; a handler for any of these catches it.
 CATCHES = frozenset({"NotImplementedError", "RuntimeError", "Exception", "BaseException"})
-_TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 _EXITS = {ast.Raise: "raises", ast.Return: "returns", ast.Break: "breaks out", ast.Continue: "continues the loop"}
 
 
@@ -231,7 +230,7 @@ def _unprotected(chain: Sequence[ast.AST], v1: V1Calls, source: PythonSource) ->
         node = chain[index]
         if isinstance(node, SCOPES):
             break
-        if not isinstance(node, _TRY) or not any(s is chain[index + 1] for s in node.body):
+        if not isinstance(node, TRY) or not any(s is chain[index + 1] for s in node.body):
             continue
         reason = _handler_problem(node, chain[:index + 1], v1, source)
         if reason is None:
