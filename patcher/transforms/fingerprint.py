@@ -103,11 +103,10 @@ def _normalise(capture: Capture) -> tuple[ast.AST | None, str]:
     items = capture if isinstance(capture, tuple) else (capture,)
     if not items:
         return ast.Module(body=[], type_ignores=[]), ""
-    codes = [cst.Module([]).code_for_node(_without_comma(item)).strip() for item in items]
     if all(isinstance(item, cst.BaseStatement) for item in items):
         text = "\n".join(textwrap.dedent(cst.Module([]).code_for_node(item)) for item in items)
         return _parsed(text, "exec", lambda tree: tree)
-    joined = ", ".join(codes)
+    joined = ", ".join(cst.Module([]).code_for_node(_without_comma(item)).strip() for item in items)
     # Try the forms a capture can take: an expression, then arguments or elements.
     forms = [f"(\n{joined}\n)", f"_(\n{joined}\n)", f"[\n{joined}\n]"]
     if any(isinstance(item, cst.Arg) for item in items):
