@@ -102,7 +102,7 @@ def _run_child(path: Path, args: argparse.Namespace) -> dict[str, float]:
 
 
 def _measure(path: Path, context: int, chunk: int, seed: int) -> dict[str, float]:
-    """In a fresh process: the peak resident bytes one call of the copy at ``path`` adds."""
+    """Measure, in a fresh process, the peak resident bytes one call of the copy at ``path`` adds."""
     sys.path.insert(0, str(ROOT))  # patcher.numerics' loader and stub ops need only PyTorch
     from patcher.numerics.loader import load_paged_attn
     from patcher.numerics.stub_ops import StubOps

@@ -122,7 +122,7 @@ def _load(source: bytes, name: str) -> Any:
 
 
 def _sources(args: argparse.Namespace) -> tuple[bytes, list[tuple[str, bytes]], str]:
-    """The vendor's source, the (label, source) of each patched copy, and a title line."""
+    """Return the vendor's source, the (label, source) of each patched copy, and a title line."""
     if args.zip is None:
         if args.overrides:
             raise SystemExit("error: --set needs --zip (the plain files are already patched)")
@@ -152,7 +152,7 @@ def _shown(path: Path) -> str:
 
 def _time(cls: Any, inputs: dict[str, Any], warmup: int, runs: int,
           device: torch.device) -> tuple[float, float, torch.Tensor]:
-    """Median milliseconds, peak MiB one call allocates above its inputs, and the output."""
+    """Return the median milliseconds, peak MiB one call allocates above its inputs, and the output."""
 
     def call() -> Callable[[], torch.Tensor]:
         # A fresh query per call: the vendor's code scales an fp32 query in place.

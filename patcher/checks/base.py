@@ -113,13 +113,13 @@ class PythonSource:
 
     @functools.cached_property
     def text(self) -> str:
-        """The file as Python decodes it (its coding line, else UTF-8); raises one of ``PARSE_ERRORS``."""
+        """Return the file as Python decodes it (its coding line, else UTF-8); raises one of ``PARSE_ERRORS``."""
         encoding, _ = tokenize.detect_encoding(io.BytesIO(self.data).readline)
         return self.data.decode(encoding)
 
     @functools.cached_property
     def tree(self) -> ast.Module:
-        """The ``ast`` tree under the 3.10 grammar, else under this interpreter's; raises one of ``PARSE_ERRORS``.
+        """Return the ``ast`` tree under the 3.10 grammar, else this interpreter's; raises one of ``PARSE_ERRORS``.
 
         A file with newer syntax is still read by the other rules (the
         python-3.10 rule reports it, from ``newer_syntax``).
@@ -134,12 +134,12 @@ class PythonSource:
 
     @functools.cached_property
     def index(self) -> "SyntaxIndex":
-        """Every node by kind, with its parent, from one walk of the tree."""
+        """Return every node by kind, with its parent, from one walk of the tree."""
         return SyntaxIndex(self.tree)
 
     @functools.cached_property
     def reachability(self) -> "Reachability":
-        """Which branches of this file cannot run."""
+        """Say which branches of this file cannot run."""
         from .reachability import Reachability
 
         return Reachability(self.index)
@@ -153,7 +153,7 @@ class PythonSource:
         return getattr(node, "lineno", 0)
 
     def segment(self, node: ast.AST) -> str:
-        """The source of ``node`` (ast offsets count UTF-8 bytes)."""
+        """Return the source of ``node`` (ast offsets count UTF-8 bytes)."""
         start, end = node.lineno - 1, (node.end_lineno or node.lineno) - 1  # type: ignore[attr-defined]
         first, last = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
         lines = self._lines[start:end + 1]
@@ -164,7 +164,7 @@ class PythonSource:
         return b"".join([lines[0][first:], *lines[1:-1], lines[-1][:last]]).decode("utf-8", "replace")
 
     def code(self, node: ast.AST) -> str:
-        """The source of ``node`` on one line, shortened for a message."""
+        """Return the source of ``node`` on one line, shortened for a message."""
         text = " ".join(self.segment(node).split())
         return text if len(text) <= 90 else text[:87] + "..."
 
@@ -255,7 +255,7 @@ class TreeRule(Rule):
 
 
 def identifier(name: str) -> str:
-    """An identifier as Python reads it (NFKC-folded; ``ast`` already folds names, not strings)."""
+    """Return an identifier as Python reads it (NFKC-folded; ``ast`` already folds names, not strings)."""
     return name if name.isascii() else unicodedata.normalize("NFKC", name)
 
 
@@ -342,15 +342,15 @@ class SyntaxIndex:
         self._parent = parents
 
     def of(self, kind: type[N]) -> list[N]:
-        """Every node of ``kind`` (exactly that class), in source order."""
+        """Return every node of ``kind`` (exactly that class), in source order."""
         return self._found.get(kind, [])  # type: ignore[return-value]
 
     def parent(self, node: ast.AST) -> ast.AST | None:
-        """The node ``node`` sits in (None for the module)."""
+        """Return the node ``node`` sits in (None for the module)."""
         return self._parent.get(id(node))
 
     def ancestors(self, node: ast.AST) -> tuple[ast.AST, ...]:
-        """The nodes ``node`` sits in, the module first, its parent last."""
+        """Return the nodes ``node`` sits in, the module first, its parent last."""
         chain = []
         parent = self._parent.get(id(node))
         while parent is not None:
@@ -377,7 +377,7 @@ def contains(ancestors: Sequence[ast.AST], node: ast.AST) -> bool:
 
 
 def function_of(index: SyntaxIndex, node: ast.AST) -> ast.AST | None:
-    """The innermost function, lambda or class ``node`` sits in (None at module level)."""
+    """Return the innermost function, lambda or class ``node`` sits in (None at module level)."""
     for ancestor in reversed(index.ancestors(node)):
         if isinstance(ancestor, SCOPES):
             return ancestor

@@ -63,11 +63,11 @@ class RuleCache:
         self._writes = 0
 
     def key(self, data: bytes) -> str:
-        """The entry name for a file with these bytes."""
+        """Return the entry name for a file with these bytes."""
         return hashlib.sha256(self.rules.encode() + b"\0" + data).hexdigest()
 
     def get(self, key: str, path: str) -> list[Violation] | None:
-        """The findings stored under ``key``, placed at ``path``; None on a miss."""
+        """Return the findings stored under ``key``, placed at ``path``; None on a miss."""
         try:
             meta = json.loads((self.folder / key).read_bytes())
             if meta["key"] != key:

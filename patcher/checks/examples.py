@@ -58,7 +58,7 @@ def example_settings(rule: Rule, params: Mapping[str, Any] | None = None) -> Set
 
 
 def example_path(rule: Rule, example: Valid | Invalid) -> str:
-    """Where ``example.code`` sits: its own ``path``, else the rule's kind of file."""
+    """Say where ``example.code`` sits: its own ``path``, else the rule's kind of file."""
     if example.path is not None:
         return example.path
     if isinstance(rule, FileRule):

@@ -35,17 +35,17 @@ HANG = "a hang cannot be caught by try/except"
 
 
 def says_triton(name: str) -> bool:
-    """Whether a module or function name says Triton (``paged_attention_v2_triton``, ``TritonDecode``)."""
+    """Tell whether a module or function name says Triton (``paged_attention_v2_triton``, ``TritonDecode``)."""
     return TRITON in name.lower()
 
 
 def excepted(module: str) -> bool:
-    """Whether ``module`` is ``vllm.triton_utils`` or in it: cache management, not kernels."""
+    """Tell whether ``module`` is ``vllm.triton_utils`` or in it: cache management, not kernels."""
     return module == ALLOWED_MODULE or module.startswith(ALLOWED_MODULE + ".")
 
 
 def kernel_module(module: str) -> bool:
-    """Whether importing ``module`` loads Triton kernels: a known kernel module, or one whose name says Triton.
+    """Tell whether importing ``module`` loads Triton kernels: a known kernel module, or one whose name says Triton.
 
     The ``triton`` package itself (``import triton``, ``triton.language``) is
     a compiler, not a kernel: the kernels it compiles are found by their
@@ -347,7 +347,7 @@ class _Names:
                     self.qualified[alias.asname or alias.name] = f"{module}.{alias.name}"
 
     def resolve(self, node: ast.AST) -> str:
-        """The qualified name of a Name/Attribute chain (``tt.jit`` -> ``triton.jit``), else its dotted text."""
+        """Return the qualified name of a Name/Attribute chain (``tt.jit`` -> ``triton.jit``), else its dotted text."""
         name = dotted(node)
         if not name:
             return ""
@@ -361,7 +361,7 @@ def _module_of(node: ast.ImportFrom) -> str:
 
 
 def kernel_decorator(names: _Names, decorator: ast.expr) -> str | None:
-    """``triton.jit`` etc. when ``decorator`` is one (``@tt.jit``, ``@autotune(...)``), else None."""
+    """Return ``triton.jit`` etc. when ``decorator`` is one (``@tt.jit``, ``@autotune(...)``), else None."""
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     qualified = names.resolve(target)
     parts = qualified.split(".")
@@ -371,7 +371,7 @@ def kernel_decorator(names: _Names, decorator: ast.expr) -> str | None:
 
 
 def defined_kernels(source: PythonSource) -> list[tuple[ast.expr, str, str]]:
-    """Each function ``source`` decorates as a Triton kernel: (node, name, the decorator's source)."""
+    """Return each function ``source`` decorates as a Triton kernel: (node, name, the decorator's source)."""
     if not source.mentions(TRITON):
         return []
     index = source.index
@@ -445,7 +445,7 @@ def _findings(source: PythonSource) -> Iterator[Finding]:
 
 def _call(call: ast.Call, names: _Names, kernels: Mapping[str, str], source: PythonSource,
           own: set[str]) -> str | None:
-    """What a call does that this rule flags, or None."""
+    """Return what a call does that this rule flags, or None."""
     func = call.func
     if isinstance(func, ast.Subscript):  # kernel[grid](...)
         launched = dotted(func.value).split(".")[-1]
@@ -513,7 +513,7 @@ class _Guard:
 
 
 def _string_argument(call: ast.Call) -> str | None:
-    """The literal string among the first two arguments, if any (``import_module('x')``, ``getattr(m, 'x')``)."""
+    """Return the literal string among the first two arguments, if any (``import_module('x')``, ``getattr(m, 'x')``)."""
     for arg in call.args[:2]:
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             return arg.value
@@ -528,7 +528,7 @@ def _truthy(value: ast.expr) -> bool:
 
 
 def _shipped_kernel_imports(build: BuildContext, settings: Settings) -> Iterator[Violation]:
-    """Each import, in a shipped file, of another shipped file that defines a Triton kernel (one level)."""
+    """Flag each import, in a shipped file, of another shipped file that defines a Triton kernel (one level)."""
     definers: dict[str, str] = {}  # context path -> "the Triton kernel _k" (or "kernels _a, _b")
     for path in build.mentioning(TRITON):
         source = build.source(path)
@@ -567,7 +567,7 @@ def _shipped_kernel_imports(build: BuildContext, settings: Settings) -> Iterator
 
 
 def _module_names(path: str, build: BuildContext) -> set[str]:
-    """The dotted names a shipped file can be imported by: under dist-/site-packages, and as a sibling."""
+    """Return the dotted names a shipped file can be imported by: under dist-/site-packages, and as a sibling."""
     names = set()
     images = [build.plan.copied.get(path, "")] + [i.image_path for i in build.plan.installed if i.path == path]
     for image in images:
@@ -588,7 +588,7 @@ def _dotted_path(path: str) -> str:
 
 def _imports_of(index: SyntaxIndex, importer: str,
                 modules: Mapping[str, set[str]]) -> Iterator[tuple[ast.AST, str, str]]:
-    """(node, module as written, context path) for each import in ``importer`` of a file in ``modules``."""
+    """Return (node, module as written, context path) for each import in ``importer`` of a file in ``modules``."""
     folder = posixpath.dirname(importer)
     for node in index.of(ast.ImportFrom):
         written = _module_of(node)
@@ -626,6 +626,6 @@ def _match(node: ast.AST, written: str, candidates: Sequence[str], importer: str
 
 
 def is_triton_project(project: str) -> bool:
-    """Whether a pip project is a Triton build: triton, triton-nightly, pytorch-triton (not tritonclient)."""
+    """Tell whether a pip project is a Triton build: triton, triton-nightly, pytorch-triton (not tritonclient)."""
     return project == TRITON or project.startswith(TRITON + "-") or project.endswith("-" + TRITON) \
         or f"-{TRITON}-" in project

@@ -100,7 +100,7 @@ def guarded_calls(source: PythonSource, function: Function, callee: str, attribu
 
 
 def resolved(source: PythonSource, test: ast.expr, at: ast.AST) -> ast.expr:
-    """``test`` with a local flag replaced by the comparison it was set to (``not flag`` too)."""
+    """Return ``test`` with a local flag replaced by the comparison it was set to (``not flag`` too)."""
     if isinstance(test, ast.Name):
         value = source.reachability.value_of(test.id, at)
         return value if value is not None else test

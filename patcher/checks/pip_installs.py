@@ -31,7 +31,7 @@ _REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?
 
 def pip_installs(lines: Sequence[tuple[int, str]], wanted: Callable[[str], bool],
                  environment: Mapping[str, str] | None = None) -> list[tuple[int, str]]:
-    """(line, operand) for each ``pip install`` operand (requirement, wheel, URL) that ``wanted`` accepts."""
+    """Return (line, operand) for each ``pip install`` operand (requirement, wheel, URL) that ``wanted`` accepts."""
     variables = dict(environment or {})
     found: list[tuple[int, str]] = []
     for number, line in lines:
@@ -67,7 +67,7 @@ def _expand(word: str, variables: Mapping[str, str]) -> str:
 
 
 def dockerfile_runs(text: str) -> list[tuple[int, str]]:
-    """The shell commands of the Dockerfile's ``RUN`` lines (shell or exec form), with their line numbers."""
+    """Return the shell commands of the Dockerfile's ``RUN`` lines (shell or exec form), with their line numbers."""
     runs = []
     for number, line in logical_lines(text):
         words = line.split(None, 1)
@@ -86,7 +86,7 @@ def dockerfile_runs(text: str) -> list[tuple[int, str]]:
 
 
 def _installed(words: list[str], wanted: Callable[[str], bool]) -> list[str]:
-    """The requirements or wheels ``wanted`` accepts that a command installs, if it is a pip install."""
+    """Return the requirements or wheels ``wanted`` accepts that a command installs, if it is a pip install."""
     while words and (words[0] in ("sudo", "env", "command", "exec") or _ASSIGNMENT.match(words[0])):
         words = words[1:]
     if not words:
@@ -118,7 +118,7 @@ def _installed(words: list[str], wanted: Callable[[str], bool]) -> list[str]:
 
 
 def project_name(word: str) -> str:
-    """The normalised project a pip operand names: a requirement, a wheel or sdist path, or a URL to one."""
+    """Return the normalised project a pip operand names: a requirement, a wheel or sdist path, or a URL to one."""
     name = posixpath.basename(word.split("#", 1)[0].split("?", 1)[0])
     if name.endswith((".whl", ".tar.gz", ".zip")):
         project = name.split("-", 1)[0]

@@ -35,7 +35,7 @@ class Policy:
 
 
 def canonical(rule: str) -> str:
-    """The current id of ``rule``: a former id (``no-triton-prefill``) names the rule that replaced it."""
+    """Return the current id of ``rule``: a former id (``no-triton-prefill``) names the rule that replaced it."""
     for rule_id, known in RULES.items():
         if rule == rule_id or rule in known.ALIASES:
             return rule_id
@@ -128,7 +128,7 @@ def parse_allowed(rules: Sequence[str], reasons: Sequence[str], policy: Policy) 
 
 
 def _known_ids(policy: Policy | None = None) -> list[str]:
-    """Every id a user may write: the rules (of ``policy``, if given) and their former ids."""
+    """Return every id a user may write: the rules (of ``policy``, if given) and their former ids."""
     rules = list(policy.rules) if policy is not None else list(RULES)
     return rules + [alias for rule in rules for alias in RULES[rule].ALIASES]
 

@@ -63,7 +63,7 @@ class Python310(FileRule):
             yield settings.violation(source.path, line, f"uses syntax newer than Python 3.10: {problem}")
 
     def _unreadable(self, source: PythonSource, settings: Settings, error: SyntaxError | ValueError) -> Violation:
-        """Why a file this interpreter cannot parse at all is not Python 3.10."""
+        """Say why a file this interpreter cannot parse at all is not Python 3.10."""
         line, problem = _where(error)
         if b"\0" in source.data:
             return settings.violation(source.path, 0, f"does not parse: {problem}")
@@ -83,7 +83,7 @@ _STAR_FORMS = re.compile(rb"\[\s*\*|\[[^\]\[()]*,\s*\*|:\s*\*\s*\w")
 
 
 def _is_decoding(error: SyntaxError) -> bool:
-    """Whether ``tokenize.detect_encoding`` refused the file: a bad coding line or undecodable first lines."""
+    """Tell whether ``tokenize.detect_encoding`` refused the file: a bad coding line or undecodable first lines."""
     return error.filename is None and error.lineno is None
 
 
@@ -94,7 +94,7 @@ def _where(error: SyntaxError | ValueError) -> tuple[int, str]:
 
 
 def _named(source: PythonSource) -> list[tuple[int, str]]:
-    """The 3.11+ constructs in the file's ``ast`` tree, each at its own line."""
+    """Return the 3.11+ constructs in the file's ``ast`` tree, each at its own line."""
     index = source.index
     found = []
     if source.newer_syntax is not None:  # rare: walk everything for the statements 3.10 lacks
@@ -120,7 +120,7 @@ def _named(source: PythonSource) -> list[tuple[int, str]]:
 
 
 def _bare_star(node: ast.Subscript) -> bool:
-    """``x[*a]`` or ``x[*a, b]`` (3.11), not ``x[(*a, b)]`` (3.10): an unparenthesised tuple holding a star."""
+    """Tell whether it is ``x[*a]`` or ``x[*a, b]`` (3.11), not ``x[(*a, b)]`` (3.10): a bare tuple with a star."""
     index = node.slice
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
     if not any(isinstance(part, ast.Starred) for part in parts):
@@ -131,7 +131,7 @@ def _bare_star(node: ast.Subscript) -> bool:
 
 
 def _named_by_libcst(data: bytes) -> list[tuple[int, str]] | None:
-    """The 3.11+ constructs libcst names in a file this interpreter cannot parse; None if libcst cannot either."""
+    """Return the 3.11+ constructs libcst names in a file this interpreter cannot parse; None if libcst fails too."""
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 

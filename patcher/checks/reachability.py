@@ -50,7 +50,7 @@ class Reachability:
         self._declared: dict[int, frozenset[str]] = {}
 
     def _shared(self, function: ast.AST) -> frozenset[str]:
-        """The names ``global``/``nonlocal`` anywhere in ``function`` (nested functions too)."""
+        """Return the names ``global``/``nonlocal`` anywhere in ``function`` (nested functions too)."""
         key = id(function)
         if key not in self._declared:
             self._declared[key] = frozenset(name for n in ast.walk(function)
@@ -58,7 +58,7 @@ class Reachability:
         return self._declared[key]
 
     def dead(self, node: ast.AST) -> str | None:
-        """Why ``node`` cannot run (its innermost dead branch), or None when it can."""
+        """Say why ``node`` cannot run (its innermost dead branch), or None when it can."""
         child = node
         for parent in reversed(self.index.ancestors(node)):
             if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
@@ -70,7 +70,7 @@ class Reachability:
         return None
 
     def test(self, branch: ast.If | ast.IfExp) -> Known | None:
-        """The value of ``branch``'s test, if the syntax alone decides it."""
+        """Return the value of ``branch``'s test, if the syntax alone decides it."""
         key = id(branch)
         if key not in self._tests:
             self._tests[key] = self._evaluate(branch.test, branch)
@@ -102,7 +102,7 @@ class Reachability:
         return None
 
     def value_of(self, name: str, at: ast.AST) -> ast.expr | None:
-        """The expression local ``name`` holds at ``at``: its only reaching assignment's value, if plain.
+        """Return the expression local ``name`` holds at ``at``: its only reaching assignment's value, if plain.
 
         The same straight-line reasoning as for literals: any other binding
         on a path in between, a loop back edge, ``global``/``nonlocal``, or
@@ -112,7 +112,7 @@ class Reachability:
         return found[0] if found is not None else None
 
     def _reaching_literal(self, name: str, at: ast.AST) -> tuple[object, int] | None:
-        """The literal value and line of the only assignment of local ``name`` that reaches ``at``."""
+        """Return the literal value and line of the only assignment of local ``name`` that reaches ``at``."""
         found = self._reaching(name, at)
         if found is None:
             return None
@@ -122,7 +122,7 @@ class Reachability:
         return None
 
     def _reaching(self, name: str, at: ast.AST) -> tuple[ast.expr, int] | None:
-        """The value and line of the only plain assignment of local ``name`` that reaches ``at``."""
+        """Return the value and line of the only plain assignment of local ``name`` that reaches ``at``."""
         index = self.index
         statement = at if isinstance(at, ast.stmt) else _statement_of(index, at)
         if statement is None or _binds(statement, name) and isinstance(at, ast.IfExp):
@@ -165,7 +165,7 @@ def _statement_of(index: SyntaxIndex, node: ast.AST) -> ast.stmt | None:
 
 
 def _block_of(parent: ast.AST, node: ast.AST) -> list[ast.stmt] | None:
-    """The statement list of ``parent`` that holds ``node``, if ``node`` is a statement there."""
+    """Return the statement list of ``parent`` that holds ``node``, if ``node`` is a statement there."""
     for name in ("body", "orelse", "finalbody", "handlers", "cases"):
         block = getattr(parent, name, None)
         if isinstance(block, list) and any(s is node for s in block):
@@ -174,7 +174,7 @@ def _block_of(parent: ast.AST, node: ast.AST) -> list[ast.stmt] | None:
 
 
 def _rebinds_before(parent: ast.AST, node: ast.AST, name: str) -> bool:
-    """Whether the parts of ``parent`` that run before ``node`` (or again, through a loop) bind ``name``."""
+    """Tell whether the parts of ``parent`` that run before ``node`` (or again, through a loop) bind ``name``."""
     if isinstance(parent, _LOOPS):
         # The back edge: anything in the loop can run before the next pass reaches ``node``.
         return _binds(parent, name)
@@ -197,7 +197,7 @@ def _rebinds_before(parent: ast.AST, node: ast.AST, name: str) -> bool:
 
 
 def _binds(node: ast.AST, name: str) -> bool:
-    """Whether running ``node`` may bind ``name`` in the current scope (nested scopes: only ``nonlocal``)."""
+    """Tell whether running ``node`` may bind ``name`` in the current scope (nested scopes: only ``nonlocal``)."""
     for child in _walk_scope(node):
         if isinstance(child, ast.Name) and child.id == name and not isinstance(child.ctx, ast.Load):
             return True
@@ -219,7 +219,7 @@ def _binds(node: ast.AST, name: str) -> bool:
 
 
 def _walk_scope(node: ast.AST) -> Iterator[ast.AST]:
-    """``node`` and what it holds, entering nested functions and classes only for ``nonlocal``/``global``."""
+    """Yield ``node`` and what it holds, entering nested functions and classes only for ``nonlocal``/``global``."""
     stack = [node]
     while stack:
         current = stack.pop()
@@ -242,7 +242,7 @@ def _walk_scope(node: ast.AST) -> Iterator[ast.AST]:
 
 
 def _plain_assignment(statement: ast.stmt, name: str) -> tuple[ast.expr, int] | None:
-    """``(value, line)`` when ``statement`` is ``name = <expr>`` (chained targets of plain names too)."""
+    """Return ``(value, line)`` when ``statement`` is ``name = <expr>`` (chained targets of plain names too)."""
     if isinstance(statement, ast.Assign):
         targets, value = statement.targets, statement.value
         if not all(isinstance(t, ast.Name) for t in targets):

@@ -47,7 +47,7 @@ class CheckResult:
 
     @property
     def notes(self) -> tuple[Violation, ...]:
-        """What the rules note without counting it: e.g. a flagged call in code that cannot run."""
+        """Return what the rules note without counting it: e.g. a flagged call in code that cannot run."""
         return tuple(v for v in self.violations if v.severity is Severity.NOTE)
 
 
@@ -106,7 +106,7 @@ def run_rules(
 
 
 def _check_file(source: PythonSource, file_rules: Sequence[tuple[FileRule, Settings]]) -> tuple[list[Violation], bool]:
-    """What the file rules find in ``source``, and whether it could be read at all."""
+    """Return what the file rules find in ``source``, and whether it could be read at all."""
     try:
         source.tree
         readable = True

@@ -125,7 +125,7 @@ _LENGTH_WORDS = ("len", "token", "ctx", "context", "actual_max")
 
 
 def v1_bound(source: PythonSource, decode: Function) -> int | None:
-    """The longest sequence any V1 call of ``decode`` that can run is reached with, when tests bound them all.
+    """Return the longest sequence any V1 call of ``decode`` that can run is reached with, when tests bound them all.
 
     A V1 call is bounded by an enclosing ``if`` whose test (or the local flag
     it reads, e.g. the upstream ``use_v1 = (max_seq_len <= 8192 and ...)``)
@@ -155,7 +155,7 @@ def v1_bound(source: PythonSource, decode: Function) -> int | None:
 
 
 def _at_most(test: ast.expr, *, in_body: bool) -> int | None:
-    """The largest length ``test`` lets through in its body (``in_body``) or its else, if it bounds one."""
+    """Return the largest length ``test`` lets through in its body (``in_body``) or its else, if it bounds one."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _at_most(test.operand, in_body=not in_body)
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and in_body:

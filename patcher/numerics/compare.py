@@ -102,7 +102,7 @@ class InPlaceWrite:
 
     @property
     def message(self) -> str:
-        """One sentence for the report."""
+        """Say it in one sentence, for the report."""
         who = " and ".join(self.sides)
         verb = "write" if len(self.sides) > 1 else "writes"
         text = f"{who} {self.function} {verb} into `{self.argument}` in place for {', '.join(self.dtypes)} inputs"
@@ -126,7 +126,7 @@ class NumericsResult:
 
     @property
     def in_place_writes(self) -> tuple[InPlaceWrite, ...]:
-        """Every (function, argument) some copy wrote into, once, with the sides and dtypes concerned."""
+        """Return every (function, argument) some copy wrote into, once, with the sides and dtypes concerned."""
         tried: dict[str, list[str]] = {}
         wrote: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
         for c in self.comparisons:
@@ -250,7 +250,7 @@ class _Side:
 
     def run(self, function: str, kwargs: dict[str, Any]
             ) -> tuple[tuple[torch.Tensor | None, str, str | None], dict[str, Any]]:
-        """The output, the tier that produced it and the exception if any; and ``kwargs`` as the call left them."""
+        """Return the output, the tier that made it and the exception if any; and ``kwargs`` as the call left them."""
         self.ops.reset()
         self.pytorch_calls = 0
         unavailable_before = bool(getattr(self.cls, "_v2_unavailable", False))
@@ -296,7 +296,7 @@ def _compare(function: str, ops_mode: str, label: str,
 
 
 def _same_bits(after: Any, before: Any) -> bool:
-    """Whether an argument still holds what it held (tensors: same shape, dtype and values, NaN included)."""
+    """Tell whether an argument still holds what it held (tensors: same shape, dtype and values, NaN included)."""
     if not isinstance(after, torch.Tensor) or not isinstance(before, torch.Tensor):
         return type(after) is type(before) and bool(after is before or after == before)
     if after.shape != before.shape or after.dtype != before.dtype:

@@ -88,12 +88,12 @@ class PatchComparison:
 
     @property
     def captures_changed(self) -> bool:
-        """Whether the patch applies on both but what it captured differs."""
+        """Tell whether the patch applies on both but what it captured differs."""
         return bool(self.captures)
 
     @property
     def needs_review(self) -> bool:
-        """Whether the patch behaves differently on NEW, or anything it relies on changed."""
+        """Tell whether the patch behaves differently on NEW, or anything it relies on changed."""
         return self.old != self.new or self.captures_changed or any(s.changed for s in self.scopes)
 
 
@@ -109,7 +109,7 @@ class Shipping:
 
     @property
     def moved(self) -> bool:
-        """Whether another file ships, or it is installed elsewhere."""
+        """Tell whether another file ships, or it is installed elsewhere."""
         return self.old_path != self.new_path or set(_paths(self.old_installed)) != set(_paths(self.new_installed))
 
 
@@ -138,13 +138,13 @@ class UpgradeReport:
 
     @property
     def needs_review(self) -> bool:
-        """Whether anything a reviewer must look at changed."""
+        """Tell whether anything a reviewer must look at changed."""
         return (any(p.needs_review for p in self.patches) or any(s.moved for s in self.shipping)
                 or bool(self.mirrors_appeared or self.mirrors_went or self.new_errors or self.fixed))
 
     @property
     def exit_code(self) -> ExitCode:
-        """0 when NEW behaves as OLD for every patch and nothing they rely on changed, else 1."""
+        """Return 0 when NEW behaves as OLD for every patch and nothing they rely on changed, else 1."""
         return ExitCode.DIFFERENCE if self.needs_review else ExitCode.OK
 
 

@@ -45,7 +45,7 @@ class Closest:
     inside: str = ""  # where inside that (compound) statement they part, e.g. "else, statement 2"
 
     def describe(self) -> str:
-        """``closest: lines A-B, statement N differs: pattern '...', code '...'``."""
+        """Return ``closest: lines A-B, statement N differs: pattern '...', code '...'``."""
         lines = f"line {self.first_line}" if self.first_line == self.last_line else \
             f"lines {self.first_line}-{self.last_line}"
         where = f" ({self.inside})" if self.inside else ""
@@ -166,7 +166,7 @@ def _descend(pattern: cst.CSTNode, code: cst.CSTNode | None
 
 
 def _suites(node: cst.CSTNode) -> list[tuple[str, list[cst.BaseStatement]]]:
-    """The blocks of a compound statement in source order, each with its label."""
+    """Return the blocks of a compound statement in source order, each with its label."""
     out: list[tuple[str, list[cst.BaseStatement]]] = []
     body = getattr(node, "body", None)
     if isinstance(body, cst.BaseSuite):
