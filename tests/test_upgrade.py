@@ -291,3 +291,17 @@ def test_help_documents_exit_codes(cli) -> None:  # type: ignore[no-untyped-def]
     text = " ".join(cli("upgrade", "--help", terminal_width=200).stdout.split())
     assert "0 every patch behaves on NEW as on OLD" in text
     assert "1 something needs review" in text and "2 bad input" in text
+
+
+@pytest.mark.parametrize("variant, line", [
+    ("installs-elsewhere", f"shipped copy of {TARGET} ({SHIPPED}) is installed elsewhere: {{old}} -> "
+                           "/usr/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py ({script})"),
+    ("ships-another-file", f"shipped copy of {TARGET} moved: {SHIPPED} -> qwen3_6_scripts/paged_attn_bi100.py; "
+                           "installed as {old} -> {old}"),
+])
+def test_the_text_names_where_a_moved_copy_is_installed(cli, tmp_path, variant: str, line: str) -> None:  # type: ignore[no-untyped-def]
+    old, new = make_pair(tmp_path / "pair", variant)
+    result = cli("upgrade", old, new)
+    assert result.exit_code == 1, result.stderr
+    script = f"qwen3_6_scripts/patch_ops.sh:{_install_line()}"
+    assert line.format(old=f"{INSTALLED} ({script})", script=script) in result.stdout.splitlines()
