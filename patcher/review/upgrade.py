@@ -19,12 +19,12 @@ import difflib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable
 
 from ..patchset.model import Patch
 from ..patchset.runner import FileOutcome, PatchOutcome, Status
 from ..report import ExitCode
-from ..shipping import MirrorGroup
+from ..shipping import Installed, MirrorGroup
 
 if TYPE_CHECKING:
     from ..checks import CheckResult, Policy
@@ -104,13 +104,14 @@ class Shipping:
     target: str
     old_path: str
     new_path: str
-    old_installed: tuple[str, ...]  # image paths, with the script line that installs each
-    new_installed: tuple[str, ...]
+    old_installed: tuple[Installed, ...]  # in the order of their installed_text
+    new_installed: tuple[Installed, ...]
 
     @property
     def moved(self) -> bool:
         """Tell whether another file ships, or it is installed elsewhere."""
-        return self.old_path != self.new_path or set(_paths(self.old_installed)) != set(_paths(self.new_installed))
+        return (self.old_path != self.new_path
+                or {i.image_path for i in self.old_installed} != {i.image_path for i in self.new_installed})
 
 
 @dataclass(frozen=True)
@@ -349,13 +350,13 @@ def _shipping(target: str, old: "Build", new: "Build") -> Shipping:
                     _installed(old, target), _installed(new, target))
 
 
-def _installed(build: "Build", target: str) -> tuple[str, ...]:
-    return tuple(sorted(f"{i.image_path} ({i.script}:{i.line})" if i.line else i.image_path
-                        for i in build.plan.find(target)))
+def _installed(build: "Build", target: str) -> tuple[Installed, ...]:
+    return tuple(sorted(build.plan.find(target), key=installed_text))
 
 
-def _paths(installed: Sequence[str]) -> list[str]:
-    return [item.split(" (")[0] for item in installed]
+def installed_text(installed: Installed) -> str:
+    """Write an install as its image path, with the script line that installs it (none for a COPY)."""
+    return f"{installed.image_path} ({installed.script}:{installed.line})" if installed.line else installed.image_path
 
 
 def _mirror_groups(build: "Build") -> list[MirrorGroup]:

@@ -7,7 +7,8 @@ from typing import Any
 
 from ..patchset.templates import make_environment, render
 from ..resources import tool_templates_dir
-from .upgrade import PatchComparison, UpgradeReport
+from ..shipping import Installed
+from .upgrade import PatchComparison, UpgradeReport, installed_text
 
 MARKDOWN_TEMPLATE = "upgrade.md.j2"
 
@@ -20,8 +21,8 @@ def to_json(report: UpgradeReport) -> dict[str, Any]:
         "needs_review": report.needs_review,
         "patches": [_patch_json(p) for p in report.patches],
         "shipping": {
-            s.target: {"old": s.old_path, "new": s.new_path, "old_installed": list(s.old_installed),
-                       "new_installed": list(s.new_installed), "moved": s.moved}
+            s.target: {"old": s.old_path, "new": s.new_path, "old_installed": _texts(s.old_installed),
+                       "new_installed": _texts(s.new_installed), "moved": s.moved}
             for s in report.shipping
         },
         "mirrors": {
@@ -50,6 +51,14 @@ def _patch_json(p: PatchComparison) -> dict[str, Any]:
         "scopes": [{"scope": s.scope, "changed": s.changed, "diff": s.diff, "note": s.note} for s in p.scopes],
         "needs_review": p.needs_review,
     }
+
+
+def _texts(installed: tuple[Installed, ...]) -> list[str]:
+    return [installed_text(i) for i in installed]
+
+
+def _listed(installed: tuple[Installed, ...]) -> str:
+    return ", ".join(_texts(installed)) or "nothing"
 
 
 def _error_json(error: Any) -> dict[str, Any]:
@@ -81,12 +90,11 @@ def text(report: UpgradeReport) -> str:
             out.append(f"  scope {scope.scope or '(module)'}: {state}" + (f" ({scope.note})" if scope.note else ""))
             out.extend("    " + line for line in scope.diff.splitlines())
     for s in report.shipping:
+        installs = f"{_listed(s.old_installed)} -> {_listed(s.new_installed)}"
         if s.moved and s.old_path == s.new_path:
-            out.append(f"shipped copy of {s.target} ({s.new_path}) is installed elsewhere: "
-                       f"{', '.join(s.old_installed) or 'nothing'} -> {', '.join(s.new_installed) or 'nothing'}")
+            out.append(f"shipped copy of {s.target} ({s.new_path}) is installed elsewhere: {installs}")
         elif s.moved:
-            out.append(f"shipped copy of {s.target} moved: {s.old_path} -> {s.new_path}; installed as "
-                       f"{', '.join(s.old_installed) or 'nothing'} -> {', '.join(s.new_installed) or 'nothing'}")
+            out.append(f"shipped copy of {s.target} moved: {s.old_path} -> {s.new_path}; installed as {installs}")
         else:
             out.append(f"shipped copy of {s.target}: {s.new_path}, unchanged")
     for g in report.mirrors_appeared:
