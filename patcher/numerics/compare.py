@@ -204,10 +204,9 @@ class _Pair:
         return self._call("forward_decode", case, label, tolerance=FP32_TOLERANCE)
 
     def _call(self, function: str, case: PrefixCase | DecodeCase, label: str, tolerance: float) -> Comparison:
-        # Fresh copies for each side: neither sees what the other wrote.
-        calls = [side.run(function, case.fresh_kwargs()) for side in self.sides]
-        outs = [out for out, _ in calls]
-        written = [kwargs for _, kwargs in calls]
+        # Fresh copies for each side, so neither sees what the other wrote; after the call they hold what it did.
+        written = [case.fresh_kwargs() for _ in self.sides]
+        outs = [side.run(function, kwargs) for side, kwargs in zip(self.sides, written)]
         comparison = _compare(function, self.ops_mode, label, outs, tolerance)
         writes = [tuple(name for name, value in after.items() if not _same_bits(value, case.kwargs[name]))
                   for after in written]
@@ -248,9 +247,8 @@ class _Side:
             return function(*args, **kwargs)
         return counted
 
-    def run(self, function: str, kwargs: dict[str, Any]
-            ) -> tuple[tuple[torch.Tensor | None, str, str | None], dict[str, Any]]:
-        """Return the output, the tier that made it and the exception if any; and ``kwargs`` as the call left them."""
+    def run(self, function: str, kwargs: dict[str, Any]) -> tuple[torch.Tensor | None, str, str | None]:
+        """Return the output, the tier that produced it, and the exception if any."""
         self.ops.reset()
         self.pytorch_calls = 0
         unavailable_before = bool(getattr(self.cls, "_v2_unavailable", False))
@@ -258,7 +256,7 @@ class _Side:
             output, error = getattr(self.cls, function)(**kwargs), None
         except Exception as exc:  # a failing copy is a finding, not a crash
             output, error = None, f"{self.name}: {type(exc).__name__}: {exc}"
-        return (output, self._tier(function, unavailable_before), error), kwargs
+        return output, self._tier(function, unavailable_before), error
 
     def _tier(self, function: str, unavailable_before: bool) -> str:
         v1, v2 = self.ops.calls["paged_attention_v1"], self.ops.calls["paged_attention_v2"]
