@@ -77,6 +77,12 @@ def test_limits_can_be_raised(cli, tiny_patches) -> None:  # type: ignore[no-unt
     assert cli("apply", bomb, "-o", "x.tar", "--patches", tiny_patches, "--max-ratio", "100000").exit_code == 0
 
 
+def _default_sigint() -> None:
+    # A shell starts background jobs with SIGINT ignored, and Python keeps an
+    # ignored SIGINT ignored: give the child the Ctrl-C a terminal would.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_interrupting_apply_mid_write_leaves_no_output(tmp_path: Path, vendor_zip: Path, signum: int) -> None:
     work = tmp_path / "work"
@@ -87,7 +93,7 @@ def test_interrupting_apply_mid_write_leaves_no_output(tmp_path: Path, vendor_zi
     started, started_w = os.pipe()
     process = subprocess.Popen(
         [sys.executable, "-m", "patcher", "apply", str(vendor_zip), "-o", "ctx.tar.gz", "--patches", str(ROOT / "patches")],
-        cwd=work, stderr=subprocess.PIPE, pass_fds=[started_w],
+        cwd=work, stderr=subprocess.PIPE, pass_fds=[started_w], preexec_fn=_default_sigint,
         env={**os.environ, "PYTHONPATH": str(ROOT), "PATCHER_TEST_WRITE_STARTED": f"/dev/fd/{started_w}"},
     )
     os.close(started_w)
