@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -82,6 +83,25 @@ def make_zip(tmp_path: Path):  # type: ignore[no-untyped-def]
         return output
 
     return make
+
+
+@pytest.fixture
+def load_patch(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Load one patch from TOML text, as the only patch of a series in a scratch folder."""
+    from patcher.patchset import load_patch_set
+
+    def load(text: str) -> Any:
+        found = re.search(r'^id = "([^"]+)"', text, re.MULTILINE)
+        assert found, "the patch needs an id"
+        folder = tmp_path / "one-patch" / "patches"
+        (folder.parent / "templates").mkdir(parents=True, exist_ok=True)
+        folder.mkdir(exist_ok=True)
+        (folder / f"{found.group(1)}.toml").write_text(text)
+        (folder / "series").write_text(f"{found.group(1)}.toml\n")
+        (patch,) = load_patch_set(folder).patches
+        return patch
+
+    return load
 
 
 @pytest.fixture
