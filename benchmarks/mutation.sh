@@ -22,9 +22,9 @@ jobs=${MUTATION_JOBS:-$(nproc)}
 tests_for() {
     case $1 in
         transforms) echo tests/test_pattern.py tests/test_splice.py tests/test_patch_examples.py \
-                         tests/test_survivors_transforms.py ;;
-        patchset)   echo tests/test_patch_cache.py tests/test_patch_examples.py tests/test_patchset_errors.py \
-                         tests/test_survivors_transforms.py ;;
+                         tests/test_survivors_transforms.py tests/test_survivors_config.py ;;
+        patchset)   echo tests/test_patch_cache.py tests/test_patch_examples.py tests/test_patchset_errors.py tests/test_survivors_patchset.py \
+                         tests/test_survivors_transforms.py tests/test_survivors_config.py ;;
         archive)    echo tests/test_archive_read.py tests/test_archive_write.py tests/test_archive_gzip.py \
                          tests/test_archive_progress.py tests/test_survivors_archive.py ;;
         checks)     echo tests/test_checks.py ;;
@@ -41,7 +41,7 @@ for package in "${packages[@]}"; do
     {
         echo "[mutmut]"
         echo "source_paths = patcher/"
-        echo "paths_to_mutate = patcher/$package/"
+        echo "only_mutate = patcher/$package/*"
         echo "also_copy ="
         for path in fixtures/ patches/ templates/ pyproject.toml; do echo "    $path"; done
         echo "pytest_add_cli_args = -p no:cacheprovider -x -q"
