@@ -192,3 +192,34 @@ def test_an_overlapping_run_is_replaced_once(load_patch) -> None:  # type: ignor
     result, outcome = _run(load_patch, _patch(steps), "x += 1\nx += 1\nx += 1\n")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert result.patched == b"x += 2\nx += 1\n"
+
+
+# Found by mutation testing: a step's own scope, and every way reuse-buffers refuses a temporary.
+def test_a_step_scope_overrides_the_patch_scope(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        scope = "g"
+        pattern = "x += 1"
+        code = "x += 2"
+    '''
+    source = "def f(x):\n    x += 1\n\ndef g(x):\n    x += 1\n"
+    result, outcome = _run(load_patch, _patch(steps, scope="f"), source)
+    assert outcome.status is Status.APPLIED, outcome.detail
+    assert result.patched == b"def f(x):\n    x += 1\n\ndef g(x):\n    x += 2\n"
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("t = u = torch.exp(x - m)", "'t' is bound by a chained or multiple assignment, which the step cannot rewrite"),
+    ("t = torch.exp(x - m); u = 1", "'t' is bound by a chained or multiple assignment, which the step cannot rewrite"),
+    ("t = torch.exp(x - m)\n        for t in xs: pass", "'t' is bound by a for loop, which the step cannot rewrite"),
+    ("t = torch.exp(x - m)\n        t += 1", "'t' is bound by an augmented assignment, which the step cannot rewrite"),
+    ("t = torch.exp(x - m)\n        _t = 0", "the buffer name '_t' is already used"),
+    ("t = torch.log(x - m)", "'t' is assigned 'torch.log(x - m)', not 'torch.exp($X)'"),
+])
+def test_reuse_buffers_refuses_what_it_cannot_rewrite(load_patch, line: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    source = REUSE_SOURCE.replace("        t = torch.exp(x - m)\n", f"        {line}\n").format(escape="pass")
+    result, outcome = _run(load_patch, _patch(REUSE, scope="f"), source)
+    assert outcome.status is Status.FAILED
+    assert outcome.detail.startswith(f"step 1 (reuse-buffers): {message} in f"), outcome.detail
+    assert result.patched == source.encode()
