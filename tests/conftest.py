@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+import re
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -18,6 +22,41 @@ SHIPPED = "qwen3_6_scripts/paged_attn.py"
 
 sys.path.insert(0, str(FIXTURES))
 from build_demo_zip import build_zip  # noqa: E402
+
+
+def _keep_stderr_apart() -> None:
+    """Make click < 8.2's CliRunner capture stderr apart, as click 8.2 and later always do.
+
+    Before 8.2 a runner mixes stderr into stdout unless built with
+    ``mix_stderr=False`` (a parameter 8.2 removed), and ``Result.stderr``
+    raises. Every test reads the two streams apart, so the default is
+    changed once here for every runner, the ones tests build themselves too.
+    """
+    init = CliRunner.__init__
+    if "mix_stderr" not in inspect.signature(init).parameters:
+        return
+
+    @functools.wraps(init)
+    def separate(self: CliRunner, *args: Any, mix_stderr: bool = False, **kwargs: Any) -> None:
+        init(self, *args, mix_stderr=mix_stderr, **kwargs)  # type: ignore[call-arg]
+
+    CliRunner.__init__ = separate  # type: ignore[method-assign]
+
+
+_keep_stderr_apart()
+
+
+@pytest.fixture(autouse=True)
+def hermetic_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point patcher's result cache (and XDG_CACHE_HOME) at a fresh folder: no test writes to ~/.cache.
+
+    Subprocesses inherit it through the environment. Tests of the cache's
+    own location unset PATCHER_CACHE_DIR themselves.
+    """
+    folder = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    monkeypatch.setenv("PATCHER_CACHE_DIR", str(folder / "patcher"))
+    return folder / "patcher"
 
 
 @pytest.fixture
@@ -44,6 +83,25 @@ def make_zip(tmp_path: Path):  # type: ignore[no-untyped-def]
         return output
 
     return make
+
+
+@pytest.fixture
+def load_patch(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Load one patch from TOML text, as the only patch of a series in a scratch folder."""
+    from patcher.patchset import load_patch_set
+
+    def load(text: str) -> Any:
+        found = re.search(r'^id = "([^"]+)"', text, re.MULTILINE)
+        assert found, "the patch needs an id"
+        folder = tmp_path / "one-patch" / "patches"
+        (folder.parent / "templates").mkdir(parents=True, exist_ok=True)
+        folder.mkdir(exist_ok=True)
+        (folder / f"{found.group(1)}.toml").write_text(text)
+        (folder / "series").write_text(f"{found.group(1)}.toml\n")
+        (patch,) = load_patch_set(folder).patches
+        return patch
+
+    return load
 
 
 @pytest.fixture

@@ -398,7 +398,9 @@ def test_full_disk_is_reported_and_cleaned_up(
 
 
 def test_concurrent_runs_use_distinct_temporaries(tmp_path: Path) -> None:
-    both_writing = threading.Barrier(2, timeout=10)
+    # The timeout only turns a hang (runs serialised by a bug) into a failure;
+    # it is far above any real wait, even on a loaded machine.
+    both_writing = threading.Barrier(2, timeout=120)
     seen: list[list[str]] = []
 
     def opener() -> BinaryIO:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tarfile
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from patcher.archive.gzip_stream import GzipWriter
 from patcher.archive.layout import CHUNK, Entry, Progress
@@ -51,7 +51,8 @@ def _write(out: BinaryIO, entries: list[Entry], mtime: int, progress: Progress |
             info.size = entry.file.length
             reader = entry.file.reader(progress)
             try:
-                tar.addfile(info, reader)
+                # A reader, not a file: tarfile only calls read() (older typeshed wants an IO).
+                tar.addfile(info, cast(BinaryIO, reader))
                 reader.finish()
             finally:
                 reader.close()

@@ -14,6 +14,7 @@ import hashlib
 import os
 import secrets
 import shutil
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -72,6 +73,7 @@ def write_output(
     # nothing behind, and its own errors are not taken for write errors.
     entries = plan(files, zip_prefix if fmt is OutputFormat.ZIP else "")
     advance = _counter(entries, progress) if progress is not None else None
+    advance = _announce_write(advance)
     created = _make_parents(dest.parent)
     temp = _beside(dest, "tmp")
     try:
@@ -90,6 +92,33 @@ def write_output(
             raise _output_error(exc, dest) from exc
         raise
     return digest
+
+
+# Test hook, unset outside the test suite: with PATCHER_TEST_WRITE_STARTED
+# naming a file (or a pipe, '/dev/fd/N'), once the first content bytes are
+# in the temporary the writer appends a line to it, then waits up to a
+# minute. A test can so signal a write known to be in progress instead of
+# racing one with a sleep.
+TEST_WRITE_STARTED = "PATCHER_TEST_WRITE_STARTED"
+
+
+def _announce_write(advance: Callable[[int], None] | None) -> Callable[[int], None] | None:
+    marker = os.environ.get(TEST_WRITE_STARTED)
+    if not marker:
+        return advance
+    started = False
+
+    def announce(count: int) -> None:
+        nonlocal started
+        if advance is not None:
+            advance(count)
+        if not started:
+            started = True
+            with open(marker, "ab") as announce_to:
+                announce_to.write(b"write started\n")
+            time.sleep(60)  # a signal ends it: Ctrl-C and SIGTERM both raise
+
+    return announce
 
 
 def _counter(entries: list[Entry], progress: Callable[[int, int], None]) -> Callable[[int], None]:

@@ -7,6 +7,8 @@ from .insert import Insert
 from .replace import Replace
 from .reuse_buffers import ReuseBuffers
 
-OPERATIONS: dict[str, type[Operation]] = {op.name: op for op in (Replace, Insert, ReuseBuffers)}
+# Typed explicitly: mypy before 1.6 joins the three classes to ABCMeta.
+_ALL: tuple[type[Operation], ...] = (Replace, Insert, ReuseBuffers)
+OPERATIONS: dict[str, type[Operation]] = {op.name: op for op in _ALL}
 
 __all__ = ["OPERATIONS", "Operation", "Insert", "Replace", "ReuseBuffers"]

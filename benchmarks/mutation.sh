@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Mutation testing with mutmut 3, one package of patcher at a time, each
+# against the fast test files that exercise it. Not part of CI (.ci/run):
+# on a 2-core machine one package takes from minutes to an hour.
+#
+#   pip install -e '.[mutation]'
+#   benchmarks/mutation.sh [PACKAGE ...]     default: transforms patchset archive
+#
+# Each run works in a throwaway copy of the checkout (mutmut writes a
+# mutants/ folder and its own settings there), so the checkout is never
+# touched. Results land in benchmarks/out/mutation/PACKAGE.txt: the score
+# line, then every mutant that was not killed (`mutmut show NAME` in the
+# copy prints its diff; the copy's path is printed and kept on failure).
+# patcher/checks is left out by default: its rules are being ported to the
+# stdlib ast, and a score of the libcst version would be stale at once.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${MUTATION_OUT:-$root/benchmarks/out/mutation}
+mkdir -p "$out"
+jobs=${MUTATION_JOBS:-$(nproc)}
+
+tests_for() {
+    case $1 in
+        transforms) echo tests/test_pattern.py tests/test_splice.py tests/test_patch_examples.py \
+                         tests/test_survivors_transforms.py tests/test_survivors_config.py ;;
+        patchset)   echo tests/test_patch_cache.py tests/test_patch_examples.py tests/test_patchset_errors.py tests/test_survivors_patchset.py \
+                         tests/test_survivors_transforms.py tests/test_survivors_config.py ;;
+        archive)    echo tests/test_archive_read.py tests/test_archive_write.py tests/test_archive_gzip.py \
+                         tests/test_archive_progress.py tests/test_survivors_archive.py ;;
+        checks)     echo tests/test_checks.py ;;
+        *) echo "unknown package: $1 (transforms, patchset, archive or checks)" >&2; return 2 ;;
+    esac
+}
+
+packages=("$@")
+[ ${#packages[@]} -gt 0 ] || packages=(transforms patchset archive)
+for package in "${packages[@]}"; do
+    tests=$(tests_for "$package")
+    work=$(mktemp -d "${TMPDIR:-/tmp}/patcher-mutation-$package.XXXXXX")
+    (cd "$root" && git ls-files -co --exclude-standard | tar cf - -T -) | tar xf - -C "$work"
+    {
+        echo "[mutmut]"
+        echo "source_paths = patcher/"
+        echo "only_mutate = patcher/$package/*"
+        echo "also_copy ="
+        for path in fixtures/ patches/ templates/ pyproject.toml; do echo "    $path"; done
+        echo "pytest_add_cli_args = -p no:cacheprovider -x -q"
+        echo "pytest_add_cli_args_test_selection ="
+        for test in $tests; do echo "    $test"; done
+    } >> "$work/setup.cfg"
+    echo "mutation: patcher/$package in $work"
+    (cd "$work" && PYTHONPATH= mutmut run --max-children "$jobs")
+    (cd "$work" && mutmut results --all true) > "$out/$package.all.txt" || true
+    (cd "$work" && mutmut results) > "$out/$package.txt" || true
+    killed=$(grep -c ': killed$' "$out/$package.all.txt" || true)
+    total=$(grep -c ': ' "$out/$package.all.txt" || true)
+    echo "patcher/$package: $killed of $total mutants killed" | tee -a "$out/$package.txt"
+done
