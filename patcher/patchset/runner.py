@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState  # what Module.code generates with (see _Codegen)
 
 from ..transforms.base import ConfigError, Operation, StepFailed
 from ..transforms.closest import Diagnostic, close_scopes, find_closest
@@ -93,8 +94,10 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
         return FileOutcome(path, source, source, (), f"cannot be decoded: line {line}: not {error.encoding} "
                            "(declare the encoding with a '# -*- coding: ... -*-' line)")
     # Generating code walks the whole tree: do it once per version of the
-    # module, keeping the text of the current one.
-    code = module.code
+    # module, keeping the text of the current one; the versions share every
+    # top-level statement a patch did not touch, generated once (_Codegen).
+    codegen = _Codegen()
+    code = codegen.code(module)
     if code.encode(module.encoding) != source:
         # libcst keeps CRLF, BOMs, tabs and encodings; a lone CR is the one
         # thing it would rewrite, and that would change bytes no patch touches.
@@ -108,7 +111,7 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
         previous = module
         module, outcome = run_patch(patch, module, read)
         if outcome.status is Status.APPLIED:
-            new_code = module.code
+            new_code = codegen.code(module)
             clash = owners.claim(patch.id, code, new_code)
             if clash is not None:
                 other, line = clash
@@ -120,6 +123,41 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
                 code = new_code
         outcomes.append(outcome)
     return FileOutcome(path, source, code.encode(module.encoding), tuple(outcomes))
+
+
+class _Codegen:
+    """Generate a module's code as ``Module.code`` does, reusing the tokens of unchanged top-level nodes.
+
+    libcst nodes are immutable and a patch rebuilds only the path from the
+    module to its edits, so the next version of a module holds the very same
+    objects for every top-level statement it did not change. At the top
+    level the indentation is empty before and after each node, and no node's
+    code depends on the tokens before it: the module's code is the
+    concatenation of its nodes' tokens, and a node's tokens can be kept.
+    """
+
+    def __init__(self) -> None:
+        self._tokens: dict[tuple[int, str, str], tuple[cst.CSTNode, list[str]]] = {}
+
+    def code(self, module: cst.Module) -> str:
+        """Return ``module.code``, byte for byte."""
+        state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
+        for node in (*module.header, *module.body, *module.footer):
+            key = (id(node), module.default_indent, module.default_newline)
+            kept = self._tokens.get(key)
+            if kept is None or kept[0] is not node:
+                start = len(state.tokens)
+                node._codegen(state)
+                kept = self._tokens[key] = (node, state.tokens[start:])  # the node is held: its id stays its own
+            else:
+                state.tokens.extend(kept[1])
+        # What Module._codegen_impl does after its nodes.
+        if module.has_trailing_newline:
+            if not state.tokens:
+                state.add_token(state.default_newline)
+        else:
+            state.pop_trailing_newline()
+        return "".join(state.tokens)
 
 
 class _LineOwners:
