@@ -126,31 +126,30 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
 
 
 class _Codegen:
-    """Generate a module's code as ``Module.code`` does, reusing the tokens of unchanged top-level nodes.
+    """Generate a module's code as ``Module.code`` does, reusing the tokens of unchanged statements.
 
     libcst nodes are immutable and a patch rebuilds only the path from the
     module to its edits, so the next version of a module holds the very same
-    objects for every top-level statement it did not change. At the top
-    level the indentation is empty before and after each node, and no node's
-    code depends on the tokens before it: the module's code is the
-    concatenation of its nodes' tokens, and a node's tokens can be kept.
+    objects for every statement it did not change. A statement's code
+    depends only on the indentation it starts at (no node reads the tokens
+    before it), so its tokens are kept per (statement, indentation) and
+    replayed. Classes and functions are generated through a stand-in whose
+    body statements replay what they can: a patch that rewrites one method
+    regenerates that method, not the class around it.
     """
 
     def __init__(self) -> None:
-        self._tokens: dict[tuple[int, str, str], tuple[cst.CSTNode, list[str]]] = {}
+        self._tokens: dict[tuple[int, str, str, tuple[str, ...]], tuple[cst.CSTNode, list[str]]] = {}
 
     def code(self, module: cst.Module) -> str:
         """Return ``module.code``, byte for byte."""
         state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
-        for node in (*module.header, *module.body, *module.footer):
-            key = (id(node), module.default_indent, module.default_newline)
-            kept = self._tokens.get(key)
-            if kept is None or kept[0] is not node:
-                start = len(state.tokens)
-                node._codegen(state)
-                kept = self._tokens[key] = (node, state.tokens[start:])  # the node is held: its id stays its own
-            else:
-                state.tokens.extend(kept[1])
+        for node in module.header:
+            node._codegen(state)
+        for statement in module.body:
+            self.emit(statement, state)
+        for node in module.footer:
+            node._codegen(state)
         # What Module._codegen_impl does after its nodes.
         if module.has_trailing_newline:
             if not state.tokens:
@@ -158,6 +157,36 @@ class _Codegen:
         else:
             state.pop_trailing_newline()
         return "".join(state.tokens)
+
+    def emit(self, node: cst.CSTNode, state: CodegenState) -> None:
+        """Add ``node``'s tokens to ``state``: replayed if this node was generated at this indentation."""
+        key = (id(node), state.default_indent, state.default_newline, tuple(state.indent_tokens))
+        kept = self._tokens.get(key)
+        if kept is not None and kept[0] is node:
+            state.tokens.extend(kept[1])
+            return
+        start = len(state.tokens)
+        body = getattr(node, "body", None)
+        if type(node) in (cst.ClassDef, cst.FunctionDef) and type(body) is cst.IndentedBlock:
+            inner = tuple(_Replay(statement, self) for statement in body.body)  # type: ignore[union-attr]
+            node.with_changes(body=body.with_changes(body=inner))._codegen(state)
+        else:
+            node._codegen(state)
+        self._tokens[key] = (node, state.tokens[start:])  # the node is held: its id stays its own
+
+
+@dataclass(frozen=True)
+class _Replay(cst.BaseCompoundStatement):
+    """Stand for a statement in a body while generating code: ``_Codegen`` emits it, or replays its tokens."""
+
+    statement: cst.CSTNode
+    codegen: _Codegen
+
+    def _visit_and_replace_children(self, visitor: cst.CSTVisitorT) -> "_Replay":
+        return self
+
+    def _codegen_impl(self, state: CodegenState) -> None:
+        self.codegen.emit(self.statement, state)
 
 
 class _LineOwners:
