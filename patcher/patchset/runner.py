@@ -168,7 +168,7 @@ class _Codegen:
         start = len(state.tokens)
         body = getattr(node, "body", None)
         if type(node) in (cst.ClassDef, cst.FunctionDef) and type(body) is cst.IndentedBlock:
-            inner = tuple(_Replay(statement, self) for statement in body.body)  # type: ignore[union-attr]
+            inner = tuple(_Replay(statement, self) for statement in body.body)
             node.with_changes(body=body.with_changes(body=inner))._codegen(state)
         else:
             node._codegen(state)
