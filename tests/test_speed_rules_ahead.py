@@ -7,10 +7,13 @@ import os
 
 import pytest
 
-from patcher.checks import Severity, Violation, load_policy, run_rules
-from patcher.checks.runner import FileRulesAhead
+from patcher.archive import open_source
+from patcher.checks import Severity, Violation, check_tree, load_policy, run_rules
+from patcher.checks.inputs import check_path
+from patcher.checks.runner import FileRulesAhead, Pending, last_half
+from patcher.shipping import plan_shipping
 
-from conftest import PATCHES
+from conftest import PATCHES, SHIPPED, VENDOR_ZIP
 
 POLICY = PATCHES / "policy.toml"
 FILES = {
@@ -52,3 +55,28 @@ def test_leaving_early_ends_the_child() -> None:
     assert pid is not None
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # already reaped: no child left behind
+
+
+def test_the_second_half_of_the_bytes_goes_to_the_child() -> None:
+    files = {"a.py": b"1" * 10, "b.py": b"2" * 10, "c.py": b"3" * 30, "d.py": b"4"}
+    assert list(last_half(files)) == ["c.py", "d.py"]  # c.py's middle byte (35) is past half of 41
+    assert last_half({}) == {}
+
+
+def test_pending_waits_only_for_the_childs_paths() -> None:
+    policy = load_policy(POLICY)
+    with FileRulesAhead({"kernel.py": FILES["kernel.py"]}, policy) as ahead:
+        pending = Pending(ahead, ["kernel.py"])
+        assert pending.get("clean.py") is None and ahead._pid is not None  # not waited for
+        assert [v.rule for v in pending["kernel.py"][1]] == ["no-triton-kernels"]
+        assert ahead._pid is None  # waited for now
+
+
+def test_check_with_the_child_reports_what_it_reports_without() -> None:
+    policy = load_policy(POLICY)
+    with_child = check_path(VENDOR_ZIP, policy, targets=[SHIPPED])
+    with open_source(VENDOR_ZIP) as tree:
+        plan = plan_shipping(tree)
+        alone = check_tree(tree, plan, policy, targets=[plan.shipped_copy(SHIPPED)], use_cache=False)
+    assert with_child.violations == alone.violations and with_child.checked == alone.checked
+    assert with_child.violations  # the fixture ships code the rules flag: the comparison means something

@@ -10,7 +10,7 @@ import signal
 import threading
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from ..archive.tree import SourceTree
 from ..shipping import ShipPlan
@@ -192,6 +192,41 @@ class FileRulesAhead:
             os.waitpid(self._pid, 0)
             os.close(self._pipe)
             self._pid = None
+
+
+class Pending(Mapping[str, Ahead]):
+    """What a ``FileRulesAhead`` finds for ``paths``, waited for only when one of them is first looked up.
+
+    ``run_rules`` reads the files in order: give the child the last ones,
+    and this process judges the first ones meanwhile.
+    """
+
+    def __init__(self, ahead: FileRulesAhead, paths: Collection[str]) -> None:
+        self._ahead, self._paths = ahead, frozenset(paths)
+        self._found: dict[str, Ahead] | None = None
+
+    def __getitem__(self, path: str) -> Ahead:
+        if path not in self._paths:
+            raise KeyError(path)
+        if self._found is None:
+            self._found = self._ahead.results()
+        return self._found[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._paths))
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+def last_half(files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """The files, in path order, whose middle byte lies in the second half of all their bytes: a child's share."""
+    total, seen, kept = sum(map(len, files.values())), 0, {}
+    for path in sorted(files):
+        if seen + len(files[path]) / 2 >= total / 2:
+            kept[path] = files[path]
+        seen += len(files[path])
+    return kept
 
 
 def _judged(path: str, data: bytes, file_rules: Sequence[tuple[FileRule, Settings]]) -> tuple[tuple[Violation, ...], bool]:
