@@ -57,10 +57,11 @@ def test_read_only_commands_load_no_heavy_library(tmp_path: Path, vendor_zip: Pa
 def test_check_renders_no_patch(tmp_path: Path, vendor_zip: Path) -> None:
     # check needs the patches' targets only (install-fails-loudly). The
     # rules themselves decide whether it parses with libcst, so only the
-    # loader's libraries are asserted here. The vendor's own V2 branch fails
-    # v2-needs-fallback: exit 1.
+    # loader's libraries are asserted here. The fixture's V2 branch cannot
+    # run (use_v1 is always True there: a note) and the install script's
+    # missing `set -e` is a warning: exit 0.
     report = _run(tmp_path, "check", vendor_zip)
-    assert report["exit"] == 1
+    assert report["exit"] == 0
     assert not {"jinja2", "git"} & set(report["heavy"])  # type: ignore[arg-type]
     assert report["writer"] is False
 
