@@ -21,6 +21,7 @@ from .shipping.dockerignore import DOCKERIGNORE
 
 if TYPE_CHECKING:
     from .checks import CheckResult, Policy
+    from .checks.runner import Ahead, FileRulesAhead
     from .patchset.runner import FileOutcome
 
 MANIFEST = "patcher-manifest.json"
@@ -56,9 +57,9 @@ class Build:
         return any(f.failed for f in self.files)
 
 
-def build(tree: SourceTree, patch_set: PatchSet) -> Build:
-    """Patch the shipped copy of every target and make its mirrors identical to it."""
-    plan = plan_shipping(tree)
+def build(tree: SourceTree, patch_set: PatchSet, plan: ShipPlan | None = None) -> Build:
+    """Patch the shipped copy of every target and make its mirrors identical to it (``plan``: the tree's, if known)."""
+    plan = plan or plan_shipping(tree)
     targets = {target: plan.shipped_copy(target) for target in patch_set.targets}
     outcomes: list[FileOutcome] = []
     changes: dict[str, bytes] = {}
@@ -86,15 +87,32 @@ def _keep_manifest_out_of_image(tree: SourceTree, plan: ShipPlan, changes: dict[
     return True
 
 
-def check(build: Build, policy: "Policy") -> "CheckResult":
+def rules_ahead(tree: SourceTree, plan: ShipPlan, policy: "Policy") -> "FileRulesAhead":
+    """Start the file rules on the shipped Python files as the input has them, beside this process.
+
+    ``check`` and ``check_input`` take its ``results()``: a file the run
+    does not change is then not judged again. A file that cannot be read
+    here is left to them, which report it as they always do.
+    """
+    from .checks import shipped_python
+    from .checks.runner import FileRulesAhead
+
+    try:
+        files = {path: tree.read(path) for path in shipped_python(plan)}
+    except (PatcherError, OSError):
+        files = {}
+    return FileRulesAhead(files, policy)
+
+
+def check(build: Build, policy: "Policy", ahead: "Mapping[str, Ahead] | None" = None) -> "CheckResult":
     """Run the safety rules on the shipped files as ``write`` would pack them: patched bytes first."""
     from .checks import check_tree
 
     return check_tree(build.tree, build.plan, policy, changes=build.changes,
-                      targets=tuple(build.targets.values()), allowed=build.allowed)
+                      targets=tuple(build.targets.values()), allowed=build.allowed, ahead=ahead)
 
 
-def check_input(build: Build, policy: "Policy") -> "CheckResult":
+def check_input(build: Build, policy: "Policy", ahead: "Mapping[str, Ahead] | None" = None) -> "CheckResult":
     """Run the safety rules on the shipped files as the input has them (no patch applied).
 
     When a patch fails nothing is written, but what the input itself breaks
@@ -102,7 +120,8 @@ def check_input(build: Build, policy: "Policy") -> "CheckResult":
     """
     from .checks import check_tree
 
-    return check_tree(build.tree, build.plan, policy, targets=tuple(build.targets.values()), allowed=build.allowed)
+    return check_tree(build.tree, build.plan, policy, targets=tuple(build.targets.values()), allowed=build.allowed,
+                      ahead=ahead)
 
 
 def _sync(tree: SourceTree, group: MirrorGroup, original: bytes, content: bytes,

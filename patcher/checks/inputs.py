@@ -16,7 +16,7 @@ from ..errors import BadArchive, PatcherError, ShippingError
 from ..pipeline import MANIFEST
 from ..shipping import plan_shipping
 from .policy import Policy
-from .runner import CheckResult, check_tree, run_rules
+from .runner import CheckResult, FileRulesAhead, Pending, check_tree, last_half, run_rules, shipped_python
 
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
 
@@ -64,7 +64,16 @@ def _check(tree: SourceTree, policy: Policy, targets: Sequence[str],
         except ShippingError:
             continue  # a tree that does not ship this target has no install of it to check
     recorded = tuple((r, f"{reason} (recorded in {MANIFEST})") for r, reason in manifest_overrides(tree))
-    return check_tree(tree, plan, policy, targets=shipped, allowed=(*recorded, *allowed))
+    # Parsing is most of the rules' cost: a forked child judges the second
+    # half of the files while this process judges the first.
+    try:
+        files = {path: tree.read(path) for path in shipped_python(plan)}
+    except (PatcherError, OSError):
+        files = {}  # the rules read them again below and report what is wrong
+    later = last_half(files)
+    with FileRulesAhead(later, policy) as ahead:
+        return check_tree(tree, plan, policy, targets=shipped, allowed=(*recorded, *allowed),
+                          ahead=Pending(ahead, later))
 
 
 def manifest_overrides(tree: SourceTree) -> tuple[tuple[str, str], ...]:

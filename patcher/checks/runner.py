@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
+import pickle
+import signal
+import threading
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from ..archive.tree import SourceTree
 from ..shipping import ShipPlan
@@ -65,6 +71,7 @@ def run_rules(
     allowed: Sequence[tuple[str, str]] = (),
     read: Callable[[str], bytes] | None = None,
     use_cache: bool = True,
+    ahead: Mapping[str, Ahead] | None = None,
 ) -> CheckResult:
     """Run every file rule on ``files`` and, given a plan, every tree rule on it.
 
@@ -72,11 +79,13 @@ def run_rules(
     does not parse or decode gets only the python-3.10 finding: the other
     rules cannot read it. What the file rules find is cached by content
     (``cache.py``). ``read`` gives tree rules the context's files as they
-    will be written (KeyError for a path that is not one).
+    will be written (KeyError for a path that is not one). ``ahead`` holds
+    what the file rules found in some files already (``FileRulesAhead``),
+    used for a file only if its bytes are the ones judged there.
     """
     violations: list[Violation] = []
     checked: list[str] = []
-    file_rules = [(rule, s) for r, s in policy.rules.items() if isinstance(rule := RULES[r], FileRule)]
+    file_rules = _file_rules(policy)
     folder = cache_dir() if use_cache else None
     cache = RuleCache(folder, [s for _, s in file_rules]) if folder is not None else None
     tree_rules = [(rule, s) for r, s in policy.rules.items() if isinstance(rule := RULES[r], TreeRule)]
@@ -92,7 +101,11 @@ def run_rules(
         if hit is not None:
             violations.extend(hit)
             continue
-        found, readable = _check_file(PythonSource(path, data), file_rules)
+        early = ahead.get(path) if ahead else None
+        if early is not None and early[0] == hashlib.sha256(data).hexdigest():
+            found, readable = list(early[1]), early[2]
+        else:
+            found, readable = _check_file(PythonSource(path, data), file_rules)
         violations.extend(found)
         if cache is not None and readable:
             cache.put(key, found)
@@ -103,6 +116,122 @@ def run_rules(
     violations.sort(key=lambda v: (v.path, v.line, v.rule, v.message))
     return CheckResult(policy, tuple(violations), tuple(checked),
                        {canonical(rule): reason for rule, reason in allowed})
+
+
+def _file_rules(policy: Policy) -> list[tuple[FileRule, Settings]]:
+    return [(rule, s) for r, s in policy.rules.items() if isinstance(rule := RULES[r], FileRule)]
+
+
+Ahead = tuple[str, tuple[Violation, ...], bool]  # sha256 of the bytes judged, what the file rules found, readable
+
+
+class FileRulesAhead:
+    """Run the file rules on some files in a forked child while this process patches.
+
+    Parsing every shipped file is most of what the rules cost, and patching
+    needs none of it: on a machine with a second core the two overlap. The
+    child gets the files' bytes in memory (it never reads the input, whose
+    file offset it would share), sends back what it found, and exits. Where
+    ``fork`` is missing, other threads run (a child could inherit a held
+    lock), or anything fails, ``results`` is empty and the rules run here.
+    Use it as a context manager: leaving it ends a child not waited for.
+    """
+
+    def __init__(self, files: Mapping[str, bytes], policy: Policy) -> None:
+        self._pid: int | None = None
+        self._pipe = -1
+        if not files or not hasattr(os, "fork") or threading.active_count() > 1:
+            return
+        file_rules = _file_rules(policy)
+        read, write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            return
+        if pid == 0:  # the child: never returns
+            status = 1
+            try:
+                os.close(read)
+                found = {path: (hashlib.sha256(data).hexdigest(), *_judged(path, data, file_rules))
+                         for path, data in files.items()}
+                with os.fdopen(write, "wb") as out:
+                    out.write(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+                status = 0
+            finally:
+                os._exit(status)  # no atexit handlers, no flushing the parent's buffers twice
+        os.close(write)
+        self._pid, self._pipe = pid, read
+
+    def results(self) -> dict[str, Ahead]:
+        """Wait for the child; return what it found per path, or {} if it failed."""
+        if self._pid is None:
+            return {}
+        try:
+            with os.fdopen(self._pipe, "rb") as pipe:
+                payload = pipe.read()
+        finally:
+            _, status = os.waitpid(self._pid, 0)
+            self._pid = None
+        if status != 0:
+            return {}
+        try:
+            found = pickle.loads(payload)
+        except Exception:  # a child that died mid-write: judge the files here
+            return {}
+        return found if isinstance(found, dict) else {}
+
+    def __enter__(self) -> "FileRulesAhead":
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if self._pid is not None:  # results were not collected: the run stopped early
+            os.kill(self._pid, signal.SIGKILL)
+            os.waitpid(self._pid, 0)
+            os.close(self._pipe)
+            self._pid = None
+
+
+class Pending(Mapping[str, Ahead]):
+    """What a ``FileRulesAhead`` finds for ``paths``, waited for only when one of them is first looked up.
+
+    ``run_rules`` reads the files in order: give the child the last ones,
+    and this process judges the first ones meanwhile.
+    """
+
+    def __init__(self, ahead: FileRulesAhead, paths: Collection[str]) -> None:
+        self._ahead, self._paths = ahead, frozenset(paths)
+        self._found: dict[str, Ahead] | None = None
+
+    def __getitem__(self, path: str) -> Ahead:
+        if path not in self._paths:
+            raise KeyError(path)
+        if self._found is None:
+            self._found = self._ahead.results()
+        return self._found[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._paths))
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+def last_half(files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """The files, in path order, whose middle byte lies in the second half of all their bytes: a child's share."""
+    total, seen, kept = sum(map(len, files.values())), 0, {}
+    for path in sorted(files):
+        if seen + len(files[path]) / 2 >= total / 2:
+            kept[path] = files[path]
+        seen += len(files[path])
+    return kept
+
+
+def _judged(path: str, data: bytes, file_rules: Sequence[tuple[FileRule, Settings]]) -> tuple[tuple[Violation, ...], bool]:
+    found, readable = _check_file(PythonSource(path, data), file_rules)
+    return tuple(found), readable
 
 
 def _check_file(source: PythonSource, file_rules: Sequence[tuple[FileRule, Settings]]) -> tuple[list[Violation], bool]:
@@ -132,6 +261,7 @@ def check_tree(
     targets: Sequence[str] = (),
     allowed: Sequence[tuple[str, str]] = (),
     use_cache: bool = True,
+    ahead: Mapping[str, Ahead] | None = None,
 ) -> CheckResult:
     """Check the shipped files of ``tree`` as they will be written: ``changes`` first, then the tree."""
     overlay = changes or {}
@@ -140,4 +270,5 @@ def check_tree(
         return overlay[path] if path in overlay else tree.read(path)
 
     files = ((path, functools.partial(read, path)) for path in shipped_python(plan))
-    return run_rules(files, policy, plan=plan, targets=targets, allowed=allowed, read=read, use_cache=use_cache)
+    return run_rules(files, policy, plan=plan, targets=targets, allowed=allowed, read=read, use_cache=use_cache,
+                     ahead=ahead)

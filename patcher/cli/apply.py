@@ -47,7 +47,8 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     from ..manifest import render_manifest
     from ..review import history
     from ..checks import parse_allowed
-    from ..pipeline import build, check, check_input, write
+    from ..pipeline import build, check, check_input, rules_ahead, write
+    from ..shipping import plan_shipping
 
     patch_set = load_patches(patches_dir, overrides)
     policy = load_policy_for(patch_set.directory)
@@ -56,10 +57,14 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     if record_git is not None:
         history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
-        result = replace(build(tree, patch_set), allowed=allowed)
+        plan = plan_shipping(tree)
+        # The file rules read the files the run does not change while it patches.
+        with rules_ahead(tree, plan, policy) as ahead:
+            result = replace(build(tree, patch_set, plan), allowed=allowed)
+            early = ahead.results()
         # The rules judge what would be written; when a patch failed nothing is,
         # and they judge the input as it is, so the report holds both problems.
-        checks = check_input(result, policy) if result.failed else check(result, policy)
+        checks = check_input(result, policy, early) if result.failed else check(result, policy, early)
         report = ApplyReport(result, checks=checks, input_name=str(source),
                              patch_args=patch_arguments(patches_dir, overrides))
         if report.exit_code:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState  # what Module.code generates with (see _Codegen)
 
 from ..transforms.base import ConfigError, Operation, StepFailed
 from ..transforms.closest import Diagnostic, close_scopes, find_closest
@@ -93,8 +94,10 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
         return FileOutcome(path, source, source, (), f"cannot be decoded: line {line}: not {error.encoding} "
                            "(declare the encoding with a '# -*- coding: ... -*-' line)")
     # Generating code walks the whole tree: do it once per version of the
-    # module, keeping the text of the current one.
-    code = module.code
+    # module, keeping the text of the current one; the versions share every
+    # top-level statement a patch did not touch, generated once (_Codegen).
+    codegen = _Codegen()
+    code = codegen.code(module)
     if code.encode(module.encoding) != source:
         # libcst keeps CRLF, BOMs, tabs and encodings; a lone CR is the one
         # thing it would rewrite, and that would change bytes no patch touches.
@@ -108,7 +111,7 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
         previous = module
         module, outcome = run_patch(patch, module, read)
         if outcome.status is Status.APPLIED:
-            new_code = module.code
+            new_code = codegen.code(module)
             clash = owners.claim(patch.id, code, new_code)
             if clash is not None:
                 other, line = clash
@@ -120,6 +123,70 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
                 code = new_code
         outcomes.append(outcome)
     return FileOutcome(path, source, code.encode(module.encoding), tuple(outcomes))
+
+
+class _Codegen:
+    """Generate a module's code as ``Module.code`` does, reusing the tokens of unchanged statements.
+
+    libcst nodes are immutable and a patch rebuilds only the path from the
+    module to its edits, so the next version of a module holds the very same
+    objects for every statement it did not change. A statement's code
+    depends only on the indentation it starts at (no node reads the tokens
+    before it), so its tokens are kept per (statement, indentation) and
+    replayed. Classes and functions are generated through a stand-in whose
+    body statements replay what they can: a patch that rewrites one method
+    regenerates that method, not the class around it.
+    """
+
+    def __init__(self) -> None:
+        self._tokens: dict[tuple[int, str, str, tuple[str, ...]], tuple[cst.CSTNode, list[str]]] = {}
+
+    def code(self, module: cst.Module) -> str:
+        """Return ``module.code``, byte for byte."""
+        state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
+        for node in module.header:
+            node._codegen(state)
+        for statement in module.body:
+            self.emit(statement, state)
+        for node in module.footer:
+            node._codegen(state)
+        # What Module._codegen_impl does after its nodes.
+        if module.has_trailing_newline:
+            if not state.tokens:
+                state.add_token(state.default_newline)
+        else:
+            state.pop_trailing_newline()
+        return "".join(state.tokens)
+
+    def emit(self, node: cst.CSTNode, state: CodegenState) -> None:
+        """Add ``node``'s tokens to ``state``: replayed if this node was generated at this indentation."""
+        key = (id(node), state.default_indent, state.default_newline, tuple(state.indent_tokens))
+        kept = self._tokens.get(key)
+        if kept is not None and kept[0] is node:
+            state.tokens.extend(kept[1])
+            return
+        start = len(state.tokens)
+        body = getattr(node, "body", None)
+        if type(node) in (cst.ClassDef, cst.FunctionDef) and type(body) is cst.IndentedBlock:
+            inner = tuple(_Replay(statement, self) for statement in body.body)
+            node.with_changes(body=body.with_changes(body=inner))._codegen(state)
+        else:
+            node._codegen(state)
+        self._tokens[key] = (node, state.tokens[start:])  # the node is held: its id stays its own
+
+
+@dataclass(frozen=True)
+class _Replay(cst.BaseCompoundStatement):
+    """Stand for a statement in a body while generating code: ``_Codegen`` emits it, or replays its tokens."""
+
+    statement: cst.CSTNode
+    codegen: _Codegen
+
+    def _visit_and_replace_children(self, visitor: cst.CSTVisitorT) -> "_Replay":
+        return self
+
+    def _codegen_impl(self, state: CodegenState) -> None:
+        self.codegen.emit(self.statement, state)
 
 
 class _LineOwners:

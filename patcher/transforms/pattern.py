@@ -371,18 +371,33 @@ def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
 def find_expressions(pattern: cst.BaseExpression, scope: cst.CSTNode) -> list[tuple[cst.CSTNode, Bindings]]:
     """Find every expression in ``scope`` that matches, outermost first."""
     found: list[tuple[cst.CSTNode, Bindings]] = []
+    # A pattern that is not a bare $X matches only nodes of its own exact
+    # type (see match): the others are not tried. No expression sits in a
+    # layout field, so the walk skips them.
+    kind = None if single_metavariable(pattern) is not None else type(pattern)
 
     def visit(node: cst.CSTNode) -> None:
-        if isinstance(node, cst.BaseExpression):
+        if type(node) is kind if kind is not None else _is_expression(node):
             bindings = match(pattern, node)
             if bindings is not None:
                 found.append((node, bindings))
                 return
-        for child in child_nodes(node):
+        for child in child_nodes(node, code_only=True):
             visit(child)
 
     visit(scope)
     return found
+
+
+def _is_expression(node: cst.CSTNode) -> bool:
+    kind = type(node)
+    known = _EXPRESSION_TYPES.get(kind)
+    if known is None:  # cached per type, as in syntax.is_node
+        known = _EXPRESSION_TYPES[kind] = issubclass(kind, cst.BaseExpression)
+    return known
+
+
+_EXPRESSION_TYPES: dict[type, bool] = {}
 
 
 def contains(pattern: Pattern, scope: cst.CSTNode) -> bool:
