@@ -144,8 +144,14 @@ def _named_by_libcst(data: bytes) -> list[tuple[int, str]] | None:
     kinds = {cst.ExceptStarHandler: "`except*` (3.11, PEP 654)",
              cst.TypeAlias: "a `type` alias statement (3.12, PEP 695)",
              cst.TypeParameters: "type parameters `[T]` (3.12, PEP 695)"}
-    return sorted((positions[node].start.line, what) for node, what in
-                  ((n, kinds[type(n)]) for n in positions if type(n) in kinds))
+    found = [(positions[node].start.line, kinds[type(node)]) for node in positions if type(node) in kinds]
+    # PEP 646 stars: on a 3.10 interpreter these are what made ``ast`` refuse the file.
+    found += [(positions[node].start.line, "a star expression in a subscript (3.11, PEP 646)")
+              for node in positions if isinstance(node, cst.Index) and getattr(node, "star", None)]
+    found += [(positions[node].start.line, "a star annotation on *args (3.11, PEP 646)")
+              for node in positions if isinstance(node, cst.Param) and node.annotation is not None
+              and isinstance(node.annotation.annotation, cst.StarredElement)]
+    return sorted(found)
 
 
 def _one_line(text: str) -> str:
