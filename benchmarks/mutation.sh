@@ -11,8 +11,8 @@
 # touched. Results land in benchmarks/out/mutation/PACKAGE.txt: the score
 # line, then every mutant that was not killed (`mutmut show NAME` in the
 # copy prints its diff; the copy's path is printed and kept on failure).
-# patcher/checks is left out by default: its rules are being ported to the
-# stdlib ast, and a score of the libcst version would be stale at once.
+# patcher/checks is left out by default only for time: its tests run the
+# CLI on zips, so a full run takes hours here; name it to run it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${MUTATION_OUT:-$root/benchmarks/out/mutation}
@@ -27,7 +27,8 @@ tests_for() {
                          tests/test_survivors_transforms.py tests/test_survivors_config.py ;;
         archive)    echo tests/test_archive_read.py tests/test_archive_write.py tests/test_archive_gzip.py \
                          tests/test_archive_progress.py tests/test_survivors_archive.py ;;
-        checks)     echo tests/test_checks.py ;;
+        checks)     echo tests/test_checks.py tests/test_checks_reachability.py tests/test_checks_cache.py \
+                         tests/test_checks_triton_cli.py tests/test_checks_vendor_shapes.py tests/test_rules_cli.py ;;
         *) echo "unknown package: $1 (transforms, patchset, archive or checks)" >&2; return 2 ;;
     esac
 }
