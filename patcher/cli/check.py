@@ -8,7 +8,7 @@ import click
 
 from ..report import CheckReport
 from .errors import handle_errors
-from .options import allow_options, load_outline, load_policy_for, patches_option, verbose_option
+from .options import allow_options, format_option, load_outline, load_policy_for, patches_option, verbose_option
 
 EPILOG = (
     "PATH is a vendor zip, a folder, a build context apply wrote (.tar.gz/.tgz/.tar), or one .py file."
@@ -26,8 +26,7 @@ EPILOG = (
 
 @click.command("check", epilog=EPILOG)
 @click.argument("path", type=click.Path(path_type=Path), metavar="PATH")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="Output format on stdout.")
+@format_option
 @patches_option
 @allow_options
 @verbose_option

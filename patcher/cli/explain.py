@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from .errors import handle_errors
-from .options import load_patches, patches_option, set_option, verbose_option
+from .options import format_option, load_patches, patches_option, set_option, verbose_option
 
 EPILOG = (
     "Shows the patch's DEP-3 header, its markers, its parameters (type, bounds, default, help, and the"
@@ -29,8 +29,7 @@ EPILOG = (
 @click.argument("patch_id", metavar="PATCH_ID")
 @click.option("--in", "vendor", type=click.Path(path_type=Path), default=None, metavar="VENDOR",
               help="Show where the patch matches in this vendor zip, folder or build context.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="Output format on stdout.")
+@format_option
 @set_option
 @patches_option
 @verbose_option

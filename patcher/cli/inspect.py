@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .errors import handle_errors
-from .options import input_argument, load_outline, patches_option, verbose_option
+from .options import format_option, input_argument, load_outline, patches_option, verbose_option
 
 EPILOG = (
     "The report goes to stdout; warnings (an install script that would hide a failed copy of a patched "
@@ -21,7 +21,7 @@ EPILOG = (
 
 @click.command("inspect", epilog=EPILOG)
 @input_argument()
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option
 @click.option("--strict", is_flag=True, help="Exit 1 when there is a warning or a patch target that does not ship.")
 @patches_option
 @verbose_option

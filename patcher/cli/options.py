@@ -28,6 +28,9 @@ set_option = click.option(
 )
 verbose_option = click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for errors.")
 
+format_option = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+                             show_default=True, help="Output format on stdout.")
+
 
 def input_argument(name: str = "source") -> Callable[[Any], Any]:
     """The vendor zip or tree argument (existence is checked by the archive layer)."""

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from .errors import handle_errors
-from .options import load_patches, patches_option, verbose_option
+from .options import format_option, load_patches, patches_option, verbose_option
 
 EPILOG = (
     "For each patch (or each one named): every example in LF and CRLF (before gives exactly after; an"
@@ -23,8 +23,7 @@ EPILOG = (
 
 @click.command("test", epilog=EPILOG)
 @click.argument("patch_ids", nargs=-1, metavar="[PATCH_ID]...")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="Output format on stdout.")
+@format_option
 @patches_option
 @verbose_option
 @handle_errors

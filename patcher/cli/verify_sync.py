@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .errors import handle_errors
-from .options import input_argument, load_outline, patches_option, verbose_option
+from .options import format_option, input_argument, load_outline, patches_option, verbose_option
 
 EPILOG = (
     "Groups: for each file the patch set targets, the copy the image ships and the same-named file at the "
@@ -25,7 +25,7 @@ EPILOG = (
 @input_argument()
 @click.option("--diff", "show_diff", is_flag=True,
               help="After each drifted group, print the diff from the stale copy to the shipped file.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
               help="Read extra mirror groups from this file instead of the tree's patcher.toml.")
 @patches_option
