@@ -16,7 +16,7 @@ import shlex
 from typing import Callable, Mapping, Sequence
 
 # The install-script reader's own joiner: a script's lines are cut the same way for both.
-from ..shipping.install_script import _logical_lines as logical_lines
+from ..shipping.install_script import logical_lines
 
 __all__ = ["dockerfile_runs", "logical_lines", "pip_installs", "project_name"]
 

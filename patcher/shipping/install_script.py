@@ -67,12 +67,12 @@ def read_install_script(text: str, cwd: str, environment: Mapping[str, str] | No
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if first.startswith("#!") and re.search(r"\s-\w*e", first):
         state.errexit = state.errexit_first = True
-    for line_number, line in _logical_lines(text):
+    for line_number, line in logical_lines(text):
         state.run_line(line, line_number)
     return InstallScript(tuple(state.copies), state.errexit_first, tuple(sorted(state.unknown)))
 
 
-def _logical_lines(text: str) -> list[tuple[int, str]]:
+def logical_lines(text: str) -> list[tuple[int, str]]:
     lines: list[tuple[int, str]] = []
     pending, start = "", 0
     for number, raw in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
