@@ -5,6 +5,11 @@
 #
 #   pip install -e '.[mutation]'
 #   benchmarks/mutation.sh [PACKAGE ...]     default: transforms patchset archive
+#   benchmarks/mutation.sh checks/no_triton_kernels.py   one module of a package
+#
+# A PACKAGE/FILE.py argument mutates that module only, against its
+# package's test files (MUTATION_TESTS="tests/a.py tests/b.py" replaces
+# them): a quicker loop while writing the tests that kill its survivors.
 #
 # Each run works in a throwaway copy of the checkout (mutmut writes a
 # mutants/ folder and its own settings there), so the checkout is never
@@ -35,25 +40,32 @@ tests_for() {
 
 packages=("$@")
 [ ${#packages[@]} -gt 0 ] || packages=(transforms patchset archive)
-for package in "${packages[@]}"; do
-    tests=$(tests_for "$package")
-    work=$(mktemp -d "${TMPDIR:-/tmp}/patcher-mutation-$package.XXXXXX")
+for target in "${packages[@]}"; do
+    package=${target%%/*}
+    tests=${MUTATION_TESTS:-$(tests_for "$package")}
+    only="patcher/$package/*"
+    name=$package
+    if [ "$target" != "$package" ]; then
+        only="patcher/$target"
+        name=$package.$(basename "$target" .py)
+    fi
+    work=$(mktemp -d "${TMPDIR:-/tmp}/patcher-mutation-$name.XXXXXX")
     (cd "$root" && git ls-files -co --exclude-standard | tar cf - -T -) | tar xf - -C "$work"
     {
         echo "[mutmut]"
         echo "source_paths = patcher/"
-        echo "only_mutate = patcher/$package/*"
+        echo "only_mutate = $only"
         echo "also_copy ="
         for path in fixtures/ patches/ templates/ pyproject.toml; do echo "    $path"; done
         echo "pytest_add_cli_args = -p no:cacheprovider -x -q"
         echo "pytest_add_cli_args_test_selection ="
         for test in $tests; do echo "    $test"; done
     } >> "$work/setup.cfg"
-    echo "mutation: patcher/$package in $work"
+    echo "mutation: $only in $work"
     (cd "$work" && PYTHONPATH= mutmut run --max-children "$jobs")
-    (cd "$work" && mutmut results --all true) > "$out/$package.all.txt" || true
-    (cd "$work" && mutmut results) > "$out/$package.txt" || true
-    killed=$(grep -c ': killed$' "$out/$package.all.txt" || true)
-    total=$(grep -c ': ' "$out/$package.all.txt" || true)
-    echo "patcher/$package: $killed of $total mutants killed" | tee -a "$out/$package.txt"
+    (cd "$work" && mutmut results --all true) > "$out/$name.all.txt" || true
+    (cd "$work" && mutmut results) > "$out/$name.txt" || true
+    killed=$(grep -c ': killed$' "$out/$name.all.txt" || true)
+    total=$(grep -c ': ' "$out/$name.all.txt" || true)
+    echo "$only: $killed of $total mutants killed" | tee -a "$out/$name.txt"
 done
