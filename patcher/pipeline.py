@@ -20,6 +20,7 @@ from .shipping import MirrorGroup, ShipPlan, find_mirrors, line_endings_only, pl
 from .shipping.dockerignore import DOCKERIGNORE
 
 if TYPE_CHECKING:
+    from .archive.prefetch import Prefetch
     from .checks import CheckResult, Policy
     from .checks.runner import Ahead, FileRulesAhead
     from .patchset.runner import FileOutcome
@@ -139,8 +140,11 @@ def _sync(tree: SourceTree, group: MirrorGroup, original: bytes, content: bytes,
         )
 
 
-def output_files(build: Build, manifest: bytes) -> Iterator[OutputFile]:
-    """Every file of the context: changed ones from memory, the rest streamed from the input."""
+def output_files(build: Build, manifest: bytes, prefetch: "Prefetch | None" = None) -> Iterator[OutputFile]:
+    """Every file of the context: changed ones from memory, the rest streamed from the input.
+
+    What ``prefetch`` already read is copied from memory instead.
+    """
     tree = build.tree
     existing = set()
     for item in tree.files():
@@ -150,21 +154,35 @@ def output_files(build: Build, manifest: bytes) -> Iterator[OutputFile]:
         if item.path in build.changes:
             yield OutputFile(item.path, item.executable, data=build.changes[item.path])
         else:
-            yield OutputFile(item.path, item.executable, source=_opener(tree, item.path), size=item.size)
+            yield OutputFile(item.path, item.executable, source=_opener(tree, item.path, prefetch), size=item.size)
     for path in sorted(set(build.changes) - existing):
         yield OutputFile(path, False, data=build.changes[path])  # files the run adds (.dockerignore)
     yield OutputFile(MANIFEST, False, data=manifest)
 
 
-def _opener(tree: SourceTree, path: str) -> Callable[[], BinaryIO]:
-    return lambda: tree.open(path)
+def _opener(tree: SourceTree, path: str, prefetch: "Prefetch | None") -> Callable[[], BinaryIO]:
+    if prefetch is None:
+        return lambda: tree.open(path)
+    return lambda: prefetch.open(path) or tree.open(path)
+
+
+def prefetch_unchanged(tree: SourceTree) -> "Prefetch":
+    """Start reading the tree's files in the writer's order while the run patches (see archive.prefetch).
+
+    Start it after ``rules_ahead``: that forks, and a process with a second
+    thread does not fork (the child could inherit a lock the thread holds).
+    """
+    from .archive.prefetch import Prefetch
+
+    return Prefetch(tree, [item for item in tree.files() if item.path != MANIFEST])
 
 
 def write(build: Build, output: Path, manifest: bytes, *, force: bool = False,
-          progress: Callable[[int, int], None] | None = None) -> str:
+          progress: Callable[[int, int], None] | None = None, prefetch: "Prefetch | None" = None) -> str:
     """Pack the context in the format OUTPUT's suffix asks for; return its sha256.
 
-    ``progress`` is told the content bytes written so far and the total.
+    ``progress`` is told the content bytes written so far and the total;
+    ``prefetch`` holds files already read (``prefetch_unchanged``).
     """
     from .archive import OutputFormat, write_output  # the writers load only when something is written
 
@@ -172,7 +190,7 @@ def write(build: Build, output: Path, manifest: bytes, *, force: bool = False,
         raise PatcherError("refusing to write: a patch did not apply")
     fmt = OutputFormat.for_path(output)
     prefix = getattr(build.tree, "prefix", "")
-    return write_output(output, output_files(build, manifest), fmt=fmt, zip_prefix=prefix, force=force,
+    return write_output(output, output_files(build, manifest, prefetch), fmt=fmt, zip_prefix=prefix, force=force,
                         progress=progress)
 
 

@@ -8,7 +8,8 @@ and checking a 500-line module cheap.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterator, TypeGuard
+import operator
+from typing import Callable, Sequence, TypeGuard, cast
 
 import libcst as cst
 
@@ -55,16 +56,41 @@ def is_node(value: object) -> TypeGuard[cst.CSTNode]:
 _NODE_TYPES: dict[type, bool] = {}
 
 
-def child_nodes(node: cst.CSTNode, *, code_only: bool = False) -> Iterator[cst.CSTNode]:
+def child_nodes(node: cst.CSTNode, *, code_only: bool = False) -> list[cst.CSTNode]:
     """The direct children of ``node``; with ``code_only``, none of its layout."""
-    for name in field_names(node, code_only=code_only):
-        value = getattr(node, name)
-        if is_node(value):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if is_node(item):
-                    yield item
+    read = _READERS.get((type(node), code_only))
+    if read is None:
+        read = _READERS[(type(node), code_only)] = _reader(field_names(node, code_only=code_only))
+    children: list[cst.CSTNode] = []
+    for value in read(node):
+        kind = type(value)
+        # Exact types: libcst holds sequences as lists or tuples, and these
+        # checks run for every field of every node a walk passes.
+        if kind is list or kind is tuple:
+            children.extend(item for item in cast("Sequence[cst.CSTNode]", value) if _is_node_type(type(item)))
+        elif _is_node_type(kind):
+            children.append(cast(cst.CSTNode, value))
+    return children
+
+
+def _reader(names: tuple[str, ...]) -> Callable[[cst.CSTNode], tuple[object, ...]]:
+    """Read the fields NAMES of a node in one call (attrgetter runs in C; walks call this per node)."""
+    if not names:
+        return lambda node: ()
+    if len(names) == 1:
+        one = operator.attrgetter(names[0])
+        return lambda node: (one(node),)
+    return operator.attrgetter(*names)
+
+
+def _is_node_type(kind: type) -> bool:
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
+_READERS: dict[tuple[type, bool], Callable[[cst.CSTNode], tuple[object, ...]]] = {}
 
 
 def ancestor_ids(

@@ -537,3 +537,39 @@ def test_clashing_output_paths_are_refused(tmp_path: Path, paths: list[str], mes
     with pytest.raises(ValueError, match=message):
         write_output(tmp_path / "ctx.tar", files, fmt=OutputFormat.TAR)
     assert list(tmp_path.iterdir()) == []
+
+
+def _tarfile_reference(entries: list, mtime: int) -> bytes:  # type: ignore[type-arg]
+    """What tarfile.TarFile itself writes for ENTRIES: the bytes tar_format must reproduce."""
+    buffer = io.BytesIO()
+    with tarfile.TarFile(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT, encoding="utf-8") as tar:
+        for entry in entries:
+            info = tarfile.TarInfo(entry.name)
+            info.mode, info.mtime, info.uid, info.gid, info.uname, info.gname = entry.mode, mtime, 0, 0, "", ""
+            if entry.file is None:
+                info.type = tarfile.DIRTYPE
+                tar.addfile(info)
+            else:
+                info.size = entry.file.length
+                data = entry.file.data if entry.file.data is not None else entry.file.source().read()
+                tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("total", [0, 1, 511, 512, 513, 9 * 512, 10 * 512, 20 * 512 - 1, (1 << 20) + 7])
+def test_tar_bytes_are_the_ones_tarfile_writes(total: int) -> None:
+    # Sizes around the 512-byte block and the 10 KiB record, a name past the
+    # 100 bytes ustar holds (a PAX header), non-ASCII names, folders, an empty file.
+    long_name = "qwen3_6_scripts/" + "deeply_nested_folder_name/" * 5 + "paged_attn.py"
+    files = [
+        OutputFile("Dockerfile", False, data=b"FROM base\r\n"),
+        OutputFile("empty.txt", False, data=b""),
+        OutputFile(long_name, False, data=b"# long\n" * 3),
+        OutputFile("caf\u00e9/\u00fcber.py", True, source=partial(io.BytesIO, b"x" * total), size=total),
+        OutputFile("z.bin", False, data=bytes(range(256)) * 3),
+    ]
+    entries = plan(files)
+    ours = io.BytesIO()
+    write_tar(ours, entries, 315532800, gz=False)
+    assert ours.getvalue() == _tarfile_reference(entries, 315532800)
+    assert len(ours.getvalue()) % tarfile.RECORDSIZE == 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tarfile
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
 from patcher.archive.gzip_stream import GzipWriter
 from patcher.archive.layout import CHUNK, Entry, Progress
@@ -29,30 +29,46 @@ def write_tar(
 
 
 def _write(out: BinaryIO, entries: list[Entry], mtime: int, progress: Progress | None) -> None:
-    # The encoding is explicit: tarfile's default follows the locale.
-    with tarfile.TarFile(
-        fileobj=out,
-        mode="w",
-        format=tarfile.PAX_FORMAT,
-        encoding="utf-8",
-        copybufsize=CHUNK,
-    ) as tar:
-        for entry in entries:
-            info = tarfile.TarInfo(entry.name)
-            info.mode = entry.mode
-            info.mtime = mtime
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            if entry.file is None:
-                info.type = tarfile.DIRTYPE
-                tar.addfile(info)
-                continue
-            info.type = tarfile.REGTYPE
-            info.size = entry.file.length
-            reader = entry.file.reader(progress)
-            try:
-                # A reader, not a file: tarfile only calls read() (older typeshed wants an IO).
-                tar.addfile(info, cast(BinaryIO, reader))
-                reader.finish()
-            finally:
-                reader.close()
+    # The bytes tarfile.TarFile(format=PAX_FORMAT, encoding="utf-8").addfile()
+    # and close() write, without their per-member copy of the header object
+    # and bookkeeping: header, content, zeros to a whole block; at the end
+    # two zero blocks, then zeros to a whole record. test_archive_write
+    # checks the result against TarFile itself. The encoding is explicit:
+    # tarfile's default follows the locale.
+    offset = 0
+    for entry in entries:
+        info = tarfile.TarInfo(entry.name)
+        info.mode = entry.mode
+        info.mtime = mtime
+        info.uid = info.gid = 0
+        info.uname = info.gname = ""
+        if entry.file is None:
+            info.type = tarfile.DIRTYPE
+            offset += _put(out, info.tobuf(tarfile.PAX_FORMAT, "utf-8", "surrogateescape"))
+            continue
+        info.type = tarfile.REGTYPE
+        info.size = entry.file.length
+        offset += _put(out, info.tobuf(tarfile.PAX_FORMAT, "utf-8", "surrogateescape"))
+        reader = entry.file.reader(progress)
+        try:
+            left = info.size
+            while left:
+                block = reader.read(min(left, CHUNK))
+                out.write(block)
+                left -= len(block)
+            reader.finish()
+        finally:
+            reader.close()
+        remainder = info.size % tarfile.BLOCKSIZE
+        if remainder:
+            out.write(tarfile.NUL * (tarfile.BLOCKSIZE - remainder))
+        offset += info.size + (tarfile.BLOCKSIZE - remainder if remainder else 0)
+    offset += _put(out, tarfile.NUL * (tarfile.BLOCKSIZE * 2))
+    remainder = offset % tarfile.RECORDSIZE
+    if remainder:
+        out.write(tarfile.NUL * (tarfile.RECORDSIZE - remainder))
+
+
+def _put(out: BinaryIO, data: bytes) -> int:
+    out.write(data)
+    return len(data)

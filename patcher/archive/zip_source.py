@@ -16,16 +16,18 @@ silently lost.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import io
 import stat
 import struct
+import threading
 import zipfile
 import zlib
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, BinaryIO
+from typing import IO, TYPE_CHECKING, BinaryIO, ContextManager
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -129,6 +131,7 @@ class ZipSource(IndexedTree):
         # re-reading a member does not count twice against the total.
         self._produced: dict[str, int] = {}
         self._total = 0
+        self._charging = threading.Lock()
 
     def __enter__(self) -> ZipSource:
         return self
@@ -170,27 +173,37 @@ class ZipSource(IndexedTree):
             # digest is of the very file that was read. Moving its position
             # is safe: zipfile seeks before every read of a member.
             digest = hashlib.sha256()
-            self._fp.seek(0)
-            for block in iter(lambda: self._fp.read(CHUNK), b""):
-                digest.update(block)
+            with self._zip_lock():
+                self._fp.seek(0)
+                for block in iter(lambda: self._fp.read(CHUNK), b""):
+                    digest.update(block)
             self._sha256 = digest.hexdigest()
         return self._sha256
+
+    def _zip_lock(self) -> ContextManager[object]:
+        # The lock zipfile holds around each seek-and-read of the shared
+        # handle: members may be read on another thread (archive.prefetch).
+        lock = getattr(self._zip, "_lock", None)
+        return lock if lock is not None else contextlib.nullcontext()
 
     def _charge(self, path: str, produced: int) -> None:
         # A backstop: declared sizes already fit the total, and each member
         # is held to its declared size, so this trips only if those checks
         # are ever loosened.
-        before = self._produced.get(path, 0)
-        if produced > before:
+        with self._charging:  # members may be read on two threads (archive.prefetch)
+            before = self._produced.get(path, 0)
+            if produced <= before:
+                return
             self._produced[path] = produced
             self._total += produced - before
-            if self._total > self._limits.max_total_size:
-                raise BadArchive(
-                    f"members expanded past the limit of {self._limits.max_total_size}"
-                    f" bytes while reading '{path}': possible zip bomb",
-                    where=self.label,
-                    hint=_RAISE.format("--max-size"),
-                )
+            total = self._total
+        if total > self._limits.max_total_size:
+            raise BadArchive(
+                f"members expanded past the limit of {self._limits.max_total_size}"
+                f" bytes while reading '{path}': possible zip bomb",
+                where=self.label,
+                hint=_RAISE.format("--max-size"),
+            )
 
     def _corrupt(self, info: zipfile.ZipInfo, exc: BaseException) -> BadArchive:
         detail = str(exc) or type(exc).__name__

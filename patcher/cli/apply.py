@@ -47,7 +47,7 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     from ..manifest import render_manifest
     from ..review import history
     from ..checks import parse_allowed
-    from ..pipeline import build, check, check_input, rules_ahead, write
+    from ..pipeline import build, check, check_input, prefetch_unchanged, rules_ahead, write
     from ..shipping import plan_shipping
 
     patch_set = load_patches(patches_dir, overrides)
@@ -58,21 +58,22 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
         history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
         plan = plan_shipping(tree)
-        # The file rules read the files the run does not change while it patches.
-        with rules_ahead(tree, plan, policy) as ahead:
+        # The file rules read the files the run does not change while it
+        # patches, and a thread reads ahead what the writer will copy.
+        with rules_ahead(tree, plan, policy) as ahead, prefetch_unchanged(tree) as prefetch:
             result = replace(build(tree, patch_set, plan), allowed=allowed)
             early = ahead.results()
-        # The rules judge what would be written; when a patch failed nothing is,
-        # and they judge the input as it is, so the report holds both problems.
-        checks = check_input(result, policy, early) if result.failed else check(result, policy, early)
-        report = ApplyReport(result, checks=checks, input_name=str(source),
-                             patch_args=patch_arguments(patches_dir, overrides))
-        if report.exit_code:
-            _print(report)
-            raise SystemExit(int(report.exit_code))
-        manifest = render_manifest(result, source.name)
-        with ProgressBar(f"writing {output.name}") as bar:
-            sha = write(result, output, manifest, force=force, progress=bar.update)
+            # The rules judge what would be written; when a patch failed nothing is,
+            # and they judge the input as it is, so the report holds both problems.
+            checks = check_input(result, policy, early) if result.failed else check(result, policy, early)
+            report = ApplyReport(result, checks=checks, input_name=str(source),
+                                 patch_args=patch_arguments(patches_dir, overrides))
+            if report.exit_code:
+                _print(report)
+                raise SystemExit(int(report.exit_code))
+            manifest = render_manifest(result, source.name)
+            with ProgressBar(f"writing {output.name}") as bar:
+                sha = write(result, output, manifest, force=force, progress=bar.update, prefetch=prefetch)
         if record_git is not None:
             commits = history.record_git(result, manifest, record_git, source.name, force=force)
             click.echo(f"recorded {len(commits)} commits in {record_git}", err=True)

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
 import jinja2
+
+
+# What could make inline text more than literal text: a Jinja delimiter
+# ({{ }}, {% %}, {# #}) or a carriage return (Jinja normalises line endings).
+_MAY_BE_JINJA = re.compile(r"\{[{%#]|\r")
 
 
 class TemplateFailure(Exception):
@@ -27,6 +33,11 @@ def make_environment(*folders: Path) -> jinja2.Environment:
 def render(env: jinja2.Environment, *, name: str | None = None, source: str | None = None,
            values: Mapping[str, Any]) -> str:
     """Render a template file (``name``) or inline text (``source``) with ``values``."""
+    if name is None and source is not None and not _MAY_BE_JINJA.search(source):
+        # No delimiter, so nothing to render: Jinja would return the text
+        # unchanged (newlines kept, see make_environment) after compiling it
+        # to Python, which costs more than every other step of loading a patch.
+        return source
     try:
         template = env.get_template(name) if name is not None else env.from_string(source or "")
         return template.render(**values)

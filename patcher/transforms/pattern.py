@@ -286,6 +286,25 @@ class StatementMatch:
 
 def find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatch]:
     """Find every non-overlapping run of statements in ``scope`` that matches."""
+    # Nodes and patterns are immutable, so the answer for the same two objects
+    # never changes; a patch asks it several times (its markers, each step, then
+    # the step's fingerprint) about scopes that earlier steps left untouched.
+    key = (id(pattern), id(scope))
+    kept = _FOUND.get(key)
+    if kept is not None and kept[0] is pattern and kept[1] is scope:
+        return list(kept[2])
+    found = _find_statements(pattern, scope)
+    if len(_FOUND) >= _FOUND_KEPT:
+        _FOUND.pop(next(iter(_FOUND)))
+    _FOUND[key] = (pattern, scope, tuple(found))  # both held, so their ids stay theirs
+    return found
+
+
+_FOUND: dict[tuple[int, int], tuple[Pattern, cst.CSTNode, tuple[StatementMatch, ...]]] = {}
+_FOUND_KEPT = 256
+
+
+def _find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatch]:
     found: list[StatementMatch] = []
     first = pattern.statements[0]
     for block in _blocks(scope):
