@@ -7,7 +7,7 @@ import json
 from . import __version__
 from .patchset.templates import make_environment, render
 from .pipeline import Build, sha256_hex
-from .transforms.fingerprint import StepPrint
+from .records import StepPrint
 from .resources import tool_templates_dir
 
 TEMPLATE = "manifest.json.j2"

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .archive.prefetch import Prefetch
     from .checks import CheckResult, Policy
     from .checks.runner import Ahead, FileRulesAhead
-    from .patchset.runner import FileOutcome
+    from .patchset.outcome import FileOutcome
 
 MANIFEST = "patcher-manifest.json"
 

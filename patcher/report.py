@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .transforms.closest import Diagnostic
+    from .records import Diagnostic
     from .checks import CheckResult, Violation
     from .numerics.compare import Comparison, NumericsResult
     from .pipeline import Build

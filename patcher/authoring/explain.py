@@ -23,7 +23,7 @@ from ..patchset import Patch, PatchSet
 from ..patchset.runner import PatchOutcome, Status, patch_source
 from ..shipping import plan_shipping
 from ..transforms import Insert, Operation, Replace, ReuseBuffers
-from ..transforms.closest import Diagnostic
+from ..records import Diagnostic
 from ..transforms.pattern import Bindings, Pattern, decode_metavariables, find_statements, layout_key
 from ..transforms.scope import ScopeNotFound, find_scope
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..archive.tree import SourceTree
 from ..errors import PatcherError, PatchSetError
 from ..patchset.model import PatchSet
-from ..patchset.runner import Status
+from ..patchset.outcome import Status
 
 TARGET_NAME = "paged_attn.py"
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..patchset.model import Patch
-from ..patchset.runner import Status
+from ..patchset.outcome import Status
 from ..pipeline import MANIFEST, Build
 from ..report import ExitCode
 from .series import replay

@@ -7,7 +7,7 @@ from typing import BinaryIO, Callable, Iterator
 
 from ..archive.layout import OutputFile, resolve_mtime
 from ..archive.tree import SourceTree
-from ..patchset.runner import Status
+from ..patchset.outcome import Status
 from ..pipeline import MANIFEST, Build
 from ..vcs import Snapshot, check_record_dest, record_history
 from .series import replay

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..patchset.model import Patch
-from ..patchset.runner import Status, patch_source
+from ..patchset.cache import patch_source  # imports the runner, and libcst, only when called
+from ..patchset.outcome import Status
 from ..pipeline import Build
 
 

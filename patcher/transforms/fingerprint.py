@@ -16,57 +16,14 @@ from __future__ import annotations
 import ast
 import hashlib
 import textwrap
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 import libcst as cst
 
+from ..records import MatchPrint, Print, StepPrint
 from .base import Operation
 from .pattern import Capture, Pattern, find_expressions, find_statements
 from .scope import find_scope
-
-
-@dataclass(frozen=True)
-class Print:
-    """The normalised form of some code: its hash and its text."""
-
-    sha256: str
-    text: str
-
-
-@dataclass(frozen=True)
-class MatchPrint:
-    """One match of a step: the code it matched and each named binding."""
-
-    code: Print
-    bindings: Mapping[str, Print]
-
-    def to_json(self) -> dict[str, Any]:
-        """Give plain data, texts included (for the cache and for ``upgrade``)."""
-        return {"code": [self.code.sha256, self.code.text],
-                "bindings": {name: [p.sha256, p.text] for name, p in sorted(self.bindings.items())}}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "MatchPrint":
-        """Read back what ``to_json`` wrote."""
-        return cls(Print(*data["code"]), {name: Print(*value) for name, value in data["bindings"].items()})
-
-
-@dataclass(frozen=True)
-class StepPrint:
-    """Every match of one step of a patch, in the order the step found them."""
-
-    step: int
-    matches: tuple[MatchPrint, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        """Give plain data."""
-        return {"step": self.step, "matches": [m.to_json() for m in self.matches]}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "StepPrint":
-        """Read back what ``to_json`` wrote."""
-        return cls(int(data["step"]), tuple(MatchPrint.from_json(m) for m in data["matches"]))
 
 
 def step_print(number: int, step: Operation, module: cst.Module, scope: str) -> StepPrint:
