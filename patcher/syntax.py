@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from typing import Callable, Sequence, TypeGuard, cast
+from typing import Callable, TypeGuard
 
 import libcst as cst
 
@@ -62,14 +62,24 @@ def child_nodes(node: cst.CSTNode, *, code_only: bool = False) -> list[cst.CSTNo
     if read is None:
         read = _READERS[(type(node), code_only)] = _reader(field_names(node, code_only=code_only))
     children: list[cst.CSTNode] = []
+    known = _NODE_TYPES
     for value in read(node):
         kind = type(value)
-        # Exact types: libcst holds sequences as lists or tuples, and these
-        # checks run for every field of every node a walk passes.
+        # Exact types and plain dict lookups: libcst holds sequences as lists
+        # or tuples, and this runs for every field of every node a walk passes.
         if kind is list or kind is tuple:
-            children.extend(item for item in cast("Sequence[cst.CSTNode]", value) if _is_node_type(type(item)))
-        elif _is_node_type(kind):
-            children.append(cast(cst.CSTNode, value))
+            for item in value:  # type: ignore[attr-defined]
+                is_child = known.get(type(item))
+                if is_child is None:
+                    is_child = _is_node_type(type(item))
+                if is_child:
+                    children.append(item)
+        else:
+            is_child = known.get(kind)
+            if is_child is None:
+                is_child = _is_node_type(kind)
+            if is_child:
+                children.append(value)  # type: ignore[arg-type]
     return children
 
 

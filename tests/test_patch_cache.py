@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 from patcher.patchset import cache
-from patcher.patchset.cache import cache_dir, cached_patch_source, fingerprint
+from patcher.patchset.cache import cache_dir, cached_patch_source
 from patcher.patchset.load import load_patch_set
 from patcher.patchset.model import PatchSet
 from patcher.patchset.runner import patch_source
@@ -132,11 +133,51 @@ def test_failures_and_parse_errors_round_trip(store: Path, patch_set: PatchSet) 
         assert cold.failed and _summary(warm) == _summary(cold)
 
 
-def test_the_fingerprint_sees_rendered_code_and_refuses_the_unknown(patch_set: PatchSet) -> None:
-    text = json.dumps(fingerprint(list(_patches(patch_set))))
-    assert "three-tier-decode" in text and "8192" in text  # ids and parameter values
-    with pytest.raises(TypeError):
-        fingerprint(object())
+def _copy_set(tmp_path: Path) -> Path:
+    """A writable copy of the shipped patch set with its templates beside it."""
+    shutil.copytree(ROOT / "patches", tmp_path / "set" / "patches")
+    shutil.copytree(ROOT / "templates", tmp_path / "set" / "templates")
+    return tmp_path / "set" / "patches"
+
+
+def _digests(folder: Path, overrides: tuple[str, ...] = ()) -> list[str]:
+    loaded = load_patch_set(folder, overrides=overrides, templates=folder.parent / "templates", lazy=True)
+    return [p.code.digest for p in loaded.patches]
+
+
+def test_the_digest_changes_with_what_a_patch_is_built_from(tmp_path: Path) -> None:
+    folder = _copy_set(tmp_path)
+    first = _digests(folder)
+    assert _digests(folder) == first and len(set(first)) == len(first)  # stable, and one per patch
+    # A parameter value changes only its own patch's digest.
+    tiered = _digests(folder, ("three-tier-decode.small_max=4096",))
+    assert [a == b for a, b in zip(first, tiered)] == [p != "three-tier-decode" for p in _ids(folder)]
+    # So does an edit to a patch's own table (here only the spacing inside a pattern);
+    # spacing in the TOML around it is not part of the table and changes nothing.
+    patch_file = folder / "prefix-buffer-reuse.toml"
+    patch_file.write_text(patch_file.read_text().replace("after = ", "after   =   ", 1))
+    assert _digests(folder) == first
+    patch_file.write_text(patch_file.read_text().replace('"o = $STATE"', '"o  =  $STATE"', 1))
+    edited = _digests(folder)
+    assert [a == b for a, b in zip(first, edited)] == [p != "prefix-buffer-reuse" for p in _ids(folder)]
+    # Any template can be rendered by any patch: an edit to one changes them all.
+    template = sorted((folder.parent / "templates").rglob("*.j2"))[0]
+    template.write_text(template.read_text() + "\n")
+    assert not set(_digests(folder)) & set(edited)
+
+
+def _ids(folder: Path) -> list[str]:
+    return [p.id for p in load_patch_set(folder, templates=folder.parent / "templates", lazy=True).patches]
+
+
+def test_a_hit_neither_renders_nor_parses_a_patch(store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = SHIPPED.read_bytes()
+    warm = load_patch_set(ROOT / "patches", templates=ROOT / "templates", lazy=True)
+    cold = cached_patch_source("x.py", source, _patches(warm))  # builds the steps
+    fresh = load_patch_set(ROOT / "patches", templates=ROOT / "templates", lazy=True)
+    hit = cached_patch_source("x.py", source, _patches(fresh))
+    assert _summary(hit) == _summary(cold)
+    assert all("built" not in vars(p.code) for p in fresh.patches)  # never built: the key needed none of it
 
 
 def test_another_python_misses(store: Path, patch_set: PatchSet, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -90,3 +90,31 @@ def test_read_only_commands_need_only_the_targets_of_the_patches(tmp_path: Path,
     assert _run(tmp_path, "apply", vendor_zip, "--patches", patches, "-o", tmp_path / "out.tar.gz")["exit"] == 2
     assert _run(tmp_path, "verify-sync", vendor_zip, "--patches", patches)["exit"] == 1
     assert _run(tmp_path, "inspect", vendor_zip, "--patches", patches)["exit"] == 0
+
+
+def test_a_run_the_patch_cache_answers_loads_no_libcst(tmp_path: Path, vendor_zip: Path) -> None:
+    # The cache key is made from what each patch is built from, not from its
+    # parsed steps: when every target hits, nothing renders or parses a patch.
+    cache = tmp_path / "cache"
+    cold = _run(tmp_path, "diff", "--no-color", vendor_zip, cache=cache)
+    assert cold["exit"] == 0 and "libcst" in cold["heavy"]  # type: ignore[operator]
+    assert _run(tmp_path, "diff", "--no-color", vendor_zip, cache=cache) == {"exit": 0, "heavy": [], "writer": False}
+    warm_apply = _run(tmp_path, "apply", vendor_zip, "-o", tmp_path / "out.tar.gz", cache=cache)
+    assert warm_apply["exit"] == 0 and warm_apply["writer"] is True
+    assert "libcst" not in warm_apply["heavy"]  # type: ignore[operator]
+
+
+def test_a_patch_that_does_not_build_still_stops_a_run_the_cache_would_answer(tmp_path: Path,
+                                                                              vendor_zip: Path) -> None:
+    # Building is deferred, not skipped: a broken step changes the patch's
+    # digest, so the run misses the cache, builds it, and fails as before.
+    patches = tmp_path / "patches"
+    shutil.copytree(PATCHES, patches)
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    cache = tmp_path / "cache"
+    assert _run(tmp_path, "diff", vendor_zip, "--patches", patches, cache=cache)["exit"] == 0
+    broken = patches / "three-tier-decode.toml"
+    broken.write_text(broken.read_text(encoding="utf-8").replace('op = "', 'op = "no-such-', 1), encoding="utf-8")
+    assert _run(tmp_path, "diff", vendor_zip, "--patches", patches, cache=cache)["exit"] == 2
+    assert _run(tmp_path, "apply", vendor_zip, "--patches", patches, "-o", tmp_path / "o.tar.gz", cache=cache)["exit"] == 2
+    assert not (tmp_path / "o.tar.gz").exists()

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import PatcherError, PatchSetError
-from ..patchset.load import SERIES, build_patch, read_patch_file
+from ..patchset.load import SERIES, LazyEnvironment, build_patch, read_patch_file, templates_digest
 from ..patchset.templates import TemplateFailure, make_environment, render
 from ..resources import templates_dir_for, tool_templates_dir
 
@@ -129,13 +129,13 @@ def _render(directory: Path, patch_id: str, target: str, scope: str, today: date
 
 def _check_loads(directory: Path, name: str, text: str) -> None:
     """Load the rendered file the way the series loader will, before anything is written."""
-    env = make_environment(templates_dir_for(directory))
+    templates = templates_dir_for(directory)
     with tempfile.TemporaryDirectory(prefix="patcher-new-") as scratch:
         path = Path(scratch) / name
         path.write_text(text, encoding="utf-8")
         try:
             _, data = read_patch_file(path)
-            build_patch(path, data, env, {})
+            build_patch(path, data, LazyEnvironment(templates), {}, templates_digest(templates)).code.built
         except PatchSetError as error:
             raise PatcherError(f"the template {TEMPLATE} gives a patch that does not load: {error.message}",
                                hint="fix the template") from None

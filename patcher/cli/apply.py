@@ -50,7 +50,8 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     from ..pipeline import build, check, check_input, prefetch_unchanged, rules_ahead, write
     from ..shipping import plan_shipping
 
-    patch_set = load_patches(patches_dir, overrides)
+    # Steps are built when a target misses the patch cache: a cached run loads no libcst.
+    patch_set = load_patches(patches_dir, overrides, lazy=True)
     policy = load_policy_for(patch_set.directory)
     allowed = parse_allowed(allow, reasons, policy)
     output = output or Path("build") / f"{_stem(source)}.tar.gz"

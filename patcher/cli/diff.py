@@ -64,7 +64,8 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
 
     if per_patch and base:
         raise click.UsageError("--per-patch and --base cannot be combined")
-    patch_set = load_patches(patches_dir, overrides)
+    # Steps are built when a target misses the patch cache: a cached run loads no libcst.
+    patch_set = load_patches(patches_dir, overrides, lazy=True)
     with ExitStack() as stack:
         if base is not None:  # a bad revision fails before any work
             checkout = stack.enter_context(patch_set_at(patch_set.directory, base))

@@ -37,8 +37,11 @@ def input_argument(name: str = "source") -> Callable[[Any], Any]:
     return click.argument(name, type=click.Path(path_type=Path, dir_okay=True), metavar="VENDOR")
 
 
-def load_patches(patches_dir: Path | None, overrides: tuple[str, ...]) -> PatchSet:
-    """Load the patch set the way every command does, recording its git commit."""
+def load_patches(patches_dir: Path | None, overrides: tuple[str, ...], *, lazy: bool = False) -> PatchSet:
+    """Load the patch set the way every command does, recording its git commit.
+
+    ``lazy``: build each patch's steps when first used (see load_patch_set).
+    """
     from ..errors import PatchSetError
     from ..patchset import load_patch_set
     from ..resources import default_patches_dir, templates_dir_for
@@ -52,6 +55,7 @@ def load_patches(patches_dir: Path | None, overrides: tuple[str, ...]) -> PatchS
         overrides=overrides,
         templates=templates_dir_for(directory),
         commit=describe_commit(directory),
+        lazy=lazy,
     )
 
 

@@ -2,13 +2,16 @@
 
 ``apply``, ``diff`` and ``verify-sync`` run many times a day on the same
 vendor drop. Patching a target is a pure function of its bytes, the
-rendered patches and the code that runs them, so its result is stored
-under a key made of exactly those: the sha256 of the target's bytes, a
-digest of the rendered patches for it, the tool's version, libcst's
-version, the Python that runs it (a file libcst cannot parse is described
-with what this interpreter's own parser makes of it) and a digest of the
-patching code itself (an editable install changes that code without
-changing the version).
+patches and the code that runs them, so its result is stored under a key
+made of exactly those: the sha256 of the target's bytes, a digest of
+what each patch for it is built from (``PatchCode.digest``: its table,
+its parameter values and the templates folder), the tool's version, the
+versions of libcst and Jinja2, the Python that runs it (a file libcst
+cannot parse is described with what this interpreter's own parser makes
+of it) and a digest of the patching code itself (an editable install
+changes that code without changing the version). Computing the key
+neither renders nor parses a patch: a run that hits loads neither
+Jinja2 nor libcst.
 
 An entry is never trusted blindly: it holds its own key and the sha256
 of the patched bytes, and is used only if both check out and it names the
@@ -23,22 +26,21 @@ folder is always safe.
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import hashlib
 import json
 import os
+import re
 import secrets
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .. import __version__
 
 if TYPE_CHECKING:
     from .model import Patch
-    from .runner import FileOutcome
+    from .outcome import FileOutcome
 
 # libcst and the runner are imported by the functions that use them: a
 # command that imports the pipeline only to read a tree (check) loads neither.
@@ -61,9 +63,9 @@ def cache_dir() -> Path | None:
 def cached_patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome:
     """Return ``patch_source(path, source, patches)``, from the cache when it holds it."""
     folder = cache_dir()
-    key = _key(source, patches) if folder is not None else None
-    if folder is None or key is None:
+    if folder is None:
         return patch_source(path, source, patches)
+    key = _key(source, patches)
     entry = folder / "patched" / key
     hit = _read(entry, key, path, source, patches)
     if hit is not None:
@@ -84,43 +86,46 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
     return run(path, source, patches)
 
 
-def _key(source: bytes, patches: Sequence[Patch]) -> str | None:
-    from libcst._version import __version__ as LIBCST_VERSION
-
-    try:
-        rendered = json.dumps([fingerprint(p) for p in patches], sort_keys=True)
-    except TypeError:
-        return None  # something this module cannot describe: do not cache it
-    parts = [f"format {FORMAT}", __version__, LIBCST_VERSION, sys.version, _code_digest(),
-             hashlib.sha256(source).hexdigest(), hashlib.sha256(rendered.encode()).hexdigest()]
+def _key(source: bytes, patches: Sequence[Patch]) -> str:
+    parts = [f"format {FORMAT}", __version__, *_versions(), sys.version, _code_digest(),
+             hashlib.sha256(source).hexdigest(), *(f"{p.id} {p.code.digest}" for p in patches)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def fingerprint(value: Any) -> Any:
-    """Describe VALUE as JSON-ready data that changes whenever it does; TypeError if unknown."""
-    import libcst as cst
+@lru_cache(maxsize=1)
+def _versions() -> tuple[str, ...]:
+    """The versions of the libraries that render (Jinja2) and rewrite (libcst) a patch's code.
 
-    from ..transforms.pattern import Pattern
+    Read from their source files: importing them to ask would cost a cached
+    run what the cache saves it, and importlib.metadata alone costs a
+    third of that.
+    """
+    return tuple(f"{name} {_version_of(name, file)}" for name, file in (("libcst", "_version.py"),
+                                                                          ("jinja2", "__init__.py")))
 
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if isinstance(value, enum.Enum):
-        return [type(value).__name__, value.name]
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, cst.CSTNode):
-        return ["code", cst.Module([]).code_for_node(value)]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-        if isinstance(value, Pattern):
-            fields.pop("statements", None)  # parsed from 'source', which is kept
-        return [type(value).__module__ + "." + type(value).__qualname__,
-                {name: fingerprint(item) for name, item in fields.items()}]
-    if isinstance(value, Mapping):
-        return [[fingerprint(k), fingerprint(v)] for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))]
-    if isinstance(value, (list, tuple)):
-        return [fingerprint(item) for item in value]
-    raise TypeError(f"cannot fingerprint {type(value).__name__}")
+
+def _version_of(package: str, file: str) -> str:
+    """The ``__version__`` assigned in FILE of PACKAGE, found without importing it."""
+    from importlib.util import find_spec
+
+    spec = find_spec(package)
+    locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+    for folder in locations:
+        try:
+            text = (Path(folder) / file).read_text(encoding="utf-8")
+        except OSError:
+            continue
+        # `__version__ = "1.2.3"`, also chained (`__version__ = version = '1.9.0'`).
+        found = re.search(r"""^__version__\s*=\s*(?:\w+\s*=\s*)*["']([^"']+)["']""", text, re.MULTILINE)
+        if found:
+            return found.group(1)
+    # Not where it usually is: ask the installed metadata.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "unknown"
 
 
 @lru_cache(maxsize=1)
@@ -128,7 +133,8 @@ def _code_digest() -> str:
     """Digest the modules whose code decides a patched result."""
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
-    modules = [package / "syntax.py"]  # the field walker the pattern engine matches with
+    # The field walker the pattern engine matches with, and the records an entry holds.
+    modules = [package / "syntax.py", package / "records.py"]
     for folder in ("patchset", "transforms"):
         modules += sorted((package / folder).glob("*.py"))
     for module in modules:
@@ -137,7 +143,7 @@ def _code_digest() -> str:
 
 
 def _read(entry: Path, key: str, path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome | None:
-    from .runner import FileOutcome, PatchOutcome, Status
+    from .outcome import FileOutcome, PatchOutcome
 
     try:
         raw = entry.read_bytes()

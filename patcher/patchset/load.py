@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -13,7 +15,7 @@ else:  # pragma: no cover - the image-side tool may run on 3.10
     import tomli as tomllib
 
 from ..errors import PatchSetError
-from .model import PARAM_TYPES, AppliedMarker, Example, Param, Patch, PatchSet, SeriesOutline
+from .model import PARAM_TYPES, AppliedMarker, Built, Example, Param, Patch, PatchCode, PatchSet, SeriesOutline
 
 if TYPE_CHECKING:
     import jinja2
@@ -37,24 +39,57 @@ def load_patch_set(
     overrides: Sequence[str] = (),
     templates: Path | None = None,
     commit: str | None = None,
+    lazy: bool = False,
 ) -> PatchSet:
     """Load and render the series; ``overrides`` are ``PATCH.PARAM=VALUE`` strings.
 
-    ``templates`` defaults to the folder beside ``directory``.
+    ``templates`` defaults to the folder beside ``directory``. With
+    ``lazy``, each patch's steps and markers are rendered and parsed only
+    when first used (``PatchCode``), and a mistake in them is raised then:
+    ``apply`` and ``diff`` use it, so that a run answered by the patch cache
+    loads neither Jinja2 nor libcst. Otherwise every patch is built here.
     """
-    from .templates import make_environment
-
     # Only the patch set's own templates: a template missing from it must not
     # be found in the tool's folder by accident.
-    env = make_environment(templates or directory.parent / "templates")
+    folder = templates or directory.parent / "templates"
+    environment = LazyEnvironment(folder)
     raw = [read_patch_file(path) for path in series_files(directory)]
     ids = [data["id"] for _, data in raw]
     values = parse_overrides(overrides, {data["id"]: data for _, data in raw}, directory)
-    patches = tuple(build_patch(path, data, env, values.get(data["id"], {})) for path, data in raw)
+    shared = templates_digest(folder)
+    patches = tuple(build_patch(path, data, environment, values.get(data["id"], {}), shared) for path, data in raw)
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
         raise PatchSetError(f"patch id '{sorted(duplicates)[0]}' is used twice in the series", where=str(directory))
+    if not lazy:
+        for patch in patches:
+            patch.code.built  # noqa: B018 - builds it, raising what is wrong with it now
     return PatchSet(directory=directory, patches=patches, commit=commit)
+
+
+class LazyEnvironment:
+    """The Jinja2 environment of a load, made when the first patch is built (Jinja2 loads then)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._env: jinja2.Environment | None = None
+
+    def get(self) -> jinja2.Environment:
+        """Return the environment, making it on first use."""
+        if self._env is None:
+            from .templates import make_environment
+
+            self._env = make_environment(self.folder)
+        return self._env
+
+
+def templates_digest(folder: Path) -> str:
+    """Digest every file of the templates folder (names and bytes): what a patch's templates can read."""
+    digest = hashlib.sha256()
+    if folder.is_dir():
+        for item in sorted(p for p in folder.rglob("*") if p.is_file()):
+            digest.update(item.relative_to(folder).as_posix().encode() + b"\0" + item.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def load_outline(directory: Path) -> SeriesOutline:
@@ -174,15 +209,35 @@ def _parse_value(param: Param, text: str, where: str) -> Any:
         raise PatchSetError(f"expected {param.type}, got {text!r}", where=where) from None
 
 
-def build_patch(path: Path, data: Mapping[str, Any], env: jinja2.Environment,
-                overrides: Mapping[str, Any]) -> Patch:
-    """Render a patch's patterns and code with its parameter values and build its steps."""
+def build_patch(path: Path, data: Mapping[str, Any], environment: LazyEnvironment,
+                overrides: Mapping[str, Any], templates: str) -> Patch:
+    """Read a patch's header, parameters and examples; its steps are built from them on first use.
+
+    ``templates`` is the digest of the templates folder (``templates_digest``).
+    """
+    params = parse_params(path, data)
+    values = {p.name: p.default for p in params} | dict(overrides)
+    examples = tuple(_example(path, number, entry) for number, entry in
+                     enumerate(_tables(data.get("examples", []), path, "examples"), 1))
+    # Everything the steps are built from: the patch's own table, its values
+    # and the templates it may render (parameter types are in the table).
+    described = json.dumps([data, values, templates], sort_keys=True, default=repr)
+    code = PatchCode(hashlib.sha256(described.encode()).hexdigest(),
+                     lambda: _build_code(path, data, environment, values))
+    return Patch(
+        id=data["id"], path=path, description=str(data["description"]), origin=str(data["origin"]),
+        last_update=str(data["last-update"]), target=str(data["target"]), scope=str(data["scope"]),
+        params=params, values=values, code=code, examples=examples,
+    )
+
+
+def _build_code(path: Path, data: Mapping[str, Any], environment: LazyEnvironment, values: Mapping[str, Any]) -> Built:
+    """Render the patch's patterns and code with its parameter values and build its steps and markers."""
     from ..transforms import OPERATIONS
     from ..transforms.base import ConfigError
     from .templates import TemplateFailure, render
 
-    params = parse_params(path, data)
-    values = {p.name: p.default for p in params} | dict(overrides)
+    env = environment.get()
 
     def render_value(key: str, text: str) -> str:
         try:
@@ -205,14 +260,7 @@ def build_patch(path: Path, data: Mapping[str, Any], env: jinja2.Environment,
             raise PatchSetError(f"{where}.{error.key}: {error}", where=str(path)) from None
     markers = _markers(path, data, "applied-when", render_value)
     requires = _markers(path, data, "requires", render_value)
-    examples = tuple(_example(path, number, entry) for number, entry in
-                     enumerate(_tables(data.get("examples", []), path, "examples"), 1))
-    return Patch(
-        id=data["id"], path=path, description=str(data["description"]), origin=str(data["origin"]),
-        last_update=str(data["last-update"]), target=str(data["target"]), scope=str(data["scope"]),
-        params=params, values=values, steps=tuple(steps), applied_when=markers, requires=requires,
-        examples=examples,
-    )
+    return tuple(steps), markers, requires
 
 
 def _markers(path: Path, data: Mapping[str, Any], key: str, render_value: Any) -> tuple[AppliedMarker, ...]:

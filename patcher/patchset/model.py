@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 if TYPE_CHECKING:  # annotations only: the outline of a series is read without libcst
     from ..transforms.base import Operation
@@ -49,6 +50,29 @@ class AppliedMarker:
     scope: str
 
 
+Built = tuple[tuple["Operation", ...], tuple[AppliedMarker, ...], tuple[AppliedMarker, ...]]
+
+
+@dataclass(frozen=True)
+class PatchCode:
+    """A patch's steps and markers, built from its configuration when first asked for.
+
+    Building renders the patch's code through Jinja2 and parses it with
+    libcst. A run whose every result comes from the patch cache needs
+    neither: ``digest`` (of the patch's table, its parameter values and
+    the templates folder) is what the cache keys on, and two loads of the
+    same patch compare equal by it.
+    """
+
+    digest: str
+    build: Callable[[], Built] = field(compare=False, repr=False)
+
+    @cached_property
+    def built(self) -> Built:
+        """The steps, the applied-when markers and the requires markers (raises PatchSetError)."""
+        return self.build()
+
+
 @dataclass(frozen=True)
 class Patch:
     """One patch of the series, rendered with its parameter values."""
@@ -62,10 +86,23 @@ class Patch:
     scope: str
     params: tuple[Param, ...]
     values: Mapping[str, Any]
-    steps: tuple[Operation, ...]
-    applied_when: tuple[AppliedMarker, ...]
-    requires: tuple[AppliedMarker, ...]  # code the patch relies on but does not match in a step
+    code: PatchCode
     examples: tuple[Example, ...]
+
+    @property
+    def steps(self) -> tuple[Operation, ...]:
+        """The patch's steps, in order."""
+        return self.code.built[0]
+
+    @property
+    def applied_when(self) -> tuple[AppliedMarker, ...]:
+        """The code whose presence says the patch is already applied."""
+        return self.code.built[1]
+
+    @property
+    def requires(self) -> tuple[AppliedMarker, ...]:
+        """Code the patch relies on but does not match in a step."""
+        return self.code.built[2]
 
     @property
     def summary(self) -> str:

@@ -6,7 +6,6 @@ import re
 from typing import Any
 
 from ..patchset.model import Patch
-from ..patchset.templates import make_environment, render
 from ..resources import tool_templates_dir
 from .changes import DiffReport, FileDiff, Section
 from .textdiff import split_lines
@@ -151,6 +150,8 @@ def markdown(report: DiffReport, diffs: bool = True) -> str:
         "sections": sections,
         "stat": {"files": files, "insertions": added, "deletions": removed},
     }
+    from ..patchset.templates import make_environment, render  # Jinja2 loads for markdown only
+
     return render(make_environment(tool_templates_dir()), name=MARKDOWN_TEMPLATE, values=values)
 
 
