@@ -1,0 +1,207 @@
+"""Closest code and fingerprints, judged directly: the exact lines, texts and hashes a report shows."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from patcher.records import Closest
+from patcher.transforms.closest import (
+    close_scopes,
+    find_closest,
+    line_mapper,
+    one_line,
+    qualified_names,
+    written_lines,
+)
+from patcher.transforms.fingerprint import fingerprint, step_print
+from patcher.transforms.pattern import Pattern, find_expressions, find_statements
+from patcher.transforms.replace import Replace
+from patcher.transforms.scope import find_scope
+
+# A vendor-shaped module: a class with the two forwards, helpers, a guarded
+# import, a nested function and a method inside an if block of the class.
+VENDOR = '''\
+"""Paged attention for the BI-V100."""
+from typing import TYPE_CHECKING
+
+try:
+    from vllm import _custom_ops as ops
+except ImportError:  # CPU-only test runs
+    ops = None
+
+if TYPE_CHECKING:
+    def _typing_only() -> None: ...
+
+_PARTITION_SIZE = 512
+
+
+class PagedAttention:
+    """Decode and prefill."""
+
+    @staticmethod
+    def forward_decode(query, key_cache, value_cache, max_seq_len):
+        # V1 up to 8192 tokens
+        use_v1 = max_seq_len <= 8192
+        if use_v1:
+            out = ops.paged_attention_v1(query, key_cache)
+        else:
+            out = ops.paged_attention_v2(query, key_cache)
+        return out
+
+    @staticmethod
+    def forward_prefix(query, key, value):
+        def _tile(start):
+            return query[start:start + 64]
+        scale = query.shape[-1] ** -0.5
+        return _tile(0) * scale
+
+    if TYPE_CHECKING:
+        def debug_dump(self) -> None: ...
+
+
+def _pytorch_decode(query, key_cache):
+    return query @ key_cache
+'''
+
+
+@pytest.fixture(scope="module")
+def module() -> cst.Module:
+    return cst.parse_module(VENDOR)
+
+
+def test_qualified_names_in_source_order_with_nesting(module: cst.Module) -> None:
+    # Functions under if/try blocks count; the nested def is named under its function.
+    assert list(qualified_names(module)) == [
+        "_typing_only",
+        "PagedAttention",
+        "PagedAttention.forward_decode",
+        "PagedAttention.forward_prefix",
+        "PagedAttention.forward_prefix._tile",
+        "PagedAttention.debug_dump",
+        "_pytorch_decode",
+    ]
+
+
+def test_qualified_names_with_a_prefix_and_none_inside_expressions() -> None:
+    tree = cst.parse_module("handlers = [lambda: 1]\nclass A:\n    x = (lambda y: y)\n    def f(self): pass\n")
+    assert list(qualified_names(tree, "mod.")) == ["mod.A", "mod.A.f"]
+
+
+@pytest.mark.parametrize(("asked", "expected"), [
+    ("PagedAttention.forward_decod", ("PagedAttention.forward_decode", "PagedAttention.forward_prefix",
+                                      "PagedAttention.forward_prefix._tile")),
+    ("PagedAttention.forward_prefx", ("PagedAttention.forward_prefix", "PagedAttention.forward_prefix._tile",
+                                      "PagedAttention.forward_decode")),
+    ("_pytorch_decod", ("_pytorch_decode",)),
+    # The class was renamed past recognition: the method's own name still finds it.
+    ("Qwertyuiopasdfghjklzxcvbnm.debug_dumb", ("PagedAttention.debug_dump",)),
+    ("Zz.Yy.Xx.Ww.Vv.Uu.Tt._tile", ("PagedAttention.forward_prefix._tile",)),
+    ("zzz", ()),
+])
+def test_close_scopes_names_the_nearest_ones(module: cst.Module, asked: str, expected: tuple[str, ...]) -> None:
+    assert close_scopes(module, asked) == expected
+
+
+def test_close_scopes_stops_at_its_limit(module: cst.Module) -> None:
+    assert close_scopes(module, "PagedAttention.forward", limit=1) == ("PagedAttention.forward_prefix",)
+    assert close_scopes(module, "PagedAttention.forward") == (
+        "PagedAttention.forward_prefix", "PagedAttention.forward_decode", "PagedAttention")
+    assert close_scopes(module, "Qwertyuiopasdfghjklzxcvbnm.forward_prefx", limit=1) == (
+        "PagedAttention.forward_prefix",)
+
+
+@pytest.mark.parametrize(("code", "shown"), [
+    ("x = f(a,   b)  # note\n", "x = f(a, b)"),
+    ("if use_v1:\n    out = 1\nelse:\n    out = 2\n", "if use_v1: ..."),
+    ("y = __pv_X__ + __pvs_ARGS__\n", "y = $X + $...ARGS"),
+    ("y = __pv____ + f(__pvs____)\n", "y = $_ + f($...)"),
+    ("z = '" + "a" * 120 + "'\n", "z = '" + "a" * 92 + "..."),
+])
+def test_one_line_shows_code_as_ast_writes_it(code: str, shown: str) -> None:
+    statement = cst.parse_module(code).body[0]
+    assert one_line(statement) == shown
+
+
+def test_one_line_is_at_most_a_hundred_characters() -> None:
+    statement = cst.parse_module("w = " + " + ".join(f"v{i}" for i in range(60)) + "\n").body[0]
+    shown = one_line(statement)
+    assert len(shown) == 100 and shown.endswith("...") and shown.startswith("w = v0 + v1")
+
+
+def test_line_mapper_and_written_lines() -> None:
+    before = "a\nb\nc\nd\n"
+    after = "a\nNEW1\nNEW2\nb\nc\nD\n"
+    back = line_mapper(before, after)
+    assert [back(line) for line in range(1, 7)] == [1, 2, 2, 2, 3, 4]
+    assert back(99) == 4  # past the end: the last line
+    assert written_lines(before, after) == frozenset({2, 3, 6})
+    assert written_lines(before, before) == frozenset()
+
+
+def test_the_closest_run_names_its_lines_and_the_first_statement_that_differs(module: cst.Module) -> None:
+    pattern = Pattern.parse("use_v1 = max_seq_len <= 8192\nif use_v1:\n    out = ops.paged_attention_v1(query, key_cache)\n"
+                            "else:\n    out = ops.paged_attention_v2(query, key_cache, 512)\n")
+    scope = find_scope(module, "PagedAttention.forward_decode")
+    closest = find_closest(pattern, module, scope)
+    assert closest == Closest(first_line=21, last_line=25, statement=2,
+                              pattern="out = ops.paged_attention_v2(query, key_cache, 512)",
+                              code="out = ops.paged_attention_v2(query, key_cache)", matched=1,
+                              differing_tokens=closest.differing_tokens if closest else 0,
+                              inside="in its else, statement 1")
+    assert closest is not None and closest.differing_tokens == 2  # ',' and '512'
+    assert closest.describe() == ("closest: lines 21-25, statement 2 differs (in its else, statement 1): "
+                                  "pattern 'out = ops.paged_attention_v2(query, key_cache, 512)', "
+                                  "code 'out = ops.paged_attention_v2(query, key_cache)'")
+
+
+def test_the_closest_run_prefers_the_same_kind_of_statement(module: cst.Module) -> None:
+    pattern = Pattern.parse("scale = query.shape[-1] ** 0.5\nreturn _tile(0) * scale")
+    closest = find_closest(pattern, module, find_scope(module, "PagedAttention.forward_prefix"))
+    assert closest is not None
+    assert (closest.first_line, closest.last_line, closest.statement, closest.matched) == (32, 32, 1, 0)
+    assert closest.code == "scale = query.shape[-1] ** (-0.5)" and closest.inside == ""
+
+
+def test_a_block_that_ends_first_is_said_so(module: cst.Module) -> None:
+    pattern = Pattern.parse("return query @ key_cache\nprint('done')")
+    closest = find_closest(pattern, module, find_scope(module, "_pytorch_decode"))
+    assert closest is not None and closest.statement == 2 and closest.code == ""
+    assert closest.describe().endswith("pattern 'print('done')', the block ends there")
+
+
+def test_a_full_match_is_not_a_closest_one(module: cst.Module) -> None:
+    pattern = Pattern.parse("return query @ key_cache")
+    assert find_closest(pattern, module, find_scope(module, "_pytorch_decode")) is None
+
+
+def test_fingerprints_ignore_layout_and_see_code() -> None:
+    first = cst.parse_module("x = f(a,\n      b)  # why\n").body[0]
+    second = cst.parse_module("x = (f(a, b))\r\n").body[0]
+    other = cst.parse_module("x = f(b, a)\n").body[0]
+    assert fingerprint(first) == fingerprint(second)
+    assert fingerprint(first).text == "x = f(a, b)"
+    assert fingerprint(first).sha256 != fingerprint(other).sha256
+    assert fingerprint(()).text == ""
+
+
+def test_fingerprints_of_captured_arguments_read_as_arguments() -> None:
+    call = cst.parse_module("y = f(q, k, scale=s)\n").body[0].body[0].value  # type: ignore[attr-defined]
+    assert fingerprint(tuple(call.args)).text == "q, k, scale=s"
+    assert fingerprint(call.args[0]).text == "q"
+
+
+def test_step_print_records_each_match_and_its_bindings(module: cst.Module) -> None:
+    step = Replace(pattern=Pattern.parse("use_v1 = max_seq_len <= $LIMIT"), code="use_v1 = True", expect=1)
+    printed = step_print(3, step, module, "PagedAttention.forward_decode")
+    assert printed.step == 3 and len(printed.matches) == 1
+    match = printed.matches[0]
+    assert match.code.text == "use_v1 = max_seq_len <= 8192"
+    assert {name: p.text for name, p in match.bindings.items()} == {"LIMIT": "8192"}
+    assert printed.to_json()["matches"][0]["bindings"]["LIMIT"][1] == "8192"
+
+
+def test_searches_agree_with_the_prints(module: cst.Module) -> None:
+    scope = find_scope(module, "PagedAttention.forward_decode")
+    assert len(find_statements(Pattern.parse("return out"), scope)) == 1
+    assert len(find_expressions(Pattern.parse("ops.$F(query, key_cache)").expression, scope)) == 2
