@@ -16,6 +16,7 @@ from patcher.transforms.closest import (
 )
 from patcher.transforms.fingerprint import fingerprint, step_print
 from patcher.transforms.pattern import Pattern, find_expressions, find_statements
+from patcher.transforms.insert import Insert
 from patcher.transforms.replace import Replace
 from patcher.transforms.scope import find_scope
 
@@ -205,3 +206,112 @@ def test_searches_agree_with_the_prints(module: cst.Module) -> None:
     scope = find_scope(module, "PagedAttention.forward_decode")
     assert len(find_statements(Pattern.parse("return out"), scope)) == 1
     assert len(find_expressions(Pattern.parse("ops.$F(query, key_cache)").expression, scope)) == 2
+
+
+# Every kind of block a compound statement has, for the "inside" path.
+BLOCKS = '''\
+def handler(x, y):
+    try:
+        a = 1
+    except ValueError:
+        b = 2
+    except KeyError:
+        c = 3
+    else:
+        d = 4
+    finally:
+        e = 5
+    if x:
+        f = 1
+    elif y:
+        g = 2
+    else:
+        h = 3
+    for i in x:
+        j = i
+    else:
+        k = 0
+    while y:
+        y -= 1
+    else:
+        m = 1
+    with open(x) as fh:
+        n = fh.read()
+        o = 2
+    return n
+'''
+TRY = "try:\n    a = 1\nexcept ValueError:\n    b = 2\nexcept KeyError:\n    c = 3\nelse:\n    d = 4\nfinally:\n    e = 5"
+IF = "if x:\n    f = 1\nelif y:\n    g = 2\nelse:\n    h = 3"
+
+
+@pytest.mark.parametrize(("pattern", "lines", "inside", "wanted", "found"), [
+    (TRY.replace("c = 3", "c = 30"), (2, 11), "in except handler 2, statement 1", "c = 30", "c = 3"),
+    (TRY.replace("d = 4", "d = 40"), (2, 11), "in its else, statement 1", "d = 40", "d = 4"),
+    (TRY.replace("e = 5", "e = 50"), (2, 11), "in its finally, statement 1", "e = 50", "e = 5"),
+    (IF.replace("h = 3", "h = 30"), (12, 17), "in its elif, statement 1, in its else, statement 1", "h = 30", "h = 3"),
+    (IF.replace("g = 2", "g = 20"), (12, 17), "in its elif, statement 1, in its body, statement 1", "g = 20", "g = 2"),
+    ("for i in x:\n    j = i\nelse:\n    k = 1", (18, 21), "in its else, statement 1", "k = 1", "k = 0"),
+    ("while y:\n    y -= 1\nelse:\n    m = 2", (22, 25), "in its else, statement 1", "m = 2", "m = 1"),
+    # The code's block goes on past the pattern's, or ends before it.
+    ("with open(x) as fh:\n    n = fh.read()", (26, 28), "in its body, statement 2", "", "o = 2"),
+    ("with open(x) as fh:\n    n = fh.read()\n    o = 2\n    p = 3", (26, 28), "in its body, statement 3", "p = 3", ""),
+    # One handler fewer: the statements differ as a whole.
+    (TRY.replace("except KeyError:\n    c = 3\n", ""), (2, 11), "", "try: ...", "try: ..."),
+])
+def test_the_closest_code_says_in_which_block_it_parts(pattern: str, lines: tuple[int, int], inside: str,
+                                                       wanted: str, found: str) -> None:
+    module = cst.parse_module(BLOCKS)
+    closest = find_closest(Pattern.parse(pattern), module, find_scope(module, "handler"))
+    assert closest is not None
+    assert ((closest.first_line, closest.last_line), closest.inside, closest.pattern, closest.code) == (
+        lines, inside, wanted, found)
+    assert (closest.statement, closest.matched) == (1, 0)
+
+
+def test_a_trailing_sequence_takes_the_rest_of_a_block() -> None:
+    # `$...BODY` ends the while's body: its statements are not what differs, the else is.
+    module = cst.parse_module(BLOCKS)
+    pattern = Pattern.parse("for i in x:\n    j = i\nelse:\n    k = 0\nwhile $C:\n    $...BODY\nelse:\n    m = 3")
+    closest = find_closest(pattern, module, find_scope(module, "handler"))
+    assert closest is not None
+    assert (closest.first_line, closest.last_line, closest.statement, closest.matched) == (18, 25, 2, 1)
+    assert (closest.inside, closest.pattern, closest.code) == ("in its else, statement 1", "m = 3", "m = 1")
+
+
+def test_a_leading_sequence_may_take_nothing() -> None:
+    module = cst.parse_module(BLOCKS)
+    closest = find_closest(Pattern.parse("$...HEAD\nreturn m"), module, find_scope(module, "handler"))
+    assert closest is not None
+    assert (closest.first_line, closest.last_line, closest.statement, closest.matched) == (29, 29, 2, 1)
+    assert (closest.pattern, closest.code, closest.differing_tokens) == ("return m", "return n", 1)
+
+
+def test_lines_are_the_file_as_read_after_earlier_steps(module: cst.Module) -> None:
+    # An earlier step of the patch added two lines above the class: the report
+    # still names the lines a user sees in the vendor's file.
+    grown = Replace(pattern=Pattern.parse("_PARTITION_SIZE = 512"),
+                    code="_PARTITION_SIZE = 512\n_EXTRA = 1\n_MORE = 2\n", expect=1).apply(module, "")
+    pattern = Pattern.parse("use_v1 = max_seq_len <= 8192\nif use_v1:\n    out = ops.paged_attention_v1(query, key_cache)\n"
+                            "else:\n    out = ops.paged_attention_v2(query, key_cache, 512)\n")
+    scope = find_scope(grown, "PagedAttention.forward_decode")
+    as_patched = find_closest(pattern, grown, scope)
+    as_read = find_closest(pattern, grown, scope, module)
+    assert as_patched is not None and as_read is not None
+    assert (as_patched.first_line, as_patched.last_line) == (23, 27)
+    assert (as_read.first_line, as_read.last_line) == (21, 25)
+    assert as_read.inside == as_patched.inside == "in its else, statement 1"
+
+
+def test_code_an_earlier_step_wrote_comes_last(module: cst.Module) -> None:
+    # The pattern was written against the vendor's code: a statement the patch
+    # itself inserted is not what it "almost matched", even if it is closer.
+    grown = Insert(anchor=Pattern.parse("use_v1 = max_seq_len <= 8192"), position="after",
+                   code="out = ops.paged_attention_v9(query, key_cache)\n", expect=1).apply(
+        module, "PagedAttention.forward_decode")
+    scope = find_scope(grown, "PagedAttention.forward_decode")
+    pattern = Pattern.parse("out = ops.paged_attention_v9(query, key_cache, 1)")
+    written = find_closest(pattern, grown, scope)
+    vendor = find_closest(pattern, grown, scope, module)
+    assert written is not None and vendor is not None
+    assert (written.first_line, written.code) == (22, "out = ops.paged_attention_v9(query, key_cache)")
+    assert (vendor.first_line, vendor.last_line, vendor.code) == (23, 23, "out = ops.paged_attention_v1(query, key_cache)")

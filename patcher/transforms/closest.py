@@ -91,7 +91,9 @@ def _descend(pattern: cst.CSTNode, code: cst.CSTNode | None
         if matched < len(wanted):
             path, inner_pattern, inner_code = _descend(wanted[matched], found[stop] if stop < len(found) else None)
             return (f"{label}, statement {matched + 1}", *path), inner_pattern, inner_code
-        if stop < len(found):
+        if stop < len(found) and not (wanted and sequence_metavariable(wanted[-1]) is not None):
+            # More code than pattern; a trailing `$...X` would have taken it (a
+            # run in a body may stop anywhere, a whole block may not).
             return (f"{label}, statement {stop + 1}",), None, found[stop]
     return (), pattern, code  # the blocks agree: the header differs
 
