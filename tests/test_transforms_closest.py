@@ -278,12 +278,48 @@ def test_a_trailing_sequence_takes_the_rest_of_a_block() -> None:
     assert (closest.inside, closest.pattern, closest.code) == ("in its else, statement 1", "m = 3", "m = 1")
 
 
-def test_a_leading_sequence_may_take_nothing() -> None:
+def test_a_leading_sequence_takes_the_run_up_to_the_statement_that_differs_least() -> None:
     module = cst.parse_module(BLOCKS)
     closest = find_closest(Pattern.parse("$...HEAD\nreturn m"), module, find_scope(module, "handler"))
     assert closest is not None
-    assert (closest.first_line, closest.last_line, closest.statement, closest.matched) == (29, 29, 2, 1)
+    assert (closest.first_line, closest.last_line, closest.statement, closest.matched) == (2, 29, 2, 1)
     assert (closest.pattern, closest.code, closest.differing_tokens) == ("return m", "return n", 1)
+
+
+@pytest.mark.parametrize(("pattern", "lines"), [
+    ("use_v1 = $X\n$...MID\nreturn result", (21, 26)),
+    ("use_v1 = max_seq_len <= $LIMIT\n$...\nreturn result", (21, 26)),
+])
+def test_a_sequence_in_the_middle_takes_what_lets_the_next_statement_come_closest(
+        module: cst.Module, pattern: str, lines: tuple[int, int]) -> None:
+    # `$...MID` could stop before the if (then 'return result' meets the whole
+    # if) or take it (then it meets 'return out'): the second is the difference.
+    closest = find_closest(Pattern.parse(pattern), module, find_scope(module, "PagedAttention.forward_decode"))
+    assert closest is not None
+    assert ((closest.first_line, closest.last_line), closest.statement, closest.matched) == (lines, 3, 2)
+    assert (closest.pattern, closest.code, closest.differing_tokens) == ("return result", "return out", 1)
+
+
+def test_metavariables_are_not_counted_as_differences(module: cst.Module) -> None:
+    closest = find_closest(Pattern.parse("out = ops.paged_attention_v2($Q, $K, 512)"), module,
+                           find_scope(module, "PagedAttention.forward_decode"))
+    # The pattern's own tokens '( , , 512 )' against '( query , key_cache )': 3 differ; the
+    # metavariables' names would add two more.
+    assert closest is not None and (closest.first_line, closest.differing_tokens) == (25, 3)
+
+
+@pytest.mark.parametrize("order", [("y", "xxxxxxxx"), ("xxxxxxxx", "y")])
+def test_equal_token_counts_go_to_the_text_more_alike(order: tuple[str, str]) -> None:
+    first, second = order
+    module = cst.parse_module(f"def f():\n    a = compute({first})\n    a = compute({second})\n    return a\n")
+    closest = find_closest(Pattern.parse("a = compute(xxxxxxxz)\nreturn b"), module, find_scope(module, "f"))
+    assert closest is not None and closest.code == "a = compute(xxxxxxxx)" and closest.differing_tokens == 1
+    assert closest.first_line == 2 + order.index("xxxxxxxx")
+
+
+def test_a_two_line_statement_shows_its_header_and_an_ellipsis() -> None:
+    assert one_line(cst.parse_module("if use_v1:\n    out = 1\n").body[0]) == "if use_v1: ..."
+    assert one_line(cst.parse_module("out = 1\n").body[0]) == "out = 1"
 
 
 def test_lines_are_the_file_as_read_after_earlier_steps(module: cst.Module) -> None:

@@ -172,16 +172,20 @@ def _leading(patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseState
         return 0, at
     first = patterns[0]
     if sequence_metavariable(first) is not None:
-        best = (1, at)
+        # The run `$...X` takes that lets the most pattern statements match;
+        # among those, the one whose next statement is least unlike the
+        # pattern's, so that the difference named is the one that matters.
+        best, unlike = (1, at), -1
         for length in range(len(body) - at + 1):
             bound = match_sequence([first], body[at : at + length], bindings)
             if bound is None:
                 continue
             matched, stop = _leading(patterns[1:], body, at + length, bound)
-            if matched + 1 > best[0]:
-                best = (matched + 1, stop)
             if matched == len(patterns) - 1:
-                break
+                return matched + 1, stop  # all of it: the shortest run that does
+            tokens = _difference(patterns[1 + matched], body[stop] if stop < len(body) else None)[0]
+            if matched + 1 > best[0] or (matched + 1 == best[0] and (unlike < 0 or tokens < unlike)):
+                best, unlike = (matched + 1, stop), tokens
         return best
     if at >= len(body):
         return 0, at
