@@ -15,7 +15,8 @@ from patcher.transforms.closest import (
     written_lines,
 )
 from patcher.transforms.fingerprint import fingerprint, step_print
-from patcher.transforms.pattern import Pattern, find_expressions, find_statements
+from patcher.transforms.pattern import Pattern, PatternSyntaxError, find_expressions, find_statements
+from patcher.transforms.reuse_buffers import Buffer, ReuseBuffers
 from patcher.transforms.insert import Insert
 from patcher.transforms.replace import Replace
 from patcher.transforms.scope import find_scope
@@ -351,3 +352,55 @@ def test_code_an_earlier_step_wrote_comes_last(module: cst.Module) -> None:
     assert written is not None and vendor is not None
     assert (written.first_line, written.code) == (22, "out = ops.paged_attention_v9(query, key_cache)")
     assert (vendor.first_line, vendor.last_line, vendor.code) == (23, 23, "out = ops.paged_attention_v1(query, key_cache)")
+
+
+# The sha256 a manifest records for `x = f(a, b)`: `upgrade` compares manifests
+# written by earlier runs with this run's, so the hash of the same code must
+# never change (the ast dump with field names, without positions).
+X_EQUALS_F_A_B = "2d587f630af10d6eae559919a6a9948fcb1be2ee9ada2a7269ac9cfb7963d90c"
+
+
+def test_a_fingerprint_is_the_hash_earlier_manifests_recorded() -> None:
+    assert fingerprint(cst.parse_module("x = f(a,\n b)  # layout\r\n").body[0]).sha256 == X_EQUALS_F_A_B
+    assert fingerprint(()).sha256 == fingerprint(()).sha256 != X_EQUALS_F_A_B
+
+
+def test_prints_name_what_each_metavariable_took_and_nothing_of_its_layout(module: cst.Module) -> None:
+    # A call's function captured by $F also records the call's layout under a
+    # key of its own: that is not code, and no print is made of it.
+    step = Replace(pattern=Pattern.parse("out = $F(query, key_cache)"), code="out = 1", expect=2)
+    printed = step_print(1, step, module, "PagedAttention.forward_decode")
+    assert [(m.code.text, {k: v.text for k, v in m.bindings.items()}) for m in printed.matches] == [
+        ("out = ops.paged_attention_v1(query, key_cache)", {"F": "ops.paged_attention_v1"}),
+        ("out = ops.paged_attention_v2(query, key_cache)", {"F": "ops.paged_attention_v2"}),
+    ]
+
+
+def test_an_insert_prints_what_its_anchor_matched(module: cst.Module) -> None:
+    step = Insert(anchor=Pattern.parse("scale = $S"), position="after", code="pass\n", expect=1)
+    printed = step_print(2, step, module, "PagedAttention.forward_prefix")
+    assert [(m.code.text, {k: v.text for k, v in m.bindings.items()}) for m in printed.matches] == [
+        ("scale = query.shape[-1] ** (-0.5)", {"S": "query.shape[-1] ** (-0.5)"})]
+
+
+def test_reuse_buffers_prints_each_computation_under_the_temporary_s_name(module: cst.Module) -> None:
+    buffer = Buffer("out", "out_buf", "torch.empty_like(query)",
+                    Pattern.parse("ops.$F(query, $CACHE)").expression, "torch.add($OUT, 0, out=$OUT)")
+    step = ReuseBuffers(anchor=Pattern.parse("use_v1 = $X"), buffers=(buffer,))
+    printed = step_print(1, step, module, "PagedAttention.forward_decode")
+    assert [(m.code.text, {k: v.text for k, v in m.bindings.items()}) for m in printed.matches] == [
+        ("use_v1 = max_seq_len <= 8192", {"X": "max_seq_len <= 8192"}),
+        ("ops.paged_attention_v1(query, key_cache)", {"out.F": "paged_attention_v1", "out.CACHE": "key_cache"}),
+        ("ops.paged_attention_v2(query, key_cache)", {"out.F": "paged_attention_v2", "out.CACHE": "key_cache"}),
+    ]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "the pattern is empty"),
+    ("   \n# only a comment\n", "the pattern is empty"),
+    ("x = (", "not valid Python at line 2, column 0: expected one of"),
+])
+def test_a_pattern_that_is_not_code_says_why(text: str, message: str) -> None:
+    with pytest.raises(PatternSyntaxError) as raised:
+        Pattern.parse(text)
+    assert str(raised.value).startswith(message)
