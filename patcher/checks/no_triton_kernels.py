@@ -601,6 +601,7 @@ def _imports_of(index: SyntaxIndex, importer: str,
             stem = posixpath.join(base, *parts) if parts else base
             candidates_paths = [stem + ".py", stem + "/__init__.py"]
             candidates_paths += [posixpath.join(stem, a.name) + ".py" for a in node.names]
+            candidates_paths += [posixpath.join(stem, a.name, "__init__.py") for a in node.names]
             for target in modules:
                 if target in candidates_paths:
                     yield node, written, target
@@ -616,7 +617,10 @@ def _match(node: ast.AST, written: str, candidates: Sequence[str], importer: str
            modules: Mapping[str, set[str]]) -> Iterator[tuple[ast.AST, str, str]]:
     folder = posixpath.dirname(importer)
     for target, names in modules.items():
-        sibling = posixpath.dirname(target) == folder
+        home = posixpath.dirname(target)
+        if target.endswith("/__init__.py"):
+            home = posixpath.dirname(home)  # a package is a sibling of the files beside its folder
+        sibling = home == folder
         for candidate in candidates:
             full = candidate in names and "." in candidate
             # A bare name is a sibling module (the script's folder is on sys.path).
