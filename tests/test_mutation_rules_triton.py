@@ -252,6 +252,35 @@ def test_a_decorator_named_like_triton_but_not_a_kernel_decorator() -> None:
     assert _errors("import triton\n\n@triton.testing.perf_report\ndef bench(x):\n    pass\n") == []
 
 
+def test_jit_imported_from_deep_in_triton_is_triton_s_jit() -> None:
+    code = "from triton.runtime.jit import jit\n\n\n@jit\ndef _k(x):\n    pass\n"
+    assert _errors(code) == [(4, "defines the Triton kernel _k (`@jit`)")]
+
+
+def test_a_kernel_defined_under_a_guard_and_called_without_a_grid() -> None:
+    code = ("import triton\n"
+            "if HAS_TRITON:\n"
+            "    @triton.jit\n"
+            "    def _k(x):\n"
+            "        pass\n"
+            "def run(x):\n"
+            "    return _k(x)\n")
+    assert _errors(code) == [
+        (3, "defines the Triton kernel _k (`@triton.jit`), under `if HAS_TRITON:`"),
+        (7, "calls _k(...)"),
+    ]
+
+
+def test_the_switch_set_under_a_guard_says_so() -> None:
+    code = ("import os\n"
+            "if os.environ.get('PA_TRITON') == '1':\n"
+            "    HAS_TRITON = True\n")
+    assert _errors(code) == [
+        (3, "sets HAS_TRITON = True, which turns the Triton prefill path back on, "
+            "under `if os.environ.get('PA_TRITON') == '1':`"),
+    ]
+
+
 def test_async_kernels_are_found_too() -> None:
     code = "import triton\n\n\n@triton.jit\nasync def _k(x):\n    pass\n"
     assert _errors(code) == [(4, "defines the Triton kernel _k (`@triton.jit`)")]
@@ -272,10 +301,35 @@ def test_star_imports_of_a_kernel_module_other_than_prefix_prefill() -> None:
     ]
 
 
+def test_a_star_import_of_prefix_prefill_names_its_kernel_and_its_guard() -> None:
+    code = ("try:\n"
+            "    from vllm.attention.ops.prefix_prefill import *\n"
+            "except ImportError:\n"
+            "    context_attention_fwd = None\n")
+    assert _errors(code) == [
+        (2, "star-imports context_attention_fwd from vllm.attention.ops.prefix_prefill "
+            f"(`from vllm.attention.ops.prefix_prefill import *`), under `try:` ({HANG})"),
+    ]
+
+
 def test_a_star_import_does_not_stop_the_reading_of_later_imports() -> None:
     code = ("from vllm.attention.ops.paged_attn import *\n"
             "from vllm.attention.ops.prefix_prefill import context_attention_fwd\n")
     assert _errors(code) == [(2, "imports context_attention_fwd from vllm.attention.ops.prefix_prefill")]
+
+
+def test_an_excepted_name_does_not_stop_the_reading_of_the_names_after_it() -> None:
+    assert _errors("from vllm import triton_utils, triton_kernels\n") == [(1, "imports triton_kernels from vllm")]
+
+
+def test_a_kernel_module_imported_whole_and_called_through_its_full_name() -> None:
+    code = ("import vllm.attention.ops.triton_decode_attention\n"
+            "out = vllm.attention.ops.triton_decode_attention.decode(q)\n")
+    assert _errors(code) == [
+        (1, "imports vllm.attention.ops.triton_decode_attention (`import vllm.attention.ops.triton_decode_attention`)"),
+        (2, "calls vllm.attention.ops.triton_decode_attention.decode(...) from "
+            "vllm.attention.ops.triton_decode_attention"),
+    ]
 
 
 def test_names_from_triton_utils_and_from_triton_itself_are_not_kernels() -> None:
@@ -321,8 +375,8 @@ def test_a_reference_to_the_kernel_without_a_call_hands_it_on() -> None:
     ("importlib.import_module('vllm.attention.ops.prefix_prefill')",
      "imports vllm.attention.ops.prefix_prefill dynamically "
      "(`importlib.import_module('vllm.attention.ops.prefix_prefill')`)"),
-    ("__import__('mylib.context_attention_fwd')",
-     "imports mylib.context_attention_fwd dynamically (`__import__('mylib.context_attention_fwd')`)"),
+    ("__import__('mylib.kernels.context_attention_fwd')",
+     "imports mylib.kernels.context_attention_fwd dynamically (`__import__('mylib.kernels.context_attention_fwd')`)"),
     ("getattr(ops, 'prefix_prefill')", "looks up prefix_prefill by name (`getattr(ops, 'prefix_prefill')`)"),
     ("getattr(ops, 'triton_attention')", "looks up triton_attention by name (`getattr(ops, 'triton_attention')`)"),
 ])
@@ -454,6 +508,14 @@ def test_a_wheel_named_by_a_dockerfile_env_and_installed_by_the_script() -> None
              "pip install --no-deps $WHEEL\n"
     assert _found(script, path=SCRIPT, files={"Dockerfile": dockerfile}) == [
         (SCRIPT, 3, "error", f"installs Triton (`/wheels/triton-2.1.0-cp310-cp310-linux_x86_64.whl`) {INSTALLS}"),
+    ]
+
+
+def test_a_wheel_named_by_the_dockerfile_s_only_env_and_installed_by_the_script() -> None:
+    dockerfile = _dockerfile("ARG WHEEL=/wheels/pytorch_triton-3.0.0-cp310-cp310-linux_x86_64.whl")
+    assert _found("set -e\npip install $WHEEL\n", path=SCRIPT, files={"Dockerfile": dockerfile}) == [
+        (SCRIPT, 2, "error",
+         f"installs Triton (`/wheels/pytorch_triton-3.0.0-cp310-cp310-linux_x86_64.whl`) {INSTALLS}"),
     ]
 
 
@@ -605,3 +667,43 @@ def test_a_kernel_module_that_imports_itself_or_says_triton_is_reported_once() -
         (SHIPPED, 1, "error", "imports decode from .fast_decode_triton"),
     ]
     assert [f for f in found if "which defines" in f[3]] == []
+
+
+def test_an_import_of_the_package_that_holds_a_kernel_module() -> None:
+    script = f"set -e\ncp ./paged_attn.py {OPS}/paged_attn.py\ncp ./fast_decode.py {OPS}/fast_decode.py\n"
+    files = {SCRIPT: script, "qwen3_6_scripts/fast_decode.py": KERNELS}
+    assert _found("from vllm.attention.ops import fast_decode\n", files=files) == [
+        *_defined("qwen3_6_scripts/fast_decode.py"),
+        _imports(SHIPPED, 1, "vllm.attention.ops", "qwen3_6_scripts/fast_decode.py"),
+    ]
+
+
+def test_one_import_of_two_kernel_modules_names_each() -> None:
+    script = (f"set -e\ncp ./paged_attn.py {OPS}/paged_attn.py\ncp ./fast_decode.py {OPS}/fast_decode.py\n"
+              f"cp ./fast_prefill.py {OPS}/fast_prefill.py\n")
+    files = {SCRIPT: script, "qwen3_6_scripts/fast_decode.py": KERNELS, "qwen3_6_scripts/fast_prefill.py": KERNELS}
+    found = _found("from vllm.attention.ops import fast_decode, fast_prefill\n", files=files)
+    assert [f for f in found if f[0] == SHIPPED] == [
+        _imports(SHIPPED, 1, "vllm.attention.ops", "qwen3_6_scripts/fast_decode.py"),
+        _imports(SHIPPED, 1, "vllm.attention.ops", "qwen3_6_scripts/fast_prefill.py"),
+    ]
+
+
+def test_an_import_the_file_rule_flags_does_not_hide_the_next_one() -> None:
+    code = "from .paged_attention_v2_triton import decode_v2\nfrom .fast_decode import decode\n"
+    files = {"qwen3_6_scripts/paged_attention_v2_triton.py": KERNELS, "qwen3_6_scripts/fast_decode.py": KERNELS}
+    assert [f for f in _found(code, files=files) if f[0] == SHIPPED] == [
+        (SHIPPED, 1, "error", "imports decode_v2 from .paged_attention_v2_triton"),
+        _imports(SHIPPED, 2, ".fast_decode", "qwen3_6_scripts/fast_decode.py"),
+    ]
+
+
+@pytest.mark.parametrize("broken", [
+    "# notes on the triton port, half written\ndef decode(:\n",  # mentions triton: read for kernels
+    "import pa_kernels\ndef decode(:\n",  # mentions the kernel module: read for imports
+])
+def test_a_shipped_file_that_does_not_parse_does_not_stop_the_reading_of_the_others(broken: str) -> None:
+    files = {"qwen3_6_scripts/a_draft.py": broken, "qwen3_6_scripts/pa_kernels.py": KERNELS}
+    assert [f for f in _found("from .pa_kernels import decode\n", files=files) if f[0] == SHIPPED] == [
+        _imports(SHIPPED, 1, ".pa_kernels", "qwen3_6_scripts/pa_kernels.py"),
+    ]
