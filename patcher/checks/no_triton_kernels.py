@@ -395,7 +395,9 @@ def _findings(source: PythonSource) -> Iterator[Finding]:
     kernels: dict[str, str] = {}  # local name -> what it is, for calls: "the Triton kernel context_attention_fwd"
     for decorated, name, decorator in defined_kernels(source):
         kernels[name] = f"the Triton kernel {name}"
-        yield Finding(decorated, f"defines the Triton kernel {name} (`@{decorator}`){guard(decorated)}")
+        # The guards around the function, not the decorator's (the function is the decorator's scope).
+        function = index.parent(decorated) or decorated
+        yield Finding(decorated, f"defines the Triton kernel {name} (`@{decorator}`){guard(function)}")
     for node in index.of(ast.ImportFrom):
         module = module_of[id(node)]
         if excepted(module):
