@@ -28,6 +28,7 @@ def _found(data: bytes) -> list[tuple[int, str]]:
 @pytest.mark.parametrize("data", [
     b"import torch\r\n\r\n# r\xe9glage du noyau\r\nx = 1\r\n",
     b"import torch\n\n# r\xe9glage du noyau",
+    b"\nimport torch\n# r\xe9glage du noyau\n",
 ])
 def test_a_latin_1_comment_in_a_utf_8_file_is_found_at_its_line(data: bytes) -> None:
     assert _found(data) == [(3, "cannot be decoded: byte 0xe9 is not utf-8 (declare the file's encoding with a "
