@@ -187,3 +187,23 @@ def test_every_paged_attention_class_is_checked_and_other_classes_are_not() -> N
                         good.replace(f"        return {CALL}\n", "        return query\n").splitlines())
             + "\n")
     assert _found(code) == [(48, "forward_decode never calls _forward_decode_pytorch")]
+
+
+def test_a_documented_class_with_a_helper_that_also_decodes_in_pytorch() -> None:
+    # The vendor's class holds a docstring and `pass`-like statements; another method calls the
+    # PyTorch decode too: only forward_decode's own calls are judged.
+    code = HEAD.replace("class PagedAttention:\n",
+                        'class PagedAttention:\n    """Paged attention for BI-V100: PyTorch where the kernels fail."""\n'
+                        "    ...\n") + (
+        f"        if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:\n            return {CALL}\n"
+        "        return query\n\n"
+        "    @staticmethod\n"
+        "    def profile(query):\n"
+        f"        return {CALL}\n")
+    assert _found(code) == []
+    unguarded = code.replace(f"        if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:\n            return {CALL}\n",
+                             f"        return {CALL}\n")
+    assert _found(unguarded) == []
+    helper_only = code.replace(f"        if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:\n            return {CALL}\n",
+                               "")
+    assert _found(helper_only) == [(19, "forward_decode never calls _forward_decode_pytorch")]

@@ -210,3 +210,70 @@ def test_every_paged_attention_class_of_the_file_is_checked() -> None:
             "    _PYTORCH_DECODE_THRESHOLD = 131072\n")
     assert _found(code) == [(6, "_PYTORCH_DECODE_THRESHOLD = 131072 sends sequences of 32769 to 131072 tokens to the "
                                 "V1 kernel (directly or after V2 fails), past its 32768-token limit")]
+
+
+def test_a_bounded_class_does_not_vouch_for_the_next_one() -> None:
+    bounded = _decode(f"        if max_seq_len <= 8192:\n            {V1}\n")
+    raised = bounded.replace(f"        if max_seq_len <= 8192:\n            {V1}\n", f"        {V1}\n")
+    code = f"if HAVE_IXFORMER:\n{_indent(bounded)}else:\n{_indent(raised)}"
+    assert _found(code) == [(18, RAISED)]
+
+
+def _indent(code: str) -> str:
+    return "".join(f"    {line}" if line.strip() else line for line in code.splitlines(keepends=True))
+
+
+def test_a_literal_threshold_after_one_on_the_attribute_is_still_read() -> None:
+    code = """\
+class PagedAttention:
+    _PYTORCH_DECODE_THRESHOLD = 32768
+
+    @staticmethod
+    def forward_decode(query, seq_lens):
+        actual_max = int(seq_lens.max().item())
+        if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query, seq_lens)
+        if seq_lens.numel() > 50000:  # many sequences: PyTorch too
+            return PagedAttention._forward_decode_pytorch(query, seq_lens)
+        ops.paged_attention_v1(output, query)
+"""
+    assert _found(code) == [(9, "seq_lens.numel() > 50000 sends sequences of 32769 to 50000 tokens to the V1 kernel "
+                                "(directly or after V2 fails), past its 32768-token limit")]
+
+
+def test_only_the_v1_calls_of_forward_decode_bound_it() -> None:
+    # A warm-up helper calls V1 at a fixed small size, outside any length test: it is not decode.
+    code = _decode(f"        if max_seq_len <= 8192:\n            {V1}\n") + f"""
+    @staticmethod
+    def _warm_up(output, query, key_cache, value_cache):
+        {V1}
+"""
+    assert _found(code) == []
+    # And a bounded V1 call outside forward_decode does not vouch for forward_decode's own.
+    unbounded = _decode(f"        {V1}\n") + f"""
+    @staticmethod
+    def _decode_short(output, query, key_cache, value_cache, max_seq_len):
+        if max_seq_len <= 8192:
+            {V1}
+"""
+    assert _found(unbounded) == [(3, RAISED)]
+
+
+def test_without_forward_decode_nothing_bounds_v1() -> None:
+    code = f"""\
+class PagedAttention:
+    _PYTORCH_DECODE_THRESHOLD = 65536
+
+
+def decode_short(output, query, key_cache, value_cache, max_seq_len):
+    if max_seq_len <= 8192:
+        {V1}
+"""
+    assert _found(code) == [(2, RAISED)]
+
+
+def test_an_annotated_threshold_without_a_value_has_nothing_to_check() -> None:
+    assert _found("class PagedAttention:\n    _PYTORCH_DECODE_THRESHOLD: int\n") == []
+    assert _found("class PagedAttention:\n    _PYTORCH_DECODE_THRESHOLD: int = 40000\n") == [
+        (2, "_PYTORCH_DECODE_THRESHOLD = 40000 sends sequences of 32769 to 40000 tokens to the V1 kernel "
+            "(directly or after V2 fails), past its 32768-token limit")]
