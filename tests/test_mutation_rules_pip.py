@@ -72,9 +72,9 @@ def test_several_commands_on_a_line() -> None:
 def test_comments_and_quotes() -> None:
     script = ("# pip install triton\n"
               "echo 'pip install triton'  # pip install triton\n"
-              "pip install \"triton==2.1.0\" 'pytorch-triton'\n"
-              "pip install 'unbalanced\n")
-    assert _triton(script) == [(3, "triton==2.1.0"), (3, "pytorch-triton")]
+              "echo \"don't\n"  # a quote the reader cannot close: that line is left out, not the rest
+              "pip install \"triton==2.1.0\" 'pytorch-triton'\n")
+    assert _triton(script) == [(4, "triton==2.1.0"), (4, "pytorch-triton")]
 
 
 @pytest.mark.parametrize("command", [
@@ -120,6 +120,10 @@ def test_flags_without_a_value_are_skipped_and_the_operand_after_them_is_read() 
         (1, "triton"), (1, "vllm")]
 
 
+def test_an_option_written_with_its_value_is_never_an_operand() -> None:
+    assert _everything("pip install --no-index --find-links=/wheels/triton-2.1.0.tar.gz vllm\n") == [(1, "vllm")]
+
+
 def test_options_before_install_do_not_count() -> None:
     assert _everything("pip -q --disable-pip-version-check install triton\n") == [(1, "triton")]
 
@@ -152,6 +156,7 @@ def test_dockerfile_runs_in_shell_and_exec_form() -> None:
                   "RUN [\"pip3\", \"install\", \"pytorch triton\"]\r\n"
                   "RUN [\"pip3\", 1]\r\n"
                   "RUN [not json\r\n"
+                  "RUN pip install vllm\r\n"
                   "RUN\r\n"
                   "# RUN pip install triton\r\n"
                   "ENV RUN=1\r\n")
@@ -161,4 +166,5 @@ def test_dockerfile_runs_in_shell_and_exec_form() -> None:
         (3, "pip install triton==2.1.0 && rm -rf /root/.cache"),
         (5, "pip3 install 'pytorch triton'"),
         (6, '["pip3", 1]'),
+        (8, "pip install vllm"),
     ]

@@ -92,6 +92,8 @@ def test_libcst_names_the_first_of_several_constructs() -> None:
         (1, f"uses a star expression in a subscript (3.11, PEP 646), {NEWER}")]
     assert _found(b"def f(*args: *Ts): pass\ntype V = int\n") == [
         (1, f"uses a star annotation on *args (3.11, PEP 646), {NEWER}")]
+    assert _found(b"try:\n    pass\nexcept* ValueError:\n    pass\ntype V = int\n") == [
+        (3, f"uses `except*` (3.11, PEP 654), {NEWER}")]
     assert _found(b"x = 1\r\ntype Vector = list[float]\r\n") == [
         (2, f"uses a `type` alias statement (3.12, PEP 695), {NEWER}")]
 
