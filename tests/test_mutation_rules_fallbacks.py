@@ -59,6 +59,8 @@ def _found(code: str, params: Mapping[str, Any] | None = None) -> list[tuple[int
     f"        if PagedAttention._PYTORCH_DECODE_THRESHOLD >= actual_max:\n            return query\n"
     f"        else:\n            return {CALL}\n",
     f"        if not actual_max <= PagedAttention._PYTORCH_DECODE_THRESHOLD:\n            return {CALL}\n",
+    f"        if not actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:\n            return query\n"
+    f"        else:\n            return {CALL}\n",
     f"        if query.numel() and actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:\n            return {CALL}\n",
     f"        short = actual_max <= PagedAttention._PYTORCH_DECODE_THRESHOLD\n        if not short:\n"
     f"            return {CALL}\n",
@@ -84,6 +86,8 @@ def test_the_pytorch_decode_above_the_threshold_passes(body: str) -> None:
      f"        else:\n            return {CALL}\n", 22),
     (f"        if actual_max <= PagedAttention._PYTORCH_DECODE_THRESHOLD and query.numel():\n"
      f"            return query\n        else:\n            return {CALL}\n", 22),
+    (f"        if not actual_max <= PagedAttention._PYTORCH_DECODE_THRESHOLD:\n            return query\n"
+     f"        else:\n            return {CALL}\n", 22),
     (f"        if actual_max == PagedAttention._PYTORCH_DECODE_THRESHOLD:\n            return {CALL}\n", 20),
     (f"        if 0 < actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:\n            return {CALL}\n", 20),
     (f"        if actual_max > PagedAttention.MAX_BATCH:\n            return {CALL}\n", 20),

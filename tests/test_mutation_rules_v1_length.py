@@ -61,6 +61,7 @@ V2 = "PagedAttention._paged_attention_v2_pytorch(output, query)"
     f"        if actual_max <= 32768:\n            {V1}\n",
     f"        if actual_max < 32769:\n            {V1}\n",
     f"        if not (max_seq_len > 8192):\n            {V1}\n",
+    f"        if not (max_seq_len <= 8192):\n            {V2}\n        else:\n            {V1}\n",
     f"        if int(actual_max) <= 8192:\n            {V1}\n",
     f"        if seq_lens.max() <= 8192:\n            {V1}\n",
     f"        if max_seq_len <= 8192:\n            {V1}\n        elif max_seq_len <= 16384:\n            {V1}\n",
@@ -268,6 +269,8 @@ class PagedAttention:
 def decode_short(output, query, key_cache, value_cache, max_seq_len):
     if max_seq_len <= 8192:
         {V1}
+    else:
+        PagedAttention._forward_decode_pytorch(output, query)
 """
     assert _found(code) == [(2, RAISED)]
 
