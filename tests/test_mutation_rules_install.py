@@ -59,10 +59,13 @@ def test_a_copy_to_several_candidate_roots_is_one_finding() -> None:
     script = ("set -e\n"
               "for ROOT in /usr/local/corex/lib/python3 /usr/local/lib/python3.10 /usr/lib/python3; do\n"
               "  cp ./paged_attn.py $ROOT/dist-packages/vllm/attention/ops/paged_attn.py || true\n"
-              "done\n")
+              "done\n"
+              f"cp ./paged_attn.py {OPS}/paged_attn.py 2>/dev/null\n")
     found = _found(script)
-    assert [(path, line) for path, line, _, _ in found] == [(EXAMPLE_SCRIPT, 3)]
+    assert [(path, line) for path, line, _, _ in found] == [(EXAMPLE_SCRIPT, 3), (EXAMPLE_SCRIPT, 5)]
     assert found[0][3].endswith(f"is followed by `|| true`, {UNNOTICED}")
+    assert found[1][3] == (f"{COPY} is followed by `2>/dev/null`: `set -e` still stops the build if it fails, "
+                           "but the log will not say why")
 
 
 def test_each_hidden_copy_of_the_patched_file_is_its_own_finding() -> None:
@@ -81,3 +84,15 @@ def test_files_no_patch_changes_may_fail_quietly() -> None:
               "set -e\n"
               f"cp ./paged_attn.py {OPS}/paged_attn.py\n")
     assert _found(script) == []
+
+
+def test_a_copy_that_fails_loudly_or_of_another_file_does_not_end_the_reading() -> None:
+    script = (f"cp ./other.py {OPS}/other.py || true\n"
+              "set -e\n"
+              f"cp ./paged_attn.py {OPS}/paged_attn.py\n"
+              "cp ./paged_attn.py /usr/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py || true\n")
+    assert _found(script) == [
+        (EXAMPLE_SCRIPT, 4, "error", "the copy of qwen3_6_scripts/paged_attn.py to "
+                                     "/usr/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py is followed by "
+                                     f"`|| true`, {UNNOTICED}"),
+    ]
