@@ -707,3 +707,14 @@ def test_a_shipped_file_that_does_not_parse_does_not_stop_the_reading_of_the_oth
     assert [f for f in _found("from .pa_kernels import decode\n", files=files) if f[0] == SHIPPED] == [
         _imports(SHIPPED, 1, ".pa_kernels", "qwen3_6_scripts/pa_kernels.py"),
     ]
+
+
+def test_a_kernel_module_installed_under_another_name_is_found_by_that_name() -> None:
+    # The script ships its own decode module in place of the vendor's: the image imports it by the new name.
+    script = (f"set -e\ncp ./paged_attn.py {OPS}/paged_attn.py\n"
+              f"cp ./fast_decode_v2.py {OPS}/fast_decode.py\n")
+    files = {SCRIPT: script, "qwen3_6_scripts/fast_decode_v2.py": KERNELS}
+    assert _found("from vllm.attention.ops import fast_decode\n", files=files) == [
+        *_defined("qwen3_6_scripts/fast_decode_v2.py"),
+        _imports(SHIPPED, 1, "vllm.attention.ops", "qwen3_6_scripts/fast_decode_v2.py"),
+    ]
