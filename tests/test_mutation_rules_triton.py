@@ -718,3 +718,36 @@ def test_a_kernel_module_installed_under_another_name_is_found_by_that_name() ->
         *_defined("qwen3_6_scripts/fast_decode_v2.py"),
         _imports(SHIPPED, 1, "vllm.attention.ops", "qwen3_6_scripts/fast_decode_v2.py"),
     ]
+
+
+def test_an_ordinary_name_before_a_kernel_in_one_import_does_not_hide_it() -> None:
+    code = "from vllm.attention.ops import paged_attn, prefix_prefill\n"
+    assert _errors(code) == [(1, "imports prefix_prefill from vllm.attention.ops")]
+
+
+def test_plain_imports_and_references_say_which_guard_they_sit_under() -> None:
+    code = ("try:\n"
+            "    import vllm.attention.ops.prefix_prefill as pp\n"
+            "except ImportError:\n"
+            "    pp = None\n"
+            "if pp is not None:\n"
+            "    PREFILL = pp.context_attention_fwd\n")
+    assert _errors(code) == [
+        (2, "imports vllm.attention.ops.prefix_prefill (`import vllm.attention.ops.prefix_prefill as pp`), "
+            f"under `try:` ({HANG})"),
+        (6, "refers to pp.context_attention_fwd, under `if pp is not None:`"),
+    ]
+
+
+def test_an_async_helper_of_the_file_named_like_triton_is_judged_by_its_body() -> None:
+    code = ("async def _triton_off_notice():\n"
+            "    print('[paged_attn] Triton disabled on BI-V100')\n"
+            "\n"
+            "async def forward_prefix(q):\n"
+            "    await _triton_off_notice()\n"
+            "    return q\n")
+    assert _errors(code) == []
+
+
+def test_an_annotated_switch_set_false_is_fine() -> None:
+    assert _errors("from vllm.triton_utils import HAS_TRITON\nHAS_TRITON: bool = False\n") == []
