@@ -54,8 +54,10 @@ def test_every_newer_construct_is_named_at_its_own_line_in_order() -> None:
             b"    except* OSError:\r\n"
             b"        pass\r\n"
             b"    return x[*a]\r\n")
-    assert _found(data) == [(4, f"uses `except*` (3.11, PEP 654), {NEWER}"),
-                            (8, f"uses a star expression in a subscript (3.11, PEP 646), {NEWER}")]
+    found = [(4, f"uses `except*` (3.11, PEP 654), {NEWER}"),
+             (8, f"uses a star expression in a subscript (3.11, PEP 646), {NEWER}")]
+    # A 3.10 interpreter cannot parse the file at all: libcst names the first construct only.
+    assert _found(data) == (found if sys.version_info >= (3, 11) else found[:1])
 
 
 def test_a_star_in_a_subscript_split_over_lines_is_found_at_the_star() -> None:
