@@ -395,7 +395,9 @@ def _findings(source: PythonSource) -> Iterator[Finding]:
     kernels: dict[str, str] = {}  # local name -> what it is, for calls: "the Triton kernel context_attention_fwd"
     for decorated, name, decorator in defined_kernels(source):
         kernels[name] = f"the Triton kernel {name}"
-        yield Finding(decorated, f"defines the Triton kernel {name} (`@{decorator}`){guard(decorated)}")
+        # The guards around the function, not the decorator's (the function is the decorator's scope).
+        function = index.parent(decorated) or decorated
+        yield Finding(decorated, f"defines the Triton kernel {name} (`@{decorator}`){guard(function)}")
     for node in index.of(ast.ImportFrom):
         module = module_of[id(node)]
         if excepted(module):
@@ -601,6 +603,7 @@ def _imports_of(index: SyntaxIndex, importer: str,
             stem = posixpath.join(base, *parts) if parts else base
             candidates_paths = [stem + ".py", stem + "/__init__.py"]
             candidates_paths += [posixpath.join(stem, a.name) + ".py" for a in node.names]
+            candidates_paths += [posixpath.join(stem, a.name, "__init__.py") for a in node.names]
             for target in modules:
                 if target in candidates_paths:
                     yield node, written, target
@@ -616,7 +619,10 @@ def _match(node: ast.AST, written: str, candidates: Sequence[str], importer: str
            modules: Mapping[str, set[str]]) -> Iterator[tuple[ast.AST, str, str]]:
     folder = posixpath.dirname(importer)
     for target, names in modules.items():
-        sibling = posixpath.dirname(target) == folder
+        home = posixpath.dirname(target)
+        if target.endswith("/__init__.py"):
+            home = posixpath.dirname(home)  # a package is a sibling of the files beside its folder
+        sibling = home == folder
         for candidate in candidates:
             full = candidate in names and "." in candidate
             # A bare name is a sibling module (the script's folder is on sys.path).
