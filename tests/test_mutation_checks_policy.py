@@ -97,6 +97,13 @@ def test_a_rule_left_out_says_how_to_weaken_it_instead(tmp_path: Path) -> None:
         'weaken one with severity = "warning")')
 
 
+def test_a_policy_of_comments_only_asks_for_the_first_rule(tmp_path: Path) -> None:
+    comments = "".join(line + "\n" for line in TEXT.splitlines() if line.startswith("#"))
+    assert _error(tmp_path, comments) == (
+        "POLICY: rule 'python-3.10' is not declared (declare every rule with its severity and reason; "
+        'weaken one with severity = "warning")')
+
+
 def test_a_missing_or_undecodable_policy_says_so(tmp_path: Path) -> None:
     assert _error(tmp_path, TEXT.encode("utf-16")) == "POLICY: not UTF-8 text"
     missing = tmp_path / "nowhere" / "policy.toml"
