@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
+import patcher
 from patcher.checks import Severity, Violation, check_tree, load_policy, run_rules
 from patcher.checks.examples import MemoryTree
 from patcher.checks.install_fails_loudly import EXAMPLE_FILES, EXAMPLE_SCRIPT, EXAMPLE_TARGET
 from patcher.checks.runner import CheckResult, FileRulesAhead, Pending, last_half, shipped_python
 from patcher.shipping import plan_shipping
 
-from conftest import PATCHES, ROOT, SHIPPED, VENDOR_ZIP
+from conftest import PATCHES, SHIPPED, VENDOR_ZIP
 
 POLICY = load_policy(PATCHES / "policy.toml")
 KERNEL_IMPORT = b"from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
@@ -159,11 +160,12 @@ def test_the_child_gets_the_files_whose_middle_byte_is_in_the_second_half(sizes:
     assert all(half[path] is files[path] for path in kept)
 
 
-def test_patcher_check_in_its_own_process_reports_and_exits_once(tmp_path: Path) -> None:
+def test_patcher_check_in_its_own_process_reports_and_exits_once() -> None:
     # The forked child must end inside the run: the report comes from the process that was started.
+    # (It runs the patcher under test, from wherever this process imported it, in this process's folder.)
     done = subprocess.run([sys.executable, "-m", "patcher", "check", str(VENDOR_ZIP), "--patches", str(PATCHES)],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(Path(patcher.__file__).parent.parent)})
     assert done.returncode == 0, done.stderr
     assert [line for line in done.stdout.splitlines() if line.startswith("note: ")] == [
         f"note: {SHIPPED}:253: v2-needs-fallback: ops.paged_attention_v2 at line 253 cannot run: "
