@@ -15,6 +15,7 @@ import pytest
 
 import patcher
 from patcher.checks import Severity, Violation, check_tree, load_policy, run_rules
+from patcher.checks import runner
 from patcher.checks.examples import MemoryTree
 from patcher.checks.install_fails_loudly import EXAMPLE_FILES, EXAMPLE_SCRIPT, EXAMPLE_TARGET
 from patcher.checks.runner import CheckResult, FileRulesAhead, Pending, last_half, shipped_python
@@ -99,6 +100,27 @@ def test_the_child_says_which_files_it_could_not_read() -> None:
     assert found["bad.py"][1][0].path == "bad.py"
 
 
+def test_the_childs_share_is_judged_as_run_rules_judges_a_file() -> None:
+    # What the child runs for each file (in the child, so only a direct call shows it to mutmut).
+    rules = runner._file_rules(POLICY)
+    found, readable = runner._judged("bad.py", FILES["bad.py"], rules)
+    assert type(found) is tuple and readable is False
+    assert [(v.rule, v.path, v.line) for v in found] == [("python-3.10", "bad.py", 1)]
+    found, readable = runner._judged("kernel.py", FILES["kernel.py"], rules)
+    assert [(v.rule, v.path, v.line) for v in found] == [("no-triton-kernels", "kernel.py", 1)] and readable is True
+
+
+def test_check_tree_caches_what_the_file_rules_find_unless_told_not_to(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PATCHER_NO_CACHE", raising=False)
+    monkeypatch.setenv("PATCHER_CACHE_DIR", str(tmp_path / "cache"))
+    tree = MemoryTree({**EXAMPLE_FILES, EXAMPLE_SCRIPT: INSTALL}, executable=[EXAMPLE_SCRIPT])
+    check_tree(tree, plan_shipping(tree), POLICY, targets=[EXAMPLE_TARGET], use_cache=False)
+    assert not (tmp_path / "cache").exists()
+    check_tree(tree, plan_shipping(tree), POLICY, targets=[EXAMPLE_TARGET])
+    assert len(list((tmp_path / "cache" / "checks").iterdir())) == 2  # paged_attn.py and other.py differ
+
+
 def _open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
@@ -151,6 +173,7 @@ def test_pending_lists_its_paths_and_refuses_others_by_name() -> None:
     ({"a.py": 1, "b.py": 8, "c.py": 1}, ["b.py", "c.py"]),
     ({"a.py": 6, "b.py": 1, "c.py": 1, "d.py": 1, "e.py": 1}, ["b.py", "c.py", "d.py", "e.py"]),
     ({"c.py": 30, "a.py": 10, "b.py": 10, "d.py": 1}, ["c.py", "d.py"]),
+    ({"a.py": 8, "b.py": 2, "c.py": 10}, ["c.py"]),  # b.py's middle (9) is short of half of 20
 ])
 def test_the_child_gets_the_files_whose_middle_byte_is_in_the_second_half(sizes: dict[str, int],
                                                                           kept: list[str]) -> None:
