@@ -88,3 +88,8 @@ def test_a_v2_call_reached_through_another_expression_is_named_by_its_kernel() -
     code = "def forward_decode():\n    get_ops().paged_attention_v2(output, query)\n"
     assert _found(code) == [("error", 2, "paged_attention_v2(...) is called outside any try, "
                                          "so nothing falls back to ops.paged_attention_v1")]
+
+
+def test_a_v2_call_that_cannot_run_does_not_hide_the_ones_after_it() -> None:
+    code = ("def forward_decode(n):\n    if False:\n        V2\n    ops.paged_attention_v2(output, n)\n")
+    assert [f[:2] for f in _found(code)] == [("note", 3), ("error", 4)]
