@@ -158,3 +158,42 @@ def test_value_of_gives_the_expression_a_local_holds() -> None:
     assert source.reachability.value_of("max_len", first) is not None
     assert source.reachability.value_of("limit", second) is None
     assert source.reachability.value_of("absent", first) is None
+
+
+@pytest.mark.parametrize("block", [
+    "if n:\n    pass\nelse:\n    use_v1 = True\n    if not use_v1:\n        target()\n",
+    "try:\n    n()\nfinally:\n    use_v1 = True\n    if not use_v1:\n        target()\n",
+    "for item in n:\n    pass\nelse:\n    use_v1 = True\n    if not use_v1:\n        target()\n",
+])
+def test_an_assignment_earlier_in_an_else_or_finally_block_counts(block: str) -> None:
+    code = "def forward_decode(n):\n" + textwrap.indent(block, "    ")
+    assert _why(code) == "`use_v1` is always True here (line 5)"
+
+
+def test_only_one_case_of_a_match_runs() -> None:
+    code = _in_function("match n:\n    case 1:\n        use_v1 = False\n    case _:\n        if not use_v1:\n"
+                        "            target()\n")
+    assert _why(code) == ALWAYS_TRUE
+
+
+def test_each_function_has_its_own_globals() -> None:
+    code = ("def first():\n    global use_v1\n    use_v1 = True\n    if not use_v1:\n        target(1)\n\n"
+            "def second():\n    use_v1 = True\n    if not use_v1:\n        target(2)\n")
+    source = PythonSource("paged_attn.py", code.encode())
+    first, second = source.index.calls("target")
+    assert source.reachability.dead(first) is None
+    assert source.reachability.dead(second) == "`use_v1` is always True here (line 8)"
+
+
+def test_a_branch_taken_when_the_test_is_known_true_runs() -> None:
+    assert _why("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    pass\nelse:\n    target()\n") is None
+    assert _why("def f():\n    use_v1 = True\n    if use_v1 and True:\n        target()\n") is None
+    assert _why("def f():\n    use_v1 = False\n    if use_v1 or 0:\n        pass\n    else:\n        target()\n") is None
+
+
+def test_value_of_is_none_for_a_name_bound_inside_another_assignment() -> None:
+    code = "def forward_decode(n):\n    limit = (threshold := 32768)\n    run(threshold)\n"
+    source = PythonSource("paged_attn.py", code.encode())
+    (call,) = source.index.calls("run")
+    assert source.reachability.value_of("threshold", call) is None
+    assert source.code(source.reachability.value_of("limit", call)) == "threshold := 32768"
