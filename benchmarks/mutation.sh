@@ -36,7 +36,12 @@ tests_for() {
                          tests/test_checks_triton_cli.py tests/test_checks_vendor_shapes.py tests/test_rules_cli.py \
                          tests/test_mutation_rules_triton.py tests/test_mutation_rules_pip.py \
                          tests/test_mutation_rules_install.py tests/test_mutation_rules_python310.py \
-                         tests/test_mutation_rules_v1_length.py tests/test_mutation_rules_fallbacks.py ;;
+                         tests/test_mutation_rules_v1_length.py tests/test_mutation_rules_fallbacks.py \
+                         tests/test_speed_rules_ahead.py tests/test_authoring_cases.py tests/test_mutation_checks_inputs.py \
+                         tests/test_mutation_checks_examples.py tests/test_mutation_checks_policy.py \
+                         tests/test_mutation_checks_cache.py tests/test_mutation_checks_base.py \
+                         tests/test_mutation_checks_reachability.py tests/test_mutation_checks_v2_fallback.py \
+                         tests/test_mutation_checks_runner.py ;;
         *) echo "unknown package: $1 (transforms, patchset, archive or checks)" >&2; return 2 ;;
     esac
 }

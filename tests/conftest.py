@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import re
 import shutil
 import sys
@@ -44,6 +45,33 @@ def _keep_stderr_apart() -> None:
 
 
 _keep_stderr_apart()
+
+
+@pytest.fixture(scope="session")
+def session_pid() -> int:
+    """Return the id of the process running this session.
+
+    Under mutmut (``MUTANT_UNDER_TEST`` names a mutant) the session first
+    takes a process group of its own: a mutant of the rules' forked child
+    that signals its group (``os.kill(0, ...)``) then ends this one run, not
+    mutmut and every run after it.
+    """
+    if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
+        os.setpgrp()
+    return os.getpid()
+
+
+@pytest.fixture(autouse=True)
+def no_stray_fork(session_pid: int) -> Any:
+    """End a forked process that came back into a test instead of exiting: it must not run the suite twice.
+
+    The rules' forked child (``runner.FileRulesAhead``) always ends with
+    ``os._exit``; a bug (or a mutant) that lets it return would otherwise run
+    every remaining test again, forking again at each check.
+    """
+    yield
+    if os.getpid() != session_pid:
+        os._exit(70)
 
 
 @pytest.fixture(autouse=True)

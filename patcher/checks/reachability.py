@@ -224,7 +224,7 @@ def _walk_scope(node: ast.AST) -> Iterator[ast.AST]:
     while stack:
         current = stack.pop()
         yield current
-        if current is not node and isinstance(current, SCOPES):
+        if isinstance(current, SCOPES):
             # Its decorators, defaults and annotations run here; its body only through nonlocal.
             if isinstance(current, ast.Lambda):
                 stack.extend(current.args.defaults)
