@@ -75,6 +75,20 @@ def no_stray_fork(session_pid: int) -> Any:
 
 
 @pytest.fixture(autouse=True)
+def fresh_statement_searches() -> None:
+    """Start each test with pattern.find_statements' memo empty.
+
+    The memo answers again for the same pattern and node objects, and a
+    test module may build both once, at import: without this, a later test
+    would be answered from an earlier one instead of searching (and a bug
+    in the search could hide behind the memo).
+    """
+    pattern = sys.modules.get("patcher.transforms.pattern")  # not imported: nothing to clear
+    if pattern is not None:
+        pattern._FOUND.clear()
+
+
+@pytest.fixture(autouse=True)
 def hermetic_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point patcher's result cache (and XDG_CACHE_HOME) at a fresh folder: no test writes to ~/.cache.
 
