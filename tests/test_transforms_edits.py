@@ -1,0 +1,102 @@
+"""Edits the pipeline makes that no other test pinned: several edits in one block, emptied blocks, spliced arguments, messages."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from patcher.patchset.runner import Status, patch_source
+
+
+def _patch(steps: str, *, scope: str = "") -> str:
+    return textwrap.dedent('''
+        id = "edit"
+        description = "An edit"
+        origin = "test"
+        last-update = "2026-12-01"
+        target = "x.py"
+        scope = "{scope}"
+
+        {steps}
+    ''').format(scope=scope, steps=textwrap.dedent(steps))
+
+
+def _run(load_patch, steps: str, source: str, scope: str = ""):  # type: ignore[no-untyped-def]
+    result = patch_source("x.py", source.encode(), [load_patch(_patch(steps, scope=scope))])
+    (outcome,) = result.outcomes
+    return result.patched.decode(), outcome
+
+
+def test_edits_that_grow_one_block_land_where_each_match_was(load_patch) -> None:  # type: ignore[no-untyped-def]
+    # Applied from the last to the first, so an earlier edit's new lines do not move a later one.
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = "x += 1"
+        code = "x += 1\\nlog(x)"
+        expect = 2
+    '''
+    source = "def f(x):\n    x += 1\n    y = 2\n    x += 1\n    return x\n"
+    patched, outcome = _run(load_patch, steps, source, scope="f")
+    assert outcome.status is Status.APPLIED, outcome.detail
+    assert patched == "def f(x):\n    x += 1\n    log(x)\n    y = 2\n    x += 1\n    log(x)\n    return x\n"
+
+
+def test_a_block_left_empty_gets_pass(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = "warn_once()"
+        code = ""
+    '''
+    source = "def f():\n    # the vendor's reminder\n    warn_once()\n\n\ndef g():\n    return 1\n"
+    patched, outcome = _run(load_patch, steps, source, scope="f")
+    assert outcome.status is Status.APPLIED, outcome.detail
+    assert patched.startswith("def f():\n    pass\n")  # (the removed call's comment goes with it)
+    assert "def g():\n    return 1\n" in patched
+
+
+def test_spliced_arguments_are_separated_as_written(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = "y = g($...ARGS)"
+        code = "y = h($...ARGS, extra)"
+    '''
+    patched, outcome = _run(load_patch, steps, "y = g(a, b)\n")
+    assert outcome.status is Status.APPLIED, outcome.detail
+    assert patched == "y = h(a, b, extra)\n"
+
+
+@pytest.mark.parametrize(("expect", "source", "message"), [
+    ("expect = 2", "x += 1\n", "expected 'x += 1' 2 times, found it 1 time"),
+    ("expect = 3", "x += 1\nx += 1\n", "expected 'x += 1' 3 times, found it 2 times"),
+    ("", "y = 0\n", "expected 'x += 1' once, found it 0 times"),
+])
+def test_a_count_mismatch_says_both_counts(load_patch, expect: str, source: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    steps = f'''
+        [[steps]]
+        op = "replace"
+        pattern = "x += 1"
+        code = "x += 2"
+        {expect}
+    '''
+    patched, outcome = _run(load_patch, steps, source)
+    assert outcome.status is Status.FAILED and message in outcome.detail
+    assert patched == source
+
+
+def test_a_missing_nested_scope_names_where_it_looked(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = "x += 1"
+        code = "x += 2"
+    '''
+    source = "class PagedAttention:\n    def forward_decode(self):\n        x += 1\n"
+    _, outcome = _run(load_patch, steps, source, scope="PagedAttention.forward_prefix")
+    assert outcome.status is Status.FAILED
+    assert "no class or function 'forward_prefix' in PagedAttention" in outcome.detail
+    _, outcome = _run(load_patch, steps, source, scope="Missing.forward_prefix")
+    assert "no class or function 'Missing' in the module" in outcome.detail
