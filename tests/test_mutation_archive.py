@@ -1,0 +1,353 @@
+"""Archive behaviours that mutation testing found unasserted (issue 13).
+
+Each test fails for at least one mutant of patcher/archive that survived
+the rest of the suite: the exact text of every refusal (what, where and
+what to do), limits at their boundaries, and the streaming backstop.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import stat
+import struct
+import sys
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from conftest import FIXTURES
+from patcher.archive import Limits, open_source
+from patcher.archive.zip_source import ZipSource
+from patcher.errors import BadArchive
+
+
+def _load_corpus() -> ModuleType:
+    name = "make_bad_archives"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, FIXTURES / "make_bad_archives.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus = _load_corpus()
+TOP = corpus.TOP
+
+
+def _methods() -> str:
+    """Return the methods this interpreter can decompress, as the message lists them."""
+    names = ["stored", "deflate"]
+    for module, name in (("bz2", "bzip2"), ("lzma", "lzma")):
+        if importlib.util.find_spec(module) is not None:
+            names.append(name)
+    return ", ".join(names)
+
+
+# The whole line a user sees for each zip of the corpus: where, what, and
+# what to do next. The corpus itself names only a fragment of each.
+MESSAGES = {
+    "not_a_zip.zip": "not a zip file (pass the vendor .zip or an unpacked folder)",
+    "empty_file.zip": "the file is empty, not a zip",
+    "truncated.zip": "the zip is truncated or corrupt: its central directory cannot be read"
+    " (download it again)",
+    "empty_zip.zip": "the zip holds no members",
+    "only_folders.zip": "the zip holds only folders, no files",
+    "no_dockerfile.zip": "no Dockerfile found (the build context is the folder holding the Dockerfile)",
+    "two_contexts.zip": "several candidate build contexts at the same depth:"
+    " 'vendor-demo/a/', 'vendor-demo/b/' (keep one folder with a Dockerfile at the top)",
+    "outside_context.zip": "member 'vendor-demo/README.md' lies outside the build context"
+    " 'vendor-demo/app/' (the folder holding the Dockerfile) (keep one build context per zip)",
+    "dotdot.zip": "member 'vendor-demo/../../evil.sh' escapes the tree with a '..' component",
+    "absolute.zip": "member '/etc/cron.d/evil.sh' has an absolute path",
+    "backslash.zip": "member 'vendor-demo/..\\evil.sh' has a backslash in its name",
+    "drive_letter.zip": "member 'C:/Windows/evil.sh' has a drive letter",
+    "nul_in_name.zip": "member 'vendor-demo/a\\x00b.txt' has a control character in its name",
+    "symlink.zip": "member 'vendor-demo/scripts/link' is a symbolic link; links are not allowed"
+    " (re-create the zip without links)",
+    "fifo.zip": "member 'vendor-demo/scripts/pipe' is a fifo, not a regular file or folder",
+    "device.zip": "member 'vendor-demo/scripts/tty' is a character device, not a regular file or folder",
+    "dir_mode_without_slash.zip": "member 'vendor-demo/scripts/sub' is marked as a folder"
+    " but its name has no trailing slash",
+    "duplicate.zip": "member 'vendor-demo/scripts/run.sh' appears twice",
+    "case_collision.zip": "members 'vendor-demo/scripts/RUN.sh' and 'vendor-demo/scripts/run.sh'"
+    " differ only in letter case and would collide on case-insensitive file systems",
+    "file_and_folder.zip": "member 'vendor-demo/scripts/run.sh' is both a file and a folder",
+    "encrypted.zip": "member 'vendor-demo/scripts/run.sh' is encrypted; encrypted zips are not"
+    " supported (re-create the zip without a password)",
+    "unsupported_method.zip": "member 'vendor-demo/scripts/run.sh' uses unsupported compression"
+    f" method 99 (supported: {_methods()}) (re-create the zip with deflate)",
+    "non_utf8_name.zip": "member name 'vendor-demo/caf\\xe9.txt' is not ASCII and the zip does"
+    " not mark its names as UTF-8, so its encoding is unknown (re-create the zip with UTF-8 names)",
+    "bad_utf8_name.zip": "a member name is marked as UTF-8 but is not valid UTF-8 (re-create the zip)",
+    "bomb_ratio.zip": "member 'vendor-demo/scripts/zeros.bin' would expand 1023 times (limit 100):"
+    " possible zip bomb (if the archive is trusted, raise the limit with --max-ratio)",
+    "bomb_overlapping.zip": "members 'vendor-demo/scripts/a.txt' and 'vendor-demo/scripts/b.txt'"
+    " share the same data: possible zip bomb",
+    "bomb_lying_size.zip": "member 'vendor-demo/scripts/data.bin' expands beyond its declared size"
+    " of 1000 bytes: possible zip bomb",
+    "short_member.zip": "member 'vendor-demo/scripts/data.txt' holds 100 bytes, fewer than the 110"
+    " it declares (truncated or corrupt) (download the zip again)",
+    "bad_crc.zip": "member 'vendor-demo/scripts/data.txt' fails its CRC check (the data is corrupt)"
+    " (download the zip again)",
+    "bad_deflate.zip": "member 'vendor-demo/scripts/data.txt' is corrupt (Error -3 while"
+    " decompressing data: invalid block type) (download the zip again)",
+}
+
+
+def test_every_corpus_zip_has_an_expected_line() -> None:
+    assert sorted(MESSAGES) == sorted(case.name for case in corpus.CASES)
+
+
+@pytest.mark.parametrize("case", corpus.CASES, ids=lambda case: case.name)
+def test_each_bad_zip_is_refused_with_its_whole_line(case: object) -> None:
+    with pytest.raises(BadArchive) as caught:
+        with open_source(FIXTURES / "bad" / case.name) as tree:  # type: ignore[attr-defined]
+            tree.read(case.read)  # type: ignore[attr-defined]
+    assert str(caught.value) == f"{case.name}: {MESSAGES[case.name]}"  # type: ignore[attr-defined]
+
+
+def _zip(path: Path, members: list[object]) -> Path:
+    path.write_bytes(corpus.write_zip(members))
+    return path
+
+
+def _base(path: Path, *extra: object) -> Path:
+    path.write_bytes(corpus.with_base(*extra))
+    return path
+
+
+# --- limits at their boundaries ----------------------------------------------
+
+
+def _set_declared_count(data: bytes, count: int) -> bytes:
+    """Return DATA with the end record's two entry counts set to COUNT."""
+    end = data.rindex(b"PK\x05\x06")
+    return data[: end + 8] + struct.pack("<HH", count, count) + data[end + 12 :]
+
+
+def test_too_many_members_says_which_limit_to_raise(tmp_path: Path) -> None:
+    path = _base(tmp_path / "v.zip")
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path, Limits(max_members=4))
+    assert str(caught.value) == (
+        "v.zip: zip declares 5 members, more than the limit of 4"
+        " (if the archive is trusted, raise the limit with --max-members)"
+    )
+
+
+def test_an_end_record_that_understates_the_members_is_counted_again(tmp_path: Path) -> None:
+    # zipfile reads the central directory by its size, not by the count the
+    # end record gives: five entries are found although it declares two.
+    path = tmp_path / "v.zip"
+    path.write_bytes(_set_declared_count(corpus.with_base(), 2))
+    with zipfile.ZipFile(path) as archive:
+        assert len(archive.infolist()) == 5
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path, Limits(max_members=4))
+    assert str(caught.value) == (
+        "v.zip: zip declares 5 members, more than the limit of 4"
+        " (if the archive is trusted, raise the limit with --max-members)"
+    )
+    with ZipSource(path, Limits(max_members=5)) as source:
+        assert [f.path for f in source.files()] == ["Dockerfile", "scripts/run.sh", "scripts/tool.py"]
+
+
+def test_declared_total_size_says_which_limit_to_raise(tmp_path: Path) -> None:
+    path = _base(tmp_path / "v.zip")
+    total = len(corpus.DOCKERFILE) + len(corpus.SCRIPT) + len(b"LEVEL = 1\n")
+    with ZipSource(path, Limits(max_total_size=total)):
+        pass  # exactly the limit is allowed
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path, Limits(max_total_size=total - 1))
+    assert str(caught.value) == (
+        f"v.zip: members declare more than {total - 1} bytes in all: possible zip bomb"
+        " (if the archive is trusted, raise the limit with --max-size)"
+    )
+
+
+def test_a_member_of_exactly_the_minimum_size_is_ratio_checked(tmp_path: Path) -> None:
+    limits = Limits()
+    path = _base(tmp_path / "v.zip", corpus.Member(TOP + "scripts/blank.txt", b"\n" * limits.ratio_min_size))
+    with pytest.raises(BadArchive, match=r"'vendor-demo/scripts/blank.txt' would expand \d+ times \(limit 100\)"):
+        ZipSource(path, limits)
+    with ZipSource(path, Limits(ratio_min_size=limits.ratio_min_size + 1)) as source:
+        assert source.read("scripts/blank.txt") == b"\n" * limits.ratio_min_size
+
+
+def test_a_stored_member_expands_exactly_once(tmp_path: Path) -> None:
+    # Stored data is as large on disk as it expands to: a ratio of exactly 1
+    # stays within a limit of 1.
+    members = [
+        corpus.Member(TOP + "Dockerfile", corpus.DOCKERFILE, method=zipfile.ZIP_STORED),
+        corpus.Member(TOP + "scripts/data.txt", b"payload " * 20, method=zipfile.ZIP_STORED),
+    ]
+    path = _zip(tmp_path / "v.zip", members)
+    with ZipSource(path, Limits(max_ratio=1, ratio_min_size=0)) as source:
+        assert source.read("scripts/data.txt") == b"payload " * 20
+
+
+def test_a_one_byte_member_that_declares_150_is_refused_with_its_ratio(tmp_path: Path) -> None:
+    name = TOP + "scripts/data.txt"
+    stored = corpus.with_base(corpus.Member(name, b"x", method=zipfile.ZIP_STORED))
+    path = tmp_path / "v.zip"
+    path.write_bytes(corpus.patch(stored, name, file_size=150))
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path, Limits(ratio_min_size=100))
+    assert str(caught.value) == (
+        "v.zip: member 'vendor-demo/scripts/data.txt' would expand 150 times (limit 100):"
+        " possible zip bomb (if the archive is trusted, raise the limit with --max-ratio)"
+    )
+
+
+# --- the streaming backstop ----------------------------------------------------
+
+BIG = b"first member, read twice\n" * 8
+SMALL = b"second, smaller\n"
+
+
+def _two_members(tmp_path: Path) -> Path:
+    return _base(
+        tmp_path / "v.zip",
+        corpus.Member(TOP + "scripts/big.txt", BIG),
+        corpus.Member(TOP + "scripts/small.txt", SMALL),
+    )
+
+
+def test_the_backstop_counts_a_member_read_twice_once(tmp_path: Path) -> None:
+    # The limits checked on opening make the backstop unreachable; lowering
+    # the limit afterwards stands in for those checks being loosened.
+    with ZipSource(_two_members(tmp_path)) as source:
+        source._limits = Limits(max_total_size=len(BIG) + len(SMALL))
+        assert source.read("scripts/big.txt") == BIG
+        assert source.read("scripts/big.txt") == BIG
+        assert source.read("scripts/small.txt") == SMALL  # exactly the limit: allowed
+
+
+def test_the_backstop_trips_on_the_member_that_passes_the_limit(tmp_path: Path) -> None:
+    with ZipSource(_two_members(tmp_path)) as source:
+        limit = len(BIG) + len(SMALL) - 1
+        source._limits = Limits(max_total_size=limit)
+        assert source.read("scripts/big.txt") == BIG
+        with pytest.raises(BadArchive) as caught:
+            source.read("scripts/small.txt")
+    assert str(caught.value) == (
+        f"v.zip: members expanded past the limit of {limit} bytes while reading"
+        " 'scripts/small.txt': possible zip bomb (if the archive is trusted, raise the limit with --max-size)"
+    )
+
+
+# --- names and entries -----------------------------------------------------------
+
+
+def test_a_folder_entry_listed_twice_is_refused(tmp_path: Path) -> None:
+    path = _zip(tmp_path / "v.zip", corpus.base_members() + [corpus.Member(TOP + "scripts/")])
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path)
+    assert str(caught.value) == "v.zip: member 'vendor-demo/scripts/' appears twice"
+
+
+def test_folder_entries_above_a_nested_context_are_accepted_whatever_their_names(tmp_path: Path) -> None:
+    # The Dockerfile sits two folders down; the folders above it have entries
+    # of their own, one of them ending in 'X'.
+    top = "enginex-LINUX/"
+    members = [
+        corpus.Member(top),
+        corpus.Member(top + "docker/"),
+        corpus.Member(top + "docker/Dockerfile", corpus.DOCKERFILE),
+        corpus.Member(top + "docker/run.sh", corpus.SCRIPT, stat.S_IFREG | 0o755),
+    ]
+    with ZipSource(_zip(tmp_path / "v.zip", members)) as source:
+        assert source.prefix == "enginex-LINUX/docker/"
+        assert [(f.path, f.executable) for f in source.files()] == [("Dockerfile", False), ("run.sh", True)]
+
+
+def test_a_corrupt_local_header_is_reported_with_zipfiles_reason(tmp_path: Path) -> None:
+    path = _base(tmp_path / "v.zip")
+    data = bytearray(path.read_bytes())
+    name = (TOP + "scripts/run.sh").encode()
+    local = data.index(name) - 30  # the local header comes before the central entry
+    assert data[local : local + 4] == b"PK\x03\x04"
+    data[local : local + 4] = b"PK\x00\x00"
+    path.write_bytes(bytes(data))
+    with ZipSource(path) as source, pytest.raises(BadArchive) as caught:
+        source.read("scripts/run.sh")
+    assert str(caught.value) == (
+        "v.zip: member 'vendor-demo/scripts/run.sh' is corrupt (Bad magic number for file header)"
+        " (download the zip again)"
+    )
+
+
+def test_compressed_patched_data_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "v.zip"
+    path.write_bytes(corpus.patch(corpus.with_base(), TOP + "scripts/run.sh", flags_or=0x20))
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path)
+    assert str(caught.value) == (
+        "v.zip: member 'vendor-demo/scripts/run.sh' uses compressed patched data,"
+        " which is not supported (re-create the zip with deflate)"
+    )
+
+
+def test_a_member_of_an_unknown_file_type_is_refused_with_the_type(tmp_path: Path) -> None:
+    # 0o070000 is no type POSIX defines (not a file, folder, link, device, fifo or socket).
+    path = _base(tmp_path / "v.zip", corpus.Member(TOP + "scripts/odd", b"", 0o070000 | 0o644))
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path)
+    assert str(caught.value) == (
+        "v.zip: member 'vendor-demo/scripts/odd' is of unknown file type 0o70000,"
+        " not a regular file or folder"
+    )
+
+
+def test_a_folder_entry_holding_data_is_refused(tmp_path: Path) -> None:
+    members = [m for m in corpus.base_members() if m.name != TOP + "scripts/"]
+    path = _zip(tmp_path / "v.zip", members + [corpus.Member(TOP + "scripts/", b"hidden payload\n")])
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path)
+    assert str(caught.value) == "v.zip: folder entry 'vendor-demo/scripts/' holds data"
+
+
+@pytest.mark.parametrize("name", ["run", "LINUX"])
+def test_an_empty_folder_entry_named_like_a_file_is_a_clash(tmp_path: Path, name: str) -> None:
+    members = corpus.base_members() + [
+        corpus.Member(TOP + f"scripts/{name}", corpus.SCRIPT),
+        corpus.Member(TOP + f"scripts/{name}/"),
+    ]
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(_zip(tmp_path / "v.zip", members))
+    assert str(caught.value) == f"v.zip: member 'vendor-demo/scripts/{name}' is both a file and a folder"
+
+
+def test_an_empty_folder_entry_differing_in_case_from_a_folder_is_a_clash(tmp_path: Path) -> None:
+    members = corpus.base_members() + [corpus.Member(TOP + "Scripts/")]
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(_zip(tmp_path / "v.zip", members))
+    assert str(caught.value) == (
+        "v.zip: members 'vendor-demo/Scripts' and 'vendor-demo/scripts' differ only in letter case"
+        " and would collide on case-insensitive file systems"
+    )
+
+
+def test_a_member_running_past_the_end_of_the_file_names_the_error(tmp_path: Path) -> None:
+    # The last member's headers claim 100,000 stored bytes; the file ends long
+    # before. zipfile raises a bare EOFError, whose text is empty: the message
+    # names the error's type instead of showing '()'. Newer Pythons catch the
+    # overrun earlier, as entries overlapping the central directory.
+    name = TOP + "scripts/data.txt"
+    data = bytearray(corpus.with_base(corpus.Member(name, b"0123456789" * 10, method=zipfile.ZIP_STORED)))
+    local, central = corpus._headers(bytes(data), name.encode())
+    for header, sizes_at in ((local, 18), (central, 20)):
+        data[header.at + sizes_at : header.at + sizes_at + 8] = struct.pack("<II", 100_000, 100_000)
+    path = tmp_path / "v.zip"
+    path.write_bytes(bytes(data))
+    with ZipSource(path) as source, pytest.raises(BadArchive) as caught:
+        source.read("scripts/data.txt")
+    assert str(caught.value) in {
+        f"v.zip: member '{name}' is corrupt ({detail}) (download the zip again)"
+        for detail in ("EOFError", "Overlapped entries")
+    }
