@@ -351,3 +351,209 @@ def test_a_member_running_past_the_end_of_the_file_names_the_error(tmp_path: Pat
         f"v.zip: member '{name}' is corrupt ({detail}) (download the zip again)"
         for detail in ("EOFError", "Overlapped entries")
     }
+
+
+def test_a_missing_or_unreadable_zip_path_is_named(tmp_path: Path) -> None:
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(tmp_path / "gone.zip")
+    assert str(caught.value) == f"{tmp_path / 'gone.zip'}: no such file"
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(tmp_path)  # a folder given where a zip file is expected
+    assert str(caught.value) == f"{tmp_path}: cannot read the file: Is a directory"
+
+
+def test_an_end_record_that_overstates_the_members_is_refused_before_parsing(tmp_path: Path) -> None:
+    # Refusing from the end record alone keeps zipfile from building an
+    # object per entry of a zip declaring millions of them.
+    path = tmp_path / "v.zip"
+    path.write_bytes(_set_declared_count(corpus.with_base(), 60_000))
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path)
+    assert str(caught.value) == (
+        "v.zip: zip declares 60000 members, more than the limit of 50000"
+        " (if the archive is trusted, raise the limit with --max-members)"
+    )
+
+
+def test_exactly_the_member_limit_is_allowed(tmp_path: Path) -> None:
+    with ZipSource(_base(tmp_path / "v.zip"), Limits(max_members=5)) as source:
+        assert len(source.files()) == 3
+
+
+def test_any_execute_bit_makes_a_file_executable_and_write_bits_do_not(tmp_path: Path) -> None:
+    modes = {"rw-all.sh": 0o666, "owner-x.sh": 0o744, "group-x.sh": 0o654, "other-x.sh": 0o645}
+    extra = [corpus.Member(TOP + f"scripts/{name}", corpus.SCRIPT, stat.S_IFREG | mode) for name, mode in modes.items()]
+    with ZipSource(_base(tmp_path / "v.zip", *extra)) as source:
+        executable = {f.path: f.executable for f in source.files()}
+    assert {name: executable[f"scripts/{name}"] for name in modes} == {
+        "rw-all.sh": False,
+        "owner-x.sh": True,
+        "group-x.sh": True,
+        "other-x.sh": True,
+    }
+
+
+def test_a_zip_needing_a_newer_zip_version_is_refused_with_zipfiles_reason(tmp_path: Path) -> None:
+    data = bytearray(corpus.with_base())
+    _, central = corpus._headers(bytes(data), (TOP + "scripts/run.sh").encode())
+    data[central.at + 6] = 80  # 'version needed to extract': 8.0, beyond what zipfile reads
+    path = tmp_path / "v.zip"
+    path.write_bytes(bytes(data))
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path)
+    assert str(caught.value) == (
+        "v.zip: the zip uses a feature that is not supported (zip file version 8.0)"
+        " (re-create the zip with a common tool)"
+    )
+
+
+# --- writing: errors, the test hook, modes ----------------------------------------
+
+import errno  # noqa: E402
+import io  # noqa: E402
+import os  # noqa: E402
+
+from patcher.archive import OutputFile, OutputFormat, write_output  # noqa: E402
+from patcher.archive import writer  # noqa: E402
+from patcher.errors import OutputError  # noqa: E402
+
+
+def _files() -> list[OutputFile]:
+    return [
+        OutputFile("Dockerfile", False, data=corpus.DOCKERFILE),
+        OutputFile("scripts/run.sh", True, source=lambda: io.BytesIO(corpus.SCRIPT), size=len(corpus.SCRIPT)),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (errno.ENOSPC, "{dest}: disk full while writing ctx.tar (free space and retry)"),
+        (getattr(errno, "EDQUOT", errno.ENOSPC), "{dest}: disk full while writing ctx.tar (free space and retry)"),
+        (errno.EACCES, "{dest}: cannot write to {parent}: permission denied"
+         " (choose another output path or fix the folder's permissions)"),
+        (errno.EPERM, "{dest}: cannot write to {parent}: permission denied"
+         " (choose another output path or fix the folder's permissions)"),
+        (errno.EROFS, "{dest}: cannot write to {parent}: permission denied"
+         " (choose another output path or fix the folder's permissions)"),
+        (errno.EIO, "{dest}: cannot write: Input/output error"),
+    ],
+    ids=lambda value: errno.errorcode.get(value, "message") if isinstance(value, int) else "",
+)
+def test_each_write_failure_has_its_own_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: int, message: str
+) -> None:
+    # Simulated at fsync, where a network or full file system reports late.
+    def fail(fd: int) -> None:
+        raise OSError(error, os.strerror(error))
+
+    monkeypatch.setattr(os, "fsync", fail)
+    dest = tmp_path / "ctx.tar"
+    with pytest.raises(OutputError) as caught:
+        write_output(dest, _files(), fmt=OutputFormat.TAR)
+    assert str(caught.value) == message.format(dest=dest, parent=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_os_error_without_a_reason_is_shown_as_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(fd: int) -> None:
+        raise OSError("the device went away")
+
+    monkeypatch.setattr(os, "fsync", fail)
+    with pytest.raises(OutputError) as caught:
+        write_output(tmp_path / "ctx.tar", _files(), fmt=OutputFormat.TAR)
+    assert str(caught.value) == f"{tmp_path / 'ctx.tar'}: cannot write: the device went away"
+
+
+def test_a_parent_that_is_a_file_is_named_with_the_folder_it_blocks(tmp_path: Path) -> None:
+    (tmp_path / "build").write_bytes(b"not a folder\n")
+    dest = tmp_path / "build" / "out" / "ctx.tar"
+    with pytest.raises(OutputError) as caught:
+        write_output(dest, _files(), fmt=OutputFormat.TAR)
+    assert str(caught.value) == (
+        f"{tmp_path / 'build' / 'out'}: a parent of the output is a file, not a folder (choose another output path)"
+    )
+
+
+def test_an_existing_output_is_named(tmp_path: Path) -> None:
+    dest = tmp_path / "ctx.tar.gz"
+    dest.write_bytes(b"yesterday's build\n")
+    with pytest.raises(OutputError) as caught:
+        write_output(dest, _files(), fmt=OutputFormat.TAR_GZ)
+    assert str(caught.value) == f"{dest}: exists; pass --force to overwrite"
+
+
+def test_an_output_made_by_another_run_meanwhile_is_kept(tmp_path: Path) -> None:
+    dest = tmp_path / "ctx.tar"
+
+    def other_run_finishes_first() -> io.BytesIO:
+        dest.write_bytes(b"the other run's output\n")
+        return io.BytesIO(corpus.SCRIPT)
+
+    files = [OutputFile("Dockerfile", False, data=corpus.DOCKERFILE),
+             OutputFile("run.sh", True, source=other_run_finishes_first, size=len(corpus.SCRIPT))]
+    with pytest.raises(OutputError) as caught:
+        write_output(dest, files, fmt=OutputFormat.TAR)
+    assert str(caught.value) == f"{dest}: exists; pass --force to overwrite"
+    assert dest.read_bytes() == b"the other run's output\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["ctx.tar"]
+
+
+def test_a_folder_replaced_with_force_is_put_back_if_the_new_one_cannot_move_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dest = tmp_path / "ctx"
+    (dest / "scripts").mkdir(parents=True)
+    (dest / "scripts" / "run.sh").write_bytes(b"echo old\n")
+    real_rename = os.rename
+
+    def rename(src: object, dst: object) -> None:
+        if str(src).endswith(".tmp"):  # the new output, moving into place
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        real_rename(src, dst)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "rename", rename)
+    with pytest.raises(OutputError, match="cannot write: Input/output error"):
+        write_output(dest, _files(), fmt=OutputFormat.DIRECTORY, force=True)
+    assert [p.name for p in tmp_path.iterdir()] == ["ctx"]
+    assert (dest / "scripts" / "run.sh").read_bytes() == b"echo old\n"
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*")) == ["scripts", "scripts/run.sh"]
+
+
+def test_the_archive_file_itself_gets_the_modes_the_umask_allows(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        write_output(tmp_path / "ctx.tar", _files(), fmt=OutputFormat.TAR)
+        os.umask(0o002)
+        write_output(tmp_path / "ctx.zip", _files(), fmt=OutputFormat.ZIP)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "ctx.tar").stat().st_mode) == 0o644
+    assert stat.S_IMODE((tmp_path / "ctx.zip").stat().st_mode) == 0o664
+
+
+def test_the_write_started_hook_announces_once_then_waits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The hook lets the CLI's interruption test signal a write in progress;
+    # here the wait is replaced, so the write runs on at once.
+    marker = tmp_path / "started"
+    waits: list[float] = []
+    monkeypatch.setenv(writer.TEST_WRITE_STARTED, str(marker))
+    monkeypatch.setattr(writer.time, "sleep", waits.append)
+    seen: list[tuple[int, int]] = []
+    big = b"x" * (3 << 20)  # several chunks: the hook is called once per chunk
+    files = [OutputFile("Dockerfile", False, data=corpus.DOCKERFILE),
+             OutputFile("big.bin", False, source=lambda: io.BytesIO(big), size=len(big))]
+    write_output(tmp_path / "out" / "ctx.tar", files, fmt=OutputFormat.TAR,
+                 progress=lambda done, total: seen.append((done, total)))
+    assert marker.read_bytes() == b"write started\n"
+    assert waits == [60]
+    total = len(big) + len(corpus.DOCKERFILE)
+    assert seen[0] == (0, total) and seen[-1] == (total, total) and len(seen) > 3
+
+
+def test_without_the_hook_nothing_is_announced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(writer.TEST_WRITE_STARTED, raising=False)
+    waits: list[float] = []
+    monkeypatch.setattr(writer.time, "sleep", waits.append)
+    write_output(tmp_path / "ctx.tar", _files(), fmt=OutputFormat.TAR)
+    assert waits == []
