@@ -557,3 +557,20 @@ def test_without_the_hook_nothing_is_announced(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setattr(writer.time, "sleep", waits.append)
     write_output(tmp_path / "ctx.tar", _files(), fmt=OutputFormat.TAR)
     assert waits == []
+
+
+@pytest.mark.parametrize("fmt", [OutputFormat.TAR, OutputFormat.DIRECTORY], ids=lambda f: f.name)
+def test_a_temporary_name_already_taken_is_neither_written_through_nor_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: OutputFormat
+) -> None:
+    # Names are unique by pid and 64 random bits; should one ever exist, it
+    # is someone else's file: opened exclusively, and left alone on failure.
+    monkeypatch.setattr(writer.secrets, "token_hex", lambda n: "0" * (2 * n))
+    dest = tmp_path / "ctx"
+    taken = tmp_path / f".ctx.{os.getpid()}.{'0' * 16}.tmp"
+    taken.write_bytes(b"someone else's\n")
+    with pytest.raises(OutputError) as caught:
+        write_output(dest, _files(), fmt=fmt)
+    assert str(caught.value) == f"{dest}: cannot write: File exists"
+    assert taken.read_bytes() == b"someone else's\n"
+    assert [p.name for p in tmp_path.iterdir()] == [taken.name]
