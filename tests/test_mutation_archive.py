@@ -574,3 +574,47 @@ def test_a_temporary_name_already_taken_is_neither_written_through_nor_removed(
     assert str(caught.value) == f"{dest}: cannot write: File exists"
     assert taken.read_bytes() == b"someone else's\n"
     assert [p.name for p in tmp_path.iterdir()] == [taken.name]
+
+
+def test_a_parent_made_meanwhile_by_another_run_is_used_and_not_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_mkdir = os.mkdir
+
+    def mkdir(path: object, *args: object) -> None:
+        if Path(str(path)) == tmp_path / "build":  # another run creates it first
+            real_mkdir(path)  # type: ignore[arg-type]
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
+        real_mkdir(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "mkdir", mkdir)
+    dest = tmp_path / "build" / "ctx" / "out.tar"
+    write_output(dest, _files(), fmt=OutputFormat.TAR)
+    assert dest.is_file()
+    with pytest.raises(RuntimeError):
+        write_output(tmp_path / "build" / "new" / "out.tar", iter_then_fail(), fmt=OutputFormat.TAR)
+    assert sorted(p.name for p in (tmp_path / "build").iterdir()) == ["ctx"]
+
+
+def iter_then_fail() -> object:
+    yield from _files()
+    raise RuntimeError("the caller's own failure")
+
+
+def test_parents_made_before_a_failing_one_are_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_mkdir = os.mkdir
+
+    def mkdir(path: object, *args: object) -> None:
+        if Path(str(path)).name == "locked":
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        real_mkdir(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "mkdir", mkdir)
+    folder = tmp_path / "build" / "locked"
+    with pytest.raises(OutputError) as caught:
+        write_output(folder / "ctx.tar", _files(), fmt=OutputFormat.TAR)
+    assert str(caught.value) == (
+        f"{folder}: cannot write to {tmp_path / 'build'}: permission denied"
+        " (choose another output path or fix the folder's permissions)"
+    )
+    assert list(tmp_path.iterdir()) == []
