@@ -691,3 +691,44 @@ def test_a_source_that_ends_early_says_how_far_it_got() -> None:
     with file.reader() as reader, pytest.raises(BadArchive) as caught:
         reader.read(10)
     assert str(caught.value) == "'scripts/run.sh' ended after 4 of its 10 bytes (did it change while being read?)"
+
+
+def test_a_source_that_runs_long_says_its_declared_size() -> None:
+    file = OutputFile("scripts/run.sh", True, source=lambda: io.BytesIO(b"echo hi\n"), size=4)
+    reader = file.reader()
+    assert reader.read(4) == b"echo"
+    with pytest.raises(BadArchive) as caught:
+        reader.finish()
+    assert str(caught.value) == "'scripts/run.sh' holds more than its declared 4 bytes (did it change while being read?)"
+
+
+def test_a_prefix_without_its_slash_is_refused() -> None:
+    from patcher.archive.layout import plan
+
+    with pytest.raises(ValueError, match=r"^bad archive prefix 'top': want 'folder/' or ''$"):
+        plan(_files(), "top")
+
+
+def test_source_date_epoch_sets_every_time_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tarfile
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", " 1700000000\n")  # as a shell or CI file may leave it
+    write_output(tmp_path / "ctx.tar", _files(), fmt=OutputFormat.TAR)
+    with tarfile.open(tmp_path / "ctx.tar") as archive:
+        assert {m.mtime for m in archive.getmembers()} == {1_700_000_000}
+
+
+def test_a_malformed_source_date_epoch_says_what_to_give(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    with pytest.raises(OutputError) as caught:
+        write_output(tmp_path / "ctx.tar", _files(), fmt=OutputFormat.TAR)
+    assert str(caught.value) == (
+        "SOURCE_DATE_EPOCH must be a whole number of seconds, got 'yesterday'"
+        " (unset it or give an integer such as 315532800)"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_negative_mtime_is_refused_with_its_value(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"^mtime must not be negative, got -1$"):
+        write_output(tmp_path / "ctx.tar", _files(), fmt=OutputFormat.TAR, mtime=-1)
