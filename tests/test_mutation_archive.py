@@ -732,3 +732,27 @@ def test_a_malformed_source_date_epoch_says_what_to_give(tmp_path: Path, monkeyp
 def test_a_negative_mtime_is_refused_with_its_value(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"^mtime must not be negative, got -1$"):
         write_output(tmp_path / "ctx.tar", _files(), fmt=OutputFormat.TAR, mtime=-1)
+
+
+def test_a_file_sorts_before_a_longer_name_it_begins() -> None:
+    from patcher.archive.layout import plan
+
+    files = [OutputFile(p, False, data=b"") for p in ("Dockerfile.dev", "run.sh.orig", "Dockerfile", "run.sh")]
+    assert [e.name for e in plan(files)] == ["Dockerfile", "Dockerfile.dev", "run.sh", "run.sh.orig"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(path="../x", data=b""), "output path '../x' escapes the tree with a '..' component"),
+        (dict(path="a/", data=b""), "output path 'a/' ends with a slash"),
+        (dict(path="a"), "a: give exactly one of data and source"),
+        (dict(path="a", source=lambda: io.BytesIO(b"")), "a: a source needs its size"),
+        (dict(path="a", source=lambda: io.BytesIO(b""), size=-1), "a: a source needs its size"),
+        (dict(path="a", data=b"ab", size=3), "a: size 3 but 2 bytes of data"),
+    ],
+)
+def test_each_bad_output_file_says_what_is_wrong(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        OutputFile(executable=False, **kwargs)  # type: ignore[arg-type]
+    assert str(caught.value) == message
