@@ -756,3 +756,102 @@ def test_each_bad_output_file_says_what_is_wrong(kwargs: dict[str, object], mess
     with pytest.raises(ValueError) as caught:
         OutputFile(executable=False, **kwargs)  # type: ignore[arg-type]
     assert str(caught.value) == message
+
+
+# --- folders: each refusal's whole line --------------------------------------------------
+
+from patcher.archive import DirSource  # noqa: E402
+
+FOLDER_VENDOR = {
+    "Dockerfile": corpus.DOCKERFILE,
+    "qwen3_6_scripts/patch_ops.sh": b"cp ./paged_attn.py /usr/local/x/paged_attn.py\r\n",
+    "qwen3_6_scripts/paged_attn.py": b"import torch\n",
+    "vllm/attention/ops/paged_attn.py": b"# upstream\n",
+}
+
+
+def _tree(root: Path) -> Path:
+    ctx = root / "enginex-demo-main"
+    for name, data in FOLDER_VENDOR.items():
+        (ctx / name).parent.mkdir(parents=True, exist_ok=True)
+        (ctx / name).write_bytes(data)
+    (ctx / "qwen3_6_scripts" / "patch_ops.sh").chmod(0o755)
+    return ctx
+
+
+FOLDER_REFUSALS = {
+    "symlink-out": (lambda s: (s / "evil").symlink_to("/etc/passwd"),
+                    "'qwen3_6_scripts/evil' is a symbolic link pointing outside the tree"
+                    " (replace it with the file it points to)"),
+    "dangling": (lambda s: (s / "dangling").symlink_to(s / "nowhere"),
+                 "'qwen3_6_scripts/dangling' is a broken symbolic link"),
+    "dir-link": (lambda s: (s / "loop").symlink_to(s.parent / "vllm"),
+                 "'qwen3_6_scripts/loop' is a symbolic link to a folder, which is not supported"),
+    "fifo": (lambda s: os.mkfifo(s / "pipe"),
+             "'qwen3_6_scripts/pipe' is not a regular file or folder (a device, fifo or socket)"),
+    "case": (lambda s: (s / "Paged_Attn.py").write_bytes(b"x"),
+             "members 'qwen3_6_scripts/Paged_Attn.py' and 'qwen3_6_scripts/paged_attn.py' differ only in"
+             " letter case and would collide on case-insensitive file systems"),
+    "control": (lambda s: (s / "a\x01b").write_bytes(b"x"),
+                "file 'qwen3_6_scripts/a\\x01b' has a control character in its name"),
+    "not-utf8": (lambda s: os.close(os.open(os.fsencode(s) + b"/caf\xe9", os.O_CREAT | os.O_WRONLY)),
+                 "file name 'qwen3_6_scripts/caf\\xe9' is not valid UTF-8"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOLDER_REFUSALS))
+def test_each_unsafe_folder_entry_is_refused_with_its_whole_line(tmp_path: Path, case: str) -> None:
+    setup, message = FOLDER_REFUSALS[case]
+    ctx = _tree(tmp_path)
+    setup(ctx / "qwen3_6_scripts")
+    with pytest.raises(BadArchive) as caught:
+        DirSource(ctx)
+    assert str(caught.value) == f"{ctx}: {message}"
+
+
+def test_a_folder_without_a_dockerfile_or_with_two_says_what_to_do(tmp_path: Path) -> None:
+    (tmp_path / "empty" / "a").mkdir(parents=True)
+    with pytest.raises(BadArchive) as caught:
+        DirSource(tmp_path / "empty")
+    assert str(caught.value) == (
+        f"{tmp_path / 'empty'}: no Dockerfile found (the build context is the folder holding the Dockerfile)"
+    )
+    _tree(tmp_path / "two" / "one")
+    _tree(tmp_path / "two" / "two")
+    with pytest.raises(BadArchive) as caught:
+        DirSource(tmp_path / "two")
+    assert str(caught.value) == (
+        f"{tmp_path / 'two'}: several candidate build contexts at the same depth:"
+        " 'one/enginex-demo-main/', 'two/enginex-demo-main/' (point at the folder holding the Dockerfile)"
+    )
+    with pytest.raises(BadArchive) as caught:
+        DirSource(tmp_path / "gone")
+    assert str(caught.value) == f"{tmp_path / 'gone'}: no such folder"
+
+
+def test_a_folder_file_removed_after_listing_is_named(tmp_path: Path) -> None:
+    ctx = _tree(tmp_path)
+    tree = DirSource(ctx)
+    (ctx / "qwen3_6_scripts" / "paged_attn.py").unlink()
+    with pytest.raises(BadArchive) as caught:
+        tree.read("qwen3_6_scripts/paged_attn.py")
+    assert str(caught.value) == f"{ctx}: cannot read 'qwen3_6_scripts/paged_attn.py': No such file or directory"
+
+
+def test_a_folder_lists_its_files_sorted_with_sizes_and_modes_ignoring_git(tmp_path: Path) -> None:
+    ctx = _tree(tmp_path)
+    (ctx / ".git").mkdir()
+    (ctx / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (ctx / "qwen3_6_scripts" / "run.sh").symlink_to("patch_ops.sh")
+    (ctx / "empty").mkdir()
+    with DirSource(ctx) as tree:
+        assert tree.root == ctx
+        assert [(f.path, f.size, f.executable) for f in tree.files()] == [
+            ("Dockerfile", len(corpus.DOCKERFILE), False),
+            ("qwen3_6_scripts/paged_attn.py", 13, False),
+            ("qwen3_6_scripts/patch_ops.sh", 47, True),
+            ("qwen3_6_scripts/run.sh", 47, True),
+            ("vllm/attention/ops/paged_attn.py", 11, False),
+        ]
+        assert tree.read("qwen3_6_scripts/run.sh") == FOLDER_VENDOR["qwen3_6_scripts/patch_ops.sh"]
+        assert not tree.exists(".git/HEAD") and not tree.exists("empty")
