@@ -855,3 +855,56 @@ def test_a_folder_lists_its_files_sorted_with_sizes_and_modes_ignoring_git(tmp_p
         ]
         assert tree.read("qwen3_6_scripts/run.sh") == FOLDER_VENDOR["qwen3_6_scripts/patch_ops.sh"]
         assert not tree.exists(".git/HEAD") and not tree.exists("empty")
+
+
+# --- gzip: back-references across blocks, stored blocks, threads ----------------------------
+
+import gzip  # noqa: E402
+import random  # noqa: E402
+
+from patcher.archive import gzip_stream  # noqa: E402
+from patcher.archive.gzip_stream import WINDOW, GzipWriter, deflate_block  # noqa: E402
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_each_block_refers_back_into_the_one_before(threads: int) -> None:
+    # 20,000 bytes of noise, repeated across five blocks of 32 KiB: each
+    # block starts with bytes the block before it holds, so primed with that
+    # block it costs almost nothing; alone, each would cost ~20 KB again.
+    chunk = random.Random(13).randbytes(20_000)
+    out = io.BytesIO()
+    with GzipWriter(out, 6, threads=threads, block=WINDOW) as stream:
+        assert stream.writable()
+        stream.write(chunk * 7)
+    assert gzip.decompress(out.getvalue()) == chunk * 7
+    assert len(out.getvalue()) < 20_000 + 4096
+
+
+def test_an_incompressible_block_is_stored_not_deflated() -> None:
+    block = random.Random(7).randbytes(1 << 20)
+    raw = deflate_block(block, b"", 6, True)
+    assert raw[0] & 0b110 == 0  # the first deflate block's type: 00, stored
+    assert zlib_decompress_raw(raw) == block
+
+
+def zlib_decompress_raw(raw: bytes) -> bytes:
+    import zlib
+
+    return zlib.decompress(raw, -zlib.MAX_WBITS)
+
+
+@pytest.mark.parametrize(("cpus", "threads"), [({0}, 1), (set(range(16)), 8), ({0, 1, 2}, 3)])
+def test_threads_follow_the_cpus_this_process_may_use_up_to_eight(
+    monkeypatch: pytest.MonkeyPatch, cpus: set[int], threads: int
+) -> None:
+    monkeypatch.setattr(gzip_stream.os, "sched_getaffinity", lambda pid: cpus, raising=False)
+    assert gzip_stream.default_threads() == threads
+
+
+@pytest.mark.parametrize(("count", "threads"), [(None, 1), (1, 1), (4, 4), (32, 8)])
+def test_without_cpu_affinity_the_cpu_count_decides(
+    monkeypatch: pytest.MonkeyPatch, count: int | None, threads: int
+) -> None:
+    monkeypatch.delattr(gzip_stream.os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(gzip_stream.os, "cpu_count", lambda: count)
+    assert gzip_stream.default_threads() == threads
