@@ -908,3 +908,30 @@ def test_without_cpu_affinity_the_cpu_count_decides(
     monkeypatch.delattr(gzip_stream.os, "sched_getaffinity", raising=False)
     monkeypatch.setattr(gzip_stream.os, "cpu_count", lambda: count)
     assert gzip_stream.default_threads() == threads
+
+
+@pytest.mark.parametrize("writes", [1000, WINDOW, WINDOW // 2 * 3])
+def test_the_bytes_do_not_depend_on_writes_that_end_on_a_block_edge(writes: int) -> None:
+    data = random.Random(5).randbytes(4 * WINDOW)  # exactly four blocks
+
+    def compress(size: int) -> bytes:
+        out = io.BytesIO()
+        with GzipWriter(out, 6, threads=1, block=WINDOW) as stream:
+            for start in range(0, len(data), size):
+                stream.write(data[start : start + size])
+        return out.getvalue()
+
+    assert compress(writes) == compress(len(data))
+    assert gzip.decompress(compress(writes)) == data
+
+
+def test_a_block_just_large_enough_to_judge_is_judged() -> None:
+    block = random.Random(3).randbytes(4 * 4096 * 4)  # the smallest block sampled: 64 KiB
+    assert deflate_block(block, b"", 6, True)[0] & 0b110 == 0  # stored
+
+
+def test_writing_after_close_is_refused() -> None:
+    stream = GzipWriter(io.BytesIO(), threads=1)
+    stream.close()
+    with pytest.raises(ValueError, match=r"^write to a closed GzipWriter$"):
+        stream.write(b"late")
