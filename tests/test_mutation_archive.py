@@ -935,3 +935,37 @@ def test_writing_after_close_is_refused() -> None:
     stream.close()
     with pytest.raises(ValueError, match=r"^write to a closed GzipWriter$"):
         stream.write(b"late")
+
+
+@pytest.mark.parametrize("level", [0, 9])
+def test_levels_zero_and_nine_are_both_allowed(level: int) -> None:
+    data = b"token cache block\n" * 2000
+    out = io.BytesIO()
+    with GzipWriter(out, level, threads=1, block=WINDOW) as stream:
+        stream.write(data)
+    assert gzip.decompress(out.getvalue()) == data
+
+
+def test_the_default_level_is_gzips_own_six() -> None:
+    data = b"token cache block query key value\n" * 4000
+    outputs = []
+    for args in ((), (6,)):
+        out = io.BytesIO()
+        with GzipWriter(out, *args, threads=1) as stream:
+            stream.write(data)
+        outputs.append(out.getvalue())
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(level=10), "gzip level must be 0-9, got 10"),
+        (dict(level=-1), "gzip level must be 0-9, got -1"),
+        (dict(block=WINDOW - 1), f"block size must be at least {WINDOW}, got {WINDOW - 1}"),
+    ],
+)
+def test_bad_gzip_settings_say_what_is_allowed(kwargs: dict[str, int], message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        GzipWriter(io.BytesIO(), threads=1, **kwargs)  # type: ignore[arg-type]
+    assert str(caught.value) == message
