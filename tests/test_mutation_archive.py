@@ -969,3 +969,36 @@ def test_bad_gzip_settings_say_what_is_allowed(kwargs: dict[str, int], message: 
     with pytest.raises(ValueError) as caught:
         GzipWriter(io.BytesIO(), threads=1, **kwargs)  # type: ignore[arg-type]
     assert str(caught.value) == message
+
+
+def test_a_folder_file_is_executable_by_any_execute_bit_linked_or_not(tmp_path: Path) -> None:
+    ctx = _tree(tmp_path)
+    modes = {"rw-all.sh": 0o666, "group-x.sh": 0o654, "other-x.sh": 0o645, "plain.py": 0o644}
+    for name, mode in modes.items():
+        (ctx / name).write_bytes(b"echo\n")
+        (ctx / name).chmod(mode)
+        (ctx / f"link-{name}").symlink_to(name)
+    with DirSource(ctx) as tree:
+        executable = {f.path: f.executable for f in tree.files()}
+    want = {"rw-all.sh": False, "group-x.sh": True, "other-x.sh": True, "plain.py": False}
+    assert {name: executable[name] for name in modes} == want
+    assert {name: executable[f"link-{name}"] for name in modes} == want
+
+
+@pytest.mark.parametrize(("unreadable", "shown"), [("", "."), ("qwen3_6_scripts", "qwen3_6_scripts/")])
+def test_a_folder_that_cannot_be_listed_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unreadable: str, shown: str
+) -> None:
+    # Simulated: the tests may run as root, for whom chmod 0o000 means nothing.
+    ctx = _tree(tmp_path)
+    real_scandir = os.scandir
+
+    def scandir(path: object) -> object:
+        if Path(str(path)) == ctx / unreadable:  # ctx / "" is ctx itself
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(BadArchive) as caught:
+        DirSource(ctx)
+    assert str(caught.value) == f"{ctx}: cannot list '{shown}': Permission denied"
