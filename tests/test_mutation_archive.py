@@ -1028,3 +1028,17 @@ def test_a_folders_ancestors_leave_out_the_folder_itself() -> None:
     assert parents("vendor-demo/scripts/") == ["vendor-demo"]
     assert parents("vendor-demo/scripts/run.sh") == ["vendor-demo", "vendor-demo/scripts"]
     assert parents("Dockerfile") == []
+
+
+def test_an_unreadable_zip_says_permission_denied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Simulated: the tests may run as root, for whom chmod 0o000 means nothing.
+    from patcher.archive import zip_source
+
+    def deny(path: object, mode: str = "r") -> object:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+    path = _base(tmp_path / "v.zip")
+    monkeypatch.setattr(zip_source, "open", deny, raising=False)
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path)
+    assert str(caught.value) == f"{path}: cannot read the file: permission denied"
