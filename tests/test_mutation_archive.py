@@ -1042,3 +1042,17 @@ def test_an_unreadable_zip_says_permission_denied(tmp_path: Path, monkeypatch: p
     with pytest.raises(BadArchive) as caught:
         ZipSource(path)
     assert str(caught.value) == f"{path}: cannot read the file: permission denied"
+
+
+# --- tar.gz and zip formats ------------------------------------------------------------------
+
+
+def test_the_tar_gz_is_the_tar_gzipped_at_level_five(tmp_path: Path) -> None:
+    files = _files() + [OutputFile("vllm/model.py", False, data=b"import torch\n" * 5000)]
+    write_output(tmp_path / "ctx.tar", files, fmt=OutputFormat.TAR, mtime=0)
+    write_output(tmp_path / "ctx.tar.gz", files, fmt=OutputFormat.TAR_GZ, mtime=0)
+    tar = (tmp_path / "ctx.tar").read_bytes()
+    out = io.BytesIO()
+    with GzipWriter(out, 5) as stream:
+        stream.write(tar)
+    assert (tmp_path / "ctx.tar.gz").read_bytes() == out.getvalue()
