@@ -1087,3 +1087,29 @@ def test_zip_entries_carry_unix_types_modes_and_methods(tmp_path: Path) -> None:
         ("top/scripts/", 3, (stat.S_IFDIR | 0o755) << 16 | 0x10, zipfile.ZIP_STORED, when),
         ("top/scripts/run.sh", 3, (stat.S_IFREG | 0o755) << 16, zipfile.ZIP_DEFLATED, when),
     ]
+
+
+def test_a_folder_output_has_normalised_modes_and_times_whatever_the_umask(tmp_path: Path) -> None:
+    old = os.umask(0o077)
+    try:
+        digest = write_output(tmp_path / "ctx", _files(), fmt=OutputFormat.DIRECTORY, mtime=1_700_000_000)
+    finally:
+        os.umask(old)
+    found = {
+        p.relative_to(tmp_path / "ctx").as_posix(): (stat.S_IMODE(p.stat().st_mode), p.stat().st_mtime)
+        for p in [tmp_path / "ctx", *(tmp_path / "ctx").rglob("*")]
+    }
+    assert found == {
+        ".": (0o755, 1_700_000_000),
+        "Dockerfile": (0o644, 1_700_000_000),
+        "scripts": (0o755, 1_700_000_000),
+        "scripts/run.sh": (0o755, 1_700_000_000),
+    }
+    listing = "".join(
+        f"{mode:04o} {hashlib.sha256(data).hexdigest()} {path}\n"
+        for path, mode, data in (("Dockerfile", 0o644, corpus.DOCKERFILE), ("scripts/run.sh", 0o755, corpus.SCRIPT))
+    )
+    assert digest == hashlib.sha256(listing.encode()).hexdigest()
+
+
+import hashlib  # noqa: E402
