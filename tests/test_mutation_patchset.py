@@ -182,3 +182,22 @@ def test_outcomes_read_back_from_their_records_unchanged(load_patch: Any) -> Non
         record = json.loads(json.dumps(outcome.to_record()))
         assert record[:3] == [outcome.patch.id, outcome.status.value, outcome.detail]
         assert PatchOutcome.from_record(outcome.patch, record) == outcome
+
+
+def test_lines_a_patch_wrote_are_tracked_as_later_patches_move_them(load_patch: Any) -> None:
+    # 'grow' turns one line into two, moving the lines below it down; 'below'
+    # rewrites a line no patch wrote (line 3 as read, 4 now); 'again'
+    # rewrites the second line 'grow' wrote.
+    grow = load_patch(_patch_text("grow", _replace("x = 1", "x = 1\\nx += 0")))
+    below = load_patch(_patch_text("below", _replace("y = 2", "y = 3")))
+    again = load_patch(_patch_text("again", _replace("x += 0", "x += 5")))
+    source = b"def f():\n    x = 1\n    y = 2\n    return x + y\n"
+    result = patch_source("x.py", source, [grow, below, again])
+    assert [(o.patch.id, o.status) for o in result.outcomes] == [
+        ("grow", Status.APPLIED), ("below", Status.APPLIED), ("again", Status.FAILED)
+    ]
+    assert result.outcomes[2].detail == (
+        "rewrites code that patch grow wrote (line 3); two patches must not rewrite"
+        " the same code: merge them or reorder the series"
+    )
+    assert result.patched == b"def f():\n    x = 1\n    x += 0\n    y = 3\n    return x + y\n"
