@@ -1113,3 +1113,48 @@ def test_a_folder_output_has_normalised_modes_and_times_whatever_the_umask(tmp_p
 
 
 import hashlib  # noqa: E402
+
+
+# --- the end record's count, zip64 too ---------------------------------------------------------
+
+
+def _as_zip64(data: bytes, declared: int) -> bytes:
+    """Return DATA with a zip64 end record and locator declaring DECLARED entries, as zip tools write past 65,535."""
+    end = data.rindex(b"PK\x05\x06")
+    size_cd, offset_cd = struct.unpack("<LL", data[end + 12 : end + 20])
+    record = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, declared, declared, size_cd, offset_cd)
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, end, 1)
+    eocd = data[end : end + 8] + struct.pack("<HH", 0xFFFF, 0xFFFF) + data[end + 12 :]
+    return data[:end] + record + locator + eocd
+
+
+def test_a_zip64_end_record_declaring_too_many_members_is_refused_before_parsing(tmp_path: Path) -> None:
+    path = tmp_path / "v.zip"
+    path.write_bytes(_as_zip64(corpus.with_base(), 70_000))
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path)
+    assert str(caught.value) == (
+        "v.zip: zip declares 70000 members, more than the limit of 50000"
+        " (if the archive is trusted, raise the limit with --max-members)"
+    )
+
+
+def test_a_zip64_end_record_is_read_exactly(tmp_path: Path) -> None:
+    path = tmp_path / "v.zip"
+    path.write_bytes(_as_zip64(corpus.with_base(), 5))
+    with ZipSource(path, Limits(max_members=5)) as source:
+        assert [f.path for f in source.files()] == ["Dockerfile", "scripts/run.sh", "scripts/tool.py"]
+    path.write_bytes(_as_zip64(corpus.with_base(), 6))
+    with pytest.raises(BadArchive, match=r"^v\.zip: zip declares 6 members, more than the limit of 5 "):
+        ZipSource(path, Limits(max_members=5))
+
+
+@pytest.mark.parametrize("cut", [1, 11, 21])
+def test_a_zip_cut_inside_its_end_record_is_truncated(tmp_path: Path, cut: int) -> None:
+    path = tmp_path / "v.zip"
+    path.write_bytes(corpus.with_base()[:-cut])
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path)
+    assert str(caught.value) == (
+        "v.zip: the zip is truncated or corrupt: its central directory cannot be read (download it again)"
+    )
