@@ -1168,3 +1168,12 @@ def test_a_zip_cut_inside_its_end_record_is_truncated(tmp_path: Path, cut: int) 
     assert str(caught.value) == (
         "v.zip: the zip is truncated or corrupt: its central directory cannot be read (download it again)"
     )
+
+
+def test_a_symlink_beside_the_vendor_folder_is_not_a_second_context(tmp_path: Path) -> None:
+    # drops/latest -> enginex-demo-main, as a hurried engineer keeps one.
+    ctx = _tree(tmp_path / "drops")
+    (tmp_path / "drops" / "latest").symlink_to(ctx.name)
+    with DirSource(tmp_path / "drops") as tree:
+        assert tree.root == ctx
+        assert tree.exists("qwen3_6_scripts/patch_ops.sh")
