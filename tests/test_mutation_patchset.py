@@ -201,3 +201,40 @@ def test_lines_a_patch_wrote_are_tracked_as_later_patches_move_them(load_patch: 
         " the same code: merge them or reorder the series"
     )
     assert result.patched == b"def f():\n    x = 1\n    x += 0\n    y = 3\n    return x + y\n"
+
+
+def test_a_later_step_that_finds_nothing_names_the_closest_lines_as_read(load_patch: Any) -> None:
+    # Step 1 adds two lines above 'y = 2': the closest code is still named
+    # by its line in the file as read (3), not in the half-patched one (5).
+    steps = _replace("x = 1", "x = 1\\nw = 0\\nv = 0") + _replace("y = 5", "y = 6")
+    result, outcome = _one(load_patch, _patch_text("edit", steps))
+    assert outcome.status is Status.FAILED
+    assert outcome.message == (
+        "step 2 (replace): expected 'y = 5' once, found it 0 times in f;"
+        " closest: line 3, statement 1 differs: pattern 'y = 5', code 'y = 2'"
+    )
+    diagnostic = outcome.diagnostic
+    assert diagnostic is not None
+    assert (diagnostic.kind, diagnostic.scope, diagnostic.pattern, diagnostic.step) == ("step", "f", "y = 5", 2)
+    assert result.patched == SOURCE
+
+
+def test_an_insert_whose_anchor_finds_nothing_names_the_closest_code(load_patch: Any) -> None:
+    steps = '''
+[[steps]]
+op = "insert"
+before = "y = 5"
+code = "z = 0"
+'''
+    _, outcome = _one(load_patch, _patch_text("edit", steps))
+    assert outcome.status is Status.FAILED
+    assert outcome.diagnostic is not None and outcome.diagnostic.pattern == "y = 5"
+    assert outcome.message.endswith("; closest: line 3, statement 1 differs: pattern 'y = 5', code 'y = 2'")
+
+
+def test_a_pattern_found_too_often_has_no_closest_code(load_patch: Any) -> None:
+    source = b"def f():\n    x = 1\n    x = 1\n"
+    _, outcome = _one(load_patch, _patch_text("edit", _replace("x = 1", "x = 2")), source)
+    assert outcome.status is Status.FAILED
+    assert outcome.diagnostic is None
+    assert outcome.message == "step 1 (replace): expected 'x = 1' once, found it 2 times in f"
