@@ -145,6 +145,7 @@ def test_a_missing_scope_names_the_scope_and_the_close_names(
     assert outcome.status is Status.FAILED
     assert outcome.message == f"{detail}; {near}"
     assert outcome.diagnostic is not None and outcome.diagnostic.kind == "scope"
+    assert outcome.diagnostic.scope == detail.split("'")[1]  # the missing scope's name
     assert outcome.diagnostic.step == (1 if "step" in detail else None)
     assert result.patched == SOURCE
 
@@ -238,3 +239,10 @@ def test_a_pattern_found_too_often_has_no_closest_code(load_patch: Any) -> None:
     assert outcome.status is Status.FAILED
     assert outcome.diagnostic is None
     assert outcome.message == "step 1 (replace): expected 'x = 1' once, found it 2 times in f"
+
+
+def test_a_missing_marker_scope_is_named_even_after_markers_whose_scope_exists(load_patch: Any) -> None:
+    header = 'applied-when = ["y = 2", {pattern = "x = 2", scope = "fn"}]'
+    _, outcome = _one(load_patch, _patch_text("edit", _replace("x = 1", "x = 2"), header=header))
+    assert outcome.message == "no class or function 'fn' in the module (scope fn); scopes with close names: f"
+    assert outcome.diagnostic is not None and outcome.diagnostic.scope == "fn"
