@@ -246,3 +246,26 @@ def test_a_missing_marker_scope_is_named_even_after_markers_whose_scope_exists(l
     _, outcome = _one(load_patch, _patch_text("edit", _replace("x = 1", "x = 2"), header=header))
     assert outcome.message == "no class or function 'fn' in the module (scope fn); scopes with close names: f"
     assert outcome.diagnostic is not None and outcome.diagnostic.scope == "fn"
+
+
+GROW = ("grow", "y = 2", "y = 2\\ny += 0")  # writes one new line below 'y = 2'
+LEAD = ("lead", "x = 1", "x = 1\\nw = 0")  # then one above it, moving it down
+
+
+@pytest.mark.parametrize(
+    ("last", "status", "detail"),
+    [
+        (("again", "y += 0", "y += 5"), Status.FAILED,
+         "rewrites code that patch grow wrote (line 5); two patches must not rewrite"
+         " the same code: merge them or reorder the series"),
+        (("other", "y = 2", "y = 3"), Status.APPLIED, ""),  # where grow's line was before 'lead' moved it
+    ],
+    ids=["rewrites-the-moved-line", "rewrites-the-line-now-above-it"],
+)
+def test_a_patchs_lines_are_followed_as_later_patches_move_them(
+    load_patch: Any, last: tuple[str, str, str], status: Status, detail: str
+) -> None:
+    patches = [load_patch(_patch_text(pid, _replace(old, new))) for pid, old, new in (GROW, LEAD, last)]
+    result = patch_source("x.py", SOURCE, patches)
+    assert [o.status for o in result.outcomes] == [Status.APPLIED, Status.APPLIED, status]
+    assert result.outcomes[2].detail == detail
