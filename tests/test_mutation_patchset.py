@@ -93,7 +93,28 @@ def test_a_missing_requirement_names_it_and_the_closest_code(load_patch: Any) ->
         "needs 'z = 9' in f, which is not there;"
         " closest: line 2, statement 1 differs: pattern 'z = 9', code 'x = 1'"
     )
+    assert outcome.diagnostic is not None
+    assert (outcome.diagnostic.kind, outcome.diagnostic.scope, outcome.diagnostic.pattern) == ("requires", "f", "z = 9")
+    assert outcome.patch.id == "edit"
     assert result.patched == SOURCE
+
+
+def test_a_missing_requirement_after_an_earlier_patch_names_lines_as_read(load_patch: Any) -> None:
+    lead = load_patch(_patch_text(*LEAD_TEXT))
+    needs = load_patch(_patch_text("needs", _replace("y = 2", "y = 3"), header='requires = ["y = 5"]'))
+    result = patch_source("x.py", SOURCE, [lead, needs])
+    assert [o.status for o in result.outcomes] == [Status.APPLIED, Status.FAILED]
+    assert result.outcomes[1].message == (
+        "needs 'y = 5' in f, which is not there; closest: line 3, statement 1 differs: pattern 'y = 5', code 'y = 2'"
+    )
+
+
+LEAD_TEXT = ("lead", _replace("x = 1", "x = 1\\nw = 0"))
+
+
+def test_an_already_applied_patch_is_named_in_its_outcome(load_patch: Any) -> None:
+    _, outcome = _one(load_patch, _patch_text("edit", _replace("y = 5", "y = 2"), header='applied-when = ["y = 2"]'))
+    assert (outcome.patch.id, outcome.status, outcome.message) == ("edit", Status.ALREADY_APPLIED, "")
 
 
 def test_a_requirement_that_is_there_lets_the_patch_apply(load_patch: Any) -> None:
@@ -146,6 +167,7 @@ def test_a_missing_scope_names_the_scope_and_the_close_names(
     assert outcome.message == f"{detail}; {near}"
     assert outcome.diagnostic is not None and outcome.diagnostic.kind == "scope"
     assert outcome.diagnostic.scope == detail.split("'")[1]  # the missing scope's name
+    assert outcome.patch.id == "edit"
     assert outcome.diagnostic.step == (1 if "step" in detail else None)
     assert result.patched == SOURCE
 
