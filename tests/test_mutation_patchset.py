@@ -291,3 +291,11 @@ def test_a_patchs_lines_are_followed_as_later_patches_move_them(
     result = patch_source("x.py", SOURCE, patches)
     assert [o.status for o in result.outcomes] == [Status.APPLIED, Status.APPLIED, status]
     assert result.outcomes[2].detail == detail
+
+
+def test_an_applied_patch_prints_what_each_step_matched(load_patch: Any) -> None:
+    steps = _replace("x = 1", "x = 4") + _replace("y = 2", "y = 3")
+    _, outcome = _one(load_patch, _patch_text("edit", steps))
+    assert outcome.status is Status.APPLIED
+    assert [(p.step, len(p.matches)) for p in outcome.prints] == [(1, 1), (2, 1)]
+    assert outcome.prints[0].matches[0] != outcome.prints[1].matches[0]  # each its own code
