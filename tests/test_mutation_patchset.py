@@ -299,3 +299,10 @@ def test_an_applied_patch_prints_what_each_step_matched(load_patch: Any) -> None
     assert outcome.status is Status.APPLIED
     assert [(p.step, len(p.matches)) for p in outcome.prints] == [(1, 1), (2, 1)]
     assert outcome.prints[0].matches[0] != outcome.prints[1].matches[0]  # each its own code
+
+
+def test_a_license_header_and_a_file_without_a_final_newline_are_kept(load_patch: Any) -> None:
+    source = b"# Copyright (c) vendor. All rights reserved.\n# SPDX-License-Identifier: Apache-2.0\n\n" + SOURCE.rstrip(b"\n")
+    result, outcome = _one(load_patch, _patch_text("edit", _replace("y = 2", "y = 3")), source)
+    assert outcome.status is Status.APPLIED
+    assert result.patched == source.replace(b"y = 2", b"y = 3")
