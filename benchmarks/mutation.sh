@@ -24,14 +24,19 @@ out=${MUTATION_OUT:-$root/benchmarks/out/mutation}
 mkdir -p "$out"
 jobs=${MUTATION_JOBS:-$(nproc)}
 
+# Tests that run patcher in a fresh interpreter with another working
+# folder are deselected: mutmut's stats hook in that child looks for its
+# setup.cfg in the working folder, fails, and so fails the whole run.
 tests_for() {
     case $1 in
         transforms) echo tests/test_pattern.py tests/test_splice.py tests/test_patch_examples.py tests/test_transforms_closest.py tests/test_transforms_edits.py \
                          tests/test_survivors_transforms.py tests/test_survivors_config.py ;;
         patchset)   echo tests/test_patch_cache.py tests/test_patch_examples.py tests/test_patchset_errors.py tests/test_survivors_patchset.py \
-                         tests/test_survivors_transforms.py tests/test_survivors_config.py ;;
+                         tests/test_survivors_transforms.py tests/test_survivors_config.py tests/test_mutation_patchset.py ;;
         archive)    echo tests/test_archive_read.py tests/test_archive_write.py tests/test_archive_gzip.py \
-                         tests/test_archive_progress.py tests/test_survivors_archive.py ;;
+                         tests/test_archive_progress.py tests/test_survivors_archive.py tests/test_mutation_archive.py \
+                         --deselect tests/test_archive_write.py::test_same_inputs_give_same_bytes_whatever_the_zone_umask_locale_or_cwd \
+                         --deselect tests/test_archive_write.py::test_source_date_epoch_sets_the_time ;;
         checks)     echo tests/test_checks.py tests/test_checks_reachability.py tests/test_checks_cache.py \
                          tests/test_checks_triton_cli.py tests/test_checks_vendor_shapes.py tests/test_rules_cli.py \
                          tests/test_mutation_rules_triton.py tests/test_mutation_rules_pip.py \

@@ -85,7 +85,8 @@ def write_output(
         _move_into_place(temp, dest, force)
         fsync_dir(dest.parent)  # makes the rename itself durable
     except BaseException as exc:
-        _remove(temp)
+        if not _is_taken(exc, temp):
+            _remove(temp)
         for folder in reversed(created):
             _rmdir_quietly(folder)
         if isinstance(exc, OSError):
@@ -172,6 +173,17 @@ def _move_into_place(temp: Path, dest: Path, force: bool) -> None:
     # The new output is in place; failing to delete the old copy now must
     # not report the write as failed.
     _remove(aside)
+
+
+def _is_taken(exc: BaseException, temp: Path) -> bool:
+    """Return whether creating TEMP failed because it exists: then it is someone else's to keep."""
+    # Creating sets only 'filename'; a rename failing sets 'filename2' as well.
+    return (
+        isinstance(exc, FileExistsError)
+        and exc.filename is not None
+        and exc.filename2 is None
+        and Path(exc.filename) == temp
+    )
 
 
 def _beside(dest: Path, kind: str) -> Path:
