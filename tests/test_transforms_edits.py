@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import textwrap
 
+import libcst as cst
 import pytest
 
 from patcher.patchset.runner import Status, patch_source
+from patcher.transforms.pattern import Pattern, find_statements
 
 
 def _patch(steps: str, *, scope: str = "") -> str:
@@ -100,3 +102,21 @@ def test_a_missing_nested_scope_names_where_it_looked(load_patch) -> None:  # ty
     assert "no class or function 'forward_prefix' in PagedAttention" in outcome.detail
     _, outcome = _run(load_patch, steps, source, scope="Missing.forward_prefix")
     assert "no class or function 'Missing' in the module" in outcome.detail
+
+
+@pytest.mark.parametrize(("pattern", "source", "found"), [
+    # A bare statement metavariable takes any statement, compound ones too.
+    ("$S\nreturn out", "if v1:\n    out = 1\nreturn out\n", 1),
+    ("$...HEAD\nreturn out", "x = 1\nreturn out\n", 1),
+    # A metavariable among the small statements of one line takes any of them.
+    ("x = 1; $X", "x = 1; y = 2\n", 1),
+    # Assignments: a metavariable target takes any name; an attribute target is compared as code.
+    ("$T = compute()", "y = compute()\n", 1),
+    ("self.out = compute()", "self.out = compute()\nself.other = compute()\n", 1),
+    ("a = b = f()", "a = b = f()\na = f()\n", 1),
+    ("a = f()", "a = b = f()\n", 0),
+    ("out = f()", "result = f()\n", 0),
+    ("out = f(); log()", "out = f()\n", 0),
+])
+def test_the_quick_first_statement_test_never_skips_a_match(pattern: str, source: str, found: int) -> None:
+    assert len(find_statements(Pattern.parse(pattern), cst.parse_module(source))) == found
