@@ -120,3 +120,32 @@ def test_a_missing_nested_scope_names_where_it_looked(load_patch) -> None:  # ty
 ])
 def test_the_quick_first_statement_test_never_skips_a_match(pattern: str, source: str, found: int) -> None:
     assert len(find_statements(Pattern.parse(pattern), cst.parse_module(source))) == found
+
+
+def test_a_marker_may_be_an_expression_inside_a_statement() -> None:
+    from patcher.transforms.pattern import contains
+
+    module = cst.parse_module("def f(max_seq_len):\n    use_v1 = max_seq_len <= 8192\n    return use_v1\n")
+    assert contains(Pattern.parse("max_seq_len <= 8192"), module)
+    assert not contains(Pattern.parse("max_seq_len <= 4096"), module)
+
+
+def test_spliced_arguments_keep_their_line_breaks(load_patch) -> None:  # type: ignore[no-untyped-def]
+    # The vendor wrote one argument a line: the rewritten call keeps that layout.
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = "y = g($...ARGS)"
+        code = "y = h($...ARGS)"
+    '''
+    patched, outcome = _run(load_patch, steps, "y = g(\n    a,\n    b,\n)\n")
+    assert outcome.status is Status.APPLIED, outcome.detail
+    assert patched == "y = h(\n    a,\n    b,\n)\n"
+
+
+def test_a_target_that_does_not_parse_names_its_line() -> None:
+    from patcher.transforms.pattern import describe_syntax_error
+
+    with pytest.raises(cst.ParserSyntaxError) as raised:
+        cst.parse_module("x = 1\ndef f(:\n    pass\n")
+    assert describe_syntax_error(raised.value) == "line 3, column 4: expected one of ), *, **, NAME"
