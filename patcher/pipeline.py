@@ -95,14 +95,9 @@ def rules_ahead(tree: SourceTree, plan: ShipPlan, policy: "Policy") -> "FileRule
     does not change is then not judged again. A file that cannot be read
     here is left to them, which report it as they always do.
     """
-    from .checks import shipped_python
-    from .checks.runner import FileRulesAhead
+    from .checks.runner import FileRulesAhead, read_shipped_python
 
-    try:
-        files = {path: tree.read(path) for path in shipped_python(plan)}
-    except (PatcherError, OSError):
-        files = {}
-    return FileRulesAhead(files, policy)
+    return FileRulesAhead(read_shipped_python(tree, plan), policy)
 
 
 def check(build: Build, policy: "Policy", ahead: "Mapping[str, Ahead] | None" = None) -> "CheckResult":

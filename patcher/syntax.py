@@ -46,14 +46,17 @@ def is_node(value: object) -> TypeGuard[cst.CSTNode]:
     """Whether VALUE is a libcst node (as ``isinstance(value, cst.CSTNode)``, cached per type)."""
     # CSTNode is an ABC: isinstance() against it runs Python code on every
     # call, and walks and matches ask it hundreds of thousands of times.
-    kind = type(value)
-    known = _NODE_TYPES.get(kind)
-    if known is None:
-        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
-    return known
+    known = _NODE_TYPES.get(type(value))
+    return _learn_node_type(type(value)) if known is None else known
 
 
 _NODE_TYPES: dict[type, bool] = {}
+
+
+def _learn_node_type(kind: type) -> bool:
+    """Judge KIND once and remember it (the lookups inline ``_NODE_TYPES.get``)."""
+    known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return known
 
 
 def child_nodes(node: cst.CSTNode, *, code_only: bool = False) -> list[cst.CSTNode]:
@@ -71,13 +74,13 @@ def child_nodes(node: cst.CSTNode, *, code_only: bool = False) -> list[cst.CSTNo
             for item in value:  # type: ignore[attr-defined]
                 is_child = known.get(type(item))
                 if is_child is None:
-                    is_child = _is_node_type(type(item))
+                    is_child = _learn_node_type(type(item))
                 if is_child:
                     children.append(item)
         else:
             is_child = known.get(kind)
             if is_child is None:
-                is_child = _is_node_type(kind)
+                is_child = _learn_node_type(kind)
             if is_child:
                 children.append(value)  # type: ignore[arg-type]
     return children
@@ -91,13 +94,6 @@ def _reader(names: tuple[str, ...]) -> Callable[[cst.CSTNode], tuple[object, ...
         one = operator.attrgetter(names[0])
         return lambda node: (one(node),)
     return operator.attrgetter(*names)
-
-
-def _is_node_type(kind: type) -> bool:
-    known = _NODE_TYPES.get(kind)
-    if known is None:
-        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
-    return known
 
 
 _READERS: dict[tuple[type, bool], Callable[[cst.CSTNode], tuple[object, ...]]] = {}

@@ -16,7 +16,7 @@ from ..errors import BadArchive, PatcherError, ShippingError
 from ..pipeline import MANIFEST
 from ..shipping import plan_shipping
 from .policy import Policy
-from .runner import CheckResult, FileRulesAhead, Pending, check_tree, last_half, run_rules, shipped_python
+from .runner import CheckResult, FileRulesAhead, Pending, check_tree, last_half, read_shipped_python, run_rules
 
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
 
@@ -66,11 +66,7 @@ def _check(tree: SourceTree, policy: Policy, targets: Sequence[str],
     recorded = tuple((r, f"{reason} (recorded in {MANIFEST})") for r, reason in manifest_overrides(tree))
     # Parsing is most of the rules' cost: a forked child judges the second
     # half of the files while this process judges the first.
-    try:
-        files = {path: tree.read(path) for path in shipped_python(plan)}
-    except (PatcherError, OSError):
-        files = {}  # the rules read them again below and report what is wrong
-    later = last_half(files)
+    later = last_half(read_shipped_python(tree, plan))
     with FileRulesAhead(later, policy) as ahead:
         return check_tree(tree, plan, policy, targets=shipped, allowed=(*recorded, *allowed),
                           ahead=Pending(ahead, later))

@@ -13,6 +13,7 @@ from types import TracebackType
 from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from ..archive.tree import SourceTree
+from ..errors import PatcherError
 from ..shipping import ShipPlan
 from .base import PARSE_ERRORS, BuildContext, FileRule, PythonSource, Settings, Severity, TreeRule, Violation
 from .cache import RuleCache, cache_dir
@@ -60,6 +61,17 @@ class CheckResult:
 def shipped_python(plan: ShipPlan) -> list[str]:
     """Every Python file the Docker build takes from the context, sorted."""
     return sorted(path for path in plan.copied if path.endswith(".py"))
+
+
+def read_shipped_python(tree: SourceTree, plan: ShipPlan) -> dict[str, bytes]:
+    """The bytes of every shipped Python file, to hand a forked child; empty if one cannot be read.
+
+    The rules read the files again themselves and report what is wrong.
+    """
+    try:
+        return {path: tree.read(path) for path in shipped_python(plan)}
+    except (PatcherError, OSError):
+        return {}
 
 
 def run_rules(
