@@ -55,7 +55,7 @@ def load_patch_set(
     environment = LazyEnvironment(folder)
     raw = [read_patch_file(path) for path in series_files(directory)]
     ids = [data["id"] for _, data in raw]
-    values = parse_overrides(overrides, {data["id"]: data for _, data in raw}, directory)
+    values = parse_overrides(overrides, {data["id"]: (path, data) for path, data in raw})
     shared = templates_digest(folder)
     patches = tuple(build_patch(path, data, environment, values.get(data["id"], {}), shared) for path, data in raw)
     duplicates = {i for i in ids if ids.count(i) > 1}
@@ -88,7 +88,11 @@ def templates_digest(folder: Path) -> str:
     digest = hashlib.sha256()
     if folder.is_dir():
         for item in sorted(p for p in folder.rglob("*") if p.is_file()):
-            digest.update(item.relative_to(folder).as_posix().encode() + b"\0" + item.read_bytes() + b"\0")
+            # A name never holds NUL and the content's digest has a fixed
+            # length, so no two folders feed the same bytes (content itself
+            # may hold NUL, and so a separator after it would not suffice).
+            name = item.relative_to(folder).as_posix().encode()
+            digest.update(name + b"\0" + hashlib.sha256(item.read_bytes()).digest())
     return digest.hexdigest()
 
 
@@ -177,19 +181,24 @@ def check_value(param: Param, value: Any, where: str) -> Any:
 
 
 def parse_overrides(
-    overrides: Sequence[str], patches: Mapping[str, Mapping[str, Any]], directory: Path
+    overrides: Sequence[str], patches: Mapping[str, tuple[Path, Mapping[str, Any]]]
 ) -> dict[str, dict[str, Any]]:
-    """Turn ``--set PATCH.PARAM=VALUE`` strings into typed values per patch."""
+    """Turn ``--set PATCH.PARAM=VALUE`` strings into typed values per patch.
+
+    ``patches`` maps each id to its file and table. The last dot ends the
+    patch id: an id may hold dots (``vllm-0.6.3-backport``, from its file
+    name), a parameter name may not (templates read it as a plain name).
+    """
     values: dict[str, dict[str, Any]] = {}
     for item in overrides:
         where = f"--set {item}"
         key, sep, text = item.partition("=")
-        patch_id, dot, name = key.partition(".")
+        patch_id, dot, name = key.rpartition(".")
         if not sep or not dot:
             raise PatchSetError("expected PATCH.PARAM=VALUE", where=where)
         if patch_id not in patches:
             raise PatchSetError(f"no patch '{patch_id}' in the series{_did_you_mean(patch_id, patches)}", where=where)
-        declared = {p.name: p for p in parse_params(Path(directory), patches[patch_id])}
+        declared = {p.name: p for p in parse_params(*patches[patch_id])}
         if name not in declared:
             raise PatchSetError(f"patch '{patch_id}' has no parameter '{name}'{_did_you_mean(name, declared)}", where=where)
         param = declared[name]

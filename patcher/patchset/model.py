@@ -111,8 +111,11 @@ class Patch:
 
     def header(self) -> str:
         """Render the DEP-3 style header used in commit messages and reports."""
-        lines = [self.summary, "", *self.description.strip().splitlines()[1:]]
-        return "\n".join(lines).strip() + f"\n\nPatch: {self.id}\nOrigin: {self.origin}\nLast-Update: {self.last_update}\n"
+        # One blank line after the summary, as git and DEP-3 have it, however
+        # many the description leaves there.
+        body = "\n".join(self.description.strip().splitlines()[1:]).strip()
+        text = f"{self.summary}\n\n{body}" if body else self.summary
+        return text + f"\n\nPatch: {self.id}\nOrigin: {self.origin}\nLast-Update: {self.last_update}\n"
 
 
 @dataclass(frozen=True)
