@@ -9,8 +9,9 @@ the digest the patch cache keys on follows what a patch is built from.
 
 from __future__ import annotations
 
+import locale
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -77,7 +78,7 @@ def _set(tmp_path: Path, files: dict[str, str | bytes], series: str | None = Non
         target.write_bytes(text.encode() if isinstance(text, str) else text)
     if series is None:
         series = "".join(f"{name}\n" for name in files)
-    (folder / "series").write_text(series)
+    (folder / "series").write_bytes(series.encode())
     return folder
 
 
@@ -172,6 +173,25 @@ def test_a_patch_file_saved_in_latin_1_is_refused(tmp_path: Path) -> None:
 def test_a_patch_file_in_utf_8_keeps_its_accents(tmp_path: Path) -> None:
     patch = _one(tmp_path, GUARD.replace('origin = "other, patcher project"', 'origin = "other, José (vendor)"'))
     assert patch.origin == "other, José (vendor)"
+
+
+@pytest.fixture
+def c_locale() -> Iterator[None]:
+    """Run with the plain C locale, whose text encoding is ASCII (a bare CI container's)."""
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_patch_files_are_read_as_utf_8_whatever_the_locale(tmp_path: Path, c_locale: None) -> None:
+    text = GUARD.replace('origin = "other, patcher project"', 'origin = "other, José (vendor)"')
+    folder = _set(tmp_path, {"v1-guard.toml": text}, series="# Reihenfolge für BI-V100\nv1-guard.toml\n")
+    (patch,) = load_patch_set(folder).patches
+    assert patch.origin == "other, José (vendor)"
+    assert load_outline(folder).patches == (("v1-guard", "vllm/attention/ops/paged_attn.py"),)
 
 
 @pytest.mark.parametrize("key", ["origin", "target", "scope"])

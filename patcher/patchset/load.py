@@ -118,7 +118,7 @@ def series_files(directory: Path) -> list[Path]:
                             hint="is this a patch set folder?")
     files = []
     for number, line in enumerate(series.read_text(encoding="utf-8").splitlines(), 1):
-        name = line.split("#", 1)[0].strip()
+        name = line.partition("#")[0].strip()
         if not name:
             continue
         path = directory / name
@@ -211,7 +211,7 @@ def _parse_value(param: Param, text: str, where: str) -> Any:
         if param.type == "bool":
             lowered = text.strip().lower()
             if lowered not in {"true", "false", "1", "0", "yes", "no"}:
-                raise ValueError(text)
+                raise ValueError
             return lowered in {"true", "1", "yes"}
         return PARAM_TYPES[param.type](text)
     except ValueError:
