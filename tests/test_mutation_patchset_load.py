@@ -479,9 +479,9 @@ def test_a_template_syntax_error_gives_its_line(tmp_path: Path) -> None:
     (tmp_path / "route.py.j2").write_text("if use_v2:\n    {% if fallback %}\n    out = v2(query)\n")
     with pytest.raises(TemplateFailure) as failed:
         render(make_environment(tmp_path), name="route.py.j2", values={"fallback": True})
-    assert str(failed.value) == (
-        "template syntax error at line 3: Unexpected end of template. Jinja was looking for the following tags: "
-        "'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'.")
+    # Jinja's own wording after the line number may vary between its versions.
+    assert str(failed.value).startswith("template syntax error at line 3: Unexpected end of template.")
+    assert "'endif'" in str(failed.value)
 
 
 def test_a_template_syntax_error_is_refused_naming_the_patch(tmp_path: Path) -> None:
