@@ -124,6 +124,15 @@ def test_a_patch_deleting_lines_no_patch_wrote_applies_and_moves_the_owned_ones_
     assert outcomes[2] == ("again", Status.FAILED, CLASH.format("tune", 2))
 
 
+def test_the_line_named_is_the_editors_line_in_a_file_with_form_feeds(load_patch: Any) -> None:
+    # GNU-style sources separate sections with a form feed (^L) line; it is
+    # one line in an editor, and so is a docstring holding U+2028.
+    source = ('"""Ops.\u2028Second paragraph."""\nimport os\n\x0c\n# Section two\n' + SOURCE.decode()).encode()
+    outcomes = _run(load_patch, source, ("tune", _replace("y = 2", "y = 3")), ("again", _replace("y = 3", "y = 4")))
+    assert source.split(b"\n").index(b"    y = 2") + 1 == 7
+    assert outcomes[1] == ("again", Status.FAILED, CLASH.format("tune", 7))
+
+
 def _kernel_module(steps: int) -> bytes:
     """A vendor-style file of many small launch wrappers, each ending in the same synchronize call."""
     head = '"""Launch wrappers for the fused kernels (generated, do not edit)."""\n\nimport torch\n\n'
@@ -187,6 +196,19 @@ def test_one_line_definitions_are_generated_as_written(load_patch: Any) -> None:
                                                             scope="Ops.shift"))])
     assert result.outcomes[0].status is Status.APPLIED
     assert result.patched == source.replace(b"x + 1", b"x + 2")
+
+
+def test_a_function_holding_a_match_statement_is_generated_again(load_patch: Any) -> None:
+    source = (b"def dispatch(kind, x):\n"
+              b"    scale = 1\n"
+              b"    match kind:\n"
+              b"        case \"fp16\":\n"
+              b"            return x.half() * scale\n"
+              b"        case _:\n"
+              b"            return x * scale\n")
+    result = patch_source("x.py", source, [load_patch(_text("scale", _replace("scale = 1", "scale = 2"), scope="dispatch"))])
+    assert result.outcomes[0].status is Status.APPLIED
+    assert result.patched == source.replace(b"scale = 1", b"scale = 2")
 
 
 CLASS = '''\

@@ -138,7 +138,8 @@ class _LineOwners:
 
     def claim(self, patch_id: str, before: str, after: str) -> tuple[str, int] | None:
         """Record what ``patch_id`` changed; return (other patch, line) if it rewrote another's lines."""
-        old, new = before.splitlines(), after.splitlines()
+        # Lines as editors count them: splitlines() would also split at form feeds and U+2028.
+        old, new = before.split("\n"), after.split("\n")
         owners = self.owners if self.owners is not None else [None] * len(old)
         opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
         for tag, i1, i2, _, _ in opcodes:
