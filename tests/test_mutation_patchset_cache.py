@@ -113,7 +113,7 @@ def test_with_the_cache_off_every_call_patches_and_keeps_the_path(
 # --- what the key holds ----------------------------------------------------------------------
 
 
-def test_versions_are_read_from_the_libraries_without_importing_them() -> None:
+def test_the_key_holds_the_installed_libcst_and_jinja2_versions() -> None:
     cache._versions.cache_clear()
     try:
         assert cache._versions() == (f"libcst {version('libcst')}", f"jinja2 {version('jinja2')}")
