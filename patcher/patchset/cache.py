@@ -15,8 +15,8 @@ Jinja2 nor libcst.
 
 An entry is never trusted blindly: it holds its own key and the sha256
 of the patched bytes, and is used only if both check out and it names the
-same patches in the same order; anything else is a miss, and the result
-is computed again. Entries are written atomically, so concurrent runs at
+same patches in the same order (none, for a file that could not be parsed
+or decoded); anything else is a miss, and the result is computed again. Entries are written atomically, so concurrent runs at
 worst each compute the same result.
 
 Location: ``$PATCHER_CACHE_DIR``, else ``$XDG_CACHE_HOME/patcher``, else
@@ -155,10 +155,11 @@ def _read(entry: Path, key: str, path: str, source: bytes, patches: Sequence[Pat
         if meta["key"] != key or meta["sha256"] != hashlib.sha256(patched).hexdigest():
             return None
         recorded = meta["outcomes"]
-        if [r[0] for r in recorded] != [p.id for p in patches]:
+        parse_error = meta["parse_error"]
+        # A file that cannot be patched (not parsed, not decoded) has no outcome per patch.
+        if [r[0] for r in recorded] != ([] if parse_error is not None else [p.id for p in patches]):
             return None
         outcomes = tuple(PatchOutcome.from_record(p, r) for p, r in zip(patches, recorded))
-        parse_error = meta["parse_error"]
     except (ValueError, KeyError, TypeError, IndexError):
         return None  # damaged, or written by another format: compute again
     return FileOutcome(path, source, patched, outcomes, parse_error)
@@ -181,9 +182,9 @@ def _write(entry: Path, key: str, outcome: FileOutcome) -> None:
         # A cache that cannot be written (read-only home, full disk) only
         # costs the next run its speed-up.
         try:
-            temp.unlink(missing_ok=True)
+            temp.unlink()
         except OSError:
-            pass
+            pass  # never written, or already gone
 
 
 def _prune(folder: Path) -> None:

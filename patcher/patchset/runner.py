@@ -131,34 +131,30 @@ class _Replay(cst.BaseCompoundStatement):
 
 
 class _LineOwners:
-    """Track which lines each applied patch wrote, to catch two patches rewriting the same code."""
+    """Track which patch wrote each line, to catch two patches rewriting the same code."""
 
     def __init__(self) -> None:
-        self.owned: list[tuple[str, int, int]] = []  # (patch id, first line, end line), current coordinates
+        self.owners: list[str | None] | None = None  # per line of the current code: the patch that wrote it
 
     def claim(self, patch_id: str, before: str, after: str) -> tuple[str, int] | None:
         """Record what ``patch_id`` changed; return (other patch, line) if it rewrote another's lines."""
-        old, new = before.splitlines(), after.splitlines()
+        # Lines as editors count them: splitlines() would also split at form feeds and U+2028.
+        old, new = before.split("\n"), after.split("\n")
+        owners = self.owners if self.owners is not None else [None] * len(old)
         opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
         for tag, i1, i2, _, _ in opcodes:
             if tag in ("replace", "delete"):
-                for owner, start, end in self.owned:
-                    if i1 < end and start < i2:
-                        return owner, max(i1, start) + 1
-        moved = []
-        for owner, start, end in self.owned:
-            moved.append((owner, _map(opcodes, start), _map(opcodes, end)))
-        moved.extend((patch_id, j1, j2) for tag, _, _, j1, j2 in opcodes if tag in ("replace", "insert"))
-        self.owned = moved
+                for line in range(i1, i2):
+                    other = owners[line]
+                    if other is not None:
+                        return other, line + 1
+        # Lines no change touched keep their writer, wherever they move;
+        # the lines this patch wrote are its own.
+        moved: list[str | None] = []
+        for tag, i1, i2, j1, j2 in opcodes:
+            moved += owners[i1:i2] if tag == "equal" else [patch_id] * (j2 - j1)
+        self.owners = moved
         return None
-
-
-def _map(opcodes: Sequence[tuple[str, int, int, int, int]], line: int) -> int:
-    # Where an old line index ends up after the change (equal blocks shift).
-    for tag, i1, i2, j1, j2 in opcodes:
-        if i1 <= line < i2 or (line == i2 and tag == "equal"):
-            return j1 + (line - i1) if tag == "equal" else j1
-    return opcodes[-1][4] if opcodes else line
 
 
 def _why_not_parsed(source: bytes, where: str) -> str:
