@@ -32,7 +32,8 @@ tests_for() {
         transforms) echo tests/test_pattern.py tests/test_splice.py tests/test_patch_examples.py tests/test_transforms_closest.py tests/test_transforms_edits.py \
                          tests/test_survivors_transforms.py tests/test_survivors_config.py ;;
         patchset)   echo tests/test_patch_cache.py tests/test_patch_examples.py tests/test_patchset_errors.py tests/test_survivors_patchset.py \
-                         tests/test_survivors_transforms.py tests/test_survivors_config.py tests/test_mutation_patchset.py ;;
+                         tests/test_survivors_transforms.py tests/test_survivors_config.py tests/test_mutation_patchset.py \
+                         tests/test_mutation_patchset_load.py tests/test_mutation_patchset_cache.py tests/test_mutation_patchset_runner.py ;;
         archive)    echo tests/test_archive_read.py tests/test_archive_write.py tests/test_archive_gzip.py tests/test_archive_prefetch.py \
                          tests/test_archive_progress.py tests/test_survivors_archive.py tests/test_mutation_archive.py \
                          --deselect tests/test_archive_write.py::test_same_inputs_give_same_bytes_whatever_the_zone_umask_locale_or_cwd \
