@@ -289,14 +289,16 @@ def find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatch
     # Nodes and patterns are immutable, so the answer for the same two objects
     # never changes; a patch asks it several times (its markers, each step, then
     # the step's fingerprint) about scopes that earlier steps left untouched.
+    # An entry holds its pattern and scope alive, so no other object can
+    # have their ids while it is kept: the ids alone identify the pair.
     key = (id(pattern), id(scope))
     kept = _FOUND.get(key)
-    if kept is not None and kept[0] is pattern and kept[1] is scope:
+    if kept is not None:
         return list(kept[2])
     found = _find_statements(pattern, scope)
     if len(_FOUND) >= _FOUND_KEPT:
         _FOUND.pop(next(iter(_FOUND)))
-    _FOUND[key] = (pattern, scope, tuple(found))  # both held, so their ids stay theirs
+    _FOUND[key] = (pattern, scope, tuple(found))
     return found
 
 
