@@ -259,12 +259,23 @@ def test_reuse_buffers_comment_keeps_its_paragraphs_without_trailing_spaces(load
             "    _t = torch.empty_like(m)\n") in patched
 
 
-def test_reuse_buffers_drops_the_temporary_from_a_long_del(load_patch) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(("line", "left"), [
+    ("del t, m_blk, l_blk, scale", "        del m_blk, l_blk, scale\n"),
+    ("del (t, m_blk, l_blk)", "        del (m_blk, l_blk)\n"),
+    # A list is as good a del target as a tuple (found by mutation testing: the
+    # list was left whole, and `del [t, m_blk]` then named a temporary that no
+    # longer existed, a NameError on the first pass).
+    ("del [t, m_blk, l_blk]", "        del [m_blk, l_blk]\n"),
+    ("del [t, m_blk]", "        del m_blk\n"),
+    ("del [t]", ""),
+    ("del t", ""),
+])
+def test_reuse_buffers_drops_the_temporary_from_a_del(load_patch, line: str, left: str) -> None:  # type: ignore[no-untyped-def]
     source = ("def f(xs):\n    m = torch.zeros(4)\n    for x in xs:\n        t = torch.exp(x - m)\n"
-              "        m.add_(t)\n        del t, m_blk, l_blk, scale\n")
+              f"        m.add_(t)\n        {line}\n")
     patched, outcome = _apply(load_patch, REUSE.format(extra=""), source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
-    assert patched.endswith("        m.add_(_t)\n        del m_blk, l_blk, scale\n")
+    assert patched.endswith("        m.add_(_t)\n" + left)
 
 
 def test_reuse_buffers_describes_each_temporary() -> None:
