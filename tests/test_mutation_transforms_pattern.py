@@ -73,6 +73,13 @@ def test_a_sequence_in_the_middle_of_a_statement_pattern_takes_the_statements_be
     assert _source(module, between).strip().endswith("torch.cuda.synchronize()")
 
 
+def test_a_sequence_after_two_fixed_statements() -> None:
+    module = cst.parse_module(FORWARD_DECODE)
+    (run,) = find_statements(Pattern.parse("output = torch.empty_like($Q)\nuse_v1 = $COND\n$...REST"), module)
+    assert (run.start, run.end) == (2, 4) and run.bindings["REST"] == ()
+    assert _source(module, run.bindings["Q"]) == "query"
+
+
 def test_a_sequence_in_the_middle_may_take_no_statement() -> None:
     module = cst.parse_module("def f(x):\n    y = g(x)\n    return y\n")
     (run,) = find_statements(Pattern.parse("y = g(x)\n$...BETWEEN\nreturn y"), module)
