@@ -80,6 +80,16 @@ def test_a_sequence_after_two_fixed_statements() -> None:
     assert _source(module, run.bindings["Q"]) == "query"
 
 
+def test_a_statement_between_two_sequences_is_found_with_the_shortest_runs() -> None:
+    # "use_v1 = ... anywhere in a block": the trailing `$...` takes nothing,
+    # even where the block is that one statement.
+    module = cst.parse_module("def f(n):\n    use_v1 = n <= 8192\n    return use_v1\n\ndef g(n):\n    use_v1 = n <= 4096\n")
+    found = find_statements(Pattern.parse("$...BEFORE\nuse_v1 = $LIMIT\n$...AFTER"), module)
+    assert [(run.block, run.start, run.end) for run in found] == [
+        (_body(module, "f"), 0, 1), (_body(module, "g"), 0, 1)]
+    assert all(run.bindings["BEFORE"] == () == run.bindings["AFTER"] for run in found)
+
+
 def test_a_sequence_in_the_middle_may_take_no_statement() -> None:
     module = cst.parse_module("def f(x):\n    y = g(x)\n    return y\n")
     (run,) = find_statements(Pattern.parse("y = g(x)\n$...BETWEEN\nreturn y"), module)
