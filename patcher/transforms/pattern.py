@@ -178,10 +178,8 @@ def match(pattern: object, node: object, bindings: Bindings = EMPTY) -> Bindings
         if not isinstance(node, (list, tuple)):
             return None
         return match_sequence(pattern, node, bindings)
-    if isinstance(pattern, cst.MaybeSentinel) or isinstance(node, cst.MaybeSentinel):
-        # A sentinel and an explicit layout token are the same code; a sentinel
-        # and a real child (e.g. a missing vs present value) are not.
-        return bindings if type(pattern) is type(node) else None
+    # Strings (a parameter's star), and MaybeSentinel.DEFAULT where a node may
+    # be missing (`def f(a)` has no star_arg), which equals only itself.
     return bindings if pattern == node else None
 
 
@@ -289,14 +287,16 @@ def find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatch
     # Nodes and patterns are immutable, so the answer for the same two objects
     # never changes; a patch asks it several times (its markers, each step, then
     # the step's fingerprint) about scopes that earlier steps left untouched.
+    # An entry holds its pattern and scope alive, so no other object can
+    # have their ids while it is kept: the ids alone identify the pair.
     key = (id(pattern), id(scope))
     kept = _FOUND.get(key)
-    if kept is not None and kept[0] is pattern and kept[1] is scope:
+    if kept is not None:
         return list(kept[2])
     found = _find_statements(pattern, scope)
     if len(_FOUND) >= _FOUND_KEPT:
         _FOUND.pop(next(iter(_FOUND)))
-    _FOUND[key] = (pattern, scope, tuple(found))  # both held, so their ids stay theirs
+    _FOUND[key] = (pattern, scope, tuple(found))
     return found
 
 
@@ -392,11 +392,13 @@ def find_expressions(pattern: cst.BaseExpression, scope: cst.CSTNode) -> list[tu
     found: list[tuple[cst.CSTNode, Bindings]] = []
     # A pattern that is not a bare $X matches only nodes of its own exact
     # type (see match): the others are not tried. No expression sits in a
-    # layout field, so the walk skips them.
+    # layout field, so the walk skips them. (A bare $X, which no patch
+    # writes, tries every expression: isinstance() against libcst's ABC is
+    # slow, but only that rare pattern pays for it.)
     kind = None if single_metavariable(pattern) is not None else type(pattern)
 
     def visit(node: cst.CSTNode) -> None:
-        if type(node) is kind if kind is not None else _is_expression(node):
+        if type(node) is kind if kind is not None else isinstance(node, cst.BaseExpression):
             bindings = match(pattern, node)
             if bindings is not None:
                 found.append((node, bindings))
@@ -406,17 +408,6 @@ def find_expressions(pattern: cst.BaseExpression, scope: cst.CSTNode) -> list[tu
 
     visit(scope)
     return found
-
-
-def _is_expression(node: cst.CSTNode) -> bool:
-    kind = type(node)
-    known = _EXPRESSION_TYPES.get(kind)
-    if known is None:  # cached per type, as in syntax.is_node
-        known = _EXPRESSION_TYPES[kind] = issubclass(kind, cst.BaseExpression)
-    return known
-
-
-_EXPRESSION_TYPES: dict[type, bool] = {}
 
 
 def contains(pattern: Pattern, scope: cst.CSTNode) -> bool:

@@ -140,7 +140,10 @@ def _without(line: cst.SimpleStatementLine, name: str) -> cst.CSTNode:
     statement = line.body[0]
     assert isinstance(statement, cst.Del)
     target = statement.target
-    names = list(target.elements) if isinstance(target, cst.Tuple) else [cst.Element(target)]
+    if isinstance(target, (cst.Tuple, cst.List)):  # `del t, u` or `del [t, u]`
+        names = list(target.elements)
+    else:
+        names = [cst.Element(target)]
     kept = [element for element in names if not (isinstance(element.value, cst.Name) and element.value.value == name)]
     if not kept:
         return cst.RemoveFromParent()  # type: ignore[return-value]
@@ -148,7 +151,7 @@ def _without(line: cst.SimpleStatementLine, name: str) -> cst.CSTNode:
         new_target: cst.BaseDelTargetExpression = kept[0].value  # type: ignore[assignment]
     else:
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        new_target = target.with_changes(elements=kept) if isinstance(target, cst.Tuple) else target
+        new_target = target.with_changes(elements=kept)  # (two names or more: a tuple or list)
     return line.with_changes(body=[statement.with_changes(target=new_target)])
 
 
