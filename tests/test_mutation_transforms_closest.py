@@ -198,6 +198,21 @@ def test_a_sequence_takes_the_shortest_run_among_equally_close_ones() -> None:
     assert _summary(closest) == (2, 3, 3, 2, "m.copy_(m_new)", "m.copy_(m_blk)", "")
 
 
+def test_a_sequence_keeps_a_next_statement_that_differs_only_by_a_missing_capture() -> None:
+    # 'synchronize()' lacks the device the pattern captures: no token of the
+    # pattern's own differs, so no later run comes closer.
+    closest = _closest('''\
+        def forward_decode(query, output):
+            ops.paged_attention_v1(output, query)
+            torch.cuda.synchronize()
+            ops.paged_attention_v1(output, query)
+            torch.cuda.synchronize(query.device, True)
+            return output
+        ''', "$...H\nops.paged_attention_v1(output, query)\ntorch.cuda.synchronize($DEV)\n", "forward_decode")
+    assert _summary(closest) == (2, 3, 3, 2, "torch.cuda.synchronize($DEV)", "torch.cuda.synchronize()", "")
+    assert closest is not None and closest.differing_tokens == 0
+
+
 # The vendor's phase-1 loop: one statement that is hundreds of tokens long.
 PHASE_1 = '''\
 for tile_blk in range(0, num_ctx_blocks, _BLOCKS_PER_TILE):
@@ -234,6 +249,18 @@ def test_a_long_compound_statement_counts_only_the_tokens_that_differ() -> None:
     assert (closest.first_line, closest.last_line, closest.differing_tokens) == (2, 25, 1)
     assert (closest.inside, closest.pattern) == (
         "in its body, statement 5", "valid = min(blk_end * block_size, ctx_len) - tile_blk * block_size")
+
+
+def test_between_long_statements_one_token_away_the_text_more_alike_wins() -> None:
+    # Two drops' loops side by side, each one token from the pattern: 'k_t' renamed
+    # 'k_tile_t' changes more characters than 'ctx_len' renamed 'context_len'.
+    loops = [PHASE_1.replace("del k_t\n", "del k_tile_t\n"), PHASE_1.replace("ctx_len)", "context_len)")]
+    code = "def _forward_prefix_pytorch():\n" + "".join(textwrap.indent(loop, "    ") for loop in loops)
+    closest = _closest(code, PHASE_1, "_forward_prefix_pytorch")
+    assert closest is not None
+    assert (closest.first_line, closest.last_line, closest.differing_tokens) == (26, 49, 1)
+    assert (closest.inside, closest.code) == (
+        "in its body, statement 5", "valid = min(blk_end * block_size, context_len) - tile_blk * block_size")
 
 
 def test_code_that_differs_beats_a_block_that_ends_as_far_away() -> None:
@@ -385,6 +412,13 @@ def test_line_numbers_in_a_long_file_follow_repeated_lines() -> None:
     at = after.splitlines().index("def f90():") + 1
     assert line_mapper(before, after)(at) == at - 1
     assert written_lines(before, after) == frozenset({after.splitlines().index("    torch.cuda.synchronize()") + 1})
+    # A step wraps one of the hundred `del s` lines in synchronisations: the
+    # `del s` between them is the vendor's line, not one the step wrote.
+    after = before.replace("def f2():\n    del s\n",
+                           "def f2():\n    torch.cuda.synchronize()\n    del s\n    torch.cuda.synchronize()\n", 1)
+    assert written_lines(before, after) == frozenset({12, 14})
+    back = line_mapper(before, after)
+    assert [back(line) for line in range(11, 16)] == [11, 12, 12, 13, 13]
 
 
 # Fingerprints.
