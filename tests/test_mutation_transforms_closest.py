@@ -82,11 +82,11 @@ def test_a_statement_of_the_same_kind_beats_a_shorter_one_of_another_kind() -> N
 
 
 def test_a_compound_statement_of_the_same_kind_beats_a_shorter_one_of_another_kind() -> None:
-    # The pattern's `if` meets a short `for` and the longer `if` the vendor kept: the `if` is named.
+    # The pattern's `if` meets a `while` one token away and an `if` four tokens away: the `if` is named.
     closest = _closest('''\
         def forward_decode(seq_lens, max_seq_len):
-            for n in seq_lens:
-                check(n)
+            while seq_lens.numel() > 0:
+                actual_max = int(seq_lens.max().item())
             if seq_lens.numel() > 0 and max_seq_len > 8192:
                 actual_max = int(seq_lens.max().item())
             return actual_max
@@ -251,6 +251,18 @@ def test_a_long_compound_statement_counts_only_the_tokens_that_differ() -> None:
         "in its body, statement 5", "valid = min(blk_end * block_size, ctx_len) - tile_blk * block_size")
 
 
+def test_a_drop_that_folded_a_statement_into_the_next_differs_in_those_tokens_only() -> None:
+    # A new drop writes 'm_new = torch.maximum(m, s.amax(dim=-1))' and no 'm_blk':
+    # the loop is ~300 tokens, among them '(' and ',' by the dozen, all compared.
+    loop = PHASE_1.replace("    m_blk = s.amax(dim=-1)\n    m_new = torch.maximum(m, m_blk)\n",
+                           "    m_new = torch.maximum(m, s.amax(dim=-1))\n").replace("del m_blk, m_new", "del m_new")
+    closest = _closest("def _forward_prefix_pytorch():\n" + textwrap.indent(loop, "    "), PHASE_1,
+                       "_forward_prefix_pytorch")
+    assert closest is not None and closest.differing_tokens == 18
+    assert (closest.inside, closest.pattern, closest.code) == (
+        "in its body, statement 13", "m_blk = s.amax(dim=-1)", "m_new = torch.maximum(m, s.amax(dim=-1))")
+
+
 def test_between_long_statements_one_token_away_the_text_more_alike_wins() -> None:
     # Two drops' loops side by side, each one token from the pattern: 'k_t' renamed
     # 'k_tile_t' changes more characters than 'ctx_len' renamed 'context_len'.
@@ -289,8 +301,8 @@ def test_code_this_python_cannot_read_is_shown_without_comments() -> None:
     # line is shown as written, its comments left out, as `ast` would show it.
     code = "if TYPE_CHECKING:\n    # shapes\n    type Shape = tuple[int, int]\n"
     assert one_line(cst.parse_module(code).body[0]) == "if TYPE_CHECKING: ..."
-    assert one_line(cst.parse_module("# the cache layout\ntype Shape = tuple[int, int]\n").body[0]) == \
-        "type Shape = tuple[int, int]"
+    module = cst.parse_module("import torch\n\n# the cache layout\ntype Shape = tuple[int, int]\n")
+    assert one_line(module.body[1]) == "type Shape = tuple[int, int]"
 
 
 NAMES = '''\
@@ -370,21 +382,31 @@ def test_a_run_ending_in_added_lines_ends_at_the_vendor_line_before_them() -> No
 
 
 def test_a_vendor_statement_after_an_inserted_copy_of_itself_keeps_its_line() -> None:
-    # An earlier step put a `torch.cuda.synchronize()` before the vendor's own: a
-    # line diff takes the vendor's for the added one, the nodes do not.
+    # One step put a `torch.cuda.synchronize()` above the vendor's own, another
+    # rewrote the call after it: a line diff now takes the vendor's line for one
+    # the patch wrote, and the added copy for the vendor's. The nodes do not.
     module = cst.parse_module('''\
-def forward_decode(query, key_cache, output):
+def forward_decode(query, key_cache):
+    output = torch.empty_like(query)
     torch.cuda.synchronize()
     ops.paged_attention_v1(output, query, key_cache)
     return output
 ''')
-    grown = Insert(anchor=Pattern.parse("torch.cuda.synchronize()"), position="before",
+    grown = Insert(anchor=Pattern.parse("output = torch.empty_like(query)"), position="after",
                    code="torch.cuda.synchronize()\n", expect=1).apply(module, "forward_decode")
-    pattern = Pattern.parse("torch.cuda.synchronize()\nops.paged_attention_v1(output, query, key_cache, scale)")
+    grown = Replace(pattern=Pattern.parse("ops.paged_attention_v1(output, query, key_cache)"),
+                    code="ops.paged_attention_v1(output, query, key_cache, 1.0)", expect=1).apply(
+        grown, "forward_decode")
     scope = find_scope(grown, "forward_decode")
-    closest = find_closest(pattern, grown, scope, module)
-    assert _summary(closest)[:5] == (2, 3, 2, 1, "ops.paged_attention_v1(output, query, key_cache, scale)")
-    assert _summary(find_closest(pattern, grown, scope))[:2] == (3, 4)
+    # The vendor's synchronize and the rewritten call: vendor lines 3-4, ranked as the vendor's.
+    pattern = Pattern.parse("torch.cuda.synchronize()\nops.paged_attention_v1(output, query, key_cache, 2.0)")
+    assert _summary(find_closest(pattern, grown, scope, module))[:6] == (
+        3, 4, 2, 1, "ops.paged_attention_v1(output, query, key_cache, 2.0)",
+        "ops.paged_attention_v1(output, query, key_cache, 1.0)")
+    # The added copy, then the vendor's: the run ends on the vendor's line 3.
+    pattern = Pattern.parse("torch.cuda.synchronize()\ntorch.cuda.synchronize(query.device)")
+    assert _summary(find_closest(pattern, grown, scope, module))[:6] == (
+        3, 3, 2, 1, "torch.cuda.synchronize(query.device)", "torch.cuda.synchronize()")
 
 
 def test_line_mapper_next_to_and_inside_a_rewritten_region() -> None:
@@ -396,6 +418,10 @@ def test_line_mapper_next_to_and_inside_a_rewritten_region() -> None:
     grown = line_mapper("a\nb\nc\n", "a\nb\nX\nY\nc\n")
     assert [grown(line) for line in range(1, 6)] == [1, 2, 3, 3, 3]
     assert [grown(line, end=True) for line in range(1, 6)] == [1, 2, 2, 2, 3]
+    # Two lines rewritten as one: it stands for both, from the first to the last.
+    shrunk = line_mapper("a\nb\nc\nd\n", "a\nX\nd\n")
+    assert [shrunk(line) for line in range(1, 4)] == [1, 2, 4]
+    assert [shrunk(line, end=True) for line in range(1, 4)] == [1, 3, 4]
     top = line_mapper("a\n", "X\na\n")
     assert (top(1), top(1, end=True), top(2)) == (1, 1, 1)
 
