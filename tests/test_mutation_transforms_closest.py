@@ -172,6 +172,17 @@ def test_a_sequence_that_lets_every_statement_match_is_no_closest() -> None:
     assert _summary(closest) == (4, 4, 1, 0, "output = torch.empty_like(query)", "return output", "")
 
 
+def test_a_pattern_that_goes_on_past_the_block_says_the_block_ends() -> None:
+    # Whatever `$...BODY` takes, 'return out' is the block's last statement.
+    closest = _closest('''\
+        def forward_decode(query):
+            block_size = 16
+            out = ops.paged_attention_v1(query, block_size)
+            return out
+        ''', "$...BODY\nreturn out\nprint('decode done')\n", "forward_decode")
+    assert _summary(closest) == (2, 4, 3, 2, "print('decode done')", "", "")
+
+
 @pytest.mark.parametrize(("code", "tail", "lines", "shown"), [
     # After `$...H` either copy of 'x = f(a)' matches: the run goes on to the
     # one whose next statement is fewer tokens away from the pattern's...
@@ -372,6 +383,16 @@ def test_a_run_through_rewritten_code_is_named_by_the_lines_as_read() -> None:
     assert _summary(as_read)[:5] == (7, 11, 2, 1, "out = ops.paged_attention_v1(query, key_cache, scale)")
 
 
+def test_a_run_starting_at_a_block_only_moved_names_the_block_s_first_line() -> None:
+    # Lines added above the class: the untouched `if` (vendor lines 8-11) is named from 8.
+    module = cst.parse_module(DECODE)
+    grown = Replace(pattern=Pattern.parse("_PARTITION_SIZE = 512"),
+                    code="_PARTITION_SIZE = 512\n_EXTRA = 1\n_MORE = 2\n", expect=1).apply(module, "")
+    scope = find_scope(grown, "PagedAttention.forward_decode")
+    assert _summary(find_closest(Pattern.parse(V1_V2), grown, scope, module))[:4] == (8, 11, 1, 0)
+    assert _summary(find_closest(Pattern.parse(V1_V2), grown, scope))[:4] == (10, 13, 1, 0)
+
+
 def test_a_run_ending_in_added_lines_ends_at_the_vendor_line_before_them() -> None:
     module = cst.parse_module(DECODE)
     grown = Insert(anchor=Pattern.parse("out = ops.paged_attention_v2(query, key_cache)"), position="after",
@@ -483,11 +504,17 @@ def test_positional_arguments_read_back_as_arguments_not_a_tuple() -> None:
 
 
 def test_statements_this_python_cannot_read_still_print_apart() -> None:
-    first = cst.parse_module("# the cache layout\ntype Shape = tuple[int, int]\n").body[0]
+    # A 3.12 `type` statement: libcst reads it, `ast` before 3.12 does not. Its
+    # print is its own text, comments aside, not one print shared by all such code.
+    first = cst.parse_module("import torch\n\n# the cache layout\ntype Shape = tuple[int, int]\n").body[1]
     second = cst.parse_module("type Shape = tuple[int, int, int]\n").body[0]
     assert fingerprint(first).text == "type Shape = tuple[int, int]"
     assert fingerprint(second).text == "type Shape = tuple[int, int, int]"
     assert fingerprint(first).sha256 != fingerprint(second).sha256
+    block = cst.parse_module("if TYPE_CHECKING:\n    # shapes\n    type Shape = tuple[int, int]\n").body[0]
+    expected = "if TYPE_CHECKING:\n    type Shape = tuple[int, int]" if sys.version_info >= (3, 12) else \
+        "if TYPE_CHECKING: type Shape = tuple[int, int]"
+    assert fingerprint(block).text == expected
 
 
 def test_an_expression_this_python_cannot_read_prints_its_text() -> None:
