@@ -42,7 +42,7 @@ def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
     """
     patterns = pattern.statements
     positions = _positions(module)
-    line_of = _original_lines(module, original, positions)
+    line_of = _original_lines(module, original)
     best: tuple[int, int, int, int, float, int, int, cst.CSTNode] | None = None
     for block in _blocks(scope):
         body = list(block.body)  # type: ignore[attr-defined]
@@ -55,7 +55,7 @@ def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
             code = body[stop] if stop < len(body) else None
             tokens, unlike = _difference(patterns[matched], code)
             # The same kind of statement (an assignment for an assignment) beats a shorter other one.
-            ours = int(line_of(body[start], positions[body[start]].start.line) is None)
+            ours = int(line_of(body[start], positions[body[start]].start.line)[1])
             candidate = (ours, -matched, int(_kind(patterns[matched]) != _kind(code)), tokens, unlike,
                          start, stop, block)
             if best is None or candidate[:5] < best[:5]:
@@ -67,7 +67,7 @@ def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
     end_node = body[min(stop, len(body) - 1)]
     first = positions[body[start]].start.line
     last = positions[end_node].end.line
-    first, last = line_of(body[start], first) or first, line_of(end_node, last, end=True) or last
+    first, last = line_of(body[start], first)[0], line_of(end_node, last, end=True)[0]
     last = max(first, last)
     path, pattern_at, code_at = _descend(patterns[matched], body[stop] if stop < len(body) else None)
     return Closest(first, last, matched + 1, "" if pattern_at is None else one_line(pattern_at),
@@ -104,7 +104,7 @@ def _suites(node: cst.CSTNode) -> list[tuple[str, list[cst.BaseStatement]]]:
     body = getattr(node, "body", None)
     if isinstance(body, cst.BaseSuite):
         out.append(("in its body", _units(body)))
-    for number, handler in enumerate(getattr(node, "handlers", ()) or (), 1):
+    for number, handler in enumerate(getattr(node, "handlers", ()), 1):
         out.append((f"in except handler {number}", _units(handler.body)))
     orelse = getattr(node, "orelse", None)
     if isinstance(orelse, cst.Else):
@@ -160,8 +160,8 @@ def one_line(node: cst.CSTNode) -> str:
     head = lines[0].strip() if lines else ""
     if len(lines) > 1:
         head += " ..."
-    # An anonymous metavariable reads back as '$_' / '$...', as the pattern wrote it.
-    head = decode_metavariables(head.replace("__pvs____", "$...").replace("__pv____", "$_"))
+    # An anonymous metavariable reads back as '$_' (decoding alone gives '$'), '$...' as written.
+    head = decode_metavariables(head.replace("__pv____", "$_"))
     return head if len(head) <= _SHOWN else head[: _SHOWN - 3] + "..."
 
 
@@ -242,37 +242,42 @@ def _positions(module: cst.Module) -> Any:
     return positions
 
 
-def _original_lines(module: cst.Module, original: cst.Module | None,
-                    positions: Any) -> Callable[..., int | None]:
-    """Map a line of ``module`` at a node to ``original``'s line (None for code the patch wrote)."""
+def _original_lines(module: cst.Module, original: cst.Module | None) -> Callable[..., tuple[int, bool]]:
+    """Map a line of ``module`` at a node to ``original``'s line, and say whether the patch wrote it there."""
     if original is None or original is module:
-        return lambda node, line, end=False: line
+        return lambda node, line, end=False: (line, False)
     # Statements no step rewrote are the very same nodes in both trees (edits
-    # rebuild only the path to what they change): take their line from there.
+    # rebuild only the path to what they change): take their lines from there.
     known = _positions(original)
     mapper = line_mapper(original.code, module.code)
     written = written_lines(original.code, module.code)
 
-    def line_of(node: cst.CSTNode, line: int, end: bool = False) -> int | None:
+    def line_of(node: cst.CSTNode, line: int, end: bool = False) -> tuple[int, bool]:
         if node in known:
-            here = known[node]
-            return here.end.line + (line - positions[node].end.line) if end else \
-                here.start.line + (line - positions[node].start.line)
-        return None if line in written else mapper(line)
+            return (known[node].end.line if end else known[node].start.line), False
+        return mapper(line, end), line in written
 
     return line_of
 
 
-def line_mapper(before: str, after: str) -> Callable[[int], int]:
-    """Map a 1-based line of ``after`` back to the line of ``before`` it came from (or next to)."""
+def line_mapper(before: str, after: str) -> Callable[..., int]:
+    """Map a 1-based line of ``after`` back to the line of ``before`` it came from (or next to).
+
+    A line the change wrote maps to the first line it replaced, or the line
+    after the place it was added; with ``end``, to the last line it replaced,
+    or the line before that place: a range that ends in new code still ends
+    within the old code it stands for.
+    """
     old, new = before.splitlines(), after.splitlines()
     opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
 
-    def back(line: int) -> int:
+    def back(line: int, end: bool = False) -> int:
         index = line - 1
         for tag, i1, i2, j1, j2 in opcodes:
             if j1 <= index < j2:
-                return (i1 + (index - j1) if tag == "equal" else i1) + 1
+                if tag == "equal":
+                    return i1 + (index - j1) + 1
+                return max(i2 if end else i1 + 1, 1)
         return len(old)
 
     return back

@@ -45,7 +45,7 @@ def step_print(number: int, step: Operation, module: cst.Module, scope: str) -> 
 
 def _match_print(code: Capture, bindings: Mapping[str, Any]) -> MatchPrint:
     named = {name: fingerprint(value) for name, value in bindings.items()
-             if ":" not in name.split(".")[-1] and isinstance(value, (cst.CSTNode, tuple))}
+             if ":" not in name and isinstance(value, (cst.CSTNode, tuple))}
     return MatchPrint(fingerprint(code), named)
 
 
@@ -62,7 +62,11 @@ def _normalise(capture: Capture) -> tuple[ast.AST | None, str]:
         return ast.Module(body=[], type_ignores=[]), ""
     if all(isinstance(item, cst.BaseStatement) for item in items):
         text = "\n".join(textwrap.dedent(cst.Module([]).code_for_node(item)) for item in items)
-        return _parsed(text, "exec", lambda tree: tree)
+        tree, shown = _parsed(text, "exec", lambda tree: tree)
+        if tree is None:  # syntax newer than this Python's ast reads: the code itself, comments aside
+            code = (line for line in text.splitlines() if not line.strip().startswith("#"))
+            shown = " ".join(" ".join(code).split())
+        return tree, shown
     joined = ", ".join(cst.Module([]).code_for_node(_without_comma(item)).strip() for item in items)
     # Try the forms a capture can take: an expression, then arguments or elements.
     forms = [f"(\n{joined}\n)", f"_(\n{joined}\n)", f"[\n{joined}\n]"]
