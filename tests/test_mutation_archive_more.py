@@ -10,6 +10,7 @@ run ``Prefetch`` on a zip built the way a vendor drop holds wheels.
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import tarfile
@@ -85,8 +86,6 @@ def test_members_ending_two_blocks_before_a_record_get_exactly_the_two_end_block
 
 
 def test_a_gzipped_tar_holds_the_same_tar_bytes(tmp_path: Path) -> None:
-    import gzip
-
     files = [OutputFile("Dockerfile", False, data=b"FROM x\n" * 1243 + b"#" * 3)]
     assert len(files[0].data or b"") == 8704
     write_output(tmp_path / "ctx.tar.gz", files, fmt=OutputFormat.TAR_GZ)
