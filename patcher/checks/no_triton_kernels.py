@@ -575,7 +575,9 @@ def _module_names(path: str, build: BuildContext) -> set[str]:
     for image in images:
         for root in ("dist-packages/", "site-packages/"):
             if root in image:
-                names.add(_dotted_path(image.split(root, 1)[1]))
+                # The last one is the folder on sys.path: a name further up holding it
+                # (``/opt/corex-dist-packages/lib/...``) is not where imports start.
+                names.add(_dotted_path(image.rsplit(root, 1)[1]))
     names.add(_dotted_path(posixpath.basename(path) if not path.endswith("/__init__.py")
                            else posixpath.basename(posixpath.dirname(path)) + "/__init__.py"))
     return {n for n in names if n}
