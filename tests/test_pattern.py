@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import libcst as cst
 import pytest
 
@@ -99,3 +101,18 @@ def test_a_pattern_that_is_not_python_says_where() -> None:
 def test_metavariables_read_back_for_messages() -> None:
     assert str(Pattern.parse("f($X,\n  $...REST)")) == "f($X, / $...REST)"
     assert decode_metavariables("f(__pv_X__, __pvs_REST__, __pvs____)") == "f($X, $...REST, $...)"
+
+
+def test_a_vendor_string_with_an_invalid_escape_matches_by_value_without_a_warning() -> None:
+    # re.compile("\d+") is everywhere in vendor code; evaluating it warns
+    # (SyntaxWarning on 3.12+, DeprecationWarning before), which a user of
+    # `patcher apply` would see once per comparison.
+    module = cst.parse_module('SPLIT = re.compile(r"\\d+")\nJOIN = re.compile("\\d+")\n')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert len(find_statements(Pattern.parse('$NAME = re.compile("\\d+")'), module)) == 2
+        assert not contains(Pattern.parse('SPLIT = re.compile("\\w+")'), module)
+    assert [str(w.message) for w in caught] == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # python -W error: the value still decides
+        assert contains(Pattern.parse('SPLIT = re.compile("\\d+")'), module)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Iterator, Mapping, Sequence, Union
@@ -258,12 +259,21 @@ def _literal_equal(pattern: cst.CSTNode, node: cst.CSTNode) -> bool | None:
     # 'a' == "a" and 0x10 == 16: compare literal values, not their spelling.
     if type(pattern) in _LITERALS:
         try:
-            return bool(
-                ast.literal_eval(pattern.value) == ast.literal_eval(node.value)  # type: ignore[attr-defined]
-            )
+            return bool(_literal_value(pattern.value) == _literal_value(node.value))  # type: ignore[attr-defined]
         except (ValueError, SyntaxError):
             return pattern.value == node.value  # type: ignore[attr-defined]
     return None
+
+
+def _literal_value(text: str) -> object:
+    if "\\" not in text:
+        return ast.literal_eval(text)
+    # Vendor code writes re.compile("\d+"): evaluating it warns (SyntaxWarning
+    # on 3.12+, printed on the user's terminal) on every comparison; the
+    # warning is about the vendor's spelling, not anything patcher can act on.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.literal_eval(text)
 
 
 _LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary)
