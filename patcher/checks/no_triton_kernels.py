@@ -425,10 +425,16 @@ def _findings(source: PythonSource) -> Iterator[Finding]:
                 yield Finding(plain, f"imports {alias.name} (`{source.code(plain)}`){guard(plain)}")
     callees = set()
     # A function of this file is judged by its body, not its name (`_log_triton_disabled()`).
-    own = {f.name for f in index.of(ast.FunctionDef)} | {f.name for f in index.of(ast.AsyncFunctionDef)}
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = [*index.of(ast.FunctionDef),
+                                                               *index.of(ast.AsyncFunctionDef)]
+    own = {f.name for f in functions}
+    # A decorator call (`@triton.autotune(...)`) is part of the kernel it defines: "defines" says it once.
+    decorating = {id(d) for f in functions for d in f.decorator_list}
     for call in index.of(ast.Call):
         func = call.func
         callees.add(id(func))
+        if id(call) in decorating and kernel_decorator(names, call):
+            continue
         message = _call(call, names, kernels, source, own)
         if message:
             yield Finding(call, f"{message}{guard(call)}")

@@ -1,10 +1,12 @@
 """Read what a shell script or a Dockerfile's ``RUN`` lines ``pip install``, far enough to spot a package.
 
 Not a shell: it follows what install scripts do to name packages
-(``VAR=value`` and ``export`` with ``$VAR``/``${VAR}``, line continuations,
-``;``/``&&``/``||`` lists, ``pip``, ``pip3``, ``python3 -m pip`` and their
-paths, ``sudo``/``env`` prefixes). Where files go is
-``patcher/shipping/install_script.py``'s business.
+(``VAR=value`` and ``export`` with ``$VAR``, ``${VAR}`` and
+``${VAR:-default}``-style forms, line continuations, ``;``/``&&``/``||``
+lists, ``pip``, ``pip3``, ``python3 -m pip`` and their paths,
+``sudo``/``env`` prefixes). Where files go is
+``patcher/shipping/install_script.py``'s business; both expand variables
+with its ``expand_variables``.
 """
 
 from __future__ import annotations
@@ -15,12 +17,11 @@ import re
 import shlex
 from typing import Callable, Mapping, Sequence
 
-# The install-script reader's own joiner: a script's lines are cut the same way for both.
-from ..shipping.install_script import logical_lines
+# The install-script reader's own joiner and expansion: a script is read the same way for both.
+from ..shipping.install_script import expand_variables, logical_lines
 
 __all__ = ["dockerfile_runs", "logical_lines", "pip_installs", "project_name"]
 
-_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 _ASSIGNMENT = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=(.*)$")
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
 _PIP = re.compile(r"^(?:.*/)?pip(?:3(?:\.\d+)?)?$")
@@ -50,20 +51,16 @@ def pip_installs(lines: Sequence[tuple[int, str]], wanted: Callable[[str], bool]
             if len(command) == 1 and _ASSIGNMENT.match(command[0]):
                 match = _ASSIGNMENT.match(command[0])
                 assert match is not None
-                variables[match.group(1)] = _expand(match.group(2), variables)
+                variables[match.group(1)] = expand_variables(match.group(2), variables)
             elif command and command[0] == "export" and len(command) == 2 and _ASSIGNMENT.match(command[1]):
                 match = _ASSIGNMENT.match(command[1])
                 assert match is not None
-                variables[match.group(1)] = _expand(match.group(2), variables)
+                variables[match.group(1)] = expand_variables(match.group(2), variables)
             else:
-                words = [w for word in command for w in _expand(word, variables).split()]
+                words = [w for word in command for w in expand_variables(word, variables).split()]
                 found.extend((number, what) for what in _installed(words, wanted))
             command = []
     return found
-
-
-def _expand(word: str, variables: Mapping[str, str]) -> str:
-    return _VARIABLE.sub(lambda m: variables.get(m.group(1) or m.group(2), m.group(0)), word)
 
 
 def dockerfile_runs(text: str) -> list[tuple[int, str]]:

@@ -19,12 +19,13 @@ import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, MutableMapping
 
 from .dockerfile import names_folder
 
-# $VAR, ${VAR}, and ${VAR:-word}-style forms (-, =, + and ?, with or without the colon).
-_VARIABLE = re.compile(r"\$(?:\{(\w+)(?:(:?[-=+?])([^}]*))?\}|(\w+))")
+# $VAR, ${VAR}, and ${VAR:-word}-style forms (-, =, + and ?, with or without the colon),
+# whose word may hold $OTHER and ${OTHER} itself (${WHEEL:-${DIR}/triton.whl}).
+_VARIABLE = re.compile(r"\$(?:\{(\w+)(?:(:?[-=+?])((?:[^${}]|\$\{[^{}]*\}|\$(?!\{))*))?\}|(\w+))")
 _LOOPS = ("for", "while", "until")  # each closed by a "done"
 _CONTROL = ("do", "then", "else", "fi", "elif", "if", "while", "{", "}")
 # The script's own path, as "$0" or "${BASH_SOURCE[0]}", quoted or not.
@@ -86,6 +87,37 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
     if pending:
         lines.append((start, pending))
     return lines
+
+
+def expand_variables(word: str, variables: MutableMapping[str, str], unknown: set[str] | None = None) -> str:
+    """Substitute ``$VAR``, ``${VAR}`` and ``${VAR:-word}``-style forms in ``word``, as the shell would.
+
+    ``${VAR-word}`` gives ``word`` when VAR is unset, ``${VAR:-word}`` also
+    when it is empty; ``=``/``:=`` do the same and assign VAR in ``variables``;
+    ``${VAR+word}`` gives ``word`` when VAR is set, ``${VAR:+word}`` when it is
+    set and not empty, else nothing. ``word`` is itself expanded. A variable
+    with no value and no default stays as written, and its name goes into
+    ``unknown``.
+    """
+    def lookup(match: re.Match[str]) -> str:
+        name, operator, alternative = match.group(1) or match.group(4), match.group(2), match.group(3)
+        value = variables.get(name)
+        # With a colon, an empty value counts as unset.
+        is_set = value is not None and (bool(value) or not (operator or "").startswith(":"))
+        if operator and operator[-1] in "-=" and not is_set:
+            value = expand_variables(alternative, variables, unknown)
+            if operator[-1] == "=":
+                variables[name] = value
+            return value
+        if operator and operator[-1] == "+":
+            return expand_variables(alternative, variables, unknown) if is_set else ""
+        if value is not None:
+            return value
+        if unknown is not None:
+            unknown.add(name)
+        return match.group(0)
+
+    return _VARIABLE.sub(lookup, word)
 
 
 class _State:
@@ -174,24 +206,7 @@ class _State:
         return values
 
     def _expand(self, word: str) -> str:
-        def lookup(match: re.Match[str]) -> str:
-            name, operator, alternative = match.group(1) or match.group(4), match.group(2), match.group(3)
-            value = self.variables.get(name)
-            # With a colon, an empty value counts as unset.
-            is_set = value is not None and (bool(value) or not (operator or "").startswith(":"))
-            if operator and operator[-1] in "-=" and not is_set:
-                value = self._expand(alternative)
-                if operator[-1] == "=":
-                    self.variables[name] = value
-                return value
-            if operator and operator[-1] == "+":
-                return self._expand(alternative) if is_set else ""
-            if value is not None:
-                return value
-            self.unknown.add(name)
-            return match.group(0)
-
-        return _VARIABLE.sub(lookup, word)
+        return expand_variables(word, self.variables, self.unknown)
 
     def _builtin(self, words: list[str], command: "_Command", number: int) -> None:
         head = words[0]
