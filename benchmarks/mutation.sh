@@ -48,7 +48,7 @@ tests_for() {
                          tests/test_mutation_checks_examples.py tests/test_mutation_checks_policy.py \
                          tests/test_mutation_checks_cache.py tests/test_mutation_checks_base.py \
                          tests/test_mutation_checks_reachability.py tests/test_mutation_checks_v2_fallback.py \
-                         tests/test_mutation_checks_runner.py tests/test_mutation_checks_more.py ;;
+                         tests/test_mutation_checks_runner.py tests/test_mutation_checks_more.py tests/test_rules_fixes.py ;;
         *) echo "unknown package: $1 (transforms, patchset, archive or checks)" >&2; return 2 ;;
     esac
 }
