@@ -133,10 +133,9 @@ def test_a_commented_line_replaced_by_a_block(load_patch) -> None:  # type: igno
     source = "def f(q, use_v2):\n    output = v1(q)  # the vendor kernel\n    return output\n"
     patched, outcome = _apply(load_patch, steps, source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
-    # (The line's comment has no line of its own in a block: it is not kept.)
-    assert patched.startswith("def f(q, use_v2):\n    if use_v2:\n        output = v2(q)\n    else:\n"
-                              "        output = v1(q)")
-    assert patched.endswith("    return output\n")
+    # The line's comment goes on a line of its own above the block that took the line's place.
+    assert patched == ("def f(q, use_v2):\n    # the vendor kernel\n    if use_v2:\n        output = v2(q)\n"
+                       "    else:\n        output = v1(q)\n    return output\n")
 
 
 def test_a_block_replaced_by_a_commented_line(load_patch) -> None:  # type: ignore[no-untyped-def]

@@ -1,9 +1,34 @@
-"""Rewrite a tree at nodes found by a search, keeping everything else as it was."""
+"""Rewrite a tree at nodes found by a search, keeping everything else as it was.
+
+Comments of replaced code. A run of statements that a step replaces keeps
+what it had around it:
+
+- the comment and blank lines above its first statement go above the
+  replacement's first statement (before the template's own comments);
+- its end-of-line comment goes beside the replacement: for a run of one
+  statement that is the comment on its first line (a compound statement's
+  header, ``if x:  # why``), put beside the replacement's first line, since
+  that is the line which took the old line's place; for a longer run it is
+  the comment on its last statement, put beside the replacement's last
+  statement. A header's comment goes beside the header of a compound
+  replacement (``for ...:  # 32 blocks a tile`` stays on the new ``for``).
+  A simple line's comment does not go beside a header, where it would read
+  as a remark on the condition or loop: like any comment whose place is
+  taken by the replacement's own comment, it goes on a line of its own
+  right above that statement. A comment that a capture already brings
+  back (``$S`` put the old statement back) is not repeated.
+- a block left with no statement gets ``pass``, which keeps the removed
+  runs' comments above it and the last run's end-of-line comment beside
+  it; an emptied module keeps them as comment lines.
+
+Comments inside a run (between its statements, inside its blocks) belong
+to the replaced code and go with it, unless a capture puts them back.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import libcst as cst
 
@@ -47,22 +72,116 @@ def replace_nodes(module: cst.Module, replacements: Mapping[int, cst.CSTNode],
 def move_comments(
     removed: Sequence[cst.BaseStatement], added: Sequence[cst.BaseStatement]
 ) -> tuple[cst.BaseStatement, ...]:
-    """Keep the comments and blank lines around replaced code on its replacement."""
+    """Keep the comments and blank lines around replaced code on its replacement.
+
+    See the module's docstring for where each comment goes.
+    """
     if not removed or not added:
         return tuple(added)
     added = list(added)
-    first = added[0]
-    leading = [*leading_lines(removed[0]), *leading_lines(first)]
-    added[0] = first.with_changes(leading_lines=leading)
-    last, old_last = added[-1], removed[-1]
-    if (
-        isinstance(last, cst.SimpleStatementLine)
-        and isinstance(old_last, cst.SimpleStatementLine)
-        and old_last.trailing_whitespace.comment is not None
-        and last.trailing_whitespace.comment is None
-    ):
-        added[-1] = last.with_changes(trailing_whitespace=old_last.trailing_whitespace)
+    captured_first = added[0] is removed[0]  # then it has its lines above already
+    trailing = run_comment(removed)
+    index = 0 if len(removed) == 1 else -1
+    if trailing is not None and not _holds(added, removed[index]):
+        from_header = not isinstance(removed[index], cst.SimpleStatementLine)
+        added[index] = _attach(added[index], trailing, from_header)
+    if not captured_first:
+        first = added[0]
+        added[0] = first.with_changes(leading_lines=[*leading_lines(removed[0]), *leading_lines(first)])
     return tuple(added)
+
+
+def run_comment(run: Sequence[cst.BaseStatement]) -> cst.TrailingWhitespace | None:
+    """Return the end-of-line comment that belongs to a run of statements as a whole, if any.
+
+    For one statement it is the comment on its first line (a compound
+    statement's header); for several, the last one's if it is one line.
+    """
+    if len(run) == 1:
+        return line_comment(run[0])
+    last = run[-1]
+    if isinstance(last, cst.SimpleStatementLine) and last.trailing_whitespace.comment is not None:
+        return last.trailing_whitespace
+    return None
+
+
+def line_comment(statement: cst.BaseStatement) -> cst.TrailingWhitespace | None:
+    """Return the whitespace and comment that end a statement's first line, if it has a comment."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        whitespace = statement.trailing_whitespace
+    else:
+        found = _header(statement)
+        if found is None:
+            return None
+        whitespace = found[0]
+    return whitespace if whitespace.comment is not None else None
+
+
+def _header(statement: cst.BaseStatement) -> tuple[cst.TrailingWhitespace, Callable[[cst.TrailingWhitespace], cst.BaseStatement]] | None:
+    # A compound statement's header line ending, and how to give it another.
+    if isinstance(statement, cst.Match):
+        return statement.whitespace_after_colon, lambda new: statement.with_changes(whitespace_after_colon=new)
+    body = getattr(statement, "body", None)  # if, for, while, with, try, def, class
+    if isinstance(body, cst.IndentedBlock):
+        return body.header, lambda new: statement.with_changes(body=body.with_changes(header=new))
+    if isinstance(body, cst.SimpleStatementSuite):
+        return body.trailing_whitespace, lambda new: statement.with_changes(body=body.with_changes(trailing_whitespace=new))
+    return None
+
+
+def _attach(statement: cst.BaseStatement, trailing: cst.TrailingWhitespace, from_header: bool) -> cst.BaseStatement:
+    # Beside a free simple line; beside a free header if the comment was on a
+    # header too; else on a line of its own right above the statement.
+    if isinstance(statement, cst.SimpleStatementLine):
+        if statement.trailing_whitespace.comment is None:
+            return statement.with_changes(trailing_whitespace=trailing)
+    elif from_header:
+        found = _header(statement)
+        if found is not None and found[0].comment is None:
+            return found[1](trailing)
+    assert trailing.comment is not None
+    return statement.with_changes(leading_lines=[*leading_lines(statement), cst.EmptyLine(comment=trailing.comment)])
+
+
+def _holds(statements: Sequence[cst.BaseStatement], old: cst.BaseStatement) -> bool:
+    # True when a capture put the statement OLD itself (and so its comment) back.
+    found = _StatementFinder(old)
+    for statement in statements:
+        statement.visit(found)
+        if found.seen:
+            return True
+    return False
+
+
+class _StatementFinder(cst.CSTVisitor):
+    def __init__(self, statement: cst.BaseStatement):
+        super().__init__()
+        self.statement = statement
+        self.seen = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.statement:
+            self.seen = True
+        return not self.seen and may_hold_blocks(node)
+
+
+def emptied_block_comments(
+    runs: Sequence[Sequence[cst.BaseStatement]],
+) -> tuple[list[cst.EmptyLine], cst.TrailingWhitespace | None]:
+    """Return the lines above, and the comment beside, the ``pass`` that stands for removed RUNS (none empty).
+
+    Each run keeps its lines above and its own end-of-line comment, in
+    source order; the last run's comment goes beside the ``pass``, the
+    others on lines of their own.
+    """
+    lines: list[cst.EmptyLine] = []
+    trailing: cst.TrailingWhitespace | None = None
+    for run in runs:
+        if trailing is not None:
+            lines.append(cst.EmptyLine(comment=trailing.comment))
+        lines.extend(leading_lines(run[0]))
+        trailing = run_comment(run)
+    return lines, trailing
 
 
 def leading_lines(statement: cst.BaseStatement) -> list[cst.EmptyLine]:
@@ -95,12 +214,24 @@ class _BodyEditor(_Pruned):
         if not edits:
             return updated
         body = list(updated.body)  # type: ignore[attr-defined]
+        edits = sorted(edits, key=lambda e: e.start)
+        removed = [body[edit.start : edit.end] for edit in edits]
         # Right to left, so earlier indices stay valid.
-        for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+        for edit in reversed(edits):
             body[edit.start : edit.end] = edit.statements
-        if not body and isinstance(updated, cst.IndentedBlock):
-            body = [cst.SimpleStatementLine(body=[cst.Pass()])]
-        return updated.with_changes(body=body)
+        if body:
+            return updated.with_changes(body=body)
+        lines, trailing = emptied_block_comments(removed)
+        if isinstance(updated, cst.IndentedBlock):
+            empty = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=lines)
+            if trailing is not None:
+                empty = empty.with_changes(trailing_whitespace=trailing)
+            return updated.with_changes(body=[empty])
+        # An emptied module keeps the comments as lines of its own.
+        if trailing is not None:
+            lines.append(cst.EmptyLine(comment=trailing.comment))
+        assert isinstance(updated, cst.Module)
+        return updated.with_changes(body=[], footer=[*lines, *updated.footer])
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.BaseSuite:
         return self._edit(original, updated)  # type: ignore[return-value]

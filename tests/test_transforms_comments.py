@@ -1,0 +1,363 @@
+"""Comments on code that a `replace` removes or reshapes stay where a reader looks for them.
+
+Each test runs a patch the way `patcher apply` does and pins the patched
+bytes. The rules are in patcher/transforms/splice.py's docstring: a block
+left empty gets `pass` with the removed code's comments above and beside it;
+a line's end-of-line comment stays beside the first line of what replaced
+it (a header comment beside the new header), or on its own line above a
+replacement that begins with a block.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from patcher.patchset.runner import Status, patch_source
+
+
+def _patch(steps: str, *, scope: str = "") -> str:
+    return textwrap.dedent('''
+        id = "comments"
+        description = "An edit of commented code"
+        origin = "test"
+        last-update = "2026-12-01"
+        target = "x.py"
+        scope = "{scope}"
+
+        {steps}
+    ''').format(scope=scope, steps=textwrap.dedent(steps))
+
+
+def _apply(load_patch, steps: str, source: str, scope: str = "") -> str:  # type: ignore[no-untyped-def]
+    result = patch_source("x.py", source.encode(), [load_patch(_patch(steps, scope=scope))])
+    (outcome,) = result.outcomes
+    assert outcome.status is Status.APPLIED, outcome.detail
+    return result.patched.decode()
+
+
+_REMOVE_WARNING = '''
+    [[steps]]
+    op = "replace"
+    pattern = "warnings.warn($...)"
+    code = ""
+'''
+
+
+# --------------------------------------------------------------------------- a block left empty
+
+
+def test_the_only_statement_removed_leaves_its_comments_around_the_pass(load_patch) -> None:  # type: ignore[no-untyped-def]
+    source = ("class PagedAttention:\n    @staticmethod\n    def warn_v2():\n"
+              "        # ixformer has no V2 kernel on BI-V100.\n"
+              "        warnings.warn(\"V2 unsupported\")  # TODO(vendor): drop once V2 lands\n"
+              "\n    @staticmethod\n    def get_supported_head_sizes():\n        return [64, 80, 96, 112, 128, 256]\n")
+    patched = _apply(load_patch, _REMOVE_WARNING, source, scope="PagedAttention.warn_v2")
+    assert patched == ("class PagedAttention:\n    @staticmethod\n    def warn_v2():\n"
+                       "        # ixformer has no V2 kernel on BI-V100.\n"
+                       "        pass  # TODO(vendor): drop once V2 lands\n"
+                       "\n    @staticmethod\n    def get_supported_head_sizes():\n        return [64, 80, 96, 112, 128, 256]\n")
+
+
+def test_an_emptied_block_without_comments_is_a_bare_pass(load_patch) -> None:  # type: ignore[no-untyped-def]
+    source = "def warn_v2():\n    warnings.warn(\"V2 unsupported\")\n\n\ndef other():\n    return 1\n"
+    patched = _apply(load_patch, _REMOVE_WARNING, source, scope="warn_v2")
+    assert patched == "def warn_v2():\n    pass\n\n\ndef other():\n    return 1\n"
+
+
+def test_an_emptied_branch_keeps_its_comments_in_a_crlf_file(load_patch) -> None:  # type: ignore[no-untyped-def]
+    source = ("def forward_decode(use_v1, output):\r\n    if use_v1:\r\n        ops.paged_attention_v1(output)\r\n"
+              "    else:\r\n        # Run PagedAttention V2.\r\n"
+              "        warnings.warn(\"no V2 kernel\")  # unreachable here\r\n    return output\r\n")
+    patched = _apply(load_patch, _REMOVE_WARNING, source, scope="forward_decode")
+    assert patched == ("def forward_decode(use_v1, output):\r\n    if use_v1:\r\n        ops.paged_attention_v1(output)\r\n"
+                       "    else:\r\n        # Run PagedAttention V2.\r\n        pass  # unreachable here\r\n"
+                       "    return output\r\n")
+
+
+def test_a_removed_run_gives_the_pass_its_first_lines_and_its_last_comment(load_patch) -> None:  # type: ignore[no-untyped-def]
+    # As for any replaced run: the comment between its statements goes with the code.
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        torch.cuda.synchronize()
+        print($...)
+        """
+        code = ""
+    '''
+    source = ("def forward_decode(query):\n    if DEBUG:\n\n        # Sync, so that the time is the kernel's.\n"
+              "        torch.cuda.synchronize()  # slow\n"
+              "        print(\"decode\", time.time() - t0)  # remove before release\n    return query\n")
+    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    assert patched == ("def forward_decode(query):\n    if DEBUG:\n\n        # Sync, so that the time is the kernel's.\n"
+                       "        pass  # remove before release\n    return query\n")
+
+
+def test_two_removals_that_empty_one_block_keep_their_comments_in_order(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = "print($...)"
+        code = ""
+        expect = 2
+    '''
+    source = ("def check(block_tables):\n    for row in block_tables:\n        # the first block\n"
+              "        print(row[0])  # [paged_attn DEBUG]\n        # the last block\n"
+              "        print(row[-1])  # [paged_attn DEBUG] too\n    return block_tables\n")
+    patched = _apply(load_patch, steps, source, scope="check")
+    assert patched == ("def check(block_tables):\n    for row in block_tables:\n        # the first block\n"
+                       "        # [paged_attn DEBUG]\n        # the last block\n"
+                       "        pass  # [paged_attn DEBUG] too\n    return block_tables\n")
+
+
+def test_an_emptied_module_keeps_the_comment_as_a_line(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = "patch_file($...)"
+        code = ""
+    '''
+    source = "#!/usr/bin/env python3\n# Patch vLLM's scheduler in place.\n\npatch_file(\"scheduler.py\")  # see patch_ops.sh\n"
+    patched = _apply(load_patch, steps, source)
+    assert patched == "#!/usr/bin/env python3\n# Patch vLLM's scheduler in place.\n\n# see patch_ops.sh\n"
+
+
+# --------------------------------------------------------------------------- one line becomes several, and back
+
+
+def test_a_line_turned_into_several_keeps_its_comment_on_the_first(load_patch) -> None:  # type: ignore[no-untyped-def]
+    # Not on the last line, where it would describe the new attribute.
+    steps = '''
+        [[steps]]
+        op = "replace"
+        scope = "PagedAttention"
+        pattern = "_PYTORCH_DECODE_THRESHOLD = $OLD"
+        code = """
+        _PYTORCH_DECODE_THRESHOLD = 32768
+        # Set once ops.paged_attention_v2 has failed.
+        _v2_unavailable = False
+        """
+    '''
+    source = ("class PagedAttention:\r\n\r\n"
+              "    _PYTORCH_DECODE_THRESHOLD = 32768  # V1 fails past 32K (shared memory)\r\n\r\n"
+              "    @staticmethod\r\n    def forward_decode(query):\r\n        return query\r\n")
+    patched = _apply(load_patch, steps, source)
+    assert patched == ("class PagedAttention:\r\n\r\n"
+                       "    _PYTORCH_DECODE_THRESHOLD = 32768  # V1 fails past 32K (shared memory)\r\n"
+                       "    # Set once ops.paged_attention_v2 has failed.\r\n    _v2_unavailable = False\r\n\r\n"
+                       "    @staticmethod\r\n    def forward_decode(query):\r\n        return query\r\n")
+
+
+def test_a_line_turned_into_a_block_keeps_its_comment_above_the_block(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = "use_v1 = True"
+        code = """
+        if actual_max > 8192 and not PagedAttention._v2_unavailable:
+            use_v1 = False
+        """
+    '''
+    source = ("def forward_decode(actual_max, max_seq_len):\n"
+              "    # Upstream heuristic.\n    use_v1 = max_seq_len <= 8192\n"
+              "    # BI-V100 override.\n    use_v1 = True  # no V2 kernel on this card\n    return use_v1\n")
+    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    assert patched == ("def forward_decode(actual_max, max_seq_len):\n"
+                       "    # Upstream heuristic.\n    use_v1 = max_seq_len <= 8192\n"
+                       "    # BI-V100 override.\n    # no V2 kernel on this card\n"
+                       "    if actual_max > 8192 and not PagedAttention._v2_unavailable:\n        use_v1 = False\n"
+                       "    return use_v1\n")
+
+
+def test_a_block_turned_into_a_line_keeps_the_header_comment_beside_it(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        if use_v1:
+            $...V1
+        else:
+            $...V2
+        """
+        code = "ops.paged_attention_v1(output, query)"
+    '''
+    source = ("def forward_decode(output, query, use_v1):\n    if use_v1:  # always, on BI-V100\n"
+              "        ops.paged_attention_v1(output, query)\n    else:\n        ops.paged_attention_v2(output, query)\n"
+              "    return output\n")
+    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    assert patched == ("def forward_decode(output, query, use_v1):\n"
+                       "    ops.paged_attention_v1(output, query)  # always, on BI-V100\n    return output\n")
+
+
+def test_a_header_comment_stays_on_the_new_header(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        for $BLK in range(0, $N, $TILE):
+            $...BODY
+        """
+        code = """
+        for $BLK in range(0, $N, $TILE):
+            torch.cuda.synchronize()
+            $...BODY
+        """
+    '''
+    source = ("def prefill(num_ctx_blocks):\n"
+              "    for tile_blk in range(0, num_ctx_blocks, _BLOCKS_PER_TILE):  # 32 blocks a tile\n"
+              "        blk_end = min(tile_blk + _BLOCKS_PER_TILE, num_ctx_blocks)\n")
+    patched = _apply(load_patch, steps, source, scope="prefill")
+    assert patched == ("def prefill(num_ctx_blocks):\n"
+                       "    for tile_blk in range(0, num_ctx_blocks, _BLOCKS_PER_TILE):  # 32 blocks a tile\n"
+                       "        torch.cuda.synchronize()\n"
+                       "        blk_end = min(tile_blk + _BLOCKS_PER_TILE, num_ctx_blocks)\n")
+
+
+def test_a_header_comment_goes_above_a_block_whose_first_line_has_its_own(load_patch) -> None:  # type: ignore[no-untyped-def]
+    # The kept branch brings its own comment back; the header's goes on a line above it.
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        if use_v1:
+            $...V1
+        else:
+            $...V2
+        """
+        code = "$...V1"
+    '''
+    source = ("def forward_decode(output, query, use_v1):\n    if use_v1:  # always, on BI-V100\n"
+              "        ops.paged_attention_v1(output, query)  # 11 arguments\n    else:\n"
+              "        ops.paged_attention_v2(output, query)\n    return output\n")
+    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    assert patched == ("def forward_decode(output, query, use_v1):\n    # always, on BI-V100\n"
+                       "    ops.paged_attention_v1(output, query)  # 11 arguments\n    return output\n")
+
+
+# --------------------------------------------------------------------------- captured statements are not doubled
+
+
+def test_a_captured_first_statement_keeps_its_comment_lines_once(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        $HEURISTIC
+        use_v1 = True
+        """
+        code = "$HEURISTIC"
+    '''
+    source = ("def forward_decode(max_seq_len, max_num_partitions):\n    # Upstream heuristic.\n"
+              "    use_v1 = (max_seq_len <= 8192 and\n              max_num_partitions == 1)\n"
+              "    use_v1 = True\n    return use_v1\n")
+    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    assert patched == ("def forward_decode(max_seq_len, max_num_partitions):\n    # Upstream heuristic.\n"
+                       "    use_v1 = (max_seq_len <= 8192 and\n              max_num_partitions == 1)\n"
+                       "    return use_v1\n")
+    # The run's last comment goes beside the replacement's last line, which is the captured one.
+    patched = _apply(load_patch, steps, source.replace("use_v1 = True\n", "use_v1 = True  # BI-V100\n"),
+                     scope="forward_decode")
+    assert patched == ("def forward_decode(max_seq_len, max_num_partitions):\n    # Upstream heuristic.\n"
+                       "    use_v1 = (max_seq_len <= 8192 and\n              max_num_partitions == 1)  # BI-V100\n"
+                       "    return use_v1\n")
+
+
+def test_a_captured_last_statement_keeps_its_comment_once(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        torch.cuda.synchronize()
+        $CALL
+        """
+        code = "$CALL"
+    '''
+    source = ("def forward_decode(output, query):\n    torch.cuda.synchronize()  # debug\n"
+              "    ops.paged_attention_v1(output, query)  # the vendor kernel\n    return output\n")
+    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    assert patched == ("def forward_decode(output, query):\n"
+                       "    ops.paged_attention_v1(output, query)  # the vendor kernel\n    return output\n")
+
+
+# --------------------------------------------------------------------------- runs of several statements, one-line suites, match
+
+
+def test_a_replaced_run_keeps_its_last_comment_beside_the_last_line(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        use_v1 = $HEURISTIC
+        use_v1 = True
+        """
+        code = """
+        use_v2 = actual_max > 8192
+        use_v1 = not use_v2
+        """
+    '''
+    source = ("def forward_decode(actual_max, max_seq_len):\n    use_v1 = max_seq_len <= 8192  # upstream\n"
+              "    use_v1 = True  # BI-V100 override\n    return use_v1\n")
+    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    assert patched == ("def forward_decode(actual_max, max_seq_len):\n    use_v2 = actual_max > 8192\n"
+                       "    use_v1 = not use_v2  # BI-V100 override\n    return use_v1\n")
+
+
+def test_a_replaced_run_ending_in_a_block_puts_its_last_comment_above_that_block(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        use_v1 = $HEURISTIC
+        use_v1 = True
+        """
+        code = """
+        use_v1 = True
+        if actual_max > 8192:
+            use_v1 = False
+        """
+    '''
+    source = ("def forward_decode(actual_max, max_seq_len):\n    use_v1 = max_seq_len <= 8192\n"
+              "    use_v1 = True  # BI-V100 override\n    return use_v1\n")
+    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    assert patched == ("def forward_decode(actual_max, max_seq_len):\n    use_v1 = True\n"
+                       "    # BI-V100 override\n    if actual_max > 8192:\n        use_v1 = False\n    return use_v1\n")
+
+
+def test_a_one_line_if_keeps_its_comment_on_the_new_header(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = "if seq_lens.numel() == 0: return $OUT"
+        code = """
+        if seq_lens.numel() == 0:
+            torch.cuda.synchronize()
+            return $OUT
+        """
+    '''
+    source = ("def forward_decode(output, seq_lens):\n"
+              "    if seq_lens.numel() == 0: return output  # nothing to decode\n    return output\n")
+    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    assert patched == ("def forward_decode(output, seq_lens):\n    if seq_lens.numel() == 0:  # nothing to decode\n"
+                       "        torch.cuda.synchronize()\n        return output\n    return output\n")
+
+
+def test_a_header_comment_goes_above_a_new_header_with_its_own(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        match kv_cache_dtype:
+            case "fp8":
+                $...
+        """
+        code = """
+        if kv_cache_dtype != "auto":  # fp8 needs the V2 kernel
+            raise NotImplementedError(kv_cache_dtype)
+        """
+    '''
+    source = ("def check(kv_cache_dtype):\n    match kv_cache_dtype:  # only auto on BI-V100\n"
+              "        case \"fp8\":\n            raise NotImplementedError(kv_cache_dtype)\n    return kv_cache_dtype\n")
+    patched = _apply(load_patch, steps, source, scope="check")
+    assert patched == ("def check(kv_cache_dtype):\n    # only auto on BI-V100\n"
+                       "    if kv_cache_dtype != \"auto\":  # fp8 needs the V2 kernel\n"
+                       "        raise NotImplementedError(kv_cache_dtype)\n    return kv_cache_dtype\n")
