@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import random
 import struct
 import textwrap
 import zipfile
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from patcher.archive import Limits
-from patcher.archive.gzip_stream import HEADER, GzipWriter
+from patcher.archive.gzip_stream import BLOCK, HEADER, WINDOW, GzipWriter
 from patcher.archive.zip_source import ZipSource
 from patcher.checks.base import PythonSource
 from patcher.errors import BadArchive
@@ -127,3 +128,33 @@ def test_text_with_placeholders_round_trips_and_equals_plain_raw_deflate(data: b
     raw = engine.compress(data) + engine.flush()
     trailer = struct.pack("<II", zlib.crc32(data), len(data))
     assert out.getvalue() == HEADER + raw + trailer
+
+
+def _engine_log(size: int) -> bytes:
+    """Return ``size`` bytes of an engine log: varied lines, so deflate's blocks fill as on real text."""
+    rng = random.Random(7)
+    words = "tensor cache block query key value layer head scale token prefill decode".split()
+    out = bytearray()
+    while len(out) < size:
+        out += (f"[rank {rng.randint(0, 7)}] " + " ".join(rng.choice(words) for _ in range(rng.randint(3, 12))) + "\n").encode()
+    return bytes(out[:size])
+
+
+def test_each_block_is_zlibs_raw_deflate_primed_with_the_32_kib_before_it() -> None:
+    # The pigz layout the module promises, built here from zlib's defaults: block one alone, each
+    # later block with the previous 32 KiB as its dictionary, all but the last ended by a sync flush.
+    # Compared with this process's zlib, so the bytes do not depend on the zlib build.
+    data = _engine_log(BLOCK + 300_000)  # a full block and a shorter last one
+    out = io.BytesIO()
+    with GzipWriter(out, 6, threads=2) as writer:
+        writer.write(data)
+    expected = HEADER
+    for start in range(0, len(data), BLOCK):
+        before = data[max(0, start - WINDOW) : start]
+        engine = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS, zdict=before) if before else \
+            zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+        last = start + BLOCK >= len(data)
+        expected += engine.compress(data[start : start + BLOCK]) + engine.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
+    expected += struct.pack("<II", zlib.crc32(data), len(data))
+    assert out.getvalue() == expected
+    assert gzip.decompress(out.getvalue()) == data
