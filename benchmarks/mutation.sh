@@ -37,7 +37,7 @@ tests_for() {
                          tests/test_survivors_transforms.py tests/test_survivors_config.py tests/test_mutation_patchset.py \
                          tests/test_mutation_patchset_load.py tests/test_mutation_patchset_cache.py tests/test_mutation_patchset_runner.py ;;
         archive)    echo tests/test_archive_read.py tests/test_archive_write.py tests/test_archive_gzip.py tests/test_archive_prefetch.py \
-                         tests/test_archive_progress.py tests/test_survivors_archive.py tests/test_mutation_archive.py tests/test_mutation_archive_more.py \
+                         tests/test_archive_progress.py tests/test_survivors_archive.py tests/test_mutation_archive.py tests/test_mutation_archive_more.py tests/test_mutation_notkilled_a.py \
                          --deselect tests/test_archive_write.py::test_same_inputs_give_same_bytes_whatever_the_zone_umask_locale_or_cwd \
                          --deselect tests/test_archive_write.py::test_source_date_epoch_sets_the_time ;;
         checks)     echo tests/test_checks.py tests/test_checks_reachability.py tests/test_checks_cache.py \
@@ -49,7 +49,7 @@ tests_for() {
                          tests/test_mutation_checks_examples.py tests/test_mutation_checks_policy.py \
                          tests/test_mutation_checks_cache.py tests/test_mutation_checks_base.py \
                          tests/test_mutation_checks_reachability.py tests/test_mutation_checks_v2_fallback.py \
-                         tests/test_mutation_checks_runner.py tests/test_mutation_checks_more.py tests/test_rules_fixes.py ;;
+                         tests/test_mutation_checks_runner.py tests/test_mutation_checks_more.py tests/test_rules_fixes.py tests/test_mutation_notkilled_a.py ;;
         *) echo "unknown package: $1 (transforms, patchset, archive or checks)" >&2; return 2 ;;
     esac
 }
