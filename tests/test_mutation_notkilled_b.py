@@ -120,3 +120,33 @@ def test_a_block_that_ends_where_the_pattern_goes_on_ties_with_code_sharing_noth
     assert closest is not None
     assert (closest.first_line, closest.last_line, closest.statement, closest.matched,
             closest.pattern, closest.code, closest.differing_tokens) == (5, 5, 2, 1, "return out", "", 2)
+
+
+def test_an_insert_before_an_anchor_keeps_the_insert_before_a_match_nested_in_it() -> None:
+    # Both ifs match; the outer anchor used to be put back as found, dropping
+    # the insert inside it while the step still counted two matches.
+    module = cst.parse_module(textwrap.dedent('''\
+        def forward_decode(query, use_v1, use_fp8):
+
+            # v1 only below 8192 tokens
+            if use_v1:
+                if use_fp8:  # e4m3
+                    query = query.float()
+                out = v1(query)
+            return out
+        '''))
+    step = Insert(anchor=parse_pattern("before", "if $C:\n    $...BODY"), position="before",
+                  code="torch.cuda.synchronize()", expect=2)
+    assert step.apply(module, "forward_decode").code == textwrap.dedent('''\
+        def forward_decode(query, use_v1, use_fp8):
+
+            torch.cuda.synchronize()
+
+            # v1 only below 8192 tokens
+            if use_v1:
+                torch.cuda.synchronize()
+                if use_fp8:  # e4m3
+                    query = query.float()
+                out = v1(query)
+            return out
+        ''')
