@@ -19,6 +19,7 @@ from patcher.transforms.base import ConfigError, StepFailed, parse_pattern
 from patcher.transforms.closest import find_closest
 from patcher.transforms.insert import Insert
 from patcher.transforms.pattern import Pattern, PatternSyntaxError, find_statements
+from patcher.transforms.replace import Replace
 from patcher.transforms.scope import find_scope
 
 NOTKILLED_B_DECODE = textwrap.dedent('''\
@@ -150,3 +151,33 @@ def test_an_insert_before_an_anchor_keeps_the_insert_before_a_match_nested_in_it
                 out = v1(query)
             return out
         ''')
+
+
+NOTKILLED_B_NESTED = textwrap.dedent('''\
+    def forward_decode(query, use_v1, use_fp8):
+        if use_v1:
+            if use_fp8:  # e4m3
+                query = query.float()
+            out = v1(query)
+            return out
+        out = v2(query)
+        return out
+    ''')
+
+
+def test_a_replace_whose_matches_nest_is_refused_rather_than_dropping_the_inner_one() -> None:
+    # The outer replacement re-emits the body as found: the inner if's
+    # rewrite used to vanish while the step counted two matches.
+    module = cst.parse_module(NOTKILLED_B_NESTED)
+    step = Replace(pattern=parse_pattern("pattern", "if $C:\n    $...BODY"),
+                   code="if $C:\n    with nvtx.range('branch'):\n        $...BODY", expect=2)
+    with pytest.raises(StepFailed, match=r"^'if \$C: / \$\.\.\.BODY' matches inside the code of another of its "
+                                         r"matches; one replace cannot rewrite both \(narrow the pattern, or its scope\)$"):
+        step.apply(module, "forward_decode")
+
+
+def test_a_replace_with_side_by_side_matches_rewrites_each() -> None:
+    module = cst.parse_module(NOTKILLED_B_NESTED)
+    step = Replace(pattern=parse_pattern("pattern", "out = $CALL"), code="out = $CALL.contiguous()", expect=2)
+    assert step.apply(module, "forward_decode").code == NOTKILLED_B_NESTED.replace(
+        "v1(query)", "v1(query).contiguous()").replace("v2(query)", "v2(query).contiguous()")
