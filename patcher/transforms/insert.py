@@ -67,7 +67,6 @@ class Insert(Operation):
             if added:
                 added[0] = added[0].with_changes(leading_lines=lines[:blank] + leading_lines(added[0]))
             kept = ([cst.EmptyLine(indent=False)] if blank else []) + lines[blank:]
-            edits[id(found.block)].append(
-                BodyEdit(found.start, found.start + 1, (*added, anchor.with_changes(leading_lines=kept)))
-            )
+            # The anchor as edited inside (a match nested in it), not as found.
+            edits[id(found.block)].append(BodyEdit(found.start, found.start + 1, tuple(added), relined=tuple(kept)))
         return edit_bodies(module, edits)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Iterator, Mapping
 
 import libcst as cst
 
-from .base import ConfigError, Operation, Render, count, expect_count, parse_pattern, require, take_code
-from .pattern import Pattern, find_statements
+from ..syntax import child_nodes, may_hold_blocks
+from .base import ConfigError, Operation, Render, StepFailed, count, expect_count, parse_pattern, require, take_code
+from .pattern import Pattern, StatementMatch, find_statements
 from .scope import find_scope
 from .snippets import UnboundMetavariable, instantiate
 from .splice import BodyEdit, edit_bodies, move_comments
@@ -42,6 +43,7 @@ class Replace(Operation):
         assert self.pattern is not None
         matches = find_statements(self.pattern, find_scope(module, scope))
         expect_count(len(matches), self.expect, self.describe())
+        _refuse_nested(matches, self.describe())
         edits: dict[int, list[BodyEdit]] = defaultdict(list)
         for found in matches:
             removed = list(found.block.body[found.start : found.end])  # type: ignore[attr-defined]
@@ -54,3 +56,28 @@ class Replace(Operation):
             )
         return edit_bodies(module, edits)
 
+
+
+def _refuse_nested(matches: list[StatementMatch], what: str) -> None:
+    """Fail when a match lies inside the code another match replaces.
+
+    The outer replacement is built from the code as found, so the inner
+    one would be dropped without a word while the count said both applied.
+    """
+    if len(matches) < 2:
+        return
+    replaced: set[int] = set()
+    for found in matches:
+        for statement in found.block.body[found.start : found.end]:  # type: ignore[attr-defined]
+            replaced.update(_blocks_inside(statement))
+    if any(id(found.block) in replaced for found in matches):
+        raise StepFailed(f"{what} matches inside the code of another of its matches; "
+                         "one replace cannot rewrite both (narrow the pattern, or its scope)")
+
+
+def _blocks_inside(node: cst.CSTNode) -> Iterator[int]:
+    for child in child_nodes(node, code_only=True):
+        if type(child) is cst.IndentedBlock:
+            yield id(child)
+        if may_hold_blocks(child):
+            yield from _blocks_inside(child)

@@ -37,11 +37,17 @@ from ..syntax import ancestor_ids, may_hold_blocks
 
 @dataclass(frozen=True)
 class BodyEdit:
-    """Replace ``block.body[start:end]`` by ``statements`` (an empty run inserts)."""
+    """Replace ``block.body[start:end]`` by ``statements`` (an empty run inserts).
+
+    With ``relined``, the statement at ``start`` follows ``statements``, as
+    edits inside it left it, with those lines above it instead of its own
+    (an insert before it must not undo a match nested in it).
+    """
 
     start: int
     end: int
     statements: tuple[cst.BaseStatement, ...]
+    relined: tuple[cst.EmptyLine, ...] | None = None
 
 
 def edit_bodies(module: cst.Module, edits: Mapping[int, Sequence[BodyEdit]]) -> cst.Module:
@@ -218,7 +224,8 @@ class _BodyEditor(_Pruned):
         removed = [body[edit.start : edit.end] for edit in edits]
         # Right to left, so earlier indices stay valid.
         for edit in reversed(edits):
-            body[edit.start : edit.end] = edit.statements
+            kept = () if edit.relined is None else (body[edit.start].with_changes(leading_lines=edit.relined),)
+            body[edit.start : edit.end] = (*edit.statements, *kept)
         if body:
             return updated.with_changes(body=body)
         lines, trailing = emptied_block_comments(removed)
