@@ -32,7 +32,7 @@ tests_for() {
         transforms) echo tests/test_pattern.py tests/test_splice.py tests/test_patch_examples.py tests/test_transforms_closest.py tests/test_transforms_edits.py \
                          tests/test_survivors_transforms.py tests/test_survivors_config.py \
                          tests/test_mutation_transforms_pattern.py tests/test_mutation_transforms_edits.py tests/test_mutation_transforms_closest.py \
-                         tests/test_transforms_comments.py ;;
+                         tests/test_transforms_comments.py tests/test_mutation_notkilled_b.py ;;
         patchset)   echo tests/test_patch_cache.py tests/test_patch_examples.py tests/test_patchset_errors.py tests/test_survivors_patchset.py \
                          tests/test_survivors_transforms.py tests/test_survivors_config.py tests/test_mutation_patchset.py \
                          tests/test_mutation_patchset_load.py tests/test_mutation_patchset_cache.py tests/test_mutation_patchset_runner.py ;;
