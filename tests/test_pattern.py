@@ -116,3 +116,12 @@ def test_a_vendor_string_with_an_invalid_escape_matches_by_value_without_a_warni
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # python -W error: the value still decides
         assert contains(Pattern.parse('SPLIT = re.compile("\\d+")'), module)
+
+
+def test_literals_python_cannot_evaluate_are_compared_by_their_spelling() -> None:
+    # libcst reads b"é" and a 5000-digit number; ast.literal_eval refuses both.
+    module = cst.parse_module('MAGIC = b"\xe9"\nBIG = ' + "7" * 5000 + "\n")
+    assert contains(Pattern.parse('MAGIC = b"\xe9"'), module)
+    assert not contains(Pattern.parse('MAGIC = b"\xe8"'), module)
+    assert contains(Pattern.parse("BIG = " + "7" * 5000), module)
+    assert not contains(Pattern.parse("BIG = " + "7" * 4999 + "8"), module)

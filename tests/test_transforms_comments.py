@@ -361,3 +361,107 @@ def test_a_header_comment_goes_above_a_new_header_with_its_own(load_patch) -> No
     assert patched == ("def check(kv_cache_dtype):\n    # only auto on BI-V100\n"
                        "    if kv_cache_dtype != \"auto\":  # fp8 needs the V2 kernel\n"
                        "        raise NotImplementedError(kv_cache_dtype)\n    return kv_cache_dtype\n")
+
+
+# --------------------------------------------------------------------------- headers of other shapes, comments above
+
+
+def test_a_match_header_comment_stays_beside_the_new_match_header(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        match dtype:
+            case "fp8":
+                scale = 1.0
+        """
+        code = """
+        match kv_cache_dtype:
+            case "fp8":
+                scale = k_scale
+        """
+    '''
+    source = ('match dtype:  # ixformer: fp8 only\n    case "fp8":\n        scale = 1.0\n')
+    assert _apply(load_patch, steps, source) == (
+        'match kv_cache_dtype:  # ixformer: fp8 only\n    case "fp8":\n        scale = k_scale\n')
+
+
+def test_a_one_line_block_header_comment_stays_beside_the_new_one_line_block(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = "if use_v1: return out"
+        code = "if use_v1 and not alibi: return out"
+    '''
+    source = "def decode(out, use_v1, alibi):\n    if use_v1: return out  # V1 only on BI-V100\n    return None\n"
+    assert _apply(load_patch, steps, source, scope="decode") == (
+        "def decode(out, use_v1, alibi):\n    if use_v1 and not alibi: return out  # V1 only on BI-V100\n    return None\n")
+
+
+def test_a_comment_moved_above_a_commented_replacement_keeps_the_replacement_s_own_lines(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = "_PARTITION_SIZE = 512"
+        code = """
+        # Tuned for the BI-V100's shared memory (patch partition).
+        _PARTITION_SIZE = 256  # was 512
+        """
+    '''
+    source = "_PARTITION_SIZE = 512  # must match the kernel\nx = 1\n"
+    assert _apply(load_patch, steps, source) == (
+        "# Tuned for the BI-V100's shared memory (patch partition).\n"
+        "# must match the kernel\n"
+        "_PARTITION_SIZE = 256  # was 512\nx = 1\n")
+
+
+def test_a_statement_put_back_inside_a_new_block_keeps_its_comment_once(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        $S
+        return out
+        """
+        code = """
+        with torch.no_grad():
+            $S
+        return out
+        """
+    '''
+    source = ("def forward(x, out):\n"
+              "    # fp32 accumulate: ixformer's fp16 sum overflows\n"
+              "    out = x.float().sum(-1)  # (num_seqs,)\n"
+              "    return out\n")
+    assert _apply(load_patch, steps, source, scope="forward") == (
+        "def forward(x, out):\n"
+        "    with torch.no_grad():\n"
+        "        # fp32 accumulate: ixformer's fp16 sum overflows\n"
+        "        out = x.float().sum(-1)  # (num_seqs,)\n"
+        "    return out\n")
+
+
+def test_a_statement_put_back_after_new_code_keeps_its_comment_once_above_itself(load_patch) -> None:  # type: ignore[no-untyped-def]
+    steps = '''
+        [[steps]]
+        op = "replace"
+        pattern = """
+        $S
+        return out
+        """
+        code = """
+        torch.cuda.synchronize()
+        $S
+        return out
+        """
+    '''
+    source = ("def forward(x, out):\n"
+              "    # fp32 accumulate: ixformer's fp16 sum overflows\n"
+              "    out = x.float().sum(-1)\n"
+              "    return out\n")
+    assert _apply(load_patch, steps, source, scope="forward") == (
+        "def forward(x, out):\n"
+        "    torch.cuda.synchronize()\n"
+        "    # fp32 accumulate: ixformer's fp16 sum overflows\n"
+        "    out = x.float().sum(-1)\n"
+        "    return out\n")

@@ -4,7 +4,9 @@ Comments of replaced code. A run of statements that a step replaces keeps
 what it had around it:
 
 - the comment and blank lines above its first statement go above the
-  replacement's first statement (before the template's own comments);
+  replacement's first statement (before the template's own comments),
+  unless a capture puts that statement back, wherever in the replacement:
+  then they stay with it;
 - its end-of-line comment goes beside the replacement: for a run of one
   statement that is the comment on its first line (a compound statement's
   header, ``if x:  # why``), put beside the replacement's first line, since
@@ -85,7 +87,10 @@ def move_comments(
     if not removed or not added:
         return tuple(added)
     added = list(added)
-    captured_first = added[0] is removed[0]  # then it has its lines above already
+    # A capture that puts the first statement back (anywhere in the
+    # replacement) brings its lines above along: moving them too would print
+    # them twice.
+    captured_first = _holds(added, removed[0])
     trailing = run_comment(removed)
     index = 0 if len(removed) == 1 else -1
     if trailing is not None and not _holds(added, removed[index]):
