@@ -6,6 +6,7 @@ import functools
 import inspect
 import os
 import re
+import textwrap
 import shutil
 import sys
 from pathlib import Path
@@ -144,6 +145,29 @@ def load_patch(tmp_path: Path):  # type: ignore[no-untyped-def]
         return patch
 
     return load
+
+
+@pytest.fixture
+def run_steps(load_patch):  # type: ignore[no-untyped-def]
+    """Run one patch made of STEPS (TOML) on SOURCE as ``x.py``, as apply does: return (patched text, outcome)."""
+    from patcher.patchset.runner import patch_source
+
+    def run(steps: str, source: str, scope: str = "") -> tuple[str, Any]:
+        text = textwrap.dedent('''
+            id = "steps"
+            description = "A patch made of the steps under test"
+            origin = "test"
+            last-update = "2026-12-01"
+            target = "x.py"
+            scope = "{scope}"
+
+            {steps}
+        ''').format(scope=scope, steps=textwrap.dedent(steps))
+        result = patch_source("x.py", source.encode(), [load_patch(text)])
+        (outcome,) = result.outcomes
+        return result.patched.decode(), outcome
+
+    return run
 
 
 @pytest.fixture

@@ -21,21 +21,7 @@ from patcher.patchset.cache import cache_dir, cached_patch_source
 from patcher.patchset.load import load_patch_set
 from patcher.patchset.model import PatchSet
 from patcher.patchset.runner import Status, patch_source
-
-ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ROOT / "fixtures" / "vendor" / "enginex-vllm-bi100-qwen36-main" / "qwen3_6_scripts" / "paged_attn.py"
-
-
-@pytest.fixture(scope="module")
-def patch_set() -> PatchSet:
-    return load_patch_set(ROOT / "patches", templates=ROOT / "templates")
-
-
-@pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv("PATCHER_NO_CACHE", raising=False)
-    monkeypatch.setenv("PATCHER_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "cache" / "patched"
+from test_patch_cache import ROOT, SHIPPED, patch_set, store  # noqa: F401  (fixtures shared with the cache's first tests)
 
 
 @pytest.fixture

@@ -7,12 +7,10 @@ or the message a patch author would read (issue 13).
 
 from __future__ import annotations
 
-import textwrap
-
 import libcst as cst
 import pytest
 
-from patcher.patchset.runner import Status, patch_source
+from patcher.patchset.runner import Status
 from patcher.transforms.base import ConfigError
 from patcher.transforms.insert import Insert
 from patcher.transforms.pattern import Pattern
@@ -20,29 +18,10 @@ from patcher.transforms.replace import Replace
 from patcher.transforms.reuse_buffers import Buffer, ReuseBuffers
 
 
-def _patch(steps: str, *, scope: str = "") -> str:
-    return textwrap.dedent('''
-        id = "edge"
-        description = "An edit at an edge"
-        origin = "test"
-        last-update = "2026-12-01"
-        target = "x.py"
-        scope = "{scope}"
-
-        {steps}
-    ''').format(scope=scope, steps=textwrap.dedent(steps))
-
-
-def _apply(load_patch, steps: str, source: str, scope: str = ""):  # type: ignore[no-untyped-def]
-    result = patch_source("x.py", source.encode(), [load_patch(_patch(steps, scope=scope))])
-    (outcome,) = result.outcomes
-    return result.patched.decode(), outcome
-
-
 # --------------------------------------------------------------------------- base: counts
 
 
-def test_one_match_where_two_are_expected_says_one_time(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_one_match_where_two_are_expected_says_one_time(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -51,7 +30,7 @@ def test_one_match_where_two_are_expected_says_one_time(load_patch) -> None:  # 
         expect = 2
     '''
     source = "def f(x):\n    x += 1\n    return x\n"
-    patched, outcome = _apply(load_patch, steps, source, scope="f")
+    patched, outcome = run_steps(steps, source, scope="f")
     assert outcome.status is Status.FAILED
     assert outcome.detail == "step 1 (replace): expected 'x += 1' 2 times, found it 1 time in f"
     assert patched == source
@@ -60,7 +39,7 @@ def test_one_match_where_two_are_expected_says_one_time(load_patch) -> None:  # 
 # --------------------------------------------------------------------------- scope
 
 
-def test_a_missing_function_two_levels_down_names_the_whole_path(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_missing_function_two_levels_down_names_the_whole_path(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -69,10 +48,10 @@ def test_a_missing_function_two_levels_down_names_the_whole_path(load_patch) -> 
     '''
     source = ("class PagedAttention:\n    def forward_decode(self, x):\n        def _launch(x):\n"
               "            x += 1\n        return _launch(x)\n")
-    _, outcome = _apply(load_patch, steps, source, scope="PagedAttention.forward_decode._launch_v2")
+    _, outcome = run_steps(steps, source, scope="PagedAttention.forward_decode._launch_v2")
     assert outcome.status is Status.FAILED
     assert "no class or function '_launch_v2' in PagedAttention.forward_decode" in outcome.detail
-    patched, outcome = _apply(load_patch, steps, source, scope="PagedAttention.forward_decode._launch")
+    patched, outcome = run_steps(steps, source, scope="PagedAttention.forward_decode._launch")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert "            x += 2\n" in patched
 
@@ -80,7 +59,7 @@ def test_a_missing_function_two_levels_down_names_the_whole_path(load_patch) -> 
 # --------------------------------------------------------------------------- snippets: what a template splices
 
 
-def test_a_captured_statement_is_spliced_back_whole(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_captured_statement_is_spliced_back_whole(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -96,13 +75,13 @@ def test_a_captured_statement_is_spliced_back_whole(load_patch) -> None:  # type
     '''
     source = ("def f(q, use_v1):\n    if use_v1:\n        output = v1(q)\n    else:\n        output = v2(q)\n"
               "    return output\n")
-    patched, outcome = _apply(load_patch, steps, source, scope="f")
+    patched, outcome = run_steps(steps, source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert patched == ("def f(q, use_v1):\n    if use_v1:\n        output = v1(q)\n    else:\n        output = v2(q)\n"
                        "    torch.cuda.synchronize()\n    return output\n")
 
 
-def test_arguments_captured_after_a_fixed_one_fill_another_call(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_arguments_captured_after_a_fixed_one_fill_another_call(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -110,7 +89,7 @@ def test_arguments_captured_after_a_fixed_one_fill_another_call(load_patch) -> N
         code = "output = _decode_pytorch($...REST)"
     '''
     source = "def f(output, q, k):\n    ops.paged_attention_v1(output, q, k, scale=0.5)  # vendor kernel\n"
-    patched, outcome = _apply(load_patch, steps, source, scope="f")
+    patched, outcome = run_steps(steps, source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert patched == "def f(output, q, k):\n    output = _decode_pytorch(q, k, scale=0.5)  # vendor kernel\n"
 
@@ -118,7 +97,7 @@ def test_arguments_captured_after_a_fixed_one_fill_another_call(load_patch) -> N
 # --------------------------------------------------------------------------- splice: comments of replaced code
 
 
-def test_a_commented_line_replaced_by_a_block(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_commented_line_replaced_by_a_block(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -131,14 +110,14 @@ def test_a_commented_line_replaced_by_a_block(load_patch) -> None:  # type: igno
         """
     '''
     source = "def f(q, use_v2):\n    output = v1(q)  # the vendor kernel\n    return output\n"
-    patched, outcome = _apply(load_patch, steps, source, scope="f")
+    patched, outcome = run_steps(steps, source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
     # The line's comment goes on a line of its own above the block that took the line's place.
     assert patched == ("def f(q, use_v2):\n    # the vendor kernel\n    if use_v2:\n        output = v2(q)\n"
                        "    else:\n        output = v1(q)\n    return output\n")
 
 
-def test_a_block_replaced_by_a_commented_line(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_block_replaced_by_a_commented_line(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -152,7 +131,7 @@ def test_a_block_replaced_by_a_commented_line(load_patch) -> None:  # type: igno
     '''
     source = ("def f(q, use_v2):\n    # pick the kernel\n    if use_v2:\n        output = v2(q)\n    else:\n"
               "        output = v1(q)\n    return output\n")
-    patched, outcome = _apply(load_patch, steps, source, scope="f")
+    patched, outcome = run_steps(steps, source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert patched == ("def f(q, use_v2):\n    # pick the kernel\n    output = v1(q)  # V2 hangs the card\n"
                        "    return output\n")
@@ -161,7 +140,7 @@ def test_a_block_replaced_by_a_commented_line(load_patch) -> None:  # type: igno
 # --------------------------------------------------------------------------- insert
 
 
-def test_insert_after_each_of_two_anchors(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_insert_after_each_of_two_anchors(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "insert"
@@ -171,13 +150,13 @@ def test_insert_after_each_of_two_anchors(load_patch) -> None:  # type: ignore[n
     '''
     source = ("def f(q):\n    a = ops.paged_attention_v1(q)\n    log(a)\n    b = ops.paged_attention_v1(q)\n"
               "    return a, b\n")
-    patched, outcome = _apply(load_patch, steps, source, scope="f")
+    patched, outcome = run_steps(steps, source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert patched == ("def f(q):\n    a = ops.paged_attention_v1(q)\n    torch.cuda.synchronize()\n    log(a)\n"
                        "    b = ops.paged_attention_v1(q)\n    torch.cuda.synchronize()\n    return a, b\n")
 
 
-def test_insert_before_gives_the_blank_line_to_the_code_and_leaves_the_comment_on_the_anchor(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_insert_before_gives_the_blank_line_to_the_code_and_leaves_the_comment_on_the_anchor(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "insert"
@@ -185,7 +164,7 @@ def test_insert_before_gives_the_blank_line_to_the_code_and_leaves_the_comment_o
         code = "max_seq_len = min(max_seq_len, _LIMIT)"
     '''
     source = "def f(max_seq_len):\n    x = 1\n\n    # V1 below 8K\n    use_v1 = max_seq_len <= 8192\n"
-    patched, outcome = _apply(load_patch, steps, source, scope="f")
+    patched, outcome = run_steps(steps, source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert patched == ("def f(max_seq_len):\n    x = 1\n\n    max_seq_len = min(max_seq_len, _LIMIT)\n\n"
                        "    # V1 below 8K\n    use_v1 = max_seq_len <= 8192\n")
@@ -224,35 +203,35 @@ REUSE = '''
 '''
 
 
-def test_reuse_buffers_at_module_level(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_reuse_buffers_at_module_level(run_steps) -> None:  # type: ignore[no-untyped-def]
     source = "m = torch.zeros(4)\nfor x in xs:\n    t = torch.exp(x - m)\n    m.add_(t)\n"
-    patched, outcome = _apply(load_patch, REUSE.format(extra=""), source)
+    patched, outcome = run_steps(REUSE.format(extra=""), source)
     assert outcome.status is Status.APPLIED, outcome.detail
     assert patched == ("m = torch.zeros(4)\n_t = torch.empty_like(m)\nfor x in xs:\n"
                        "    torch.exp(x - m, out=_t)\n    m.add_(_t)\n")
 
 
-def test_reuse_buffers_with_its_anchor_twice_says_so(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_reuse_buffers_with_its_anchor_twice_says_so(run_steps) -> None:  # type: ignore[no-untyped-def]
     source = "def f(xs):\n    m = torch.zeros(4)\n    m = m * 2\n    for x in xs:\n        t = torch.exp(x - m)\n"
-    patched, outcome = _apply(load_patch, REUSE.format(extra=""), source, scope="f")
+    patched, outcome = run_steps(REUSE.format(extra=""), source, scope="f")
     assert outcome.status is Status.FAILED
     assert outcome.detail.startswith("step 1 (reuse-buffers): expected the anchor 'm = $INIT' once, found it 2 times in f")
     assert patched == source
 
 
-def test_reuse_buffers_with_the_temporary_assigned_twice_says_so(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_reuse_buffers_with_the_temporary_assigned_twice_says_so(run_steps) -> None:  # type: ignore[no-untyped-def]
     source = ("def f(xs):\n    m = torch.zeros(4)\n    for x in xs:\n        t = torch.exp(x - m)\n"
               "        m.add_(t)\n        t = torch.exp(m)\n")
-    patched, outcome = _apply(load_patch, REUSE.format(extra=""), source, scope="f")
+    patched, outcome = run_steps(REUSE.format(extra=""), source, scope="f")
     assert outcome.status is Status.FAILED
     assert outcome.detail.startswith("step 1 (reuse-buffers): expected 't = torch.exp($X)' once, found it 2 times in f")
     assert patched == source
 
 
-def test_reuse_buffers_comment_keeps_its_paragraphs_without_trailing_spaces(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_reuse_buffers_comment_keeps_its_paragraphs_without_trailing_spaces(run_steps) -> None:  # type: ignore[no-untyped-def]
     extra = 'comment = """\nOne buffer for every block.\n\nSee the decode notes."""'
     source = "def f(xs):\n    m = torch.zeros(4)\n    for x in xs:\n        t = torch.exp(x - m)\n        m.add_(t)\n"
-    patched, outcome = _apply(load_patch, REUSE.format(extra=extra), source, scope="f")
+    patched, outcome = run_steps(REUSE.format(extra=extra), source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert ("    m = torch.zeros(4)\n    # One buffer for every block.\n    #\n    # See the decode notes.\n"
             "    _t = torch.empty_like(m)\n") in patched
@@ -269,10 +248,10 @@ def test_reuse_buffers_comment_keeps_its_paragraphs_without_trailing_spaces(load
     ("del [t]", ""),
     ("del t", ""),
 ])
-def test_reuse_buffers_drops_the_temporary_from_a_del(load_patch, line: str, left: str) -> None:  # type: ignore[no-untyped-def]
+def test_reuse_buffers_drops_the_temporary_from_a_del(run_steps, line: str, left: str) -> None:  # type: ignore[no-untyped-def]
     source = ("def f(xs):\n    m = torch.zeros(4)\n    for x in xs:\n        t = torch.exp(x - m)\n"
               f"        m.add_(t)\n        {line}\n")
-    patched, outcome = _apply(load_patch, REUSE.format(extra=""), source, scope="f")
+    patched, outcome = run_steps(REUSE.format(extra=""), source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert patched.endswith("        m.add_(_t)\n" + left)
 

@@ -13,35 +13,12 @@
 
 from __future__ import annotations
 
-from typing import Mapping
-
 import pytest
 
-from patcher.checks.base import Valid
-from patcher.checks.examples import run_example
-from patcher.checks.no_triton_kernels import NoTritonKernels, is_triton_project
+from patcher.checks.no_triton_kernels import is_triton_project
 from patcher.checks.pip_installs import logical_lines, pip_installs
 from patcher.shipping.install_script import expand_variables, read_install_script
-
-RULE = NoTritonKernels()
-SCRIPT = "qwen3_6_scripts/patch_ops.sh"
-INSTALLS = ("in the image; Triton's kernels hang the BI-V100 "
-            "(its runtime does not support the PTX Triton compiles)")
-HANG = "a hang cannot be caught by try/except"
-
-
-def _found(code: str, *, files: Mapping[str, str] | None = None,
-           path: str | None = None) -> list[tuple[str, int, str, str]]:
-    """Return (path, line, severity, message) for everything the rule reports, notes included."""
-    example = Valid(code, files=dict(files or {}), path=path)
-    return [(v.path, v.line, v.severity.value, v.message) for v in run_example(RULE, example)]
-
-
-def _errors(code: str) -> list[tuple[int, str]]:
-    """Return (line, message) of each finding in one file read alone (``example.py``)."""
-    found = _found(code)
-    assert all(path == "example.py" for path, *_ in found)
-    return [(line, message) for _, line, _, message in found]
+from test_mutation_rules_triton import HANG, INSTALLS, SCRIPT, _errors, _found  # the rule's own test helpers
 
 
 # -- 1. one decorator line, one finding ---------------------------------------------

@@ -10,29 +10,13 @@ replacement that begins with a block.
 
 from __future__ import annotations
 
-import textwrap
-
-from patcher.patchset.runner import Status, patch_source
+from patcher.patchset.runner import Status
 
 
-def _patch(steps: str, *, scope: str = "") -> str:
-    return textwrap.dedent('''
-        id = "comments"
-        description = "An edit of commented code"
-        origin = "test"
-        last-update = "2026-12-01"
-        target = "x.py"
-        scope = "{scope}"
-
-        {steps}
-    ''').format(scope=scope, steps=textwrap.dedent(steps))
-
-
-def _apply(load_patch, steps: str, source: str, scope: str = "") -> str:  # type: ignore[no-untyped-def]
-    result = patch_source("x.py", source.encode(), [load_patch(_patch(steps, scope=scope))])
-    (outcome,) = result.outcomes
+def _apply(run_steps, steps: str, source: str, scope: str = "") -> str:  # type: ignore[no-untyped-def]
+    patched, outcome = run_steps(steps, source, scope)
     assert outcome.status is Status.APPLIED, outcome.detail
-    return result.patched.decode()
+    return patched
 
 
 _REMOVE_WARNING = '''
@@ -46,35 +30,35 @@ _REMOVE_WARNING = '''
 # --------------------------------------------------------------------------- a block left empty
 
 
-def test_the_only_statement_removed_leaves_its_comments_around_the_pass(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_the_only_statement_removed_leaves_its_comments_around_the_pass(run_steps) -> None:  # type: ignore[no-untyped-def]
     source = ("class PagedAttention:\n    @staticmethod\n    def warn_v2():\n"
               "        # ixformer has no V2 kernel on BI-V100.\n"
               "        warnings.warn(\"V2 unsupported\")  # TODO(vendor): drop once V2 lands\n"
               "\n    @staticmethod\n    def get_supported_head_sizes():\n        return [64, 80, 96, 112, 128, 256]\n")
-    patched = _apply(load_patch, _REMOVE_WARNING, source, scope="PagedAttention.warn_v2")
+    patched = _apply(run_steps, _REMOVE_WARNING, source, scope="PagedAttention.warn_v2")
     assert patched == ("class PagedAttention:\n    @staticmethod\n    def warn_v2():\n"
                        "        # ixformer has no V2 kernel on BI-V100.\n"
                        "        pass  # TODO(vendor): drop once V2 lands\n"
                        "\n    @staticmethod\n    def get_supported_head_sizes():\n        return [64, 80, 96, 112, 128, 256]\n")
 
 
-def test_an_emptied_block_without_comments_is_a_bare_pass(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_an_emptied_block_without_comments_is_a_bare_pass(run_steps) -> None:  # type: ignore[no-untyped-def]
     source = "def warn_v2():\n    warnings.warn(\"V2 unsupported\")\n\n\ndef other():\n    return 1\n"
-    patched = _apply(load_patch, _REMOVE_WARNING, source, scope="warn_v2")
+    patched = _apply(run_steps, _REMOVE_WARNING, source, scope="warn_v2")
     assert patched == "def warn_v2():\n    pass\n\n\ndef other():\n    return 1\n"
 
 
-def test_an_emptied_branch_keeps_its_comments_in_a_crlf_file(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_an_emptied_branch_keeps_its_comments_in_a_crlf_file(run_steps) -> None:  # type: ignore[no-untyped-def]
     source = ("def forward_decode(use_v1, output):\r\n    if use_v1:\r\n        ops.paged_attention_v1(output)\r\n"
               "    else:\r\n        # Run PagedAttention V2.\r\n"
               "        warnings.warn(\"no V2 kernel\")  # unreachable here\r\n    return output\r\n")
-    patched = _apply(load_patch, _REMOVE_WARNING, source, scope="forward_decode")
+    patched = _apply(run_steps, _REMOVE_WARNING, source, scope="forward_decode")
     assert patched == ("def forward_decode(use_v1, output):\r\n    if use_v1:\r\n        ops.paged_attention_v1(output)\r\n"
                        "    else:\r\n        # Run PagedAttention V2.\r\n        pass  # unreachable here\r\n"
                        "    return output\r\n")
 
 
-def test_a_removed_run_gives_the_pass_its_first_lines_and_its_last_comment(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_removed_run_gives_the_pass_its_first_lines_and_its_last_comment(run_steps) -> None:  # type: ignore[no-untyped-def]
     # As for any replaced run: the comment between its statements goes with the code.
     steps = '''
         [[steps]]
@@ -88,12 +72,12 @@ def test_a_removed_run_gives_the_pass_its_first_lines_and_its_last_comment(load_
     source = ("def forward_decode(query):\n    if DEBUG:\n\n        # Sync, so that the time is the kernel's.\n"
               "        torch.cuda.synchronize()  # slow\n"
               "        print(\"decode\", time.time() - t0)  # remove before release\n    return query\n")
-    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    patched = _apply(run_steps, steps, source, scope="forward_decode")
     assert patched == ("def forward_decode(query):\n    if DEBUG:\n\n        # Sync, so that the time is the kernel's.\n"
                        "        pass  # remove before release\n    return query\n")
 
 
-def test_two_removals_that_empty_one_block_keep_their_comments_in_order(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_two_removals_that_empty_one_block_keep_their_comments_in_order(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -104,13 +88,13 @@ def test_two_removals_that_empty_one_block_keep_their_comments_in_order(load_pat
     source = ("def check(block_tables):\n    for row in block_tables:\n        # the first block\n"
               "        print(row[0])  # [paged_attn DEBUG]\n        # the last block\n"
               "        print(row[-1])  # [paged_attn DEBUG] too\n    return block_tables\n")
-    patched = _apply(load_patch, steps, source, scope="check")
+    patched = _apply(run_steps, steps, source, scope="check")
     assert patched == ("def check(block_tables):\n    for row in block_tables:\n        # the first block\n"
                        "        # [paged_attn DEBUG]\n        # the last block\n"
                        "        pass  # [paged_attn DEBUG] too\n    return block_tables\n")
 
 
-def test_an_emptied_module_keeps_the_comment_as_a_line(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_an_emptied_module_keeps_the_comment_as_a_line(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -118,14 +102,14 @@ def test_an_emptied_module_keeps_the_comment_as_a_line(load_patch) -> None:  # t
         code = ""
     '''
     source = "#!/usr/bin/env python3\n# Patch vLLM's scheduler in place.\n\npatch_file(\"scheduler.py\")  # see patch_ops.sh\n"
-    patched = _apply(load_patch, steps, source)
+    patched = _apply(run_steps, steps, source)
     assert patched == "#!/usr/bin/env python3\n# Patch vLLM's scheduler in place.\n\n# see patch_ops.sh\n"
 
 
 # --------------------------------------------------------------------------- one line becomes several, and back
 
 
-def test_a_line_turned_into_several_keeps_its_comment_on_the_first(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_line_turned_into_several_keeps_its_comment_on_the_first(run_steps) -> None:  # type: ignore[no-untyped-def]
     # Not on the last line, where it would describe the new attribute.
     steps = '''
         [[steps]]
@@ -141,14 +125,14 @@ def test_a_line_turned_into_several_keeps_its_comment_on_the_first(load_patch) -
     source = ("class PagedAttention:\r\n\r\n"
               "    _PYTORCH_DECODE_THRESHOLD = 32768  # V1 fails past 32K (shared memory)\r\n\r\n"
               "    @staticmethod\r\n    def forward_decode(query):\r\n        return query\r\n")
-    patched = _apply(load_patch, steps, source)
+    patched = _apply(run_steps, steps, source)
     assert patched == ("class PagedAttention:\r\n\r\n"
                        "    _PYTORCH_DECODE_THRESHOLD = 32768  # V1 fails past 32K (shared memory)\r\n"
                        "    # Set once ops.paged_attention_v2 has failed.\r\n    _v2_unavailable = False\r\n\r\n"
                        "    @staticmethod\r\n    def forward_decode(query):\r\n        return query\r\n")
 
 
-def test_a_line_turned_into_a_block_keeps_its_comment_above_the_block(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_line_turned_into_a_block_keeps_its_comment_above_the_block(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -161,7 +145,7 @@ def test_a_line_turned_into_a_block_keeps_its_comment_above_the_block(load_patch
     source = ("def forward_decode(actual_max, max_seq_len):\n"
               "    # Upstream heuristic.\n    use_v1 = max_seq_len <= 8192\n"
               "    # BI-V100 override.\n    use_v1 = True  # no V2 kernel on this card\n    return use_v1\n")
-    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    patched = _apply(run_steps, steps, source, scope="forward_decode")
     assert patched == ("def forward_decode(actual_max, max_seq_len):\n"
                        "    # Upstream heuristic.\n    use_v1 = max_seq_len <= 8192\n"
                        "    # BI-V100 override.\n    # no V2 kernel on this card\n"
@@ -169,7 +153,7 @@ def test_a_line_turned_into_a_block_keeps_its_comment_above_the_block(load_patch
                        "    return use_v1\n")
 
 
-def test_a_block_turned_into_a_line_keeps_the_header_comment_beside_it(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_block_turned_into_a_line_keeps_the_header_comment_beside_it(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -184,12 +168,12 @@ def test_a_block_turned_into_a_line_keeps_the_header_comment_beside_it(load_patc
     source = ("def forward_decode(output, query, use_v1):\n    if use_v1:  # always, on BI-V100\n"
               "        ops.paged_attention_v1(output, query)\n    else:\n        ops.paged_attention_v2(output, query)\n"
               "    return output\n")
-    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    patched = _apply(run_steps, steps, source, scope="forward_decode")
     assert patched == ("def forward_decode(output, query, use_v1):\n"
                        "    ops.paged_attention_v1(output, query)  # always, on BI-V100\n    return output\n")
 
 
-def test_a_header_comment_stays_on_the_new_header(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_header_comment_stays_on_the_new_header(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -206,14 +190,14 @@ def test_a_header_comment_stays_on_the_new_header(load_patch) -> None:  # type: 
     source = ("def prefill(num_ctx_blocks):\n"
               "    for tile_blk in range(0, num_ctx_blocks, _BLOCKS_PER_TILE):  # 32 blocks a tile\n"
               "        blk_end = min(tile_blk + _BLOCKS_PER_TILE, num_ctx_blocks)\n")
-    patched = _apply(load_patch, steps, source, scope="prefill")
+    patched = _apply(run_steps, steps, source, scope="prefill")
     assert patched == ("def prefill(num_ctx_blocks):\n"
                        "    for tile_blk in range(0, num_ctx_blocks, _BLOCKS_PER_TILE):  # 32 blocks a tile\n"
                        "        torch.cuda.synchronize()\n"
                        "        blk_end = min(tile_blk + _BLOCKS_PER_TILE, num_ctx_blocks)\n")
 
 
-def test_a_header_comment_goes_above_a_block_whose_first_line_has_its_own(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_header_comment_goes_above_a_block_whose_first_line_has_its_own(run_steps) -> None:  # type: ignore[no-untyped-def]
     # The kept branch brings its own comment back; the header's goes on a line above it.
     steps = '''
         [[steps]]
@@ -229,7 +213,7 @@ def test_a_header_comment_goes_above_a_block_whose_first_line_has_its_own(load_p
     source = ("def forward_decode(output, query, use_v1):\n    if use_v1:  # always, on BI-V100\n"
               "        ops.paged_attention_v1(output, query)  # 11 arguments\n    else:\n"
               "        ops.paged_attention_v2(output, query)\n    return output\n")
-    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    patched = _apply(run_steps, steps, source, scope="forward_decode")
     assert patched == ("def forward_decode(output, query, use_v1):\n    # always, on BI-V100\n"
                        "    ops.paged_attention_v1(output, query)  # 11 arguments\n    return output\n")
 
@@ -237,7 +221,7 @@ def test_a_header_comment_goes_above_a_block_whose_first_line_has_its_own(load_p
 # --------------------------------------------------------------------------- captured statements are not doubled
 
 
-def test_a_captured_first_statement_keeps_its_comment_lines_once(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_captured_first_statement_keeps_its_comment_lines_once(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -250,19 +234,19 @@ def test_a_captured_first_statement_keeps_its_comment_lines_once(load_patch) -> 
     source = ("def forward_decode(max_seq_len, max_num_partitions):\n    # Upstream heuristic.\n"
               "    use_v1 = (max_seq_len <= 8192 and\n              max_num_partitions == 1)\n"
               "    use_v1 = True\n    return use_v1\n")
-    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    patched = _apply(run_steps, steps, source, scope="forward_decode")
     assert patched == ("def forward_decode(max_seq_len, max_num_partitions):\n    # Upstream heuristic.\n"
                        "    use_v1 = (max_seq_len <= 8192 and\n              max_num_partitions == 1)\n"
                        "    return use_v1\n")
     # The run's last comment goes beside the replacement's last line, which is the captured one.
-    patched = _apply(load_patch, steps, source.replace("use_v1 = True\n", "use_v1 = True  # BI-V100\n"),
+    patched = _apply(run_steps, steps, source.replace("use_v1 = True\n", "use_v1 = True  # BI-V100\n"),
                      scope="forward_decode")
     assert patched == ("def forward_decode(max_seq_len, max_num_partitions):\n    # Upstream heuristic.\n"
                        "    use_v1 = (max_seq_len <= 8192 and\n              max_num_partitions == 1)  # BI-V100\n"
                        "    return use_v1\n")
 
 
-def test_a_captured_last_statement_keeps_its_comment_once(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_captured_last_statement_keeps_its_comment_once(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -274,7 +258,7 @@ def test_a_captured_last_statement_keeps_its_comment_once(load_patch) -> None:  
     '''
     source = ("def forward_decode(output, query):\n    torch.cuda.synchronize()  # debug\n"
               "    ops.paged_attention_v1(output, query)  # the vendor kernel\n    return output\n")
-    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    patched = _apply(run_steps, steps, source, scope="forward_decode")
     assert patched == ("def forward_decode(output, query):\n"
                        "    ops.paged_attention_v1(output, query)  # the vendor kernel\n    return output\n")
 
@@ -282,7 +266,7 @@ def test_a_captured_last_statement_keeps_its_comment_once(load_patch) -> None:  
 # --------------------------------------------------------------------------- runs of several statements, one-line suites, match
 
 
-def test_a_replaced_run_keeps_its_last_comment_beside_the_last_line(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_replaced_run_keeps_its_last_comment_beside_the_last_line(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -297,12 +281,12 @@ def test_a_replaced_run_keeps_its_last_comment_beside_the_last_line(load_patch) 
     '''
     source = ("def forward_decode(actual_max, max_seq_len):\n    use_v1 = max_seq_len <= 8192  # upstream\n"
               "    use_v1 = True  # BI-V100 override\n    return use_v1\n")
-    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    patched = _apply(run_steps, steps, source, scope="forward_decode")
     assert patched == ("def forward_decode(actual_max, max_seq_len):\n    use_v2 = actual_max > 8192\n"
                        "    use_v1 = not use_v2  # BI-V100 override\n    return use_v1\n")
 
 
-def test_a_replaced_run_ending_in_a_block_puts_its_last_comment_above_that_block(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_replaced_run_ending_in_a_block_puts_its_last_comment_above_that_block(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -318,12 +302,12 @@ def test_a_replaced_run_ending_in_a_block_puts_its_last_comment_above_that_block
     '''
     source = ("def forward_decode(actual_max, max_seq_len):\n    use_v1 = max_seq_len <= 8192\n"
               "    use_v1 = True  # BI-V100 override\n    return use_v1\n")
-    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    patched = _apply(run_steps, steps, source, scope="forward_decode")
     assert patched == ("def forward_decode(actual_max, max_seq_len):\n    use_v1 = True\n"
                        "    # BI-V100 override\n    if actual_max > 8192:\n        use_v1 = False\n    return use_v1\n")
 
 
-def test_a_one_line_if_keeps_its_comment_on_the_new_header(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_one_line_if_keeps_its_comment_on_the_new_header(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -336,12 +320,12 @@ def test_a_one_line_if_keeps_its_comment_on_the_new_header(load_patch) -> None: 
     '''
     source = ("def forward_decode(output, seq_lens):\n"
               "    if seq_lens.numel() == 0: return output  # nothing to decode\n    return output\n")
-    patched = _apply(load_patch, steps, source, scope="forward_decode")
+    patched = _apply(run_steps, steps, source, scope="forward_decode")
     assert patched == ("def forward_decode(output, seq_lens):\n    if seq_lens.numel() == 0:  # nothing to decode\n"
                        "        torch.cuda.synchronize()\n        return output\n    return output\n")
 
 
-def test_a_header_comment_goes_above_a_new_header_with_its_own(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_header_comment_goes_above_a_new_header_with_its_own(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -357,7 +341,7 @@ def test_a_header_comment_goes_above_a_new_header_with_its_own(load_patch) -> No
     '''
     source = ("def check(kv_cache_dtype):\n    match kv_cache_dtype:  # only auto on BI-V100\n"
               "        case \"fp8\":\n            raise NotImplementedError(kv_cache_dtype)\n    return kv_cache_dtype\n")
-    patched = _apply(load_patch, steps, source, scope="check")
+    patched = _apply(run_steps, steps, source, scope="check")
     assert patched == ("def check(kv_cache_dtype):\n    # only auto on BI-V100\n"
                        "    if kv_cache_dtype != \"auto\":  # fp8 needs the V2 kernel\n"
                        "        raise NotImplementedError(kv_cache_dtype)\n    return kv_cache_dtype\n")
@@ -366,7 +350,7 @@ def test_a_header_comment_goes_above_a_new_header_with_its_own(load_patch) -> No
 # --------------------------------------------------------------------------- headers of other shapes, comments above
 
 
-def test_a_match_header_comment_stays_beside_the_new_match_header(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_match_header_comment_stays_beside_the_new_match_header(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -382,11 +366,11 @@ def test_a_match_header_comment_stays_beside_the_new_match_header(load_patch) ->
         """
     '''
     source = ('match dtype:  # ixformer: fp8 only\n    case "fp8":\n        scale = 1.0\n')
-    assert _apply(load_patch, steps, source) == (
+    assert _apply(run_steps, steps, source) == (
         'match kv_cache_dtype:  # ixformer: fp8 only\n    case "fp8":\n        scale = k_scale\n')
 
 
-def test_a_one_line_block_header_comment_stays_beside_the_new_one_line_block(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_one_line_block_header_comment_stays_beside_the_new_one_line_block(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -394,11 +378,11 @@ def test_a_one_line_block_header_comment_stays_beside_the_new_one_line_block(loa
         code = "if use_v1 and not alibi: return out"
     '''
     source = "def decode(out, use_v1, alibi):\n    if use_v1: return out  # V1 only on BI-V100\n    return None\n"
-    assert _apply(load_patch, steps, source, scope="decode") == (
+    assert _apply(run_steps, steps, source, scope="decode") == (
         "def decode(out, use_v1, alibi):\n    if use_v1 and not alibi: return out  # V1 only on BI-V100\n    return None\n")
 
 
-def test_a_comment_moved_above_a_commented_replacement_keeps_the_replacement_s_own_lines(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_comment_moved_above_a_commented_replacement_keeps_the_replacement_s_own_lines(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -409,13 +393,13 @@ def test_a_comment_moved_above_a_commented_replacement_keeps_the_replacement_s_o
         """
     '''
     source = "_PARTITION_SIZE = 512  # must match the kernel\nx = 1\n"
-    assert _apply(load_patch, steps, source) == (
+    assert _apply(run_steps, steps, source) == (
         "# Tuned for the BI-V100's shared memory (patch partition).\n"
         "# must match the kernel\n"
         "_PARTITION_SIZE = 256  # was 512\nx = 1\n")
 
 
-def test_a_statement_put_back_inside_a_new_block_keeps_its_comment_once(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_statement_put_back_inside_a_new_block_keeps_its_comment_once(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -433,7 +417,7 @@ def test_a_statement_put_back_inside_a_new_block_keeps_its_comment_once(load_pat
               "    # fp32 accumulate: ixformer's fp16 sum overflows\n"
               "    out = x.float().sum(-1)  # (num_seqs,)\n"
               "    return out\n")
-    assert _apply(load_patch, steps, source, scope="forward") == (
+    assert _apply(run_steps, steps, source, scope="forward") == (
         "def forward(x, out):\n"
         "    with torch.no_grad():\n"
         "        # fp32 accumulate: ixformer's fp16 sum overflows\n"
@@ -441,7 +425,7 @@ def test_a_statement_put_back_inside_a_new_block_keeps_its_comment_once(load_pat
         "    return out\n")
 
 
-def test_a_statement_put_back_after_new_code_keeps_its_comment_once_above_itself(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_statement_put_back_after_new_code_keeps_its_comment_once_above_itself(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -459,7 +443,7 @@ def test_a_statement_put_back_after_new_code_keeps_its_comment_once_above_itself
               "    # fp32 accumulate: ixformer's fp16 sum overflows\n"
               "    out = x.float().sum(-1)\n"
               "    return out\n")
-    assert _apply(load_patch, steps, source, scope="forward") == (
+    assert _apply(run_steps, steps, source, scope="forward") == (
         "def forward(x, out):\n"
         "    torch.cuda.synchronize()\n"
         "    # fp32 accumulate: ixformer's fp16 sum overflows\n"

@@ -2,35 +2,14 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import libcst as cst
 import pytest
 
-from patcher.patchset.runner import Status, patch_source
+from patcher.patchset.runner import Status
 from patcher.transforms.pattern import Pattern, find_statements
 
 
-def _patch(steps: str, *, scope: str = "") -> str:
-    return textwrap.dedent('''
-        id = "edit"
-        description = "An edit"
-        origin = "test"
-        last-update = "2026-12-01"
-        target = "x.py"
-        scope = "{scope}"
-
-        {steps}
-    ''').format(scope=scope, steps=textwrap.dedent(steps))
-
-
-def _run(load_patch, steps: str, source: str, scope: str = ""):  # type: ignore[no-untyped-def]
-    result = patch_source("x.py", source.encode(), [load_patch(_patch(steps, scope=scope))])
-    (outcome,) = result.outcomes
-    return result.patched.decode(), outcome
-
-
-def test_edits_that_grow_one_block_land_where_each_match_was(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_edits_that_grow_one_block_land_where_each_match_was(run_steps) -> None:  # type: ignore[no-untyped-def]
     # Applied from the last to the first, so an earlier edit's new lines do not move a later one.
     steps = '''
         [[steps]]
@@ -40,12 +19,12 @@ def test_edits_that_grow_one_block_land_where_each_match_was(load_patch) -> None
         expect = 2
     '''
     source = "def f(x):\n    x += 1\n    y = 2\n    x += 1\n    return x\n"
-    patched, outcome = _run(load_patch, steps, source, scope="f")
+    patched, outcome = run_steps(steps, source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert patched == "def f(x):\n    x += 1\n    log(x)\n    y = 2\n    x += 1\n    log(x)\n    return x\n"
 
 
-def test_a_block_left_empty_gets_pass(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_block_left_empty_gets_pass(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -53,21 +32,21 @@ def test_a_block_left_empty_gets_pass(load_patch) -> None:  # type: ignore[no-un
         code = ""
     '''
     source = "def f():\n    # the vendor's reminder\n    warn_once()\n\n\ndef g():\n    return 1\n"
-    patched, outcome = _run(load_patch, steps, source, scope="f")
+    patched, outcome = run_steps(steps, source, scope="f")
     assert outcome.status is Status.APPLIED, outcome.detail
     # The block's only statement goes; its comment stays above the pass (see test_transforms_comments.py).
     assert patched.startswith("def f():\n    # the vendor's reminder\n    pass\n\n\ndef g():")
     assert "def g():\n    return 1\n" in patched
 
 
-def test_spliced_arguments_are_separated_as_written(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_spliced_arguments_are_separated_as_written(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
         pattern = "y = g($...ARGS)"
         code = "y = h($...ARGS, extra)"
     '''
-    patched, outcome = _run(load_patch, steps, "y = g(a, b)\n")
+    patched, outcome = run_steps(steps, "y = g(a, b)\n")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert patched == "y = h(a, b, extra)\n"
 
@@ -77,7 +56,7 @@ def test_spliced_arguments_are_separated_as_written(load_patch) -> None:  # type
     ("expect = 3", "x += 1\nx += 1\n", "expected 'x += 1' 3 times, found it 2 times"),
     ("", "y = 0\n", "expected 'x += 1' once, found it 0 times"),
 ])
-def test_a_count_mismatch_says_both_counts(load_patch, expect: str, source: str, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_count_mismatch_says_both_counts(run_steps, expect: str, source: str, message: str) -> None:  # type: ignore[no-untyped-def]
     steps = f'''
         [[steps]]
         op = "replace"
@@ -85,12 +64,12 @@ def test_a_count_mismatch_says_both_counts(load_patch, expect: str, source: str,
         code = "x += 2"
         {expect}
     '''
-    patched, outcome = _run(load_patch, steps, source)
+    patched, outcome = run_steps(steps, source)
     assert outcome.status is Status.FAILED and message in outcome.detail
     assert patched == source
 
 
-def test_a_missing_nested_scope_names_where_it_looked(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_a_missing_nested_scope_names_where_it_looked(run_steps) -> None:  # type: ignore[no-untyped-def]
     steps = '''
         [[steps]]
         op = "replace"
@@ -98,10 +77,10 @@ def test_a_missing_nested_scope_names_where_it_looked(load_patch) -> None:  # ty
         code = "x += 2"
     '''
     source = "class PagedAttention:\n    def forward_decode(self):\n        x += 1\n"
-    _, outcome = _run(load_patch, steps, source, scope="PagedAttention.forward_prefix")
+    _, outcome = run_steps(steps, source, scope="PagedAttention.forward_prefix")
     assert outcome.status is Status.FAILED
     assert "no class or function 'forward_prefix' in PagedAttention" in outcome.detail
-    _, outcome = _run(load_patch, steps, source, scope="Missing.forward_prefix")
+    _, outcome = run_steps(steps, source, scope="Missing.forward_prefix")
     assert "no class or function 'Missing' in the module" in outcome.detail
 
 
@@ -131,7 +110,7 @@ def test_a_marker_may_be_an_expression_inside_a_statement() -> None:
     assert not contains(Pattern.parse("max_seq_len <= 4096"), module)
 
 
-def test_spliced_arguments_keep_their_line_breaks(load_patch) -> None:  # type: ignore[no-untyped-def]
+def test_spliced_arguments_keep_their_line_breaks(run_steps) -> None:  # type: ignore[no-untyped-def]
     # The vendor wrote one argument a line: the rewritten call keeps that layout.
     steps = '''
         [[steps]]
@@ -139,7 +118,7 @@ def test_spliced_arguments_keep_their_line_breaks(load_patch) -> None:  # type: 
         pattern = "y = g($...ARGS)"
         code = "y = h($...ARGS)"
     '''
-    patched, outcome = _run(load_patch, steps, "y = g(\n    a,\n    b,\n)\n")
+    patched, outcome = run_steps(steps, "y = g(\n    a,\n    b,\n)\n")
     assert outcome.status is Status.APPLIED, outcome.detail
     assert patched == "y = h(\n    a,\n    b,\n)\n"
 
