@@ -15,15 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
-VENDOR_ZIP = FIXTURES / "enginex-vllm-bi100-qwen36-main.zip"
-VENDOR_TREE = FIXTURES / "vendor" / "enginex-vllm-bi100-qwen36-main"
-PATCHES = ROOT / "patches"
-SHIPPED = "qwen3_6_scripts/paged_attn.py"
-
-sys.path.insert(0, str(FIXTURES))
-from build_demo_zip import build_zip  # noqa: E402
+from tests.fixtures_vendor import FIXTURES, PATCHES, ROOT, SHIPPED, VENDOR_TREE, VENDOR_ZIP, build_zip  # noqa: F401
 
 
 def _keep_stderr_apart() -> None:

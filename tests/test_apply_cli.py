@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SHIPPED, VENDOR_TREE
+from tests.fixtures_vendor import ROOT, SHIPPED, VENDOR_TREE
 
 GOLDEN = Path(__file__).parent / "golden" / "paged_attn.patched.py"
 MANIFEST = "patcher-manifest.json"

@@ -198,7 +198,7 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
 os.umask(int(sys.argv[3], 8))
-from test_archive_write import sample_files
+from tests.test_archive_write import sample_files
 from patcher.archive import OutputFormat, write_output
 for fmt in OutputFormat:
     print(write_output(Path(sys.argv[4]) / fmt.name, sample_files(), fmt=fmt, zip_prefix="top/"))

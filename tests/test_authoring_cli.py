@@ -15,7 +15,7 @@ import pytest
 from patcher.checks import load_policy
 from patcher.patchset import load_patch_set
 
-from conftest import PATCHES, ROOT, SHIPPED, VENDOR_TREE, VENDOR_ZIP
+from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED, VENDOR_TREE, VENDOR_ZIP
 
 TEMPLATES = ROOT / "templates"
 FIRST_EXAMPLE = "the vendor's forced-V1 dispatch becomes three tiers"

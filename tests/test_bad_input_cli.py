@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT
-from test_archive_read import CASES
+from tests.fixtures_vendor import FIXTURES, ROOT
+from tests.test_archive_read import CASES
 
 TINY_PATCH = '''
 id = "raise-level"

@@ -15,7 +15,7 @@ from patcher.checks.examples import check_example, example_path, judge_example
 from patcher.checks.install_fails_loudly import EXAMPLE_SCRIPT, EXAMPLE_TARGET
 from patcher.errors import PatcherError, PatchSetError
 
-from conftest import PATCHES
+from tests.fixtures_vendor import PATCHES
 
 POLICY = PATCHES / "policy.toml"
 

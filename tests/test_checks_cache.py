@@ -10,7 +10,7 @@ from patcher.checks import load_policy, run_rules
 from patcher.checks import runner
 from patcher.checks.base import PythonSource
 
-from conftest import PATCHES
+from tests.fixtures_vendor import PATCHES
 
 POLICY = PATCHES / "policy.toml"
 CODE = (b"from vllm.attention.ops.prefix_prefill import context_attention_fwd\r\n"

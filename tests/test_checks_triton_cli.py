@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHIPPED, VENDOR_TREE
+from tests.fixtures_vendor import SHIPPED, VENDOR_TREE
 
 RULE = "no-triton-kernels"
 HANG = "a hang cannot be caught by try/except"

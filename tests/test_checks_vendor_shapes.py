@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHIPPED
+from tests.fixtures_vendor import SHIPPED
 
 V1_OVERRIDE = "        use_v1 = True  # BI-V100: the V2 kernel is not available\n"
 THRESHOLD = "    _PYTORCH_DECODE_THRESHOLD = 32768\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from conftest import PATCHES, ROOT, SHIPPED, VENDOR_TREE, VENDOR_ZIP
+from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED, VENDOR_TREE, VENDOR_ZIP
 
 GNU_PATCH = shutil.which("patch")
 needs_patch = pytest.mark.skipif(GNU_PATCH is None, reason="GNU patch is not installed")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SHIPPED, VENDOR_TREE
+from tests.fixtures_vendor import ROOT, SHIPPED, VENDOR_TREE
 
 pytest.importorskip("torch")
 GOLDEN = Path(__file__).parent / "golden" / "paged_attn.patched.py"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHIPPED
+from tests.fixtures_vendor import SHIPPED
 
 COREX = "/usr/local/corex/lib/python3/dist-packages/vllm"
 TARGET_IMAGE = f"{COREX}/attention/ops/paged_attn.py"

@@ -17,7 +17,7 @@ from types import ModuleType
 
 import pytest
 
-from conftest import FIXTURES
+from tests.fixtures_vendor import FIXTURES
 from patcher.archive import Limits, open_source
 from patcher.archive.zip_source import ZipSource
 from patcher.errors import BadArchive

@@ -16,7 +16,7 @@ from patcher.checks import load_policy
 from patcher.checks.base import Settings, Severity, Violation
 from patcher.checks.cache import RuleCache, cache_dir, rules_key
 
-from conftest import PATCHES
+from tests.fixtures_vendor import PATCHES
 
 POLICY = load_policy(PATCHES / "policy.toml")
 SETTINGS = list(POLICY.rules.values())

@@ -23,7 +23,7 @@ from patcher.checks.inputs import check_path, manifest_overrides
 from patcher.errors import BadArchive, PatcherError
 from patcher.shipping import plan_shipping
 
-from conftest import FIXTURES, PATCHES, SHIPPED, VENDOR_TREE, VENDOR_ZIP
+from tests.fixtures_vendor import FIXTURES, PATCHES, SHIPPED, VENDOR_TREE, VENDOR_ZIP
 
 sys.path.insert(0, str(FIXTURES))
 from make_bad_archives import TOP, Member, corrupt_data, with_base  # noqa: E402

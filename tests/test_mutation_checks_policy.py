@@ -14,7 +14,7 @@ from patcher.checks.base import Settings
 from patcher.checks.policy import Policy, canonical
 from patcher.errors import PatcherError, PatchSetError
 
-from conftest import PATCHES
+from tests.fixtures_vendor import PATCHES
 
 POLICY = PATCHES / "policy.toml"
 TEXT = POLICY.read_text()

@@ -21,7 +21,7 @@ from patcher.checks.install_fails_loudly import EXAMPLE_FILES, EXAMPLE_SCRIPT, E
 from patcher.checks.runner import CheckResult, FileRulesAhead, Pending, last_half, shipped_python
 from patcher.shipping import plan_shipping
 
-from conftest import PATCHES, SHIPPED, VENDOR_ZIP
+from tests.fixtures_vendor import PATCHES, SHIPPED, VENDOR_ZIP
 
 POLICY = load_policy(PATCHES / "policy.toml")
 KERNEL_IMPORT = b"from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"

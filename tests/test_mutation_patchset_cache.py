@@ -21,7 +21,7 @@ from patcher.patchset.cache import cache_dir, cached_patch_source
 from patcher.patchset.load import load_patch_set
 from patcher.patchset.model import PatchSet
 from patcher.patchset.runner import Status, patch_source
-from test_patch_cache import ROOT, SHIPPED, patch_set, store  # noqa: F401  (fixtures shared with the cache's first tests)
+from tests.test_patch_cache import ROOT, SHIPPED, patch_set, store  # noqa: F401  (fixtures shared with the cache's first tests)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from conftest import PATCHES, ROOT, SHIPPED, VENDOR_TREE  # noqa: E402
+from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED, VENDOR_TREE  # noqa: E402
 from torch.overrides import TorchFunctionMode  # noqa: E402
 
 from patcher.numerics.cases import make_prefix_case  # noqa: E402

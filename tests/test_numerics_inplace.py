@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from conftest import PATCHES, ROOT, SHIPPED, VENDOR_TREE  # noqa: E402
+from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED, VENDOR_TREE  # noqa: E402
 from patcher.numerics.cases import make_prefix_case  # noqa: E402
 from patcher.numerics.compare import (  # noqa: E402
     BI_V100, Comparison, InPlaceWrite, NumericsResult, _Pair)

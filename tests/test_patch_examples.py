@@ -15,7 +15,7 @@ from patcher.authoring.cases import Case, Check, collect_cases, run_case
 from patcher.checks import load_policy
 from patcher.patchset import load_patch_set
 
-from conftest import PATCHES
+from tests.fixtures_vendor import PATCHES
 
 PATCH_SET = load_patch_set(PATCHES)
 CASES = collect_cases(PATCH_SET)

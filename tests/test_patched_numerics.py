@@ -6,12 +6,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from conftest import SHIPPED, VENDOR_TREE  # noqa: E402
+from tests.fixtures_vendor import SHIPPED, VENDOR_TREE  # noqa: E402
 from patcher.numerics.cases import make_decode_case, make_prefix_case  # noqa: E402
 from patcher.numerics.loader import load_paged_attn  # noqa: E402
 from patcher.numerics.stub_ops import StubOps  # noqa: E402
 
-from test_apply_cli import GOLDEN  # noqa: E402
+from tests.test_apply_cli import GOLDEN  # noqa: E402
 
 VENDOR = (VENDOR_TREE / SHIPPED).read_bytes()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PATCHES, ROOT
+from tests.fixtures_vendor import PATCHES, ROOT
 
 
 @pytest.fixture

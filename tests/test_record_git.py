@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import PATCHES, SHIPPED, VENDOR_TREE, VENDOR_ZIP
+from tests.fixtures_vendor import PATCHES, SHIPPED, VENDOR_TREE, VENDOR_ZIP
 
 git = pytest.importorskip("git")
 

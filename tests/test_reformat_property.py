@@ -16,7 +16,7 @@ import libcst as cst
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import PATCHES, SHIPPED, VENDOR_TREE
+from tests.fixtures_vendor import PATCHES, SHIPPED, VENDOR_TREE
 from patcher.patchset import load_patch_set
 from patcher.patchset.runner import Status, patch_source
 

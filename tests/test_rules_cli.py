@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PATCHES, ROOT, SHIPPED, VENDOR_TREE
+from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED, VENDOR_TREE
 
 GOLDEN = Path(__file__).parent / "golden" / "paged_attn.patched.py"
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from conftest import SHIPPED
-from test_apply_cli import GOLDEN, _tar_files
+from tests.fixtures_vendor import SHIPPED
+from tests.test_apply_cli import GOLDEN, _tar_files
 
 
 def _apply_variant(cli, vendor_copy, make_zip, content: bytes):  # type: ignore[no-untyped-def]

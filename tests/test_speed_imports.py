@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PATCHES, ROOT
+from tests.fixtures_vendor import PATCHES, ROOT
 
 HEAVY = ("libcst", "jinja2", "git")
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import libcst as cst
 import pytest
 
-from conftest import PATCHES, ROOT, VENDOR_TREE, SHIPPED
+from tests.fixtures_vendor import PATCHES, ROOT, VENDOR_TREE, SHIPPED
 from patcher.patchset import load_patch_set
 from patcher.transforms.pattern import Pattern, _blocks, _may_start, find_statements, match
 

@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from conftest import PATCHES, ROOT
+from tests.fixtures_vendor import PATCHES, ROOT
 
 SHIPPED = "qwen3_6_scripts/paged_attn.py"
 

@@ -13,7 +13,7 @@ from patcher.checks.inputs import check_path
 from patcher.checks.runner import FileRulesAhead, Pending, last_half
 from patcher.shipping import plan_shipping
 
-from conftest import PATCHES, SHIPPED, VENDOR_ZIP
+from tests.fixtures_vendor import PATCHES, SHIPPED, VENDOR_ZIP
 
 POLICY = PATCHES / "policy.toml"
 FILES = {

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from tests.fixtures_vendor import FIXTURES
 from patcher.archive import OutputFile, OutputFormat, write_output
 from patcher.archive.layout import plan
 from patcher.archive.zip_source import ZipSource

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHIPPED
+from tests.fixtures_vendor import SHIPPED
 
 GOLDEN = Path(__file__).parent / "golden" / "paged_attn.patched.py"
 MANIFEST = "patcher-manifest.json"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import SHIPPED, VENDOR_TREE
+from tests.fixtures_vendor import SHIPPED, VENDOR_TREE
 
 pytest.importorskip("torch")
 

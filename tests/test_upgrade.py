@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import SHIPPED, VENDOR_TREE, VENDOR_ZIP
+from tests.fixtures_vendor import SHIPPED, VENDOR_TREE, VENDOR_ZIP
 from make_upgrade_pairs import make_pair, make_tree
 
 SERIES = ["three-tier-decode", "prefix-pregather", "prefix-buffer-reuse"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PATCHES, ROOT, SHIPPED, VENDOR_TREE
+from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED, VENDOR_TREE
 
 pytest.importorskip("torch")
 

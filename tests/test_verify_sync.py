@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, SHIPPED, VENDOR_TREE
+from tests.fixtures_vendor import ROOT, SHIPPED, VENDOR_TREE
 
 IMAGE = "/usr/local/corex/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py"
 SHIPS = f"the image ships {SHIPPED} -> {IMAGE}"
