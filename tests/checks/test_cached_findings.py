@@ -1,4 +1,4 @@
-"""The file rules' results are cached by content: a hit gives the same findings, anything else is a miss."""
+"""The file rules' findings are cached by content: a hit gives the same findings without running the rules, anything else misses."""
 
 from __future__ import annotations
 
@@ -6,26 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from patcher.checks import load_policy, run_rules
+from patcher.checks import check_tree, load_policy, run_rules
 from patcher.checks import runner
 from patcher.checks.base import PythonSource
+from patcher.checks.examples import MemoryTree
+from patcher.checks.install_fails_loudly import EXAMPLE_FILES, EXAMPLE_SCRIPT, EXAMPLE_TARGET
+from patcher.shipping import plan_shipping
 
-from tests.fixtures_vendor import PATCHES
+from tests.fixtures_rules import POLICY, POLICY_FILE, readers, write_policy
 
-POLICY = PATCHES / "policy.toml"
 CODE = (b"from vllm.attention.ops.prefix_prefill import context_attention_fwd\r\n"
         b"def f():\r\n    use_v1 = True\r\n    if not use_v1:\r\n        ops.paged_attention_v2(o)\r\n")
 
 
-@pytest.fixture
-def cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    monkeypatch.delenv("PATCHER_NO_CACHE", raising=False)
-    monkeypatch.setenv("PATCHER_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "cache" / "checks"
-
-
-def _found(path: str = "a.py", data: bytes = CODE, policy_file: Path = POLICY) -> list[tuple[str, str, str, int, str]]:
-    result = run_rules([(path, lambda: data)], load_policy(policy_file))
+def _found(path: str = "a.py", data: bytes = CODE, policy_file: Path = POLICY_FILE) -> list[tuple[str, str, str, int, str]]:
+    result = run_rules(readers({path: data}), load_policy(policy_file))
     return [(v.rule, v.severity.value, v.path, v.line, v.message) for v in result.violations]
 
 
@@ -42,30 +37,29 @@ def _parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_a_hit_gives_the_same_findings_at_the_new_path_without_reading_the_rules_again(
-        cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        rule_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = _found("a.py")
     assert [f[:2] for f in first] == [("no-triton-kernels", "error"), ("v2-needs-fallback", "note")]
-    assert len(list(cache.iterdir())) == 1
+    assert len(list(rule_cache.iterdir())) == 1
     parsed = _parses(monkeypatch)
     second = _found("b/c.py")
     assert parsed == []
     assert second == [(rule, severity, "b/c.py", line, message) for rule, severity, _, line, message in first]
 
 
-def test_other_bytes_or_another_policy_miss(cache: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_other_bytes_or_another_policy_miss(rule_cache: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _found()
     parsed = _parses(monkeypatch)
     _found(data=CODE + b"# changed\r\n")
-    weaker = tmp_path / "policy.toml"
-    weaker.write_text(POLICY.read_text().replace('id = "no-triton-kernels"\nseverity = "error"',
-                                                 'id = "no-triton-kernels"\nseverity = "warning"'))
+    weaker = write_policy(tmp_path, 'id = "no-triton-kernels"\nseverity = "error"',
+                          'id = "no-triton-kernels"\nseverity = "warning"')
     assert [f[1] for f in _found(policy_file=weaker)][0] == "warning"
     assert parsed == ["a.py", "a.py"]
 
 
-def test_a_damaged_entry_is_a_miss_and_is_rewritten(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_damaged_entry_is_a_miss_and_is_rewritten(rule_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = _found()
-    (entry,) = cache.iterdir()
+    (entry,) = rule_cache.iterdir()
     entry.write_text('{"key": "other", "found": []}')
     parsed = _parses(monkeypatch)
     assert _found() == first
@@ -81,20 +75,17 @@ def test_an_unwritable_cache_only_costs_speed(monkeypatch: pytest.MonkeyPatch, t
     assert [f[0] for f in _found()] == ["no-triton-kernels", "v2-needs-fallback"]
 
 
-def test_a_file_that_does_not_parse_is_not_cached(cache: Path) -> None:
+def test_a_file_that_does_not_parse_is_not_cached(rule_cache: Path) -> None:
     assert [f[0] for f in _found(data=b"def f(:\n")] == ["python-3.10"]
-    assert not cache.exists() or not list(cache.iterdir())
+    assert not rule_cache.exists() or not list(rule_cache.iterdir())
 
 
-def test_no_cache_turns_it_off(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PATCHER_NO_CACHE", "1")
-    _found()
-    assert not cache.exists()
+INSTALL = "set -e\ncp ./paged_attn.py /usr/local/lib/python3.10/dist-packages/vllm/attention/ops/paged_attn.py\n"
 
 
-def test_it_lives_under_the_patch_cache_where_xdg_puts_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv("PATCHER_NO_CACHE", raising=False)
-    monkeypatch.delenv("PATCHER_CACHE_DIR", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    _found()
-    assert len(list((tmp_path / "xdg" / "patcher" / "checks").iterdir())) == 1
+def test_check_tree_caches_what_the_file_rules_find_unless_told_not_to(rule_cache: Path) -> None:
+    tree = MemoryTree({**EXAMPLE_FILES, EXAMPLE_SCRIPT: INSTALL}, executable=[EXAMPLE_SCRIPT])
+    check_tree(tree, plan_shipping(tree), POLICY, targets=[EXAMPLE_TARGET], use_cache=False)
+    assert not rule_cache.parent.exists()
+    check_tree(tree, plan_shipping(tree), POLICY, targets=[EXAMPLE_TARGET])
+    assert len(list(rule_cache.iterdir())) == 2  # paged_attn.py and other.py differ
