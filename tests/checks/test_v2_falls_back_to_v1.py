@@ -1,6 +1,8 @@
-"""Rule v2-needs-fallback on fallback shapes the rule's own examples leave out, with the exact messages.
+"""Rule v2-needs-fallback: an ``ops.paged_attention_v2`` call that can run needs a ``try`` whose handler reaches
+``ops.paged_attention_v1``, in the handler or after it falls through; the message says what is missing.
 
-Written against the survivors of a mutation run of ``patcher/checks/v2_needs_fallback.py``.
+A V2 call that cannot run is a note that says why, and a fallback that
+cannot run is no fallback.
 """
 
 from __future__ import annotations
@@ -11,8 +13,13 @@ from patcher.checks.base import PythonSource
 from patcher.checks.examples import example_settings
 from patcher.checks.v2_needs_fallback import V2NeedsFallback
 
+
 RULE = V2NeedsFallback()
+
+
 V2 = "ops.paged_attention_v2(output, query)"
+
+
 V1 = "ops.paged_attention_v1(output, query)"
 
 
@@ -90,6 +97,24 @@ def test_a_v2_call_reached_through_another_expression_is_named_by_its_kernel() -
                                          "so nothing falls back to ops.paged_attention_v1")]
 
 
+def test_a_dead_v2_call_is_a_note_that_says_why() -> None:
+    code = "def f():\n    use_v1 = True\n    if use_v1:\n        ops.paged_attention_v1(o)\n    else:\n" \
+           "        ops.paged_attention_v2(o)\n"
+    rule = V2NeedsFallback()
+    found = list(rule.check_file(PythonSource("t.py", code.encode()), example_settings(rule)))
+    assert [(v.severity.value, v.line, v.message) for v in found] == [
+        ("note", 6, "ops.paged_attention_v2 at line 6 cannot run: `use_v1` is always True here (line 2)")]
+
+
 def test_a_v2_call_that_cannot_run_does_not_hide_the_ones_after_it() -> None:
     code = ("def forward_decode(n):\n    if False:\n        V2\n    ops.paged_attention_v2(output, n)\n")
     assert [f[:2] for f in _found(code)] == [("note", 3), ("error", 4)]
+
+
+def test_a_fallback_that_cannot_run_is_no_fallback() -> None:
+    code = ("def f():\n    try:\n        ops.paged_attention_v2(o)\n    except NotImplementedError:\n"
+            "        if False:\n            ops.paged_attention_v1(o)\n")
+    rule = V2NeedsFallback()
+    found = list(rule.check_file(PythonSource("t.py", code.encode()), example_settings(rule)))
+    assert [(v.severity.value, v.line) for v in found] == [("error", 3)]
+    assert "falls through, but no ops.paged_attention_v1 call follows" in found[0].message
