@@ -1,47 +1,29 @@
-"""Rule no-triton-kernels through the CLI, on the shapes real versions of the vendor tree took.
+"""Rule no-triton-kernels through ``check`` and ``apply``, on the shapes real versions of the vendor tree took.
 
 Each shape is written here in its own words (never vendor code): it must
 fail ``check`` naming the rule, and ``apply`` must refuse it (exit 2,
-nothing written, one line per error); the vendor release passes.
+nothing written, one line per error); Triton code that cannot run is a note.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures_vendor import SHIPPED, VENDOR_TREE
+from tests.fixtures_rules import COREX_OPS as OPS, HANG, SCRIPT, edit, error_rows, line_of
+from tests.fixtures_vendor import SHIPPED
 
 RULE = "no-triton-kernels"
-HANG = "a hang cannot be caught by try/except"
-SCRIPT = "qwen3_6_scripts/patch_ops.sh"
+
+
 PREFIX_RETURN = "        return PagedAttention._forward_prefix_pytorch(\n"
+
+
 DECODE_START = "        actual_max = int(seq_lens.max().item()) if seq_lens.numel() > 0 else max_seq_len\n"
+
+
 ORIGINAL_IMPORTS = "from vllm import _custom_ops as ops\n"
-OPS = "/usr/local/corex/lib/python3/dist-packages/vllm/attention/ops"
-
-
-@pytest.fixture(autouse=True)
-def _own_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("PATCHER_CACHE_DIR", str(tmp_path / "cache"))
-
-
-def _edit(tree: Path, path: str, old: str, new: str) -> None:
-    file = tree / path
-    data = file.read_bytes().decode()
-    assert old in data, f"{path} no longer holds {old!r}"
-    file.write_bytes(data.replace(old, new, 1).encode())
-
-
-def _line_of(tree: Path, path: str, text: str) -> int:
-    lines = (tree / path).read_text().splitlines()
-    return next(number for number, line in enumerate(lines, 1) if text in line)
-
-
-def _errors(output: str) -> list[str]:
-    return [row.split(" (why:")[0] for row in output.splitlines() if row.startswith("error: ")]
 
 
 def _unplaced(error: str) -> str:
@@ -54,13 +36,13 @@ def _fails_check_and_apply(cli, source: Path) -> list[str]:  # type: ignore[no-u
     """The rule's errors from ``check``; ``apply`` refuses the same input with the same errors."""
     checked = cli("check", source)
     assert checked.exit_code == 1, checked.stdout + checked.stderr
-    errors = _errors(checked.stdout)
+    errors = error_rows(checked.stdout)
     assert errors and all(f": {RULE}: " in e for e in errors), checked.stdout
     applied = cli("apply", source, "-o", "ctx.tar.gz")
     assert applied.exit_code == 2, applied.stderr
     assert not (cli.cwd / "ctx.tar.gz").exists()
     assert applied.stdout == ""
-    refused = _errors(applied.stderr)
+    refused = error_rows(applied.stderr)
     assert [_unplaced(e) for e in refused] == [_unplaced(e) for e in errors], applied.stderr
     assert f"nothing written: {len(errors)} safety rule error(s)" in applied.stderr
     assert "Traceback" not in applied.stderr
@@ -87,12 +69,12 @@ TRY_ONCE = """\
 
 
 def test_triton_prefill_tried_once_with_a_fallback_is_refused(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
-    _edit(vendor_copy, SHIPPED, PREFIX_RETURN, TRY_ONCE + PREFIX_RETURN)
-    _edit(vendor_copy, SHIPPED, "    _PYTORCH_DECODE_THRESHOLD = 32768\n",
-          "    _PYTORCH_DECODE_THRESHOLD = 32768\n    _triton_prefill_ok = None\n")
+    edit(vendor_copy, SHIPPED, PREFIX_RETURN, TRY_ONCE + PREFIX_RETURN)
+    edit(vendor_copy, SHIPPED, "    _PYTORCH_DECODE_THRESHOLD = 32768\n",
+         "    _PYTORCH_DECODE_THRESHOLD = 32768\n    _triton_prefill_ok = None\n")
     errors = _fails_check_and_apply(cli, make_zip(vendor_copy))
-    imported = _line_of(vendor_copy, SHIPPED, "    from vllm.attention.ops.prefix_prefill import")
-    called = _line_of(vendor_copy, SHIPPED, "context_attention_fwd(query, key")
+    imported = line_of(vendor_copy, SHIPPED, "    from vllm.attention.ops.prefix_prefill import")
+    called = line_of(vendor_copy, SHIPPED, "context_attention_fwd(query, key")
     assert errors == [
         f"error: {SHIPPED}:{imported}: {RULE}: imports context_attention_fwd from "
         f"vllm.attention.ops.prefix_prefill, under `try:` ({HANG})",
@@ -108,6 +90,8 @@ except ImportError:
     _HAS_TRITON_V2 = False
     print("[paged_attn] WARNING: Triton V2 decode not available, using PyTorch decode")
 """
+
+
 TRITON_V2_CALL = """\
         if _HAS_TRITON_V2 and 8192 < int(seq_lens.max().item()) <= 100000:
             try:
@@ -116,6 +100,8 @@ TRITON_V2_CALL = """\
                 return PagedAttention._forward_decode_pytorch(
                     query, key_cache, value_cache, block_tables, seq_lens, scale)
 """
+
+
 TRITON_MODULE = """\
 import triton
 import triton.language as tl
@@ -137,13 +123,13 @@ def paged_attention_v2_triton(query, key_cache, value_cache, block_tables, seq_l
 
 
 def test_triton_v2_decode_from_a_sibling_module_is_refused(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
-    _edit(vendor_copy, SHIPPED, ORIGINAL_IMPORTS, ORIGINAL_IMPORTS + "\n" + TRITON_V2_IMPORT)
-    _edit(vendor_copy, SHIPPED, DECODE_START, TRITON_V2_CALL + DECODE_START)
+    edit(vendor_copy, SHIPPED, ORIGINAL_IMPORTS, ORIGINAL_IMPORTS + "\n" + TRITON_V2_IMPORT)
+    edit(vendor_copy, SHIPPED, DECODE_START, TRITON_V2_CALL + DECODE_START)
     sibling = "qwen3_6_scripts/paged_attention_v2_triton.py"
     (vendor_copy / sibling).write_text(TRITON_MODULE)
     errors = _fails_check_and_apply(cli, make_zip(vendor_copy))
-    imported = _line_of(vendor_copy, SHIPPED, "from .paged_attention_v2_triton import")
-    called = _line_of(vendor_copy, SHIPPED, "return _triton_v2_decode(")
+    imported = line_of(vendor_copy, SHIPPED, "from .paged_attention_v2_triton import")
+    called = line_of(vendor_copy, SHIPPED, "return _triton_v2_decode(")
     assert errors == [
         f"error: {sibling}:5: {RULE}: defines the Triton kernel _v2_partition_kernel (`@triton.jit`)",
         f"error: {sibling}:15: {RULE}: launches the Triton kernel _v2_partition_kernel "
@@ -159,12 +145,12 @@ def test_a_shipped_kernel_module_is_found_through_its_importers_whatever_its_nam
     # The module's name says nothing; the install script puts it beside paged_attn.py in the image.
     (vendor_copy / "qwen3_6_scripts" / "fast_decode.py").write_text(
         TRITON_MODULE.replace("import triton\n", "import triton as tt\n").replace("@triton.jit", "@tt.jit"))
-    _edit(vendor_copy, SCRIPT, f"cp ./paged_attn.py {OPS}/paged_attn.py\n",
-          f"cp ./paged_attn.py {OPS}/paged_attn.py\ncp ./fast_decode.py {OPS}/fast_decode.py\n")
-    _edit(vendor_copy, SHIPPED, ORIGINAL_IMPORTS,
-          ORIGINAL_IMPORTS + "from vllm.attention.ops.fast_decode import paged_attention_v2_triton as decode\n")
+    edit(vendor_copy, SCRIPT, f"cp ./paged_attn.py {OPS}/paged_attn.py\n",
+         f"cp ./paged_attn.py {OPS}/paged_attn.py\ncp ./fast_decode.py {OPS}/fast_decode.py\n")
+    edit(vendor_copy, SHIPPED, ORIGINAL_IMPORTS,
+         ORIGINAL_IMPORTS + "from vllm.attention.ops.fast_decode import paged_attention_v2_triton as decode\n")
     errors = _fails_check_and_apply(cli, make_zip(vendor_copy))
-    line = _line_of(vendor_copy, SHIPPED, "from vllm.attention.ops.fast_decode import")
+    line = line_of(vendor_copy, SHIPPED, "from vllm.attention.ops.fast_decode import")
     assert f"error: {SHIPPED}:{line}: {RULE}: imports vllm.attention.ops.fast_decode " \
            "(qwen3_6_scripts/fast_decode.py), which defines the Triton kernel _v2_partition_kernel" in errors
     assert "error: qwen3_6_scripts/fast_decode.py:5: no-triton-kernels: defines the Triton kernel " \
@@ -178,10 +164,10 @@ def test_a_shipped_kernel_module_is_found_through_its_importers_whatever_its_nam
     "python3 -m pip install --no-deps /tmp/wheels/triton-2.1.0+corex.3.2.1-cp310-cp310-linux_x86_64.whl\n",
 ])
 def test_an_install_script_that_installs_triton_is_refused(cli, vendor_copy, make_zip, install) -> None:  # type: ignore[no-untyped-def]
-    _edit(vendor_copy, SCRIPT, "pip install transformers==4.57.1 --no-deps\n",
-          "pip install transformers==4.57.1 --no-deps\n" + install)
+    edit(vendor_copy, SCRIPT, "pip install transformers==4.57.1 --no-deps\n",
+         "pip install transformers==4.57.1 --no-deps\n" + install)
     errors = _fails_check_and_apply(cli, make_zip(vendor_copy))
-    line = _line_of(vendor_copy, SCRIPT, "transformers==4.57.1") + install.count("\n") - (
+    line = line_of(vendor_copy, SCRIPT, "transformers==4.57.1") + install.count("\n") - (
         1 if "\\\n" in install else 0)
     assert len(errors) == 1
     assert errors[0].startswith(f"error: {SCRIPT}:{line}: {RULE}: installs Triton (`"), errors
@@ -192,25 +178,16 @@ def test_a_dockerfile_run_that_installs_triton_is_refused(cli, vendor_copy, make
     dockerfile = vendor_copy / "Dockerfile"
     dockerfile.write_bytes(dockerfile.read_bytes() + b"\r\n" + run + b"\r\n")
     errors = _fails_check_and_apply(cli, make_zip(vendor_copy))
-    assert [e.split(": installs")[0] for e in errors] == [f"error: Dockerfile:{_line_of(vendor_copy, 'Dockerfile', 'triton')}: {RULE}"]
-
-
-def test_the_vendor_release_and_its_stale_root_copies_pass(cli, vendor_zip) -> None:  # type: ignore[no-untyped-def]
-    # The root copies import context_attention_fwd unconditionally, but the Dockerfile never ships them.
-    assert "from vllm.attention.ops.prefix_prefill import context_attention_fwd" in \
-        (VENDOR_TREE / "paged_attn.py").read_text()
-    result = cli("check", vendor_zip, "--format", "json")
-    assert result.exit_code == 0
-    assert not [v for v in json.loads(result.stdout)["violations"] if v["rule"] == RULE]
+    assert [e.split(": installs")[0] for e in errors] == [f"error: Dockerfile:{line_of(vendor_copy, 'Dockerfile', 'triton')}: {RULE}"]
 
 
 def test_triton_code_that_cannot_run_is_a_note(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
-    _edit(vendor_copy, SHIPPED, PREFIX_RETURN,
-          "        use_triton = False\n        if use_triton:\n"
-          "            from vllm.attention.ops.prefix_prefill import context_attention_fwd\n" + PREFIX_RETURN)
+    edit(vendor_copy, SHIPPED, PREFIX_RETURN,
+         "        use_triton = False\n        if use_triton:\n"
+         "            from vllm.attention.ops.prefix_prefill import context_attention_fwd\n" + PREFIX_RETURN)
     result = cli("check", make_zip(vendor_copy))
     assert result.exit_code == 0, result.stdout
-    line = _line_of(vendor_copy, SHIPPED, "    from vllm.attention.ops.prefix_prefill import")
-    flag = _line_of(vendor_copy, SHIPPED, "use_triton = False")
+    line = line_of(vendor_copy, SHIPPED, "    from vllm.attention.ops.prefix_prefill import")
+    flag = line_of(vendor_copy, SHIPPED, "use_triton = False")
     assert f"note: {SHIPPED}:{line}: {RULE}: imports context_attention_fwd from vllm.attention.ops.prefix_prefill, " \
            f"under `if use_triton:`: cannot run: `use_triton` is always False here (line {flag})" in result.stdout
