@@ -15,7 +15,8 @@ def _refused(result, output: Path, rule: str) -> list[str]:  # type: ignore[no-u
     assert not output.exists()
     assert "nothing written: " in result.stderr
     assert result.stdout == ""
-    return [line for line in result.stderr.splitlines() if line.startswith(f"error: ") and f": {rule}: " in line]
+    assert "Traceback" not in result.stderr
+    return [line for line in result.stderr.splitlines() if line.startswith("error: ") and f": {rule}: " in line]
 
 
 def test_apply_refuses_triton_import_reenabled_under_has_triton(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]

@@ -73,6 +73,7 @@ def test_an_unwritable_cache_only_costs_speed(monkeypatch: pytest.MonkeyPatch, t
     monkeypatch.delenv("PATCHER_NO_CACHE", raising=False)
     monkeypatch.setenv("PATCHER_CACHE_DIR", str(blocker))
     assert [f[0] for f in _found()] == ["no-triton-kernels", "v2-needs-fallback"]
+    assert blocker.read_text() == "not a folder"  # what stands in the cache's way is left as it was
 
 
 def test_a_file_that_does_not_parse_is_not_cached(rule_cache: Path) -> None:

@@ -23,7 +23,7 @@ COPY = f"the copy of qwen3_6_scripts/paged_attn.py to {OPS}/paged_attn.py"
 UNNOTICED = "so a failed copy goes unnoticed and the build succeeds"
 
 
-def test_a_vendor_style_script_without_set_e() -> None:
+def test_a_vendor_style_script_without_set_e_is_reported_at_the_copy() -> None:
     script = (f"cp ./paged_attn.py {OPS}/paged_attn.py\r\n"
               "cp -r ./reasoning /usr/local/corex/lib/python3/dist-packages/vllm/\r\n"
               "python3 ./patch_qwen.py\r\n")

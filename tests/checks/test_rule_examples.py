@@ -36,12 +36,12 @@ def _verdict(rule: Any, example: Valid | Invalid) -> None:
 
 
 @pytest.mark.parametrize("rule, example", _cases("VALID"))
-def test_valid_example_passes(rule: Any, example: Valid) -> None:
+def test_every_valid_example_passes(rule: Any, example: Valid) -> None:
     _verdict(rule, example)
 
 
 @pytest.mark.parametrize("rule, example", _cases("INVALID"))
-def test_invalid_example_is_found_at_its_line(rule: Any, example: Invalid) -> None:
+def test_every_invalid_example_is_found_at_its_line(rule: Any, example: Invalid) -> None:
     _verdict(rule, example)
 
 

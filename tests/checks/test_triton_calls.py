@@ -10,7 +10,7 @@ from tests.fixtures_rules import errors_in
 RULE = NoTritonKernels()
 
 
-def test_calling_the_kernel_by_its_own_name_and_through_its_module() -> None:
+def test_the_kernel_called_by_its_own_name_or_through_its_module_is_found() -> None:
     code = """\
 from vllm.attention.ops.prefix_prefill import context_attention_fwd
 import vllm.attention.ops.triton_decode_attention as tda
@@ -35,9 +35,11 @@ def test_a_known_kernel_name_called_without_any_import_is_still_the_kernel() -> 
     ]
 
 
-def test_a_function_of_a_kernel_module_called_through_the_module() -> None:
-    code = ("from vllm.attention.ops import triton_flash_attention as tfa\n"
-            "out = tfa.attention(q, k, v)\n")
+def test_a_function_of_a_kernel_module_called_through_the_module_is_found() -> None:
+    code = """\
+from vllm.attention.ops import triton_flash_attention as tfa
+out = tfa.attention(q, k, v)
+"""
     assert errors_in(RULE, code) == [
         (1, "imports triton_flash_attention as tfa from vllm.attention.ops"),
         (2, "calls tfa.attention(...) from vllm.attention.ops.triton_flash_attention"),
@@ -45,8 +47,10 @@ def test_a_function_of_a_kernel_module_called_through_the_module() -> None:
 
 
 def test_a_kernel_module_imported_whole_and_called_through_its_full_name() -> None:
-    code = ("import vllm.attention.ops.triton_decode_attention\n"
-            "out = vllm.attention.ops.triton_decode_attention.decode(q)\n")
+    code = """\
+import vllm.attention.ops.triton_decode_attention
+out = vllm.attention.ops.triton_decode_attention.decode(q)
+"""
     assert errors_in(RULE, code) == [
         (1, "imports vllm.attention.ops.triton_decode_attention (`import vllm.attention.ops.triton_decode_attention`)"),
         (2, "calls vllm.attention.ops.triton_decode_attention.decode(...) from "
@@ -56,15 +60,19 @@ def test_a_kernel_module_imported_whole_and_called_through_its_full_name() -> No
 
 def test_a_variable_named_like_a_kernel_module_is_not_the_module() -> None:
     # `prefix_prefill` here is a local flag object, not an imported module.
-    code = ("prefix_prefill = PrefillConfig()\n"
-            "prefix_prefill.apply(q)\n")
+    code = """\
+prefix_prefill = PrefillConfig()
+prefix_prefill.apply(q)
+"""
     assert errors_in(RULE, code) == []
 
 
 def test_a_method_whose_name_says_triton_defined_elsewhere_is_flagged() -> None:
-    code = ("class Decoder:\n"
-            "    def run(self, q):\n"
-            "        return self.backend.decode_triton_v2(q)\n")
+    code = """\
+class Decoder:
+    def run(self, q):
+        return self.backend.decode_triton_v2(q)
+"""
     assert errors_in(RULE, code) == [(3, "calls self.backend.decode_triton_v2(...), whose name says Triton")]
 
 
@@ -87,19 +95,23 @@ class PagedAttention:
 
 
 def test_an_async_helper_of_the_file_named_like_triton_is_judged_by_its_body() -> None:
-    code = ("async def _triton_off_notice():\n"
-            "    print('[paged_attn] Triton disabled on BI-V100')\n"
-            "\n"
-            "async def forward_prefix(q):\n"
-            "    await _triton_off_notice()\n"
-            "    return q\n")
+    code = """\
+async def _triton_off_notice():
+    print('[paged_attn] Triton disabled on BI-V100')
+
+async def forward_prefix(q):
+    await _triton_off_notice()
+    return q
+"""
     assert errors_in(RULE, code) == []
 
 
 def test_a_reference_to_the_kernel_without_a_call_hands_it_on() -> None:
-    code = ("import vllm.attention.ops.prefix_prefill as pp\n"
-            "KERNELS = {'prefill': pp.context_attention_fwd}\n"
-            "register(handlers().context_attention_fwd)\n")
+    code = """\
+import vllm.attention.ops.prefix_prefill as pp
+KERNELS = {'prefill': pp.context_attention_fwd}
+register(handlers().context_attention_fwd)
+"""
     assert errors_in(RULE, code) == [
         (1, "imports vllm.attention.ops.prefix_prefill (`import vllm.attention.ops.prefix_prefill as pp`)"),
         (2, "refers to pp.context_attention_fwd"),

@@ -10,7 +10,7 @@ from tests.fixtures_rules import HANG, errors_in, findings
 RULE = NoTritonKernels()
 
 
-def test_a_sibling_triton_decode_module_imported_and_called_under_try() -> None:
+def test_an_import_and_a_call_under_try_say_a_try_cannot_catch_a_hang() -> None:
     code = """\
 # Triton V2 decode for sequences past 8K (tried first, PyTorch otherwise).
 try:
@@ -36,9 +36,11 @@ def forward_decode(query, seq_lens, max_len):
 
 
 def test_an_import_under_if_names_the_test_as_written() -> None:
-    code = ("import torch\n"
-            "if torch.cuda.is_available() and not _IS_BI100:\n"
-            "    from vllm.attention.ops.prefix_prefill import context_attention_fwd as _ctx_fwd\n")
+    code = """\
+import torch
+if torch.cuda.is_available() and not _IS_BI100:
+    from vllm.attention.ops.prefix_prefill import context_attention_fwd as _ctx_fwd
+"""
     assert errors_in(RULE, code) == [
         (3, "imports context_attention_fwd as _ctx_fwd from vllm.attention.ops.prefix_prefill, "
             "under `if torch.cuda.is_available() and not _IS_BI100:`"),
@@ -77,18 +79,22 @@ if HAVE_KERNELS:
 
 
 def test_a_lambda_does_not_hide_the_guard_around_it() -> None:
-    code = ("if HAS_KERNEL:\n"
-            "    PREFILL = lambda q: context_attention_fwd(q)\n")
+    code = """\
+if HAS_KERNEL:
+    PREFILL = lambda q: context_attention_fwd(q)
+"""
     assert errors_in(RULE, code) == [(2, "calls context_attention_fwd(...), under `if HAS_KERNEL:`")]
 
 
 def test_plain_imports_and_references_say_which_guard_they_sit_under() -> None:
-    code = ("try:\n"
-            "    import vllm.attention.ops.prefix_prefill as pp\n"
-            "except ImportError:\n"
-            "    pp = None\n"
-            "if pp is not None:\n"
-            "    PREFILL = pp.context_attention_fwd\n")
+    code = """\
+try:
+    import vllm.attention.ops.prefix_prefill as pp
+except ImportError:
+    pp = None
+if pp is not None:
+    PREFILL = pp.context_attention_fwd
+"""
     assert errors_in(RULE, code) == [
         (2, "imports vllm.attention.ops.prefix_prefill (`import vllm.attention.ops.prefix_prefill as pp`), "
             f"under `try:` ({HANG})"),
@@ -97,12 +103,14 @@ def test_plain_imports_and_references_say_which_guard_they_sit_under() -> None:
 
 
 def test_code_that_cannot_run_is_a_note_with_the_reason() -> None:
-    code = ("import vllm.attention.ops.prefix_prefill as pp\n"
-            "def prefill(q):\n"
-            "    prefill_ok = False\n"
-            "    if prefill_ok:\n"
-            "        return pp.context_attention_fwd(q)\n"
-            "    return q\n")
+    code = """\
+import vllm.attention.ops.prefix_prefill as pp
+def prefill(q):
+    prefill_ok = False
+    if prefill_ok:
+        return pp.context_attention_fwd(q)
+    return q
+"""
     assert findings(RULE, code) == [
         ("example.py", 1, "error",
          "imports vllm.attention.ops.prefix_prefill (`import vllm.attention.ops.prefix_prefill as pp`)"),

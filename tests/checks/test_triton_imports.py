@@ -17,12 +17,14 @@ from tests.fixtures_rules import HANG, errors_in, findings
 RULE = NoTritonKernels()
 
 
-def test_plain_imports_of_a_kernel_module_and_of_the_kernel_name() -> None:
-    code = ("import triton.ops\n"
-            "import vllm.attention.ops.prefix_prefill\n"
-            "import triton\n"
-            "import vllm.triton_utils\n"
-            "import mylib.context_attention_fwd\n")
+def test_a_plain_import_of_a_kernel_module_or_of_the_kernel_name_is_found() -> None:
+    code = """\
+import triton.ops
+import vllm.attention.ops.prefix_prefill
+import triton
+import vllm.triton_utils
+import mylib.context_attention_fwd
+"""
     assert errors_in(RULE, code) == [
         (1, "imports triton.ops (`import triton.ops`)"),
         (2, "imports vllm.attention.ops.prefix_prefill (`import vllm.attention.ops.prefix_prefill`)"),
@@ -45,19 +47,23 @@ def test_an_excepted_name_does_not_stop_the_reading_of_the_names_after_it() -> N
 
 
 def test_names_from_triton_utils_and_from_triton_itself_are_not_kernels() -> None:
-    code = ("from vllm import triton_utils\n"
-            "from vllm.triton_utils.custom_cache_manager import maybe_set_triton_cache_manager\n"
-            "from triton import cdiv, next_power_of_2\n"
-            "from triton.runtime import triton_key\n"
-            "maybe_set_triton_cache_manager()\n"
-            "triton_utils.maybe_set_triton_cache_manager()\n")
+    code = """\
+from vllm import triton_utils
+from vllm.triton_utils.custom_cache_manager import maybe_set_triton_cache_manager
+from triton import cdiv, next_power_of_2
+from triton.runtime import triton_key
+maybe_set_triton_cache_manager()
+triton_utils.maybe_set_triton_cache_manager()
+"""
     assert errors_in(RULE, code) == []
 
 
-def test_star_imports_of_a_kernel_module_other_than_prefix_prefill() -> None:
-    code = ("from vllm.attention.ops.triton_decode_attention import *\n"
-            "from vllm.triton_utils import *\n"
-            "from vllm.attention.ops.paged_attn import *\n")
+def test_a_star_import_of_a_kernel_module_is_found_and_of_triton_utils_is_not() -> None:
+    code = """\
+from vllm.attention.ops.triton_decode_attention import *
+from vllm.triton_utils import *
+from vllm.attention.ops.paged_attn import *
+"""
     assert errors_in(RULE, code) == [
         (1, "star-imports the kernels from vllm.attention.ops.triton_decode_attention "
             "(`from vllm.attention.ops.triton_decode_attention import *`)"),
@@ -65,10 +71,12 @@ def test_star_imports_of_a_kernel_module_other_than_prefix_prefill() -> None:
 
 
 def test_a_star_import_of_prefix_prefill_names_its_kernel_and_its_guard() -> None:
-    code = ("try:\n"
-            "    from vllm.attention.ops.prefix_prefill import *\n"
-            "except ImportError:\n"
-            "    context_attention_fwd = None\n")
+    code = """\
+try:
+    from vllm.attention.ops.prefix_prefill import *
+except ImportError:
+    context_attention_fwd = None
+"""
     assert errors_in(RULE, code) == [
         (2, "star-imports context_attention_fwd from vllm.attention.ops.prefix_prefill "
             f"(`from vllm.attention.ops.prefix_prefill import *`), under `try:` ({HANG})"),
@@ -76,8 +84,10 @@ def test_a_star_import_of_prefix_prefill_names_its_kernel_and_its_guard() -> Non
 
 
 def test_a_star_import_does_not_stop_the_reading_of_later_imports() -> None:
-    code = ("from vllm.attention.ops.paged_attn import *\n"
-            "from vllm.attention.ops.prefix_prefill import context_attention_fwd\n")
+    code = """\
+from vllm.attention.ops.paged_attn import *
+from vllm.attention.ops.prefix_prefill import context_attention_fwd
+"""
     assert errors_in(RULE, code) == [(2, "imports context_attention_fwd from vllm.attention.ops.prefix_prefill")]
 
 
@@ -90,7 +100,7 @@ def test_a_star_import_does_not_stop_the_reading_of_later_imports() -> None:
     ("getattr(ops, 'prefix_prefill')", "looks up prefix_prefill by name (`getattr(ops, 'prefix_prefill')`)"),
     ("getattr(ops, 'triton_attention')", "looks up triton_attention by name (`getattr(ops, 'triton_attention')`)"),
 ])
-def test_dynamic_imports_and_lookups_by_name(call: str, message: str) -> None:
+def test_dynamic_imports_and_lookups_by_name_of_a_kernel_are_found(call: str, message: str) -> None:
     assert errors_in(RULE, f"import importlib\nkernel = {call}\n") == [(2, message)]
 
 
@@ -127,8 +137,10 @@ def prefill_kernel():
 
 
 def test_findings_come_out_by_line_then_by_message() -> None:
-    code = ("from vllm.attention.ops.prefix_prefill import context_attention_fwd; HAS_TRITON = True\n"
-            "from vllm.attention.ops import prefix_prefill, triton_flash_attention\n")
+    code = """\
+from vllm.attention.ops.prefix_prefill import context_attention_fwd; HAS_TRITON = True
+from vllm.attention.ops import prefix_prefill, triton_flash_attention
+"""
     assert errors_in(RULE, code) == [
         (1, "imports context_attention_fwd from vllm.attention.ops.prefix_prefill"),
         (1, "sets HAS_TRITON = True, which turns the Triton prefill path back on"),

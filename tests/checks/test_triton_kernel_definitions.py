@@ -66,18 +66,32 @@ def test_a_subscript_call_of_something_else_is_no_launch() -> None:
 
 
 def test_a_bare_autotune_from_triton_compiles_a_kernel() -> None:
-    code = ("from triton import autotune, Config\n"
-            "decode = autotune(configs=[Config({'BLOCK': 64})], key=['n'])(decode_body)\n")
+    code = """\
+from triton import autotune, Config
+decode = autotune(configs=[Config({'BLOCK': 64})], key=['n'])(decode_body)
+"""
     assert errors_in(RULE, code) == [
         (2, "compiles a Triton kernel (`autotune(configs=[Config({'BLOCK': 64})], key=['n'])`)"),
     ]
 
 
 def test_a_decorator_from_another_package_named_jit_is_no_kernel() -> None:
-    code = ("import numba\nimport torch\n\n"
-            "@numba.jit\ndef a(x):\n    return x\n\n"
-            "@torch.jit.script\ndef b(x):\n    return x\n\n"
-            "@jit\ndef c(x):\n    return x  # triton? no: an undefined name\n")
+    code = """\
+import numba
+import torch
+
+@numba.jit
+def a(x):
+    return x
+
+@torch.jit.script
+def b(x):
+    return x
+
+@jit
+def c(x):
+    return x  # triton? no: an undefined name
+"""
     assert errors_in(RULE, code) == []
 
 
@@ -91,13 +105,15 @@ def test_jit_imported_from_deep_in_triton_is_triton_s_jit() -> None:
 
 
 def test_a_kernel_defined_under_a_guard_and_called_without_a_grid_is_found_twice() -> None:
-    code = ("import triton\n"
-            "if HAS_TRITON:\n"
-            "    @triton.jit\n"
-            "    def _k(x):\n"
-            "        pass\n"
-            "def run(x):\n"
-            "    return _k(x)\n")
+    code = """\
+import triton
+if HAS_TRITON:
+    @triton.jit
+    def _k(x):
+        pass
+def run(x):
+    return _k(x)
+"""
     assert errors_in(RULE, code) == [
         (3, "defines the Triton kernel _k (`@triton.jit`), under `if HAS_TRITON:`"),
         (7, "calls _k(...)"),
@@ -208,12 +224,25 @@ decode = triton.autotune(configs=[], key=['n'])(_body)
 
 
 def test_a_kernel_compiled_inside_another_decorator_s_arguments_still_compiles() -> None:
-    code = ("import functools\nimport triton\n\n"
-            "@functools.lru_cache(triton.jit(_body))\ndef f(x):\n    pass\n")
+    code = """\
+import functools
+import triton
+
+@functools.lru_cache(triton.jit(_body))
+def f(x):
+    pass
+"""
     assert errors_in(RULE, code) == [(4, "compiles a Triton kernel (`triton.jit(_body)`)")]
 
 
 def test_a_non_triton_decorator_call_on_a_kernel_adds_nothing() -> None:
-    code = ("import functools\nimport triton\n\n"
-            "@functools.lru_cache(maxsize=None)\n@triton.jit\ndef _k(x):\n    pass\n")
+    code = """\
+import functools
+import triton
+
+@functools.lru_cache(maxsize=None)
+@triton.jit
+def _k(x):
+    pass
+"""
     assert errors_in(RULE, code) == [(5, "defines the Triton kernel _k (`@triton.jit`)")]

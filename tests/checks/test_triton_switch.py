@@ -10,14 +10,16 @@ RULE = NoTritonKernels()
 
 
 def test_the_switch_set_to_any_true_value_is_found_and_false_or_unset_is_not() -> None:
-    code = ("from vllm import triton_utils\n"
-            "HAS_TRITON = 1\n"
-            "triton_utils.HAS_TRITON = _ok = True\n"
-            "HAS_TRITON = False\n"
-            "HAS_TRITON = 0\n"
-            "HAS_TRITON = 'yes'\n"
-            "HAS_TRITON: bool\n"
-            "HAS_TRITON_V2 = True\n")
+    code = """\
+from vllm import triton_utils
+HAS_TRITON = 1
+triton_utils.HAS_TRITON = _ok = True
+HAS_TRITON = False
+HAS_TRITON = 0
+HAS_TRITON = 'yes'
+HAS_TRITON: bool
+HAS_TRITON_V2 = True
+"""
     assert errors_in(RULE, code) == [
         (2, "sets HAS_TRITON = True, which turns the Triton prefill path back on"),
         (3, "sets triton_utils.HAS_TRITON = True, which turns the Triton prefill path back on"),
@@ -25,9 +27,11 @@ def test_the_switch_set_to_any_true_value_is_found_and_false_or_unset_is_not() -
 
 
 def test_the_switch_set_under_a_guard_says_so() -> None:
-    code = ("import os\n"
-            "if os.environ.get('PA_TRITON') == '1':\n"
-            "    HAS_TRITON = True\n")
+    code = """\
+import os
+if os.environ.get('PA_TRITON') == '1':
+    HAS_TRITON = True
+"""
     assert errors_in(RULE, code) == [
         (3, "sets HAS_TRITON = True, which turns the Triton prefill path back on, "
             "under `if os.environ.get('PA_TRITON') == '1':`"),

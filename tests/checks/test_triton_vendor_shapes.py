@@ -38,8 +38,10 @@ def _fails_check_and_apply(cli, source: Path) -> list[str]:  # type: ignore[no-u
     assert checked.exit_code == 1, checked.stdout + checked.stderr
     errors = error_rows(checked.stdout)
     assert errors and all(f": {RULE}: " in e for e in errors), checked.stdout
+    before = source.read_bytes()
     applied = cli("apply", source, "-o", "ctx.tar.gz")
     assert applied.exit_code == 2, applied.stderr
+    assert source.read_bytes() == before  # the input is never modified
     assert not (cli.cwd / "ctx.tar.gz").exists()
     assert applied.stdout == ""
     refused = error_rows(applied.stderr)

@@ -16,4 +16,5 @@ def test_allow_needs_a_known_rule_and_a_reason(cli, vendor_zip, args, message) -
     assert result.exit_code == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith("error: ")
     assert not (cli.cwd / "ctx.tar.gz").exists()

@@ -20,6 +20,7 @@ def test_check_bad_input_is_one_line_and_exit_2(cli, tmp_path) -> None:  # type:
     result = cli("check", tmp_path / "missing.zip")
     assert result.exit_code == 2
     assert result.stderr.startswith("error: ") and len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == ""
 
 
 def test_check_help_documents_exit_codes(cli) -> None:  # type: ignore[no-untyped-def]
