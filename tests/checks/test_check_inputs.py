@@ -15,15 +15,10 @@ from patcher.checks.inputs import check_path
 from patcher.errors import BadArchive, PatcherError
 
 from tests.fixtures_rules import POLICY
-from tests.fixtures_vendor import FIXTURES, SHIPPED, VENDOR_TREE
-
-sys.path.insert(0, str(FIXTURES))
-from make_bad_archives import TOP, Member, corrupt_data, with_base  # noqa: E402
-
+from tests.fixtures_vendor import SHIPPED, VENDOR_TREE
+from make_bad_archives import TOP, Member, corrupt_data, with_base  # fixtures/, put on sys.path by fixtures_vendor
 
 KERNEL_IMPORT = "from vllm.attention.ops.prefix_prefill import context_attention_fwd\r\n"
-
-
 REASON = "lab card, Triton build under test (ticket 42)"
 
 

@@ -16,8 +16,6 @@ from patcher.checks.keep_pytorch_fallbacks import KeepPytorchFallbacks
 from tests.fixtures_rules import PAGED_ATTENTION_HEAD, PYTORCH_DECODE, errors_in
 
 RULE = KeepPytorchFallbacks()
-
-
 NOT_ABOVE = ("forward_decode calls _forward_decode_pytorch, but not above the decode threshold "
              "(no `if length > PagedAttention._PYTORCH_DECODE_THRESHOLD:` leads to it)")
 

@@ -15,10 +15,7 @@ from patcher.checks import RULES
 from patcher.checks.base import FileRule, Invalid, PythonSource, Settings, Severity, Valid, Violation
 from patcher.checks.examples import NOTHING, Verdict, judge_example
 
-
 KERNEL_IMPORT = "from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
-
-
 TWO_IMPORTS = ("from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
                "x = 1\n"
                "from vllm.attention.ops.triton_decode_attention import decode_attention_fwd\n")

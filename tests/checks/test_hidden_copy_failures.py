@@ -15,11 +15,7 @@ from patcher.checks.install_fails_loudly import EXAMPLE_SCRIPT, InstallFailsLoud
 from tests.fixtures_rules import COREX_OPS as OPS, findings
 
 RULE = InstallFailsLoudly()
-
-
 COPY = f"the copy of qwen3_6_scripts/paged_attn.py to {OPS}/paged_attn.py"
-
-
 UNNOTICED = "so a failed copy goes unnoticed and the build succeeds"
 
 

@@ -19,7 +19,6 @@ from patcher.errors import PatcherError
 from tests.fixtures_rules import POLICY
 from tests.fixtures_vendor import VENDOR_TREE
 
-
 REASON = "lab card, Triton build under test (ticket 42)"
 
 

@@ -13,7 +13,6 @@ import pytest
 
 from patcher.checks.base import PythonSource, called_name
 
-
 CALL = (
     "def forward_decode(output, query):\r\n"
     "    ops.paged_attention_v2(output, exp_sums,\r\n"

@@ -10,7 +10,6 @@ from patcher.checks.base import Invalid, Rule, Valid
 from patcher.checks.examples import EXAMPLE_PATH, MemoryTree, example_path, run_example
 from patcher.checks.install_fails_loudly import EXAMPLE_SCRIPT, EXAMPLE_TARGET
 
-
 KERNEL_IMPORT = "from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
 
 

@@ -6,7 +6,6 @@ import ast
 
 from patcher.checks.base import PythonSource, called_name, contains, function_of
 
-
 NESTED = """\
 class PagedAttention:
     @staticmethod

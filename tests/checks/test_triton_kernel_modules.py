@@ -17,7 +17,6 @@ from tests.fixtures_vendor import SHIPPED
 
 RULE = NoTritonKernels()
 
-
 KERNELS = """\
 import triton
 import triton.language as tl

@@ -15,14 +15,8 @@ from tests.fixtures_rules import COREX_OPS as OPS, HANG, SCRIPT, edit, error_row
 from tests.fixtures_vendor import SHIPPED
 
 RULE = "no-triton-kernels"
-
-
 PREFIX_RETURN = "        return PagedAttention._forward_prefix_pytorch(\n"
-
-
 DECODE_START = "        actual_max = int(seq_lens.max().item()) if seq_lens.numel() > 0 else max_seq_len\n"
-
-
 ORIGINAL_IMPORTS = "from vllm import _custom_ops as ops\n"
 
 
@@ -93,7 +87,6 @@ except ImportError:
     print("[paged_attn] WARNING: Triton V2 decode not available, using PyTorch decode")
 """
 
-
 TRITON_V2_CALL = """\
         if _HAS_TRITON_V2 and 8192 < int(seq_lens.max().item()) <= 100000:
             try:
@@ -102,7 +95,6 @@ TRITON_V2_CALL = """\
                 return PagedAttention._forward_decode_pytorch(
                     query, key_cache, value_cache, block_tables, seq_lens, scale)
 """
-
 
 TRITON_MODULE = """\
 import triton

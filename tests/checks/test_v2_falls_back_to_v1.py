@@ -13,13 +13,8 @@ from patcher.checks.base import PythonSource
 from patcher.checks.examples import example_settings
 from patcher.checks.v2_needs_fallback import V2NeedsFallback
 
-
 RULE = V2NeedsFallback()
-
-
 V2 = "ops.paged_attention_v2(output, query)"
-
-
 V1 = "ops.paged_attention_v1(output, query)"
 
 
