@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures_vendor import FIXTURES, ROOT
-from tests.test_archive_read import CASES
+from tests.fixtures_archives import CASES
 
 TINY_PATCH = '''
 id = "raise-level"
