@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.fixtures_vendor import SHIPPED
-from tests.test_apply_cli import GOLDEN, _tar_files
+from tests.fixtures_cli import GOLDEN, tar_files
 
 
 def _apply_variant(cli, vendor_copy, make_zip, content: bytes):  # type: ignore[no-untyped-def]
@@ -16,7 +16,7 @@ def _apply_variant(cli, vendor_copy, make_zip, content: bytes):  # type: ignore[
 
 
 def _shipped(cli) -> bytes:  # type: ignore[no-untyped-def]
-    return _tar_files(cli.cwd / "ctx.tar")[SHIPPED][1]
+    return tar_files(cli.cwd / "ctx.tar")[SHIPPED][1]
 
 
 def test_crlf_target_keeps_crlf(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
