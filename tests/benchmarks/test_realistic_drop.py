@@ -12,9 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.fixtures_vendor import PATCHES, ROOT
-
-SHIPPED = "qwen3_6_scripts/paged_attn.py"
+from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED
 
 
 def _generator() -> ModuleType:

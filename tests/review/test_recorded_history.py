@@ -1,4 +1,7 @@
-"""``patcher apply --record-git DIR``: the run as a reproducible git history, one commit per applied patch."""
+"""``patcher apply --record-git DIR``: the run as a reproducible git history.
+
+One commit for the vendor tree, then one per applied patch.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.fixtures_cli import MANIFEST, SERIES
 from tests.fixtures_vendor import PATCHES, SHIPPED, VENDOR_TREE, VENDOR_ZIP
 
 git = pytest.importorskip("git")
-
-SERIES = ("three-tier-decode", "prefix-pregather", "prefix-buffer-reuse")
-MANIFEST = "patcher-manifest.json"
 
 
 def _tree_files(commit) -> dict[str, tuple[bytes, int]]:  # type: ignore[no-untyped-def]
@@ -26,7 +27,7 @@ def _folder_files(folder: Path) -> dict[str, tuple[bytes, int]]:
 
 
 @pytest.fixture(scope="module")
-def recorded(tmp_path_factory):  # type: ignore[no-untyped-def]
+def recorded(shared_cache, tmp_path_factory):  # type: ignore[no-untyped-def]
     """One recorded run of the demo zip, into a folder that exists and is empty."""
     from patcher.cli import main
 
