@@ -11,7 +11,7 @@ from patcher.numerics.cases import make_decode_case, make_prefix_case  # noqa: E
 from patcher.numerics.loader import load_paged_attn  # noqa: E402
 from patcher.numerics.stub_ops import StubOps  # noqa: E402
 
-from tests.test_apply_cli import GOLDEN  # noqa: E402
+from tests.fixtures_cli import GOLDEN  # noqa: E402
 
 VENDOR = (VENDOR_TREE / SHIPPED).read_bytes()
 
