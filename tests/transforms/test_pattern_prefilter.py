@@ -3,7 +3,8 @@
 ``find_statements`` skips the starts where ``_may_start`` says the first
 pattern statement cannot match; a wrong "no" there would lose a match (a
 patch reported as not applying), so it is checked against ``match`` on every
-pattern of the series and a set of hand-written shapes.
+pattern of the series, on the vendor's and the patched file, and on a set
+of hand-written shapes.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ from collections.abc import Iterator
 import libcst as cst
 import pytest
 
-from tests.fixtures_vendor import PATCHES, ROOT, VENDOR_TREE, SHIPPED
 from patcher.patchset import load_patch_set
 from patcher.transforms.pattern import Pattern, _blocks, _may_start, find_statements, match
 
-SOURCES = {
-    "vendor": (VENDOR_TREE / SHIPPED).read_bytes(),
-    "patched": (ROOT / "tests" / "golden" / "paged_attn.patched.py").read_bytes(),
-}
+from tests.fixtures_patches import PATCHED, VENDOR_SOURCE
+from tests.fixtures_vendor import PATCHES
+
+
+SOURCES = {"vendor": VENDOR_SOURCE, "patched": PATCHED.read_bytes()}
 
 
 def _statements(module: cst.Module) -> Iterator[cst.BaseStatement]:
@@ -52,6 +53,8 @@ SHAPES = [
     "for $I in range($N):\n    $...BODY",
     "return $OUT",
 ]
+
+
 CODE = textwrap.dedent("""\
     x = 1; y = 2
     a = b = 3
@@ -101,3 +104,21 @@ def test_it_rejects_other_statements_and_the_search_still_finds_them() -> None:
     # other-named and compound statements are skipped without matching.
     assert [cst.Module([]).code_for_node(s).strip() for s in kept] == ["use_v1 = True", "(use_v1) = False"]
     assert len(find_statements(pattern, module)) == 1
+
+
+@pytest.mark.parametrize(("pattern", "source", "found"), [
+    # A bare statement metavariable takes any statement, compound ones too.
+    ("$S\nreturn out", "if v1:\n    out = 1\nreturn out\n", 1),
+    ("$...HEAD\nreturn out", "x = 1\nreturn out\n", 1),
+    # A metavariable among the small statements of one line takes any of them.
+    ("x = 1; $X", "x = 1; y = 2\n", 1),
+    # Assignments: a metavariable target takes any name; an attribute target is compared as code.
+    ("$T = compute()", "y = compute()\n", 1),
+    ("self.out = compute()", "self.out = compute()\nself.other = compute()\n", 1),
+    ("a = b = f()", "a = b = f()\na = f()\n", 1),
+    ("a = f()", "a = b = f()\n", 0),
+    ("out = f()", "result = f()\n", 0),
+    ("out = f(); log()", "out = f()\n", 0),
+])
+def test_the_quick_first_statement_test_never_skips_a_match(pattern: str, source: str, found: int) -> None:
+    assert len(find_statements(Pattern.parse(pattern), cst.parse_module(source))) == found

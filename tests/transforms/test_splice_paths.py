@@ -10,6 +10,7 @@ from patcher.syntax import ancestor_ids, may_hold_blocks
 from patcher.transforms.pattern import Pattern, find_statements
 from patcher.transforms.splice import BodyEdit, edit_bodies, replace_nodes
 
+
 SOURCE = textwrap.dedent(
     """\
     import torch
