@@ -106,6 +106,12 @@ def copy_patch_set(folder: Path) -> Path:
     return folder / "patches"
 
 
+def break_first_step(patches: Path) -> None:
+    """Make three-tier-decode's first step name an operation that does not exist: its header loads, its steps do not build."""
+    broken = patches / "three-tier-decode.toml"
+    broken.write_text(broken.read_text(encoding="utf-8").replace('op = "', 'op = "no-such-', 1), encoding="utf-8")
+
+
 def edit_file(path: Path, old: str, new: str, occurs: int = 1) -> None:
     """Replace the first OLD in PATH by NEW, checking OLD occurs OCCURS times (so a test edits what it means to)."""
     text = path.read_text(encoding="utf-8")
