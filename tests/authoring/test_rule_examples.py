@@ -1,12 +1,16 @@
-"""The cases ``patcher test`` runs, judged on failing input: rule examples the rule gets wrong.
+"""A rule's VALID and INVALID examples are judged whole: a VALID one with nothing reported but its ``note``, an INVALID one at its path, line and text.
 
-``patcher test`` and tests/test_checks.py judge a rule example with the
-same ``judge_example``; these tests hold that judge to every part of an
-example: no violation on VALID code, exactly its ``note``, an INVALID
-finding at its ``path`` and line with its text.
+``patcher test`` and tests/checks judge a rule example with the same
+``judge_example``; these tests hold that judge, and what ``patcher test``
+prints of it, to every part of an example, on examples the rule gets wrong.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from patcher.authoring.cases import Case, Check, run_case
 from patcher.checks import RULES
@@ -14,9 +18,16 @@ from patcher.checks.base import Invalid, Valid
 from patcher.checks.examples import check_example, judge_example
 from patcher.checks.install_fails_loudly import EXAMPLE_TARGET
 
+
 DEAD_IMPORT = "if False:\n    from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
+
+
 NOTE = "cannot run: its test `False` is always false"
+
+
 KERNEL_IMPORT = "from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
+
+
 OTHER = "qwen3_6_scripts/other.py"
 
 
@@ -80,3 +91,35 @@ def test_an_invalid_example_whose_rule_finds_nothing_or_other_text_fails() -> No
     assert (nothing.passed, nothing.problem, nothing.got) == (False, "the rule found nothing", "nothing reported")
     other = judge_example(rule, Invalid(KERNEL_IMPORT, line=1, found="calls context_attention_fwd"))
     assert not other.passed and "with 'calls context_attention_fwd'" in other.problem
+
+
+def test_a_rule_example_with_a_wrong_note_or_path_fails_in_patcher_test(
+        cli: Any, team: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two examples a hurried rule author might write: the note of another rule's message, and
+    # the finding placed in the file the code sits in rather than the one the rule reports.
+    rule = type(RULES["no-triton-kernels"])
+    dead = "if False:\n    from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
+    kernel = "from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
+    monkeypatch.setattr(rule, "VALID", (*rule.VALID, Valid(dead, note="`use_v1` is always True")))
+    monkeypatch.setattr(rule, "INVALID", (*rule.INVALID, Invalid(
+        "y = 2\n", path="qwen3_6_scripts/other.py", files={"qwen3_6_scripts/paged_attn.py": kernel},
+        line=1, found="imports context_attention_fwd")))
+    result = cli("test", "--patches", team)
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    failures = [line for line in lines if line.startswith("FAIL")]
+    assert failures == [
+        f"FAIL  rule no-triton-kernels: VALID {len(rule.VALID)}: no note holds '`use_v1` is always True'",
+        f"FAIL  rule no-triton-kernels: INVALID {len(rule.INVALID)}: the rule does not report "
+        "qwen3_6_scripts/other.py line 1 with 'imports context_attention_fwd'",
+    ]
+    note = lines.index(failures[0])
+    assert lines[note + 1:note + 3] == ["    --- expected", "    +++ got"]
+    assert "    -...: note: ...`use_v1` is always True..." in lines[note:note + 8]
+    assert any(line.startswith("    +example.py:2: note: imports context_attention_fwd") and
+               line.endswith("cannot run: its test `False` is always false") for line in lines[note:note + 8])
+    path = lines.index(failures[1])
+    assert "    -qwen3_6_scripts/other.py:1: error: ...imports context_attention_fwd..." in lines[path:path + 8]
+    assert ("    +qwen3_6_scripts/paged_attn.py:1: error: imports context_attention_fwd from "
+            "vllm.attention.ops.prefix_prefill") in lines[path:path + 8]
+    assert lines[-1].endswith(" passed, 2 failed")
