@@ -1,4 +1,10 @@
-"""``benchmarks/gpu_prefix.py`` stays runnable: tiny smoke runs on the CPU (the timings are meaningless)."""
+"""The prefill benchmarks stay runnable: tiny smoke runs on the CPU (the timings are meaningless, the equality is not).
+
+``benchmarks/gpu_prefix.py`` compares the committed plain files without
+patcher's dependencies, patches a vendor zip in process, and reports a
+patched copy that differs; ``benchmarks/cpu_prefix_memory.py`` prints its
+table and the peak memory the patch adds.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_patches import PATCHED
 from tests.fixtures_vendor import ROOT, SHIPPED, VENDOR_TREE
 
 pytest.importorskip("torch")
-GOLDEN = Path(__file__).parent / "golden" / "paged_attn.patched.py"
+
+
 SCRIPT = ROOT / "benchmarks" / "gpu_prefix.py"
 
 
@@ -60,11 +68,27 @@ def test_patches_a_vendor_zip_in_process(capsys) -> None:  # type: ignore[no-unt
 
 def test_takes_plain_files_and_reports_a_difference(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     broken = tmp_path / "broken.py"
-    broken.write_text(GOLDEN.read_text().replace("scale        = 1.0 / (head_dim ** 0.5)",
+    broken.write_text(PATCHED.read_text().replace("scale        = 1.0 / (head_dim ** 0.5)",
                                                   "scale        = 1.01 / (head_dim ** 0.5)"))
     vendor = str(VENDOR_TREE / SHIPPED)
-    args = [*SMOKE, "--vendor-py", vendor, "--patched-py", f"good={GOLDEN}", "--patched-py", f"broken={broken}"]
+    args = [*SMOKE, "--vendor-py", vendor, "--patched-py", f"good={PATCHED}", "--patched-py", f"broken={broken}"]
     assert _benchmark().main(args) == 1
     out = capsys.readouterr().out
     assert [(r[2], r[-1]) for r in _rows(out)] == [("good", "yes"), ("broken", "NO")] * 2
     assert "bitwise equal in every configuration: NO" in out
+
+
+def test_cpu_memory_benchmark_runs_on_a_tiny_size() -> None:
+    if not Path("/proc/self/clear_refs").exists():
+        pytest.skip("needs Linux /proc")
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "cpu_prefix_memory.py"),
+                           "--context", "700", "--chunk", "8"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    rows = [line for line in lines if line.startswith(("vendor", "patched"))]
+    assert [row.split("  ")[0] for row in rows] == ["vendor", "patched, max_gather_tokens=8192 (default)",
+                                                   "patched, max_gather_tokens=0"]
+    assert all(len(row.split()[-3:]) == 3 for row in rows)
+    assert lines[-1].startswith("# extra peak resident memory of 'patched, max_gather_tokens=8192 (default)' "
+                                "over the vendor's at 700 context tokens, fp32: ")
+    assert lines[-1].endswith("MB (under 64.0 MB)")

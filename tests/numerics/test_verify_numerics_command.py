@@ -1,14 +1,12 @@
-"""``patcher verify-numerics`` through the CLI on the demo vendor zip, and what makes it fail."""
+"""``patcher verify-numerics`` through the CLI on the demo vendor zip: what it compares, says and documents."""
 
 from __future__ import annotations
 
 import importlib.util
-import shutil
-from pathlib import Path
 
 import pytest
 
-from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED, VENDOR_TREE
+from tests.fixtures_vendor import SHIPPED
 
 pytest.importorskip("torch")
 
@@ -46,39 +44,6 @@ def test_cases_lists_every_shape_of_the_grid(cli, vendor_zip) -> None:  # type: 
     for label in ("no context", "one block", "ragged last block", "several sequences", "two tiles each phase",
                   "threshold 8192", "lengths [5, 8193]", "threshold 9216", "lengths [5, 9217]"):
         assert label in text, label
-
-
-def test_a_patch_that_changes_prefill_results_fails(cli, vendor_zip, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    # A plausible-looking mistake: the pre-gathered context in the wrong block order.
-    patch_set = tmp_path / "set"
-    shutil.copytree(PATCHES, patch_set / "patches")
-    shutil.copytree(ROOT / "templates", patch_set / "templates")
-    template = patch_set / "templates" / "prefix-pregather" / "gather_group.py.j2"
-    text = template.read_text()
-    old = "$TABLES[$SEQ, grp_blk:grp_end]"
-    assert old in text
-    template.write_text(text.replace(old, "$TABLES[$SEQ, grp_blk:grp_end].flip(0)"))
-    result = cli("verify-numerics", vendor_zip, "--patches", patch_set / "patches")
-    assert result.exit_code == 1
-    different = [line for line in result.stdout.splitlines() if line.startswith("DIFFERENT: forward_prefix")]
-    assert different and all("max abs diff" in line and "tolerance 0" in line for line in different)
-    assert not any(line.startswith("DIFFERENT: forward_decode") for line in result.stdout.splitlines())
-    assert result.stdout.splitlines()[-1].startswith("result: ")
-    assert "differ" in result.stdout.splitlines()[-1]
-
-
-def test_a_decode_that_drifts_past_round_off_fails() -> None:
-    from patcher.numerics.compare import compare_sources
-
-    vendor = (VENDOR_TREE / SHIPPED).read_bytes()
-    old = b"            return PagedAttention._forward_decode_pytorch(\n                query, key_cache, value_cache, block_tables, seq_lens, scale)"
-    assert old in vendor
-    patched = vendor.replace(old, old.replace(b"seq_lens, scale)", b"seq_lens, scale * 1.001)"))
-    result = compare_sources(vendor, patched)
-    assert result.failed
-    assert {c.function for c in result.failed} == {"forward_decode"}
-    assert {(c.vendor_tier, c.patched_tier) for c in result.failed} == {("PyTorch", "PyTorch")}
-    assert all(c.max_abs_diff > c.tolerance > 0 for c in result.failed)
 
 
 def test_missing_torch_is_one_clear_line(cli, vendor_zip, monkeypatch) -> None:  # type: ignore[no-untyped-def]
