@@ -132,11 +132,12 @@ def refusal(call: Callable[..., object], *args: Any, **kwargs: Any) -> str:
 
 
 def one_error_line(result: Any) -> str:
-    """Return the one ``error:`` line a CLI run refused with (exit 2, nothing else on stderr, no traceback)."""
+    """Return the one ``error:`` line a CLI run refused with (exit 2, nothing else on stderr or stdout, no traceback)."""
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     assert "Traceback" not in result.stderr
+    assert result.stdout == "", result.stdout  # a refusal reports nothing as done
     return lines[0]
 
 

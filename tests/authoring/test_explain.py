@@ -114,7 +114,7 @@ def test_explain_closest_code_of_a_later_patch_is_at_the_shipped_files_lines(cli
     # prefix-pregather runs after three-tier-decode, which adds lines above it; here its gather has another layout.
     shipped = vendor_copy / SHIPPED
     edit_file(shipped, "k_tile = (key_cache[blk_ids]\n                                  .permute(0, 3, 1, 2, 4)",
-          "k_tile = (key_cache[blk_ids]\n                                  .permute(0, 3, 2, 1, 4)")
+              "k_tile = (key_cache[blk_ids]\n                                  .permute(0, 3, 2, 1, 4)")
     tree = ast.parse(shipped.read_text(encoding="utf-8"))
     gather = next(n for n in ast.walk(tree) if isinstance(n, ast.Assign)
                   and getattr(n.targets[0], "id", "") == "k_tile" and "permute(0, 3, 2, 1, 4)" in ast.unparse(n))

@@ -51,7 +51,7 @@ def test_new_then_edit_then_test_passes(cli: Any, team: Path) -> None:
     assert _new(cli, team, "no-forced-v1").exit_code == 0
     path = team / "no-forced-v1.toml"
     edit_file(path, 'pattern = "the_code_to_find()"\ncode = "the_code_that_replaces_it()"',
-          'pattern = "use_v1 = True"\ncode = "use_v1 = max_seq_len <= 8192"')
+              'pattern = "use_v1 = True"\ncode = "use_v1 = max_seq_len <= 8192"')
     edit_file(path, '# applied-when = ["the_new_code($X)"]', 'applied-when = ["use_v1 = max_seq_len <= 8192"]')
     path.write_text(path.read_text() + '''
 [[examples]]

@@ -38,7 +38,7 @@ def test_test_passes_every_case_of_the_bundled_set(cli: Any) -> None:
 def test_a_broken_example_fails_with_a_diff_of_expected_against_got(cli: Any, team: Path) -> None:
     # The comment the template writes says 8192; the first example now claims 9999.
     edit_file(team / "three-tier-decode.toml", "# three-tier-decode): V1 up to 8192 tokens",
-          "# three-tier-decode): V1 up to 9999 tokens", occurs=2)
+              "# three-tier-decode): V1 up to 9999 tokens", occurs=2)
     result = cli("test", "--patches", team)
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
@@ -57,7 +57,7 @@ def test_a_broken_example_fails_with_a_diff_of_expected_against_got(cli: Any, te
 def test_a_difference_in_line_endings_alone_is_shown(cli: Any, team: Path) -> None:
     # 'after' loses its final newline: the same lines, so the diff names the endings.
     edit_file(team / "three-tier-decode.toml", "        return output\n'''\n\n[[examples]]\nname = \"upstream",
-          "        return output'''\n\n[[examples]]\nname = \"upstream")
+              "        return output'''\n\n[[examples]]\nname = \"upstream")
     result = cli("test", "three-tier-decode", "--patches", team)
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
@@ -68,7 +68,7 @@ def test_a_difference_in_line_endings_alone_is_shown(cli: Any, team: Path) -> No
 
 def test_an_error_example_that_no_longer_fails_as_expected_is_a_failure(cli: Any, team: Path) -> None:
     edit_file(team / "prefix-buffer-reuse.toml", "error = \"'m_new' escapes through an assignment\"",
-          "error = \"'m_new' is never used\"")
+              "error = \"'m_new' is never used\"")
     result = cli("test", "prefix-buffer-reuse", "--patches", team)
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
@@ -81,7 +81,7 @@ def test_an_error_example_that_no_longer_fails_as_expected_is_a_failure(cli: Any
 
 def test_json_output_field_by_field(cli: Any, team: Path) -> None:
     edit_file(team / "three-tier-decode.toml", "# three-tier-decode): V1 up to 8192 tokens",
-          "# three-tier-decode): V1 up to 9999 tokens", occurs=2)
+              "# three-tier-decode): V1 up to 9999 tokens", occurs=2)
     result = cli("test", "three-tier-decode", "--patches", team, "--format", "json")
     assert result.exit_code == 1
     report = json.loads(result.stdout)
@@ -118,7 +118,7 @@ def test_a_patch_set_outside_the_repository_uses_its_own_templates(cli: Any, tea
     shutil.copytree(team, inside)
     shutil.copytree(team.parent / "templates", inside / "templates")
     edit_file(inside / "templates" / "three-tier-decode" / "dispatch.py.j2", "falls back to V1 for good",
-          "falls back to V1 for ever")
+              "falls back to V1 for ever")
     result = cli("test", "three-tier-decode", "--patches", inside)
     assert result.exit_code == 1  # the examples still say "for good": the set's own template was used
     assert "    +        # falls back to V1 for ever if this build has no V2 kernel." in result.stdout.splitlines()

@@ -92,6 +92,8 @@ def test_a_patch_that_changes_prefill_results_fails(cli, vendor_zip, tmp_path) -
     assert not any(line.startswith("DIFFERENT: forward_decode") for line in result.stdout.splitlines())
     assert result.stdout.splitlines()[-1].startswith("result: ")
     assert "differ" in result.stdout.splitlines()[-1]
+    # The vendor's in-place write is still reported, once, beside the differences.
+    assert sum(line.startswith("warning:") for line in result.stdout.splitlines()) == 1
 
 
 def test_a_decode_that_drifts_past_round_off_fails() -> None:

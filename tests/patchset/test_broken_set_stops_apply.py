@@ -17,10 +17,12 @@ def patches(tmp_path: Path) -> Path:
 
 
 def _refused(cli, vendor_zip: Path, patches: Path, *extra: str) -> str:  # type: ignore[no-untyped-def]
-    """Run apply with PATCHES; return the one error line it refused with, having written nothing."""
+    """Run apply with PATCHES; return the one error line it refused with, having written nothing and changed nothing."""
+    before = {path: path.read_bytes() for path in patches.parent.rglob("*") if path.is_file()}
     result = cli("apply", vendor_zip, "-o", "ctx.tar.gz", "--patches", patches, *extra)
     line = one_error_line(result)
     assert list(cli.cwd.iterdir()) == []  # nothing written, no temporaries
+    assert {path: path.read_bytes() for path in patches.parent.rglob("*") if path.is_file()} == before  # the input as it was
     return line
 
 

@@ -11,9 +11,10 @@ import pytest
 
 from patcher.patchset.cache import cache_dir, cached_patch_source
 from patcher.patchset.model import PatchSet
+from patcher.patchset.runner import patch_source
 
 from tests.fixtures_patches import VENDOR_SOURCE
-from tests.patchset.conftest import shipped_patches
+from tests.patchset.conftest import cache_summary, shipped_patches
 
 
 @pytest.fixture
@@ -86,3 +87,5 @@ def test_an_unwritable_cache_only_costs_speed(tmp_path: Path, patch_set: PatchSe
     monkeypatch.setenv("PATCHER_CACHE_DIR", str(blocker))
     outcome = cached_patch_source("x.py", VENDOR_SOURCE, shipped_patches(patch_set))
     assert outcome.changed and not outcome.failed
+    assert cache_summary(outcome) == cache_summary(patch_source("x.py", VENDOR_SOURCE, shipped_patches(patch_set)))
+    assert blocker.read_text() == "not a folder"  # what stands in the cache's way is left as it was

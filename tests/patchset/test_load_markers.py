@@ -11,7 +11,7 @@ from tests.patchset.conftest import edit_refusal, load_edit
 
 def test_markers_are_patterns_or_tables_with_a_scope(tmp_path: Path) -> None:
     patch = load_edit(tmp_path, extra='applied-when = ["x = {{ n }}", {pattern = "y = $Y", scope = "g"}]\n'
-                                  'requires = ["z = $_"]', overrides=("edit.n=7",))
+                      'requires = ["z = $_"]', overrides=("edit.n=7",))
     assert [(str(m.pattern), m.scope) for m in patch.applied_when] == [("x = 7", "f"), ("y = $Y", "g")]
     assert [(str(m.pattern), m.scope) for m in patch.requires] == [("z = $_", "f")]
 

@@ -45,7 +45,7 @@ def test_a_series_line_naming_a_missing_file_gives_its_line_number(tmp_path: Pat
 
 def test_a_patch_listed_twice_is_refused_naming_the_set(tmp_path: Path) -> None:
     folder = write_patch_set(tmp_path / "team", {"v1-guard.toml": GUARD, "pregather.toml": PREGATHER},
-                  series="v1-guard.toml\npregather.toml\nv1-guard.toml\n")
+                             series="v1-guard.toml\npregather.toml\nv1-guard.toml\n")
     expected = f"{folder}: patch id 'v1-guard' is used twice in the series"
     assert refusal(load_patch_set, folder) == expected
     assert refusal(load_outline, folder) == expected
@@ -53,7 +53,7 @@ def test_a_patch_listed_twice_is_refused_naming_the_set(tmp_path: Path) -> None:
 
 def test_the_first_duplicate_id_in_sorted_order_is_named(tmp_path: Path) -> None:
     folder = write_patch_set(tmp_path / "team", {"v1-guard.toml": GUARD, "pregather.toml": PREGATHER},
-                  series="v1-guard.toml\npregather.toml\nv1-guard.toml\npregather.toml\n")
+                             series="v1-guard.toml\npregather.toml\nv1-guard.toml\npregather.toml\n")
     expected = f"{folder}: patch id 'pregather' is used twice in the series"
     assert refusal(load_patch_set, folder) == expected
     assert refusal(load_outline, folder) == expected

@@ -37,7 +37,7 @@ def test_a_patch_that_empties_a_module_leaves_its_newline(load_patch: Any) -> No
     # The vendor __init__.py re-exports a module the patched build drops.
     source = b"from .fused_moe import *\n"
     result = patch_source("__init__.py", source, [load_patch(patch_toml("drop", replace_step("from .fused_moe import *", ""),
-                                                                   scope=""))])
+                                                                        scope=""))])
     assert result.outcomes[0].status is Status.APPLIED
     assert result.patched == b"\n"
 
@@ -50,7 +50,7 @@ def test_one_line_definitions_are_generated_as_written(load_patch: Any) -> None:
               b"    def shift(self, x):\n"
               b"        return x + 1\n")
     result = patch_source("x.py", source, [load_patch(patch_toml("shift", replace_step("return x + 1", "return x + 2"),
-                                                            scope="Ops.shift"))])
+                                                                 scope="Ops.shift"))])
     assert result.outcomes[0].status is Status.APPLIED
     assert result.patched == source.replace(b"x + 1", b"x + 2")
 
@@ -134,7 +134,7 @@ def test_every_version_of_a_module_is_generated_as_libcst_generates_it(load_patc
     patches = [
         load_patch(patch_toml("tile", replace_step("tile = 64", "tile = 128"), scope="PagedAttention.forward_decode")),
         load_patch(patch_toml("pre", insert_step("after", "out = torch.empty_like(q)", "out.zero_()"),
-                         scope="PagedAttention.forward_prefix")),
+                              scope="PagedAttention.forward_prefix")),
         load_patch(patch_toml("main", replace_step("print(PagedAttention())", "print(PagedAttention(), flush=True)"), scope="")),
     ]
     result = patch_source("x.py", source, patches)

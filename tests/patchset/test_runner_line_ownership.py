@@ -86,27 +86,27 @@ def test_lines_inserted_right_above_a_patchs_line_belong_to_the_inserter(load_pa
     # 'tune' writes 'y = 3'; 'guard' inserts 'w = 0' right above it; 'again'
     # rewrites 'w = 0': the code it rewrites is guard's, not tune's.
     outcomes = run_series(load_patch, SOURCE, ("tune", replace_step("y = 2", "y = 3")),
-                    ("guard", insert_step("before", "y = 3", "w = 0")), ("again", replace_step("w = 0", "w = 5")))
+                          ("guard", insert_step("before", "y = 3", "w = 0")), ("again", replace_step("w = 0", "w = 5")))
     assert outcomes == [("tune", Status.APPLIED, ""), ("guard", Status.APPLIED, ""),
                         ("again", Status.FAILED, CLASH.format("guard", 3))]
 
 
 def test_lines_inserted_right_below_a_patchs_line_belong_to_the_inserter(load_patch: Any) -> None:
     outcomes = run_series(load_patch, SOURCE, ("tune", replace_step("y = 2", "y = 3")),
-                    ("guard", insert_step("after", "y = 3", "w = 0")), ("again", replace_step("w = 0", "w = 5")))
+                          ("guard", insert_step("after", "y = 3", "w = 0")), ("again", replace_step("w = 0", "w = 5")))
     assert outcomes[2] == ("again", Status.FAILED, CLASH.format("guard", 4))
 
 
 def test_a_patchs_line_moved_down_by_a_rewrite_above_it_stays_its_own(load_patch: Any) -> None:
     # 'split' turns 'x = 1' into two lines just above tune's 'y = 3'.
     outcomes = run_series(load_patch, SOURCE, ("tune", replace_step("y = 2", "y = 3")),
-                    ("split", replace_step("x = 1", "a = 0\nx = a + 1")), ("again", replace_step("y = 3", "y = 4")))
+                          ("split", replace_step("x = 1", "a = 0\nx = a + 1")), ("again", replace_step("y = 3", "y = 4")))
     assert outcomes[2] == ("again", Status.FAILED, CLASH.format("tune", 4))
 
 
 def test_the_line_a_rewrite_above_a_patchs_line_wrote_is_the_rewriters(load_patch: Any) -> None:
     outcomes = run_series(load_patch, SOURCE, ("tune", replace_step("y = 2", "y = 3")),
-                    ("split", replace_step("x = 1", "a = 0\nx = a + 1")), ("again", replace_step("x = a + 1", "x = a + 2")))
+                          ("split", replace_step("x = 1", "a = 0\nx = a + 1")), ("again", replace_step("x = a + 1", "x = a + 2")))
     assert outcomes[2] == ("again", Status.FAILED, CLASH.format("split", 3))
 
 
@@ -138,7 +138,7 @@ def test_a_patch_deleting_lines_another_patch_wrote_fails(load_patch: Any) -> No
     # 'debug' adds a line; 'tidy' takes it out again (the rest of its match is
     # kept word for word, so the change is a pure deletion).
     outcomes = run_series(load_patch, SOURCE, ("debug", insert_step("before", "y = 2", "print(x)")),
-                    ("tidy", replace_step("print(x)\ny = 2", "y = 2")))
+                          ("tidy", replace_step("print(x)\ny = 2", "y = 2")))
     assert outcomes == [("debug", Status.APPLIED, ""), ("tidy", Status.FAILED, CLASH.format("debug", 3))]
 
 
@@ -182,10 +182,10 @@ def test_a_line_repeated_all_over_a_long_file_between_two_edits_is_not_the_edito
     source = _kernel_module(40)
     assert len(source.splitlines()) > 250 and source.count(b"torch.cuda.synchronize()") == 40
     scale = load_patch(patch_toml("scale", replace_step("out = torch.ops.vendor.stage_7(x, scale)\ntorch.cuda.synchronize()"
-                                               "\nreturn out", "out = torch.ops.vendor.stage_7(x, 2 * scale)\n"
-                                               "torch.cuda.synchronize()\nreturn out.float()"), scope="launch_7"))
+                                                        "\nreturn out", "out = torch.ops.vendor.stage_7(x, 2 * scale)\n"
+                                                        "torch.cuda.synchronize()\nreturn out.float()"), scope="launch_7"))
     stream = load_patch(patch_toml("stream", replace_step("torch.cuda.synchronize()", "torch.cuda.current_stream().synchronize()"),
-                              scope="launch_7"))
+                                   scope="launch_7"))
     result = patch_source("kernels.py", source, [scale, stream])
     assert [(o.patch.id, o.status, o.detail) for o in result.outcomes] == [
         ("scale", Status.APPLIED, ""), ("stream", Status.APPLIED, "")]

@@ -39,6 +39,20 @@ def test_values_are_rendered_as_python_not_html(tmp_path: Path) -> None:
         "if actual_max > 8192 and dtype != 'fp8':\n    return v1(query)\n")
 
 
+def test_an_undefined_variable_fails_rather_than_rendering_empty(tmp_path: Path) -> None:
+    # A misspelt parameter must not become "" in the code a patch writes.
+    env = make_environment(tmp_path)
+    with pytest.raises(TemplateFailure) as failed:
+        render(env, source="use_v1 = actual_max <= {{ limt }}\n", values={"limit": 8192})
+    assert str(failed.value) == "template uses an undefined variable: 'limt' is undefined"
+
+
+def test_a_missing_template_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(TemplateFailure) as failed:
+        render(make_environment(tmp_path, tmp_path / "none"), name="v1-guard/route.py.j2", values={})
+    assert str(failed.value) == "no template 'v1-guard/route.py.j2' in the templates folder"
+
+
 def test_a_template_syntax_error_gives_its_line(tmp_path: Path) -> None:
     (tmp_path / "route.py.j2").write_text("if use_v2:\n    {% if fallback %}\n    out = v2(query)\n")
     with pytest.raises(TemplateFailure) as failed:

@@ -29,7 +29,7 @@ def test_a_compound_statement_of_the_same_kind_beats_a_shorter_one_of_another_ki
             return actual_max
         ''', "if seq_lens.numel() > 0:\n    actual_max = int(seq_lens.max().item())\n", "forward_decode")
     assert closest_summary(closest) == (4, 5, 1, 0, "if seq_lens.numel() > 0: ...",
-                                 "if seq_lens.numel() > 0 and max_seq_len > 8192: ...", "")
+                                        "if seq_lens.numel() > 0 and max_seq_len > 8192: ...", "")
 
 
 def test_statements_of_different_compound_kinds_differ_as_a_whole() -> None:
@@ -52,9 +52,9 @@ def test_one_line_blocks_are_compared_statement_by_statement() -> None:
             else: out = ops.paged_attention_v2(query, key_cache)
             return out
         ''', "if use_v1:\n    out = ops.paged_attention_v1(query, key_cache)\nelse:\n"
-             "    out = ops.paged_attention_v2(query, key_cache, 512)\n", "forward_decode")
+                         "    out = ops.paged_attention_v2(query, key_cache, 512)\n", "forward_decode")
     assert closest_summary(closest) == (2, 3, 1, 0, "out = ops.paged_attention_v2(query, key_cache, 512)",
-                                 "out = ops.paged_attention_v2(query, key_cache)", "in its else, statement 1")
+                                        "out = ops.paged_attention_v2(query, key_cache)", "in its else, statement 1")
 
 
 def test_a_match_statement_is_compared_whole() -> None:

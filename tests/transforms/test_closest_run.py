@@ -80,7 +80,7 @@ def _forward_prefix_pytorch(q_seq, k_t, v_t, m, l, o):
 def test_one_full_match_of_two_expected_points_at_the_other_one() -> None:
     # `expect = 2` found it once: the closest is the update that changed, after the one that matched.
     closest = closest_in(SOFTMAX, "m_new = torch.maximum(m, m_blk)\nexp_s = s - m_new.unsqueeze(-1)\n",
-                       "_forward_prefix_pytorch")
+                         "_forward_prefix_pytorch")
     assert closest_summary(closest) == (10, 11, 2, 1, "exp_s = s - m_new.unsqueeze(-1)", "exp_s = s - m_new[..., None]", "")
 
 
@@ -88,7 +88,7 @@ def test_a_run_further_down_the_block_that_matches_more_wins() -> None:
     # Phase 1's 'm_new = ...' matches one statement, the statements after it
     # none, phase 2's three: the search goes on past the runs that match less.
     closest = closest_in(SOFTMAX, "m_new = torch.maximum(m, m_blk)\nexp_s = s - m_new[..., None]\ndel s\nreturn out\n",
-                       "_forward_prefix_pytorch")
+                         "_forward_prefix_pytorch")
     assert closest_summary(closest) == (10, 13, 4, 3, "return out", "return o", "")
 
 

@@ -153,7 +153,7 @@ def test_a_drop_that_folded_a_statement_into_the_next_differs_in_those_tokens_on
     loop = PHASE_1.replace("    m_blk = s.amax(dim=-1)\n    m_new = torch.maximum(m, m_blk)\n",
                            "    m_new = torch.maximum(m, s.amax(dim=-1))\n").replace("del m_blk, m_new", "del m_new")
     closest = closest_in("def _forward_prefix_pytorch():\n" + textwrap.indent(loop, "    "), PHASE_1,
-                       "_forward_prefix_pytorch")
+                         "_forward_prefix_pytorch")
     assert closest is not None and closest.differing_tokens == 18
     assert (closest.inside, closest.pattern, closest.code) == (
         "in its body, statement 13", "m_blk = s.amax(dim=-1)", "m_new = torch.maximum(m, s.amax(dim=-1))")
