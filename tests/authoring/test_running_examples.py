@@ -79,7 +79,7 @@ def test_an_error_example_that_no_longer_fails_as_expected_is_a_failure(cli: Any
     assert lines[-1] == "6 passed, 2 failed"
 
 
-def test_json_output_field_by_field(cli: Any, team: Path) -> None:
+def test_json_output_gives_every_field_of_each_case(cli: Any, team: Path) -> None:
     edit_file(team / "three-tier-decode.toml", "# three-tier-decode): V1 up to 8192 tokens",
               "# three-tier-decode): V1 up to 9999 tokens", occurs=2)
     result = cli("test", "three-tier-decode", "--patches", team, "--format", "json")

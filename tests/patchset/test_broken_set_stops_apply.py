@@ -45,12 +45,12 @@ def test_unknown_operation_lists_the_known_ones(cli, vendor_zip, patches) -> Non
     assert "known: insert, replace, reuse-buffers" in line
 
 
-def test_mistyped_parameter_default(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
+def test_a_mistyped_parameter_default_is_refused_naming_its_key(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
     edit_file(patches / "three-tier-decode.toml", "default = 8192", 'default = "8192"')
     assert "params.small_max.default: expected int, got '8192'" in _refused(cli, vendor_zip, patches)
 
 
-def test_missing_parameter_default(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
+def test_a_parameter_without_a_default_is_refused(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
     edit_file(patches / "three-tier-decode.toml", "default = 8192\n", "")
     assert "'params.small_max' has no 'default'" in _refused(cli, vendor_zip, patches)
 
@@ -65,45 +65,45 @@ def test_missing_parameter_default(cli, vendor_zip, patches) -> None:  # type: i
         ("small_max", "expected PATCH.PARAM=VALUE"),
     ],
 )
-def test_bad_set_values(cli, vendor_zip, patches, setting: str, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_set_value_is_refused_saying_what_is_wrong(cli, vendor_zip, patches, setting: str, message: str) -> None:  # type: ignore[no-untyped-def]
     assert message in _refused(cli, vendor_zip, patches, "--set", setting)
 
 
-def test_template_with_an_undefined_variable(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
+def test_a_template_with_an_undefined_variable_is_refused_naming_the_step(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
     template = patches.parent / "templates" / "three-tier-decode" / "dispatch.py.j2"
     edit_file(template, "{{ small_max }} and", "{{ smal_max }} and")
     line = _refused(cli, vendor_zip, patches)
     assert "three-tier-decode.toml: steps[2].template" in line and "'smal_max' is undefined" in line
 
 
-def test_template_that_does_not_render_to_python(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
+def test_a_template_that_does_not_render_to_python_is_refused_with_its_line(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
     template = patches.parent / "templates" / "prefix-pregather" / "gather_context.py.j2"
     edit_file(template, "k_grp = v_grp = None", "k_grp = = v_grp")
     line = _refused(cli, vendor_zip, patches)
     assert "prefix-pregather.toml: steps[1].template: code from 'template' is not valid Python at line 13, column 10: expected one of" in line
 
 
-def test_missing_template_file(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
+def test_a_missing_template_file_is_refused_naming_it(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
     (patches.parent / "templates" / "prefix-pregather" / "gather_context.py.j2").unlink()
     assert "no template 'prefix-pregather/gather_context.py.j2'" in _refused(cli, vendor_zip, patches)
 
 
-def test_pattern_that_is_not_python(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
+def test_a_pattern_that_is_not_python_is_refused_naming_the_step(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
     edit_file(patches / "prefix-pregather.toml", 'pattern = "k_tile = key_cache', 'pattern = "k_tile = = key_cache')
     assert "prefix-pregather.toml: steps[3].pattern: pattern in 'pattern' is not valid Python" in _refused(cli, vendor_zip, patches)
 
 
-def test_series_naming_a_missing_file(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
+def test_a_series_naming_a_missing_file_is_refused_with_its_line(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
     (patches / "series").write_text("three-tier-decode.toml\nmissing.toml\n")
     assert "series: line 2 names 'missing.toml', which does not exist" in _refused(cli, vendor_zip, patches)
 
 
-def test_invalid_toml(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_that_is_not_toml_is_refused_naming_it(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
     (patches / "prefix-pregather.toml").write_text("id = \n")
     assert "prefix-pregather.toml: not valid TOML" in _refused(cli, vendor_zip, patches)
 
 
-def test_two_patches_rewriting_the_same_code(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
+def test_two_patches_rewriting_the_same_code_stop_apply_before_it_writes(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
     (patches / "retune-decode.toml").write_text('''
 id = "retune-decode"
 description = "Rewrite what three-tier-decode wrote"

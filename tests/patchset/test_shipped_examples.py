@@ -38,6 +38,6 @@ def test_the_cases_cover_every_example_both_ways_and_every_rule() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
-def test_case(case: Case) -> None:
+def test_each_case_patcher_test_runs_passes(case: Case) -> None:
     result = run_case(case)
     assert result.passed, f"{result.message}\n{result.diff}"

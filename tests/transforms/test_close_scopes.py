@@ -76,5 +76,5 @@ def swap_blocks(): ...
                                                   "PagedAttention._forward_prefix_pytorch",
                                                   "PagedAttention._forward_decode_pytorch")),
 ])
-def test_close_scopes_cutoff_and_limit(asked: str, limit: int, expected: tuple[str, ...]) -> None:
+def test_close_scopes_offers_names_above_its_cutoff_up_to_its_limit(asked: str, limit: int, expected: tuple[str, ...]) -> None:
     assert close_scopes(cst.parse_module(NAMES), asked, limit=limit) == expected

@@ -19,7 +19,7 @@ from patcher.transforms.scope import find_scope
 from tests.transforms.conftest import DECODE, closest_summary
 
 
-def test_line_mapper_and_written_lines() -> None:
+def test_line_mapper_takes_lines_back_and_written_lines_are_the_new_ones() -> None:
     before = "a\nb\nc\nd\n"
     after = "a\nNEW1\nNEW2\nb\nc\nD\n"
     back = line_mapper(before, after)
