@@ -1,4 +1,4 @@
-"""Tests generated from the examples the patch set carries, by the code ``patcher test`` runs.
+"""The shipped patch set passes its own examples and every safety rule's, run by the code ``patcher test`` runs.
 
 Each case comes from ``patcher.authoring.cases``: every patch example in LF
 and CRLF (exactly ``after``, or the ``error``, or "already applied" and
