@@ -8,7 +8,7 @@
 #   benchmarks/mutation.sh checks/no_triton_kernels.py   one module of a package
 #
 # A PACKAGE/FILE.py argument mutates that module only, against its
-# package's test files (MUTATION_TESTS="tests/a.py tests/b.py" replaces
+# package's test folder (MUTATION_TESTS="tests/a.py tests/b.py" replaces
 # them): a quicker loop while writing the tests that kill its survivors.
 #
 # Each run works in a throwaway copy of the checkout (mutmut writes a
@@ -28,29 +28,16 @@ jobs=${MUTATION_JOBS:-$(nproc)}
 # folder are deselected: mutmut's stats hook in that child looks for its
 # setup.cfg in the working folder, fails, and so fails the whole run.
 tests_for() {
+    # A package's tests are its folder under tests/ (tests mirror patcher/),
+    # plus the few elsewhere that exercise it through another unit.
     case $1 in
-        transforms) echo tests/test_pattern.py tests/test_splice.py tests/test_patch_examples.py tests/test_transforms_closest.py tests/test_transforms_edits.py \
-                         tests/test_survivors_transforms.py tests/test_survivors_config.py \
-                         tests/test_mutation_transforms_pattern.py tests/test_mutation_transforms_edits.py tests/test_mutation_transforms_closest.py \
-                         tests/test_transforms_comments.py tests/test_mutation_notkilled_b.py ;;
-        patchset)   echo tests/test_patch_cache.py tests/test_patch_examples.py tests/test_patchset_errors.py tests/test_survivors_patchset.py \
-                         tests/test_survivors_transforms.py tests/test_survivors_config.py tests/test_mutation_patchset.py \
-                         tests/test_mutation_patchset_load.py tests/test_mutation_patchset_cache.py tests/test_mutation_patchset_runner.py ;;
-        archive)    echo tests/test_archive_read.py tests/test_archive_write.py tests/test_archive_gzip.py tests/test_archive_prefetch.py \
-                         tests/test_archive_progress.py tests/test_survivors_archive.py tests/test_mutation_archive.py tests/test_mutation_archive_more.py tests/test_mutation_notkilled_a.py \
-                         --deselect tests/test_archive_write.py::test_same_inputs_give_same_bytes_whatever_the_zone_umask_locale_or_cwd \
-                         --deselect tests/test_archive_write.py::test_source_date_epoch_sets_the_time ;;
-        checks)     echo tests/test_checks.py tests/test_checks_reachability.py tests/test_checks_cache.py \
-                         tests/test_checks_triton_cli.py tests/test_checks_vendor_shapes.py tests/test_rules_cli.py \
-                         tests/test_mutation_rules_triton.py tests/test_mutation_rules_pip.py \
-                         tests/test_mutation_rules_install.py tests/test_mutation_rules_python310.py \
-                         tests/test_mutation_rules_v1_length.py tests/test_mutation_rules_fallbacks.py \
-                         tests/test_speed_rules_ahead.py tests/test_authoring_cases.py tests/test_mutation_checks_inputs.py \
-                         tests/test_mutation_checks_examples.py tests/test_mutation_checks_policy.py \
-                         tests/test_mutation_checks_cache.py tests/test_mutation_checks_base.py \
-                         tests/test_mutation_checks_reachability.py tests/test_mutation_checks_v2_fallback.py \
-                         tests/test_mutation_checks_runner.py tests/test_mutation_checks_more.py tests/test_rules_fixes.py tests/test_mutation_notkilled_a.py ;;
-        *) echo "unknown package: $1 (transforms, patchset, archive or checks)" >&2; return 2 ;;
+        transforms|shipping|review|cli|authoring|numerics) echo "tests/$1" ;;
+        patchset)   echo tests/patchset tests/transforms ;;
+        checks)     echo tests/checks tests/authoring/test_rule_examples.py ;;
+        archive)    echo tests/archive tests/test_pipeline_read_ahead.py \
+                         --deselect tests/archive/test_output_determinism.py::test_same_inputs_give_same_bytes_whatever_the_zone_umask_locale_or_cwd \
+                         --deselect tests/archive/test_output_determinism.py::test_source_date_epoch_sets_the_time ;;
+        *) echo "unknown package: $1 (transforms, patchset, archive, checks, shipping, review, cli, authoring or numerics)" >&2; return 2 ;;
     esac
 }
 

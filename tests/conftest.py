@@ -83,7 +83,7 @@ def fresh_statement_searches() -> None:
 
 @pytest.fixture(autouse=True)
 def hermetic_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point patcher's result cache (and XDG_CACHE_HOME) at a fresh folder: no test writes to ~/.cache.
+    """Point patcher's result cache (and XDG_CACHE_HOME, XDG_CONFIG_HOME) at fresh folders: no test writes to ~/.cache or ~/.config.
 
     Subprocesses inherit it through the environment. Tests of the cache's
     own location unset PATCHER_CACHE_DIR themselves.
@@ -91,6 +91,8 @@ def hermetic_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     folder = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
     monkeypatch.setenv("PATCHER_CACHE_DIR", str(folder / "patcher"))
+    # Per-user settings (the cache's secret among them) go to a fresh folder too, never ~/.config.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
     return folder / "patcher"
 
 

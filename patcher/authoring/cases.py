@@ -12,7 +12,7 @@ rule the set's policy declares: its VALID/INVALID examples, judged by
 them (a VALID one draws no violation and exactly its ``note``; an INVALID
 one is reported at its ``path`` and line, with its text).
 
-The project's own pytest suite (tests/test_patch_examples.py) runs these
+The project's own pytest suite (tests/patchset/test_shipped_examples.py) runs these
 same cases, so there is one implementation of what an example means.
 """
 
