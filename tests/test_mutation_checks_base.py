@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
-from patcher.checks.base import (BuildContext, PythonSource, Settings, Severity, SyntaxIndex, Violation, called_name,
-                                 contains, dotted, function_of, identifier, integer_value)
+from patcher.checks.base import BuildContext, PythonSource, Settings, Severity, Violation
+from patcher.checks.syntax_index import (SyntaxIndex, called_name, contains, dotted, function_of, identifier,
+                                         integer_value)
 
 CALL = (
     "def forward_decode(output, query):\r\n"

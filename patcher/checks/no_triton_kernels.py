@@ -13,9 +13,9 @@ import posixpath
 from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
 
-from .base import (SCOPES, TRY, BuildContext, FileRule, Invalid, PythonSource, Settings, SyntaxIndex,
-                   TreeRule, Valid, Violation, dotted)
+from .base import BuildContext, FileRule, Invalid, PythonSource, Settings, TreeRule, Valid, Violation
 from .pip_installs import dockerfile_runs, logical_lines, pip_installs
+from .syntax_index import SCOPES, TRY, SyntaxIndex, dotted
 
 KERNEL = "context_attention_fwd"  # vllm/attention/ops/prefix_prefill.py
 # Functions known to launch Triton kernels, and the modules that define them.
