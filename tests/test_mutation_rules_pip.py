@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.checks.no_triton_kernels import is_triton_project
+from patcher.checks.triton_installs import is_triton_project
 from patcher.checks.pip_installs import dockerfile_runs, logical_lines, pip_installs, project_name
 
 

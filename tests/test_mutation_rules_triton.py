@@ -16,7 +16,9 @@ import pytest
 
 from patcher.checks.base import Valid
 from patcher.checks.examples import run_example
-from patcher.checks.no_triton_kernels import NoTritonKernels, is_triton_project, kernel_module, says_triton
+from patcher.checks.no_triton_kernels import NoTritonKernels
+from patcher.checks.triton_installs import is_triton_project
+from patcher.checks.triton_names import kernel_module, says_triton
 
 RULE = NoTritonKernels()
 HANG = "a hang cannot be caught by try/except"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.checks.no_triton_kernels import is_triton_project
+from patcher.checks.triton_installs import is_triton_project
 from patcher.checks.pip_installs import logical_lines, pip_installs
 from patcher.shipping.install_script import expand_variables, read_install_script
 from tests.test_mutation_rules_triton import HANG, INSTALLS, SCRIPT, _errors, _found  # the rule's own test helpers
