@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Mapping
 from .archive import OutputFile
 from .archive.tree import SourceTree
 from .errors import PatcherError
+from .manifest_file import MANIFEST
 from .patchset.model import PatchSet
 from .patchset.cache import cached_patch_source
 from .shipping import MirrorGroup, ShipPlan, find_mirrors, line_endings_only, plan_shipping
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
     from .checks import CheckResult, Policy
     from .checks.runner import Ahead, FileRulesAhead
     from .patchset.outcome import FileOutcome
-
-MANIFEST = "patcher-manifest.json"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 from patcher.checks import load_policy
 from patcher.checks.base import PythonSource, Rule, Severity, Valid, Violation
 from patcher.checks.examples import example_settings, run_example
-from patcher.checks.no_triton_kernels import is_triton_project
+from patcher.checks.triton_installs import is_triton_project
 from patcher.checks.pip_installs import logical_lines, pip_installs
 from patcher.checks.python_3_10 import Python310
 

@@ -13,7 +13,7 @@ from typing import Iterator, Sequence
 from ..archive import open_source
 from ..archive.tree import SourceTree
 from ..errors import BadArchive, PatcherError, ShippingError
-from ..pipeline import MANIFEST
+from ..manifest_file import MANIFEST
 from ..shipping import plan_shipping
 from .policy import Policy
 from .runner import CheckResult, FileRulesAhead, Pending, check_tree, last_half, read_shipped_python, run_rules

@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation, dotted
+from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation
 from .paged_attention import CLASS, PagedAttentionClass, classes, guarded_calls
+from .syntax_index import dotted
 
 PREFIX = "_forward_prefix_pytorch"
 DECODE = "_forward_decode_pytorch"

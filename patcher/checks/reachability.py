@@ -28,7 +28,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
-from .base import FUNCTIONS, SCOPES, TRY, SyntaxIndex, dotted, function_of
+from .syntax_index import FUNCTIONS, SCOPES, TRY, SyntaxIndex, dotted, function_of
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 

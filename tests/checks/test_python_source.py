@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from patcher.checks.base import PythonSource, called_name
+from patcher.checks.base import PythonSource
+from patcher.checks.syntax_index import called_name
 
 CALL = (
     "def forward_decode(output, query):\r\n"

@@ -7,7 +7,7 @@ import ast
 
 import pytest
 
-from patcher.checks.base import called_name, dotted, identifier, integer_value
+from patcher.checks.syntax_index import called_name, dotted, identifier, integer_value
 
 
 def test_an_identifier_is_read_as_python_folds_it() -> None:

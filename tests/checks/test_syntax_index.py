@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from patcher.checks.base import PythonSource, called_name, contains, function_of
+from patcher.checks.base import PythonSource
+from patcher.checks.syntax_index import called_name, contains, function_of
 
 NESTED = """\
 class PagedAttention:

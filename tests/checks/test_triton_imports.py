@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.checks.no_triton_kernels import NoTritonKernels, kernel_module, says_triton
+from patcher.checks.no_triton_kernels import NoTritonKernels
+from patcher.checks.triton_names import kernel_module, says_triton
 
 from tests.fixtures_rules import HANG, errors_in, findings
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.checks.no_triton_kernels import NoTritonKernels, is_triton_project
+from patcher.checks.no_triton_kernels import NoTritonKernels
+from patcher.checks.triton_installs import is_triton_project
 
 from tests.fixtures_rules import INSTALLS, SCRIPT, build_dockerfile, findings
 
