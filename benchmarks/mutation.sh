@@ -5,7 +5,7 @@
 #
 #   pip install -e '.[mutation]'
 #   benchmarks/mutation.sh [PACKAGE ...]     default: transforms patchset archive
-#   benchmarks/mutation.sh checks/no_triton_kernels.py   one module of a package
+#   benchmarks/mutation.sh checks/triton_python.py   one module of a package
 #
 # A PACKAGE/FILE.py argument mutates that module only, against its
 # package's test folder (MUTATION_TESTS="tests/a.py tests/b.py" replaces
