@@ -134,7 +134,8 @@ def _render(folder: PatchFolder, patch_id: str, target: str, scope: str, today: 
     except TemplateFailure as error:
         hint = (f"fix {own / TEMPLATE}, or remove it to use the one installed with patcher"
                 if has_own else "the installation is damaged: reinstall patcher")
-        raise PatcherError(f"{error} ({TEMPLATE})", hint=hint) from None
+        said = str(error) if TEMPLATE in str(error) else f"{error} ({TEMPLATE})"
+        raise PatcherError(said, hint=hint) from None
 
 
 def _check_loads(folder: PatchFolder, name: str, text: str) -> None:

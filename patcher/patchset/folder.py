@@ -103,7 +103,8 @@ def _check_name(path: Path) -> str | None:
     return None
 
 
-def read_file(path: Path, *, roots: tuple[Path, ...], limit: int = MAX_FILE_BYTES, what: str = "file") -> bytes:
+def read_file(path: Path, *, roots: tuple[Path, ...], limit: int = MAX_FILE_BYTES, what: str = "file",
+              within: str = "the patch folder") -> bytes:
     """Return the bytes of ``path``, a regular file inside one of ``roots`` (real paths) once symlinks are resolved.
 
     Raises ``PatchSetError`` naming ``path`` (``FileMissing`` when it is not
@@ -115,7 +116,7 @@ def read_file(path: Path, *, roots: tuple[Path, ...], limit: int = MAX_FILE_BYTE
         raise PatchSetError(f"cannot read this {what}: {problem}", where=shown(where, 300))
     real = _real(path)
     if not _inside(real, roots):
-        raise PatchSetError(f"this {what} leads outside the patch folder (it resolves to {shown(str(real), 200)})",
+        raise PatchSetError(f"this {what} leads outside {within} (it resolves to {shown(str(real), 200)})",
                             where=where, hint="a patch set reads only files inside its own folders")
     try:
         before = os.lstat(real)
@@ -223,7 +224,7 @@ class PatchFolder:
         if self.templates is None or self.templates_root is None:
             raise FileMissing("no templates folder")
         path = self.templates.joinpath(*pieces)
-        return read_file(path, roots=(self.templates_root,), what="template"), path
+        return read_file(path, roots=(self.templates_root,), what="template", within="the templates folder"), path
 
 
 def templates_digest(folder: Path) -> str:
@@ -268,7 +269,7 @@ def templates_digest(folder: Path) -> str:
                 link = os.path.relpath(target, root).encode("utf-8", "surrogateescape")
                 digest.update(name.encode("utf-8", "surrogateescape") + b"\0d" + hashlib.sha256(link).digest())
                 continue
-            data = read_file(path, roots=(root,), what="template")
+            data = read_file(path, roots=(root,), what="template", within="the templates folder")
             total += len(data)
             if total > MAX_TEMPLATES_BYTES:
                 raise PatchSetError(f"the templates folder holds more than {MAX_TEMPLATES_BYTES:,} bytes",

@@ -477,7 +477,7 @@ class PatcherEnvironment(ImmutableSandboxedEnvironment):
                 if isinstance(sequence, (str, bytes, list, tuple)) and isinstance(times, int):
                     budget.fits(_text_size(sequence, budget) * max(times, 0), what)
         elif operator == "**" and ints and right > 0 and abs(left) > 1:
-            budget.int_fits(abs(left).bit_length() * right, what)
+            budget.int_fits(math.ceil(math.log2(abs(left)) * right), what)
         elif operator == "%" and isinstance(left, (str, bytes)):
             budget.fits(_percent_estimate(str(left), right, budget), what)
         elif operator == "+" and not ints:
