@@ -228,6 +228,19 @@ def oversized_template(tmp_path: Path, size: int) -> Path:
     return patches
 
 
+def oversized_set(tmp_path: Path, files: int, size: int) -> Path:
+    """A set that lists ``files`` more patches of ``size`` bytes each (valid TOML padded with a comment)."""
+    patches = copy_patch_set(tmp_path)
+    body = (patches / "prefix-buffer-reuse.toml").read_text()
+    names = []
+    for number in range(files):
+        text = body.replace('id = "prefix-buffer-reuse"', f'id = "padded-{number}"')
+        (patches / f"padded-{number}.toml").write_text(text + "#" + "x" * (size - len(text) - 2) + "\n")
+        names.append(f"padded-{number}.toml")
+    (patches / "series").write_text((patches / "series").read_text() + "\n".join(names) + "\n")
+    return patches
+
+
 DEEP = 100_000
 
 

@@ -32,7 +32,7 @@ import os
 import re
 import stat
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +46,13 @@ from ..errors import PatchSetError
 # The committed patch files are under 10 KB, the templates under 1 KB: a
 # mebibyte leaves room for any real patch and bounds what a hostile one costs.
 MAX_FILE_BYTES = 1 << 20
+# Everything one load reads from a patch set (series, patch files,
+# templates): compiling a mebibyte of template takes seconds, so the total
+# is what bounds the time a hostile set costs. A real set is under 100 KB.
+MAX_SET_BYTES = 16 << 20
 # Whole templates folder, as the patch cache's digest reads every file of it.
 MAX_TEMPLATE_FILES = 10_000
-MAX_TEMPLATES_BYTES = 64 << 20
+MAX_TEMPLATES_BYTES = 16 << 20
 # Nesting of TOML values and keys; a patch uses 3 (a [[steps]] table's
 # reuse-buffers spec).
 MAX_NESTING = 32
@@ -174,6 +178,14 @@ class PatchFolder:
     root: Path  # its real path
     templates: Path | None = None  # as given
     templates_root: Path | None = None  # its real path; None when there is no templates folder
+    spent: list[int] = field(default_factory=lambda: [0], compare=False, repr=False)  # bytes read so far
+
+    def _spend(self, data: bytes, path: Path) -> bytes:
+        self.spent[0] += len(data)
+        if self.spent[0] > MAX_SET_BYTES:
+            raise PatchSetError(f"the patch set holds more than the {MAX_SET_BYTES:,} bytes one load may read",
+                                where=str(path))
+        return data
 
     @classmethod
     def open(cls, directory: Path, templates: Path | None = None) -> PatchFolder:
@@ -199,7 +211,7 @@ class PatchFolder:
 
     def read(self, path: Path, *, what: str = "file") -> bytes:
         """Read a file of the patch folder (a patch, the series, the policy)."""
-        return read_file(path, roots=(self.root,), what=what)
+        return self._spend(read_file(path, roots=(self.root,), what=what), path)
 
     def entry(self, name: str, *, series: Path, line: int) -> Path:
         """Return the path a series line names, refusing an absolute one and odd characters."""
@@ -224,7 +236,8 @@ class PatchFolder:
         if self.templates is None or self.templates_root is None:
             raise FileMissing("no templates folder")
         path = self.templates.joinpath(*pieces)
-        return read_file(path, roots=(self.templates_root,), what="template", within="the templates folder"), path
+        data = read_file(path, roots=(self.templates_root,), what="template", within="the templates folder")
+        return self._spend(data, path), path
 
 
 def templates_digest(folder: Path) -> str:

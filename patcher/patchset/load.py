@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import PatchSetError
-from .folder import FileMissing, PatchFolder, read_toml, shown, templates_digest
+from .folder import FileMissing, PatchFolder, decode, parse_toml, shown, templates_digest
 from .model import (PARAM_TYPES, STR_KINDS, AppliedMarker, Built, Example, Param, Patch, PatchCode, PatchSet,
                     SeriesOutline)
 
@@ -139,8 +139,8 @@ def series_files(folder: PatchFolder) -> list[Path]:
 
 def read_patch_file(path: Path, folder: PatchFolder | None = None) -> tuple[Path, dict[str, Any]]:
     """Parse one patch file (inside ``folder``, else inside its own folder) and check its top-level keys."""
-    roots = (folder.root,) if folder is not None else (PatchFolder.open(path.parent).root,)
-    data = read_toml(path, roots=roots, what="patch file")
+    folder = folder or PatchFolder.open(path.parent)
+    data = parse_toml(decode(folder.read(path, what="patch file"), path), path)
     _check_keys(data, PATCH_KEYS, path, "")
     for key in REQUIRED_KEYS:
         if key not in data:

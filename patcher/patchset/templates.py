@@ -49,6 +49,7 @@ import re
 import string
 import time
 import traceback
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
@@ -266,8 +267,12 @@ def weight(value: Any, limit: int) -> int:
 
 
 def _materialise(value: Any, budget: _Budget) -> Any:
-    """Turn an iterator (a filter's lazy result) into a list, one step and one weight check per item."""
-    if not isinstance(value, abc.Iterator):
+    """Turn a generator (a filter's lazy result) into a list, one step and one weight check per item.
+
+    Only generators: a loop's ``loop`` object is an iterator too, and a
+    macro given it must not find it consumed.
+    """
+    if not isinstance(value, types.GeneratorType):
         return value
     items = []
     total = 0

@@ -168,6 +168,15 @@ def test_files_are_capped_at_a_mebibyte(cli: Any, tmp_path: Path) -> None:
     assert len(read_file(exactly / "f", roots=(exactly,))) == MAX_FILE_BYTES
 
 
+def test_one_load_reads_at_most_16_mebibytes(tmp_path: Path) -> None:
+    patches = hostile.oversized_set(tmp_path, files=17, size=MAX_FILE_BYTES)
+    with pytest.raises(PatchSetError) as refused:
+        load_outline(patches)
+    assert str(refused.value) == (f"{patches / 'padded-15.toml'}: the patch set holds more than the 16,777,216 bytes "
+                                  "one load may read")
+    assert len(load_outline(hostile.oversized_set(tmp_path / "fits", files=15, size=MAX_FILE_BYTES)).patches) == 18
+
+
 def test_the_templates_digest_refuses_what_rendering_would(tmp_path: Path) -> None:
     folder = tmp_path / "templates"
     folder.mkdir()
