@@ -294,7 +294,7 @@ def _counted(iterator: Iterator[Any]) -> Iterator[Any]:
 # --------------------------------------------------------------------------- estimates
 
 _PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?[a-zA-Z%]")
-_FORMAT_SPEC = re.compile(r"(?:.?[<>=^])?[-+ ]?z?#?0?(\d*)[,_]?(?:\.(\d+))?[a-zA-Z%]?")
+_DIGITS = re.compile(r"[0-9]+")
 
 
 def _number(value: Any) -> int:
@@ -315,7 +315,10 @@ def _percent_estimate(text: str, args: Any, budget: _Budget) -> int:
         width, precision = found.group(1), found.group(2)
         total += largest
         for number in (width, precision):
-            total += star if number == "*" else int(number) if number and len(number) < 20 else 10**20 if number else 0
+            if number == "*":
+                total += star
+            elif number:
+                total += int(number) if len(number) < 20 else 10**20
     return total
 
 
@@ -402,11 +405,10 @@ class _BudgetFormatter(SandboxedFormatter):
         budget = _budget()
         budget.step()
         budget.weigh(value, "a formatted field")
-        found = _FORMAT_SPEC.fullmatch(format_spec)
-        numbers = [int(n) for n in found.groups() if n and len(n) < 20] if found else []
-        if found and any(n and len(n) >= 20 for n in found.groups()):
-            numbers.append(10**20)
-        budget.fits(max(numbers, default=0), "a formatted field")
+        # Any number in the spec (a width, a precision) is at most what the
+        # field may write: conservative, and right whatever the spec's syntax.
+        widths = [int(n) if len(n) < 20 else 10**20 for n in _DIGITS.findall(format_spec)]
+        budget.fits(max(widths, default=0), "a formatted field")
         text = super().format_field(value, format_spec)
         self._written += len(text)
         budget.fits(self._written, "the formatted text")
