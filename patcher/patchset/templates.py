@@ -46,7 +46,6 @@ import contextvars
 import functools
 import math
 import re
-import string
 import time
 import traceback
 import types
