@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import PatcherError, PatchSetError
-from ..patchset.load import SERIES, LazyEnvironment, build_patch, read_patch_file, templates_digest
+from ..patchset.folder import PatchFolder, shown
+from ..patchset.load import MAX_ID_LENGTH, SERIES, LazyEnvironment, build_patch, read_patch_file, templates_digest
 from ..patchset.templates import TemplateFailure, make_environment, render
 from ..resources import templates_dir_for, tool_templates_dir
 
@@ -43,21 +44,24 @@ def new_patch(directory: Path, patch_id: str, *, target: str, scope: str, after:
     if not directory.is_dir():
         raise PatcherError("no such patch set folder", where=str(directory),
                            hint="give --patches the folder holding 'series'")
-    if not series.is_file():
+    if not os.path.lexists(series):
         raise PatcherError("no 'series' file listing the patches in order", where=str(directory),
                            hint="is this a patch set folder? create an empty 'series' file to start one")
     path = directory / f"{patch_id}.toml"
+    # The set is read as every command reads it: a series that is a link
+    # leading out of the folder, a FIFO or a huge file is refused.
+    folder = PatchFolder.open(directory, templates_dir_for(directory))
     try:
-        lines = series.read_bytes().decode("utf-8").splitlines(keepends=True)
+        lines = folder.read(series, what="series file").decode("utf-8").splitlines(keepends=True)
     except UnicodeDecodeError:
         raise PatchSetError("not UTF-8 text", where=str(series)) from None
     listed = _listed(lines)
-    if path.exists() or patch_id in listed.values():
+    if os.path.lexists(path) or patch_id in listed.values():
         raise PatcherError(f"patch '{patch_id}' already exists", where=str(path),
                            hint="choose another id, or edit the existing patch")
     index = _insertion_index(lines, listed, after, series)
-    text = _render(directory, patch_id, target, scope, today or datetime.date.today())
-    _check_loads(directory, path.name, text)
+    text = _render(folder, patch_id, target, scope, today or datetime.date.today())
+    _check_loads(folder, path.name, text)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"  # keep the file's line endings
     new_lines = [*lines[:index], path.name + newline, *lines[index:]]
     if index and not new_lines[index - 1].endswith("\n"):
@@ -68,8 +72,11 @@ def new_patch(directory: Path, patch_id: str, *, target: str, scope: str, after:
 
 
 def _check_id(patch_id: str) -> None:
+    if len(patch_id) > MAX_ID_LENGTH:
+        raise PatcherError(f"'{shown(patch_id)}' is not a patch id: {len(patch_id)} characters, more than "
+                           f"{MAX_ID_LENGTH}", hint="choose a shorter id, e.g. 'decode-fast-path'")
     if not ID_FORMAT.fullmatch(patch_id):
-        raise PatcherError(f"'{patch_id}' is not a patch id",
+        raise PatcherError(f"'{shown(patch_id)}' is not a patch id",
                            hint="use lower-case words joined by '-', starting with a letter, e.g. 'decode-fast-path'")
 
 
@@ -108,34 +115,38 @@ def _insertion_index(lines: list[str], listed: dict[int, str], after: str | None
                        hint=f"the series has: {known}")
 
 
-def _render(directory: Path, patch_id: str, target: str, scope: str, today: datetime.date) -> str:
-    # A patch set may bring its own new-patch template; the tool's is the fallback.
-    own, bundled = templates_dir_for(directory), tool_templates_dir()
-    if not (own / TEMPLATE).is_file() and not (bundled / TEMPLATE).is_file():
+def _render(folder: PatchFolder, patch_id: str, target: str, scope: str, today: datetime.date) -> str:
+    # A patch set may bring its own new-patch template; the tool's is the
+    # fallback. The set's copy is untrusted: it renders in the sandbox, read
+    # through the closed-world reader.
+    own, bundled = templates_dir_for(folder.directory), tool_templates_dir()
+    has_own = os.path.lexists(own / TEMPLATE)
+    if not has_own and not (bundled / TEMPLATE).is_file():
         # Neither copy exists: the installation lost its file; pointing at the set's copy would lead nowhere.
         raise PatcherError(f"patcher's own template {TEMPLATE} is missing", where=str(bundled),
                            hint=f"the installation is incomplete: reinstall patcher, or give this patch set its "
                                 f"own template at {own / TEMPLATE}")
-    env = make_environment(own, bundled)
+    env = make_environment(folder, bundled)
     values = {"id": patch_id, "target": target, "scope": scope, "parts": scope.split("."),
               "today": today.isoformat()}
     try:
         return render(env, name=TEMPLATE, values=values)
     except TemplateFailure as error:
         hint = (f"fix {own / TEMPLATE}, or remove it to use the one installed with patcher"
-                if (own / TEMPLATE).is_file() else "the installation is damaged: reinstall patcher")
-        raise PatcherError(f"{error} ({TEMPLATE})", hint=hint) from None
+                if has_own else "the installation is damaged: reinstall patcher")
+        said = str(error) if TEMPLATE in str(error) else f"{error} ({TEMPLATE})"
+        raise PatcherError(said, hint=hint) from None
 
 
-def _check_loads(directory: Path, name: str, text: str) -> None:
+def _check_loads(folder: PatchFolder, name: str, text: str) -> None:
     """Load the rendered file the way the series loader will, before anything is written."""
-    templates = templates_dir_for(directory)
     with tempfile.TemporaryDirectory(prefix="patcher-new-") as scratch:
         path = Path(scratch) / name
         path.write_text(text, encoding="utf-8")
         try:
             _, data = read_patch_file(path)
-            build_patch(path, data, LazyEnvironment(templates), {}, templates_digest(templates)).code.built
+            digest = templates_digest(folder.templates) if folder.templates is not None else ""
+            build_patch(path, data, LazyEnvironment(folder), {}, digest).code.built
         except PatchSetError as error:
             raise PatcherError(f"the template {TEMPLATE} gives a patch that does not load: {error.message}",
                                hint="fix the template") from None

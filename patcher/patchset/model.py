@@ -12,11 +12,19 @@ if TYPE_CHECKING:  # annotations only: the outline of a series is read without l
     from ..transforms.pattern import Pattern
 
 PARAM_TYPES: dict[str, type] = {"int": int, "float": float, "str": str, "bool": bool}
+# How a str parameter is written into code: a string literal (the default),
+# or, when the parameter says so, a checked identifier or expression.
+STR_KINDS = ("literal", "identifier", "expression")
 
 
 @dataclass(frozen=True)
 class Param:
-    """A typed, documented knob of a patch, with its default."""
+    """A typed, documented knob of a patch, with its default.
+
+    ``minimum`` and ``maximum`` bound an int or float's value and a str's
+    length in characters. ``kind`` says how a str reaches the code (see
+    ``STR_KINDS``); ``allow_nonfinite`` lets a float be nan or infinite.
+    """
 
     name: str
     type: str
@@ -24,6 +32,8 @@ class Param:
     help: str = ""
     minimum: float | None = None
     maximum: float | None = None
+    kind: str = "literal"
+    allow_nonfinite: bool = False
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ def test_explain_shows_header_parameters_and_steps(cli: Any) -> None:
     lines = result.stdout.splitlines()
     assert "Decode in three tiers: V1, then V2 with a V1 fallback, then PyTorch" in lines
     assert "Last-Update: 2026-11-29" in lines
-    assert "  small_max (int, min 1) = 8192; default 8192" in lines
+    assert "  small_max (int, 1..32768) = 8192; default 8192" in lines
     assert "      Longest sequence, in tokens, that always decodes with the V1 kernel." in lines
     assert "  2. replace, in PagedAttention.forward_decode, each run of statements matching (expected once):" in lines
     assert "         use_v1 = $HEURISTIC" in lines
@@ -34,7 +34,7 @@ def test_explain_set_changes_the_shown_value_and_the_rendered_code(cli: Any) -> 
     result = cli("explain", "three-tier-decode", "--patches", PATCHES, "--set", "three-tier-decode.small_max=4096")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert "  small_max (int, min 1) = 4096  (set); default 8192" in lines
+    assert "  small_max (int, 1..32768) = 4096  (set); default 8192" in lines
     assert "         use_v2 = actual_max > 4096 and not PagedAttention._v2_unavailable" in lines
     assert "Applied when: 'use_v2 = actual_max > 4096 and not PagedAttention._v2_unavailable'" in lines
 

@@ -31,7 +31,7 @@ def test_explain_json_without_a_drop_field_by_field(cli: Any) -> None:
     assert {"pattern": "actual_max = $_", "scope": "PagedAttention.forward_decode"} in header["requires"]
     small, large = data["params"]
     assert small == {"name": "small_max", "type": "int", "default": 8192, "value": 4096, "set": True,
-                     "help": "Longest sequence, in tokens, that always decodes with the V1 kernel.", "bounds": "min 1"}
+                     "help": "Longest sequence, in tokens, that always decodes with the V1 kernel.", "bounds": "1..32768"}
     assert (large["name"], large["value"], large["default"], large["set"]) == ("large_threshold", 32768, 32768, False)
     assert [step["number"] for step in data["steps"]] == [1, 2]
     step = data["steps"][1]

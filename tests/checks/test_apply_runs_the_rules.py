@@ -83,8 +83,16 @@ def test_apply_refuses_a_tree_without_forward_decode_pytorch(cli, vendor_copy, m
     ]
 
 
-def test_warnings_are_printed_but_do_not_stop_apply(cli, vendor_zip) -> None:  # type: ignore[no-untyped-def]
-    result = cli("apply", vendor_zip, "-o", "ctx.tar.gz", "--set", "three-tier-decode.large_threshold=65536")
+def test_warnings_are_printed_but_do_not_stop_apply(cli, vendor_zip, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The bundled set caps large_threshold at 32768 (--set refuses more); a
+    # set that lifts the cap still gets the rule's warning.
+    lifted = tmp_path / "lifted" / "patches"
+    shutil.copytree(PATCHES, lifted)
+    shutil.copytree(ROOT / "templates", lifted.parent / "templates")
+    toml = lifted / "three-tier-decode.toml"
+    toml.write_text(toml.read_text().replace("max = 32768\n", ""))
+    result = cli("apply", vendor_zip, "-o", "ctx.tar.gz", "--set", "three-tier-decode.large_threshold=65536",
+                 "--patches", lifted)
     assert result.exit_code == 0, result.stderr
     assert (cli.cwd / "ctx.tar.gz").is_file()
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
