@@ -84,15 +84,50 @@ class LazyEnvironment:
 
 
 def templates_digest(folder: Path) -> str:
-    """Digest every file of the templates folder (names and bytes): what a patch's templates can read."""
+    """Digest every file the template loader can read in the folder (names and bytes), through symlinked folders too.
+
+    Jinja2's loader follows links, so the digest does as well (a changed
+    file behind a linked subfolder must change the cache key). Each folder
+    is walked once, under the first name met in sorted order; any other
+    name reaching it (a second link, or a loop back to a folder above) is
+    recorded as that name's alias, so which names exist is covered as well
+    as what they hold. FIFOs, sockets and devices are not read.
+    """
+    import os
+    import stat
+
     digest = hashlib.sha256()
-    if folder.is_dir():
-        for item in sorted(p for p in folder.rglob("*") if p.is_file()):
-            # A name never holds NUL and the content's digest has a fixed
-            # length, so no two folders feed the same bytes (content itself
-            # may hold NUL, and so a separator after it would not suffice).
-            name = item.relative_to(folder).as_posix().encode()
-            digest.update(name + b"\0" + hashlib.sha256(item.read_bytes()).digest())
+    if not folder.is_dir():
+        return digest.hexdigest()
+    records: list[tuple[str, bytes, bytes]] = []
+    top = os.stat(folder)
+    seen = {(top.st_dev, top.st_ino): ""}
+    for here, dirs, files in os.walk(folder, followlinks=True):
+        base = Path(here).relative_to(folder).as_posix()
+        prefix = "" if base == "." else base + "/"
+        dirs.sort()
+        for name in list(dirs):
+            try:
+                info = os.stat(os.path.join(here, name))
+            except OSError:
+                dirs.remove(name)  # a link to nothing, or unreadable: the loader cannot read it either
+                continue
+            first = seen.setdefault((info.st_dev, info.st_ino), prefix + name)
+            if first != prefix + name:
+                dirs.remove(name)  # walked already, under another name: its alias is enough
+                records.append((prefix + name, b"D", hashlib.sha256(os.fsencode(first)).digest()))
+        for name in files:
+            path = os.path.join(here, name)
+            try:
+                if not stat.S_ISREG(os.stat(path).st_mode):
+                    continue  # a FIFO would block, a device read forever; the loader cannot use them
+            except OSError:
+                continue  # a link to nothing
+            records.append((prefix + name, b"F", hashlib.sha256(Path(path).read_bytes()).digest()))
+    for name, kind, content in sorted(records):
+        # A name never holds NUL and every record ends with a fixed-length
+        # digest, so no two folders feed the same bytes.
+        digest.update(kind + os.fsencode(name) + b"\0" + content)
     return digest.hexdigest()
 
 
