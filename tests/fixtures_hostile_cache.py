@@ -127,11 +127,11 @@ def user_files(folder: Path, count: int = 700) -> dict[Path, bytes]:
 
 
 @contextmanager
-def never_blocks(entry: Path) -> Iterator[list[bool]]:
-    """Fail, instead of hanging the suite, if the code under test opens the FIFO at ``entry`` to read and waits.
+def never_blocks(*entries: Path) -> Iterator[list[bool]]:
+    """Fail, instead of hanging the suite, if the code under test opens a FIFO among ``entries`` to read and waits.
 
     The guard is no measurement: it acts only if the body has not ended
-    after a generous delay, by opening the FIFO's other end (which frees a
+    after a generous delay, by opening each FIFO's other end (which frees a
     reader stuck in ``open``), and records that it had to.
     """
     stuck: list[bool] = []
@@ -141,11 +141,11 @@ def never_blocks(entry: Path) -> Iterator[list[bool]]:
         if done.wait(120):
             return
         stuck.append(True)
-        try:
-            fd = os.open(entry, os.O_WRONLY | os.O_NONBLOCK)
-            os.close(fd)
-        except OSError:
-            pass  # nobody was reading it
+        for entry in entries:
+            try:
+                os.close(os.open(entry, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass  # nobody was reading it
 
     guard = threading.Thread(target=free, daemon=True)
     guard.start()
