@@ -4,10 +4,10 @@ CI systems restore the cache folder from other branches, so anyone who
 can push a branch may have written what is in it. Nothing read from it is
 believed unless it proves it was written by someone holding this user's
 secret: every entry ends with an HMAC-SHA256 tag (64 hex digits) over its
-area, its name and its payload, keyed with a secret kept outside the cache folder (the
-cache key file, ``key_file``). An entry that does not verify, or is not a
-regular file of a sane size, is a miss; the caller computes the result
-again and its write replaces the entry.
+area, its name and its payload, keyed with a secret kept outside the
+cache folder (the cache key file, ``key_file``). An entry that does not
+verify, or is not a regular file of a sane size, is a miss; the caller
+computes the result again and its write replaces the entry.
 
 The folder itself is held the way OpenSSH's StrictModes and git's
 safe.directory hold theirs: the cache root and each area (``patched/``,
@@ -92,6 +92,7 @@ def _warn(where: Path, what: str, hint: str) -> None:
 
 
 def _me() -> int:
+    # The user every folder and the key must belong to; a test stands in another.
     return os.geteuid()
 
 
@@ -223,7 +224,7 @@ class Store:
     def _tag(self, key: str, payload: bytes) -> bytes:
         # The area and the name are authenticated with the payload: a valid
         # entry copied to another name, or into the other area, is a miss.
-        message = self.folder.name.encode() + b"\0" + key.encode() + b"\0" + payload
+        message = os.fsencode(self.folder.name) + b"\0" + key.encode() + b"\0" + payload
         return hmac.new(self._secret, message, sha256).hexdigest().encode()
 
     def _open(self) -> bool:

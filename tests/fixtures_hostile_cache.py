@@ -43,7 +43,7 @@ def key_path(config: Path) -> Path:
 
 def forge(folder: Path, key: str, payload: bytes, secret: bytes = b"the attacker's own key, not yours") -> Path:
     """Write an entry as someone without the user's secret can: the payload, tagged with another key."""
-    tag = hmac.new(secret, folder.name.encode() + b"\0" + key.encode() + b"\0" + payload,
+    tag = hmac.new(secret, os.fsencode(folder.name) + b"\0" + key.encode() + b"\0" + payload,
                    hashlib.sha256).hexdigest().encode()
     entry = folder / key
     _clear(entry)
