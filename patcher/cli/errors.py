@@ -10,6 +10,7 @@ from typing import Any, Callable, TypeVar
 
 import click
 
+from ..cache_store import take_warnings
 from ..errors import PatcherError
 from ..report import ExitCode
 
@@ -23,6 +24,7 @@ def handle_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         verbose = bool(kwargs.get("verbose"))
         previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        take_warnings()  # noted before this command began (an in-process caller's): not this run's
         try:
             return command(*args, **kwargs)
         except PatcherError as error:
@@ -43,6 +45,8 @@ def handle_errors(command: F) -> F:
             )
         finally:
             signal.signal(signal.SIGTERM, previous)
+            for line in take_warnings():  # why the cache was off: a folder others can write, an unfit key
+                click.echo(f"warning: {line}", err=True)
 
     return wrapper  # type: ignore[return-value]
 

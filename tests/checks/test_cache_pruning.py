@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from patcher.checks import cache as rule_cache
+from patcher.cache_store import Store
 from patcher.checks.cache import RuleCache
 
 from tests.fixtures_rules import CACHED, POLICY
@@ -54,5 +54,6 @@ def test_the_folder_is_looked_at_once_in_64_writes(tmp_path: Path) -> None:
 
 
 def test_an_unreadable_folder_is_not_pruned(tmp_path: Path) -> None:
-    rule_cache._prune(tmp_path / "absent")  # no exception
-    assert not (tmp_path / "absent").exists()
+    (tmp_path / "file").write_text("not a folder")
+    Store(tmp_path / "file" / "checks", 1).prune(0)  # no exception
+    assert (tmp_path / "file").read_text() == "not a folder"

@@ -22,6 +22,7 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(folder))
         patch.setenv("PATCHER_CACHE_DIR", str(folder / "patcher"))
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("shared-config")))  # the cache's secret
         yield
 
 
