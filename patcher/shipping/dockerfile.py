@@ -448,8 +448,14 @@ class _Evaluator:
             commands.append(([*state.shell, instruction.shell_text], ctx))
         try:
             for argv, context in commands:
-                dispatch(top, argv, context)
-        except (Exit, Stop):
+                if dispatch(top, argv, context) is False:
+                    top.note(context, "fails", "this RUN fails as the reader follows it, so 'docker build' stops "
+                                               "here (see the failures noted before it)")
+                    break
+        except Exit as end:
+            if end.status is False:
+                top.note(ctx, "fails", "this RUN fails, so 'docker build' stops here")
+        except Stop:
             pass
         restore()
 

@@ -86,8 +86,8 @@ def getopt(args: list[str], short: str, short_valued: str, long: set[str], long_
 
 def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[str], destination: str, *,
              recursive: bool, into: bool | None, move: bool = False, link: bool = False,
-             no_clobber: bool = False, written: str | None = None) -> None:
-    """Copy (or move, or link) image paths ``sources`` to ``destination``, as ``command`` would.
+             no_clobber: bool = False, written: str | None = None) -> bool:
+    """Copy (or move, or link) image paths ``sources`` to ``destination``, as ``command`` would; False if it fails.
 
     ``into`` True: ``destination`` is a folder to copy into (``-t``, several
     sources); False: it is the new name (``-T``); None: it depends on what
@@ -99,30 +99,35 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
     destination = normalise(destination)
     step = Step(shell.file, ctx.line, command, ctx.hides, ctx.stops_on_error, shell.build.stage, shell.build.tick())
     shell.record_copy(ctx, sources, written, recursive)
+    ok = True
     for raw in sources:
         contents = raw.endswith("/.")  # cp -r SRC/. DEST: what is in SRC, not SRC itself
         source = normalise(raw)
         kind = fs.kind(source)
         if kind is Kind.ABSENT:
             shell.note(ctx, "fails", f"{source} does not exist at this point of the build, so nothing is copied")
+            ok = False
             continue
         is_dir = kind is Kind.DIR
         if is_dir and not recursive:
-            shell.note(ctx, "fails", f"{source} is a folder and {command} was not told to copy folders (-r), "
-                                     "so it copies nothing from it")
+            how = "does not copy folders" if command == "install" else "was not told to copy folders (-r)"
+            shell.note(ctx, "fails", f"{source} is a folder and {command} {how}, so it copies nothing from it")
+            ok = False
             continue
-        target = _target(shell, ctx, source, destination, written, is_dir, into, contents)
+        target = _target(shell, ctx, command, source, destination, written, is_dir, into, contents)
         if target is None:
+            ok = False
             continue
         if no_clobber and fs.kind(target) is not Kind.ABSENT:
             shell.note(ctx, "unread", f"{command} copies only if {target} does not exist yet, and the base image "
                                       "may have it", scope=(target,))
         if under(target, source) and is_dir and target != source:
             shell.note(ctx, "fails", f"cannot copy the folder {source} into itself")
+            ok = False
             continue
         if kind is Kind.UNKNOWN:
             # A file or folder of the base image: nothing of the context, but it replaces what stood there.
-            if recursive:
+            if recursive and not link:
                 shell.note(ctx, "unread", f"copies {source} from the base image, which the reader cannot see",
                            scope=(target,))
             else:
@@ -141,10 +146,11 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
             fs.place(image, Placement(placed.source, placed.steps + (step,), shell.build.tick()))
         if move and not link:
             fs.remove(source)
+    return ok
 
 
-def _target(shell: "Shell", ctx: "CommandContext", source: str, destination: str, written: str, is_dir: bool,
-            into: bool | None, contents: bool) -> str | None:
+def _target(shell: "Shell", ctx: "CommandContext", command: str, source: str, destination: str, written: str,
+            is_dir: bool, into: bool | None, contents: bool) -> str | None:
     """Where ``source`` lands: inside ``destination`` or as it."""
     fs = shell.build.fs
     name = posixpath.basename(source)
@@ -169,6 +175,8 @@ def _target(shell: "Shell", ctx: "CommandContext", source: str, destination: str
     # The base image decides; read it the way the script's author evidently meant it.
     if written.endswith("/") or posixpath.basename(written) in (".", ".."):
         return inside
+    if command == "ln":
+        return destination  # a link is named for where it is made
     destination_name = posixpath.basename(destination)
     if destination_name == name:
         return destination
@@ -181,33 +189,43 @@ def _target(shell: "Shell", ctx: "CommandContext", source: str, destination: str
 
 # -- each command ----------------------------------------------------------
 
-def cp(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
+def cp(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``cp [-rRaTfinpv...] [-t DIR] SRC... DEST``."""
     o = getopt(args, "aRrdfHiLlnPpsTuvxbZ", "tS",
                {"archive", "recursive", "force", "interactive", "no-clobber", "preserve", "no-dereference",
                 "dereference", "link", "symbolic-link", "update", "verbose", "one-file-system", "no-target-directory",
                 "remove-destination", "strip-trailing-slashes", "backup", "parents", "debug", "reflink"},
                {"target-directory", "suffix", "preserve", "no-preserve", "sparse", "reflink", "backup", "update"})
-    _copy_like(shell, ctx, "cp", o, recursive=bool(o.flags & {"a", "R", "r", "archive", "recursive"}),
-               no_clobber=bool(o.flags & {"n", "no-clobber", "u"} or o.values.get("update") in ("none", "older")))
+    return _copy_like(shell, ctx, "cp", o, recursive=bool(o.flags & {"a", "R", "r", "archive", "recursive"}),
+                      no_clobber=bool(o.flags & {"n", "no-clobber", "u"} or o.values.get("update") in ("none", "older")))
 
 
-def mv(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
+def mv(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``mv [-fnTv] [-t DIR] SRC... DEST``: like ``cp -r``, then the source is gone."""
     o = getopt(args, "bfinTuvZ", "tS",
                {"force", "interactive", "no-clobber", "no-target-directory", "update", "verbose",
                 "strip-trailing-slashes", "backup", "debug"},
                {"target-directory", "suffix", "backup", "update"})
-    _copy_like(shell, ctx, "mv", o, recursive=True, move=True,
-               no_clobber=bool(o.flags & {"n", "no-clobber", "u"}))
+    return _copy_like(shell, ctx, "mv", o, recursive=True, move=True,
+                      no_clobber=bool(o.flags & {"n", "no-clobber", "u"}))
 
 
 def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, *, recursive: bool,
-               move: bool = False, no_clobber: bool = False) -> None:
-    if o.unknown or "parents" in o.flags:
-        shell.unread(ctx, f"{command} with {', '.join(o.unknown or ['--parents'])}, which the reader does not follow")
-        return
+               move: bool = False, no_clobber: bool = False) -> bool | None:
+    if o.unknown:
+        shell.unread(ctx, f"{command} with {', '.join(o.unknown)}, which the reader does not follow")
+        return None
     operands = o.operands
+    if "parents" in o.flags and len(operands) >= 2:
+        # cp --parents a/b/c DEST makes DEST/a/b/c: each source keeps the path it was named by.
+        *sources, destination = operands
+        ok = True
+        for source in sources:
+            target = posixpath.join(shell.path(destination), posixpath.normpath(source).lstrip("/"))
+            shell.build.fs.make_dir(posixpath.dirname(target))
+            ok &= transfer(shell, ctx, command, [shell.path(source, keep_slash=True)], target, recursive=recursive,
+                           into=False, move=move, no_clobber=no_clobber)
+        return ok
     directory = o.values.get("t") or o.values.get("target-directory")
     into: bool | None = True
     if directory is not None:
@@ -215,14 +233,15 @@ def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, 
     else:
         if len(operands) < 2:
             shell.note(ctx, "fails", f"{command} needs a source and a destination")
-            return
+            return False
         *sources, destination = operands
         into = False if o.flags & {"T", "no-target-directory"} else (True if len(sources) > 1 else None)
-    transfer(shell, ctx, command, [shell.path(s) for s in sources], shell.path(destination), recursive=recursive,
-             into=into, move=move, no_clobber=no_clobber, written=shell.path(destination, keep_slash=True))
+    return transfer(shell, ctx, command, [shell.path(s, keep_slash=True) for s in sources], shell.path(destination),
+                    recursive=recursive, into=into, move=move, no_clobber=no_clobber,
+                    written=shell.path(destination, keep_slash=True))
 
 
-def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
+def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``install [-D] [-m MODE] [-t DIR] SRC... DEST`` and ``install -d DIR...``."""
     o = getopt(args, "bcCdDpsTvZ", "gmotS",
                {"compare", "directory", "preserve-timestamps", "strip", "verbose", "no-target-directory", "backup",
@@ -230,21 +249,20 @@ def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
                {"group", "mode", "owner", "target-directory", "suffix", "backup", "strip-program", "context"})
     if o.unknown:
         shell.unread(ctx, f"install with {', '.join(o.unknown)}, which the reader does not follow")
-        return
+        return None
     if o.flags & {"d", "directory"}:
         for operand in o.operands:
             shell.build.fs.make_dir(shell.path(operand))
-        return
+        return True
     directory = o.values.get("t") or o.values.get("target-directory")
     if directory is not None:
         if "D" in o.flags:
             shell.build.fs.make_dir(shell.path(directory))
-        transfer(shell, ctx, "install", [shell.path(s) for s in o.operands], shell.path(directory),
-                 recursive=False, into=True)
-        return
+        return transfer(shell, ctx, "install", [shell.path(s) for s in o.operands], shell.path(directory),
+                        recursive=False, into=True)
     if len(o.operands) < 2:
         shell.note(ctx, "fails", "install needs a source and a destination")
-        return
+        return False
     *sources, destination = o.operands
     written = shell.path(destination, keep_slash=True)
     into: bool | None = True if len(sources) > 1 else None
@@ -258,11 +276,11 @@ def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
         else:
             shell.build.fs.make_dir(posixpath.dirname(shell.path(destination)))
             into = False
-    transfer(shell, ctx, "install", [shell.path(s) for s in sources], shell.path(destination), recursive=False,
-             into=into, written=written)
+    return transfer(shell, ctx, "install", [shell.path(s) for s in sources], shell.path(destination),
+                    recursive=False, into=into, written=written)
 
 
-def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
+def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``ln [-sfnT] TARGET LINK`` and ``ln -s TARGET... DIR``: the link shows the target's files at its own path."""
     o = getopt(args, "bdfFiLnPrsTvS", "tS",
                {"symbolic", "force", "no-dereference", "no-target-directory", "verbose", "relative", "interactive",
@@ -270,7 +288,7 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
                {"target-directory", "suffix", "backup"})
     if o.unknown or o.flags & {"r", "relative"}:
         shell.unread(ctx, f"ln with {', '.join(o.unknown or ['--relative'])}, which the reader does not follow")
-        return
+        return None
     directory = o.values.get("t") or o.values.get("target-directory")
     into: bool | None = True
     if directory is not None:
@@ -283,8 +301,9 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
             True if len(targets) > 1 else None)
     else:
         shell.note(ctx, "fails", "ln needs a target")
-        return
+        return False
     symbolic = bool(o.flags & {"s", "symbolic"})
+    ok = True
     for target in targets:
         link_path = shell.path(link_at)
         if symbolic and not target.startswith("/"):
@@ -295,11 +314,12 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
             resolved = shell.path(target)
         if o.flags & {"f", "force"} and not into:
             shell.build.fs.remove(link_path)
-        transfer(shell, ctx, "ln", [resolved], link_path, recursive=True, into=into, link=True,
-                 written=shell.path(link_at, keep_slash=True))
+        ok &= transfer(shell, ctx, "ln", [resolved], link_path, recursive=True, into=into, link=True,
+                       written=shell.path(link_at, keep_slash=True))
+    return ok
 
 
-def rsync(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
+def rsync(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``rsync -a SRC... DEST``: ``SRC/`` copies what is in SRC, ``SRC`` copies SRC itself into DEST."""
     o = getopt(args, "avrlptgoDzhPqucWHAXSxnim", "",
                {"archive", "recursive", "verbose", "quiet", "progress", "partial", "links", "perms", "times", "group",
@@ -310,67 +330,89 @@ def rsync(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
     if o.unknown or o.flags & {"n", "u", "update"}:
         shell.unread(ctx, f"rsync with {', '.join(o.unknown or ['--update/--dry-run'])}, which the reader "
                           "does not follow")
-        return
+        return None
     if len(o.operands) < 2:
         shell.note(ctx, "fails", "rsync needs a source and a destination")
-        return
+        return False
     recursive = bool(o.flags & {"a", "r", "archive", "recursive"})
     *sources, destination = o.operands
     fs = shell.build.fs
     target_dir = shell.path(destination)
     before = {p for p, _ in fs.below(target_dir)}
     several = len(sources) > 1 or destination.endswith("/")
+    ok = True
     for source in sources:
         path = shell.path(source)
         is_dir = fs.kind(path) is Kind.DIR
         if is_dir and not recursive:
             shell.note(ctx, "fails", f"rsync skips the folder {path} without -r or -a")
+            ok = False
             continue
         if is_dir:
             inside = target_dir if source.endswith("/") else posixpath.join(target_dir, posixpath.basename(path))
             fs.make_dir(inside)
-            transfer(shell, ctx, "rsync", [path + "/."], inside, recursive=True, into=None)
+            ok &= transfer(shell, ctx, "rsync", [path + "/."], inside, recursive=True, into=None)
         else:
             into = True if several or fs.kind(target_dir) is Kind.DIR else False
             if into:
                 fs.make_dir(target_dir)
-            transfer(shell, ctx, "rsync", [path], target_dir, recursive=False, into=into)
+            ok &= transfer(shell, ctx, "rsync", [path], target_dir, recursive=False, into=into)
     if "delete" in o.flags:
         written = {p for p, placed in fs.below(target_dir) if placed.steps and placed.steps[-1].line == ctx.line}
         for path in before - written:
             fs.remove(path)
+    return ok
 
 
-def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
+def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``rm [-rfv] PATH...``."""
     o = getopt(args, "rRfidvI", "", {"recursive", "force", "dir", "verbose", "interactive", "one-file-system",
                                      "no-preserve-root", "preserve-root"}, {"interactive"})
     recursive = bool(o.flags & {"r", "R", "recursive"})
+    ok = True
     for operand in o.operands:
         path = shell.path(operand)
-        if shell.build.fs.kind(path) is Kind.DIR and not recursive:
+        kind = shell.build.fs.kind(path)
+        if kind is Kind.DIR and not recursive:
             shell.note(ctx, "fails", f"{path} is a folder and rm was not told -r, so it stays")
+            ok = False
             continue
+        if kind is Kind.ABSENT and not o.flags & {"f", "force"}:
+            ok = False  # rm of what is not there fails, unless -f
         shell.build.fs.remove(path)
+    return ok
 
 
-def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
-    """``mkdir [-p] [-m MODE] DIR...``."""
+def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+    """``mkdir [-p] [-m MODE] DIR...``: without -p, a folder that is already there is a failure."""
     o = getopt(args, "pvZ", "m", {"parents", "verbose"}, {"mode", "context"})
     parents = bool(o.flags & {"p", "parents"})
+    ok = True
     for operand in o.operands:
-        shell.build.fs.make_dir(shell.path(operand), new=not parents)
+        path = shell.path(operand)
+        kind = shell.build.fs.kind(path)
+        if not parents and kind in (Kind.DIR, Kind.FILE):
+            shell.note(ctx, "fails", f"{path} already exists, so mkdir fails (without -p)")
+            ok = False
+            continue
+        if kind is Kind.FILE:
+            shell.note(ctx, "fails", f"{path} is a file, so mkdir -p fails")
+            ok = False
+            continue
+        shell.build.fs.make_dir(path, new=not parents)
+    return ok
 
 
-def touch(shell: "Shell", ctx: "CommandContext", args: list[str]) -> None:
+def touch(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``touch FILE...``: creates an empty file where none is known (a placed file keeps its content)."""
     o = getopt(args, "acfhm", "drt", {"no-create", "no-dereference"}, {"date", "reference", "time"})
     for operand in o.operands:
         path = shell.path(operand)
         if path not in shell.build.fs.files and not o.flags & {"c", "no-create"}:
             shell.build.fs.write_other(path)
+    return True
 
 
-FILE_COMMANDS: dict[str, Callable[["Shell", "CommandContext", list[str]], None]] = {
+FILE_COMMANDS: dict[str, Callable[["Shell", "CommandContext", list[str]], "bool | None"]] = {
     "cp": cp, "mv": mv, "install": install, "ln": ln, "rsync": rsync, "rm": rm, "mkdir": mkdir, "touch": touch,
 }

@@ -147,10 +147,22 @@ def _could_change(note: Note, placed: Placement, image_path: str) -> bool:
 
 
 def describe(notes: tuple[Note, ...]) -> str:
-    """``line 12 of patch_ops.sh (`eval "$CMD"`)``, for one note or several."""
-    shown = [f"line {n.line} of {n.file} (`{n.text}`)" for n in notes[:3]]
-    more = f" and {len(notes) - 3} more" if len(notes) > 3 else ""
-    return ", ".join(shown) + more
+    """``line 12 of patch_ops.sh (`eval "$CMD"`)``, or ``lines 8 and 34 of patch_ops.sh (`a`, `b`)``."""
+    by_file: dict[str, list[Note]] = {}
+    for note in notes:
+        by_file.setdefault(note.file, []).append(note)
+    parts = []
+    for file, found in by_file.items():
+        shown = found[:3]
+        numbers = [str(n.line) for n in shown]
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        if len(shown) == 1:
+            where = f"line {numbers[0]}"
+        else:
+            where = f"lines {', '.join(numbers[:-1])} and {numbers[-1]}"
+        texts = ", ".join(f"`{n.text}`" for n in shown)
+        parts.append(f"{where}{more} of {file} ({texts})")
+    return "; ".join(parts)
 
 
 def plan_shipping(tree: SourceTree, target: str | None = None) -> ShipPlan:

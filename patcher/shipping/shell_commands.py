@@ -116,8 +116,14 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
     elif (found := _on_path(shell, name)) is not None:
         return run_context_file(shell, found, argv, ctx, env)
     if base in FILE_COMMANDS:
-        FILE_COMMANDS[base](shell, ctx, argv[1:])
-        return True
+        unknown = [a for a in argv[1:] if not is_known(a)]
+        if unknown:
+            scopes = [_known_prefix(shell, a) for a in unknown]
+            shell.unread(ctx, f"{base} {' '.join(shell.show(a) for a in unknown)}: a path that depends on a value "
+                              "the reader cannot work out",
+                         scope=None if any(s is None for s in scopes) else tuple(s for s in scopes if s))
+            return None
+        return FILE_COMMANDS[base](shell, ctx, argv[1:])
     if base in SHELLS:
         return run_shell(shell, argv, ctx, env, stdin)
     if base.startswith("python"):
@@ -131,6 +137,14 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
     if base in PACKAGE_MANAGERS:
         return _program(shell, ctx, base)
     return _program(shell, ctx, name)
+
+
+def _known_prefix(shell: Shell, word: str) -> str | None:
+    """The folder a path with an unknown part certainly lies in (None: it could be anywhere)."""
+    head = word[:word.index("\x00")]
+    if "/" not in head:
+        return None  # the unknown part could be an absolute path itself
+    return shell.path(head[:head.rindex("/")] or "/")
 
 
 def _on_path(shell: Shell, name: str) -> str | None:
@@ -218,8 +232,8 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
         return None
     try:
         return child.run(program)
-    except Exit:
-        return True
+    except Exit as end:
+        return end.status
     except Stop:
         return None
     except (_Return, _Loop):
@@ -292,13 +306,12 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
             run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile)
         try:
-            child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
-                                                          ctx.exempt, True))
-        except Exit:
-            return True
+            return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
+                                                                 ctx.exempt, True))
+        except Exit as end:
+            return end.status
         except Stop:
             return None
-        return True
     if rest:
         script = shell.path(rest[0])
         if script in shell.build.fs.files:
@@ -313,10 +326,11 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
                       dockerfile=shell.dockerfile)
         try:
-            child.run_text(stdin, ctx.line, ctx)
-        except (Exit, Stop):
-            pass
-        return True
+            return child.run_text(stdin, ctx.line, ctx)
+        except Exit as end:
+            return end.status
+        except Stop:
+            return None
     return True
 
 
@@ -505,7 +519,8 @@ def _unset(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
 
 
 def _exit(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    raise Exit()
+    code = argv[1] if len(argv) > 1 else "0"
+    raise Exit(code == "0" if code.isdigit() else None)
 
 
 def _return(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -595,7 +610,7 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
         return True
     status = dispatch(shell, rest, ctx, extra, stdin)
     if head == "exec":
-        raise Exit()
+        raise Exit(status)
     return status
 
 

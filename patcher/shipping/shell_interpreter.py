@@ -115,7 +115,11 @@ class CommandContext:
 
 
 class Exit(Exception):
-    """``exit``, or the end of a script."""
+    """``exit``, or ``set -e`` ending a shell: with its status (None when unknown)."""
+
+    def __init__(self, status: bool | None = True):
+        super().__init__(status)
+        self.status = status
 
 
 class Stop(Exception):
@@ -276,8 +280,8 @@ class Shell:
     def set_errexit(self, on: bool) -> None:
         """``set -e`` / ``set +e``."""
         self.errexit = on
-        if on and self.record is not None and not self.record.copies:
-            self.record.errexit_first = True
+        if self.record is not None and not self.record.copies and not self.dockerfile:
+            self.record.errexit_first = on  # what counts is set -e as it stands at the first copy
 
     # -- state for children -------------------------------------------------
 
@@ -344,6 +348,8 @@ class Shell:
             status = shell.command(command, ctx)
         if pipe.negated and status is not None:
             status = not status
+        if status is False and self.errexit and not exempt and not pipe.negated:
+            raise Exit(False)  # set -e: a command known to fail ends the shell here
         return status
 
     def context(self, command: Command, hides: list[str], exempt: bool, tail: bool) -> CommandContext:
@@ -383,8 +389,8 @@ class Shell:
                 child = self.subshell()
                 try:
                     return child.run(node.body, ctx.tail)
-                except Exit:
-                    return True
+                except Exit as end:
+                    return end.status
             return self.run(node.body, ctx.tail)
         raise AssertionError(f"unknown node {node!r}")  # pragma: no cover - the parser makes no other
 
