@@ -6,9 +6,10 @@ ending them). An option that changes which files land where and that is
 not understood makes the whole command unread, never guessed. Where the
 answer depends on whether a path of the base image exists (``cp -r SRC
 DEST`` copies into DEST only if DEST is a folder), the build's own folders
-decide; for the base image's, a trailing ``/`` means a folder, and
-otherwise the names do (the same name as the source: the copy itself), and
-the reading is noted as assumed.
+decide. For the base image's, a trailing ``/`` (or ``.``) means an existing
+folder; otherwise a folder is copied as DEST itself (DEST is taken not to
+exist), a file named like ``x.py`` copied to a name without a dot goes into
+it, and a file keeps DEST as its name; each such reading is noted as assumed.
 """
 
 from __future__ import annotations
@@ -180,7 +181,11 @@ def _target(shell: "Shell", ctx: "CommandContext", command: str, source: str, de
     destination_name = posixpath.basename(destination)
     if destination_name == name:
         return destination
-    if is_dir or ("." not in destination_name and "." in name):
+    if is_dir:
+        shell.note(ctx, "assumed", f"{destination} is taken not to exist in the base image "
+                                   f"(else {source} would land inside it, as {inside})")
+        return destination
+    if "." not in destination_name and "." in name:
         shell.note(ctx, "assumed", f"{destination} is taken to be a folder of the base image "
                                    f"(else {source} would be copied as {destination} itself)")
         return inside

@@ -13,7 +13,7 @@ callers decide what to assume (and say so).
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 
@@ -37,6 +37,7 @@ class Step:
     stops_on_error: bool = True  # whether a failure here stops the build
     stage: str = ""  # the build stage it ran in
     order: int = 0  # when it ran, in the order the build runs
+    path: str = ""  # the image path it put the file at (filled in by ImageFS.place)
 
     @property
     def in_script(self) -> bool:
@@ -126,6 +127,8 @@ class ImageFS:
         path = normalise(path)
         self.make_dir(posixpath.dirname(path))
         self.others.discard(path)
+        if placement.steps and not placement.steps[-1].path:
+            placement = replace(placement, steps=(*placement.steps[:-1], replace(placement.steps[-1], path=path)))
         self.files[path] = placement
 
     def write_other(self, path: str) -> None:

@@ -129,21 +129,28 @@ class ShipPlan:
 
 
 def _could_change(note: Note, placed: Placement, image_path: str) -> bool:
-    """Whether ``note`` ran where and when it could change the file placed at ``image_path``.
+    """Whether ``note`` ran where and when it could change what the image holds at ``image_path``.
 
-    Only after the file reached the note's stage; a command that could
-    change the shell's own state (an unread ``eval``, a command named by an
-    unknown variable) counts before that too, since it could send the copy
+    The file travels by steps (COPY, cp, COPY --from...): a command could
+    change it while it sat at one step's path, after that step and before
+    the next took it on, in that step's stage. A command that could change
+    the shell's own state (an unread ``eval``, a command named by an unknown
+    variable) counts before a step of its stage too: it could send the copy
     elsewhere.
     """
-    if not note.could_change(image_path):
+    if note.kind not in ("unread", "stop", "program"):
         return False
-    steps = [s for s in placed.steps if s.stage == note.stage]
-    if not steps:
-        return False
-    if note.kind == "unread" and note.scope is None:
-        return True
-    return any(note.order > step.order for step in steps)
+    steps = placed.steps
+    for index, step in enumerate(steps):
+        if step.stage != note.stage:
+            continue
+        if note.kind == "unread" and note.scope is None and note.order < step.order:
+            return True
+        following = steps[index + 1].order if index + 1 < len(steps) else None
+        if step.order < note.order and (following is None or note.order < following):
+            if note.could_change(step.path or image_path):
+                return True
+    return False
 
 
 def describe(notes: tuple[Note, ...]) -> str:

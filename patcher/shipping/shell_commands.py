@@ -171,11 +171,16 @@ def _printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) -> 
         return True
     if base == "false":
         return False
-    if base == "sed" and any(a == "-i" or a.startswith(("-i", "--in-place")) or (a.startswith("-") and not
-                                                                               a.startswith("--") and "i" in a)
-                             for a in argv[1:]):
-        files = [shell.path(a) for a in argv[2:] if not a.startswith("-") and "/" in a or a.endswith(".py")]
-        shell.unread(ctx, "edits files in place (sed -i)", scope=tuple(files) or None)
+    if base == "sed":
+        o = getopt(argv[1:], "nrEsuzi", "ef", {"quiet", "silent", "regexp-extended", "separate", "unbuffered",
+                                               "null-data", "posix", "debug", "in-place"},
+                   {"expression", "file", "in-place", "line-length"})
+        if "i" in o.flags or "in-place" in o.flags or "in-place" in o.values:
+            scripts_given = o.values.keys() & {"e", "f", "expression", "file"}
+            files = o.operands if scripts_given else o.operands[1:]  # the first operand is the script
+            shell.unread(ctx, "edits files in place (sed -i)", scope=tuple(shell.path(f) for f in files) or None)
+        else:
+            shell.emit_unknown()
         return True
     if base == "awk" and any(">" in a or "system" in a for a in argv[1:]):
         return _program(shell, ctx, "awk")
