@@ -51,6 +51,13 @@ class Instruction:
     shell_text: str  # RUN: the command with its line breaks kept, so the shell reader numbers lines right
     heredocs: tuple[Heredoc, ...] = ()
 
+    @property
+    def text(self) -> str:
+        """The instruction on one line, as written (continuations joined, blanks collapsed)."""
+        flags = "".join(f" --{name}" + (f"={value}" if value is not None else "") for name, value in self.flags)
+        text = " ".join(f"{self.keyword}{flags} {self.arguments}".split())
+        return text if len(text) <= 120 else text[:117] + "..."
+
     def flag(self, name: str) -> str | None:
         """The value of ``--name=value`` (the last one), or None."""
         found = [value for flag, value in self.flags if flag == name]

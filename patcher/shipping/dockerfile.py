@@ -313,7 +313,7 @@ class _Evaluator:
             shown, self.build.unknowns.show(dest.rstrip("/") + ("/" if folder else "")), instruction.line,
             instruction.keyword, tuple(f"--{n}" + (f"={v}" if v is not None else "") for n, v in instruction.flags),
             state.stage.index, origin))
-        ctx = CommandContext(instruction.line, f"{instruction.keyword} {instruction.arguments}")
+        ctx = CommandContext(instruction.line, instruction.text)
         note = Shell(self.build, "Dockerfile", state.workdir, {}, dockerfile=True)
         if unknown_flags:
             note.unread(ctx, f"{instruction.keyword} with --{', --'.join(unknown_flags)}, which the reader "
@@ -337,7 +337,7 @@ class _Evaluator:
                 state.fs.write_other(target)
                 continue
             if source_stage is not None:
-                placed += self._copy_from_stage(source_stage, source, dest, several, step, state)
+                placed += self._copy_from_stage(source_stage, source, dest, several, step, state, note, ctx)
             else:
                 placed += self._copy_from_context(instruction, source, dest, several, step, state, note, ctx)
         self.counts[instruction.line] = self.counts.get(instruction.line, 0) + placed
@@ -394,8 +394,9 @@ class _Evaluator:
         return (found, False) if found or source in self.folders else None
 
     def _copy_from_stage(self, origin: _StageState, source: str, dest: str, several: bool, step: Step,
-                         state: _StageState) -> int:
+                         state: _StageState, note: Shell, ctx: CommandContext) -> int:
         path = normalise(source)
+        unknown: list[str] = []
         fs = origin.fs
         if has_glob(path):
             regex = glob_regex(path.lstrip("/"))
@@ -419,8 +420,13 @@ class _Evaluator:
                 held = fs.files[root]
                 state.fs.place(target, Placement(held.source, held.steps + (step,), self.build.tick()))
                 placed += 1
-            elif kind is Kind.FILE or kind is Kind.UNKNOWN:
+            elif kind is Kind.FILE:
                 state.fs.write_other(target)  # a file of that stage that is not from the context
+            else:
+                unknown.append(root)
+        if unknown:
+            note.unread(ctx, f"copies {', '.join(unknown)} of {origin.stage.label}, which only its base image "
+                             "holds: the reader cannot see what that is", scope=(dest,))
         return placed
 
     # -- RUN ----------------------------------------------------------------
@@ -428,9 +434,7 @@ class _Evaluator:
     def _run(self, instruction: Instruction, state: _StageState) -> None:
         environment = {name: value for name, value in state.args.items() if value is not None}
         environment.update(state.env)
-        text = " ".join(instruction.arguments.split())
-        ctx = CommandContext(instruction.line, text if len(text) <= 120 else text[:117] + "...", tail=True,
-                             stops_on_error=True)
+        ctx = CommandContext(instruction.line, instruction.text, tail=True, stops_on_error=True)
         top = Shell(self.build, "Dockerfile", state.workdir, environment, run_line=instruction.line,
                     dockerfile=True)
         restore = self._mount(instruction, state, top, ctx)

@@ -73,12 +73,13 @@ class ImageFS:
         self.others: set[str] = set()  # files the build wrote from outside the context
         self.dirs: set[str] = {"/"}
         self.owned: set[str] = set()  # folders the build created: their contents are all known
+        self.gone: set[str] = set()  # paths the build removed: absent until written again
 
     def copy(self) -> ImageFS:
         """An independent copy, for a stage built FROM this one."""
         other = ImageFS()
         other.files, other.others = dict(self.files), set(self.others)
-        other.dirs, other.owned = set(self.dirs), set(self.owned)
+        other.dirs, other.owned, other.gone = set(self.dirs), set(self.owned), set(self.gone)
         return other
 
     def kind(self, path: str) -> Kind:
@@ -91,6 +92,8 @@ class ImageFS:
         prefix = path.rstrip("/") + "/"
         if any(p.startswith(prefix) for p in self.files) or any(p.startswith(prefix) for p in self.others):
             return Kind.DIR
+        if self.gone and any(under(path, removed) for removed in self.gone):
+            return Kind.ABSENT
         parent = posixpath.dirname(path)
         while True:
             if parent in self.owned:
@@ -121,12 +124,14 @@ class ImageFS:
                 self.owned.add(current)
             self.dirs.add(current)
             current = posixpath.dirname(current)
+        self._revive(path)
 
     def place(self, path: str, placement: Placement) -> None:
         """Write a context file at ``path``, replacing what stood there."""
         path = normalise(path)
         self.make_dir(posixpath.dirname(path))
         self.others.discard(path)
+        self._revive(path)
         if placement.steps and not placement.steps[-1].path:
             placement = replace(placement, steps=(*placement.steps[:-1], replace(placement.steps[-1], path=path)))
         self.files[path] = placement
@@ -135,6 +140,7 @@ class ImageFS:
         """Write a file that does not come from the context at ``path``."""
         path = normalise(path)
         self.make_dir(posixpath.dirname(path))
+        self._revive(path)
         self.files.pop(path, None)
         self.others.add(path)
 
@@ -148,7 +154,13 @@ class ImageFS:
         if path != "/":
             self.dirs = {d for d in self.dirs if not under(d, path)}
             self.owned = {d for d in self.owned if not under(d, path)}
+            self.gone = {g for g in self.gone if not under(g, path)} | {path}
         return gone
+
+    def _revive(self, path: str) -> None:
+        """Writing at ``path`` brings it and its folders back from a removal."""
+        if self.gone:
+            self.gone = {g for g in self.gone if not under(path, g)}
 
     def names(self) -> list[str]:
         """Every path the build knows of (files and folders), for glob matching."""
