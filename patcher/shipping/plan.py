@@ -81,7 +81,7 @@ class ShipPlan:
         suffix = "/" + target.strip("/")
         found = [i for i in self.installed if i.image_path.endswith(suffix)]
         found += [
-            Installed(path, image, DOCKERFILE, self.copied_by.get(path, 0), ())
+            Installed(path, image, DOCKERFILE, 0, ())  # line 0: where COPY alone puts it (upgrade compares these)
             for image, placed in sorted(self.image.items())
             if image.endswith(suffix) and not any(i.image_path == image for i in found)
             for path in [placed.source]

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _RUNS_CODE = frozenset({
     "exec", "eval", "compile", "__import__", "os.system", "os.popen", "os.fork", "os.forkpty", "os.startfile",
@@ -39,6 +41,13 @@ _FUNCTIONS: dict[str, tuple[int | None, int | None]] = {
 _PATH_METHODS = {"write_text": "write", "write_bytes": "write", "touch": "write", "symlink_to": "write",
                  "hardlink_to": "write", "unlink": "remove", "rmdir": "remove"}
 _PATH_CONSTRUCTORS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.PurePosixPath"})
+# A program that writes a file names one of these (or reaches names through one of the last few):
+# one that names none of them is not parsed at all.
+_WORDS = re.compile(
+    r"\b(?:open|fdopen|write_text|write_bytes|remove|removedirs|unlink|renames?|replace|rmdir|rmtree|copy\w*|move|"
+    r"touch|symlink\w*|link|hardlink_to|truncate|mknod|mkfifo|extract\w*|unpack_archive|system|popen|spawn\w*|"
+    r"posix_spawnp?|exec[lv]?p?e?|eval|compile|fork\w*|startfile|subprocess|multiprocessing|ctypes|importlib|"
+    r"import_module|runpy|pty|fileinput|getattr|__dict__|vars|globals|locals|__builtins__|__import__)\b")
 
 
 @dataclass(frozen=True)
@@ -49,12 +58,18 @@ class PythonEffects:
     removes: tuple[str, ...]
 
 
+NOTHING = PythonEffects((), ())
+
+
 class _Unknown(Exception):
     """The program could write where the reader cannot tell."""
 
 
+@lru_cache(maxsize=64)
 def python_effects(source: str) -> PythonEffects | None:
     """The files ``source`` writes or removes, or None when that cannot be read from its code."""
+    if not _WORDS.search(source):
+        return NOTHING
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
@@ -104,6 +119,10 @@ class _Reader:
             name = self.dotted(node.func)
             if name is not None and (name in _RUNS_CODE or name.startswith(_RUNS_CODE_MODULES)):
                 raise _Unknown(name)
+            if name in ("getattr", "builtins.getattr") and len(node.args) > 1 and self.constant(node.args[1]) is None:
+                raise _Unknown("getattr with a name the reader cannot work out")
+            if name in ("vars", "globals", "locals") or (isinstance(node.func, ast.Subscript)):
+                raise _Unknown("a function looked up at run time")
             if name in _OPENERS and name != "os.fdopen":
                 if self.writing_mode(node, 1):
                     writes.append(self.path(node.args[0] if node.args else _keyword(node, "file")))

@@ -16,7 +16,6 @@ from typing import Callable
 
 from .file_commands import FILE_COMMANDS, getopt
 from .image_fs import Kind, normalise
-from .python_effects import python_effects
 from .shell_interpreter import (MAX_DEPTH, CommandContext, Exit, ScriptRecord, Shell, ShellSyntaxError, Stop,
                                 _Loop, _Return, shebang)
 from .shell_syntax import Redirect, Simple, heredoc_word, parse_script
@@ -369,6 +368,7 @@ def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | 
 
 
 def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str) -> bool | None:
+    from .python_effects import python_effects  # ast is loaded only for a build that runs Python
     effects = python_effects(text) if text is not None else None
     shell.emit_unknown()
     if effects is None:

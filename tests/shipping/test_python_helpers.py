@@ -26,6 +26,7 @@ def test_the_vendors_helpers_write_one_file_each(helper: str) -> None:
 
 @pytest.mark.parametrize(("source", "writes", "removes"), [
     ("print('hello')\n", (), ()),
+    ("import vllm.model_executor\nprint(vllm.model_executor.__name__)\n", (), ()),  # names no writing call
     ("import vllm\nprint(vllm.__version__)\n", (), ()),
     ("P = '/a/b.py'\nwith open(P) as f:\n    t = f.read()\nwith open(P, 'w') as f:\n    f.write(t)\n", ("/a/b.py",), ()),
     ("import os\nD = '/opt'\nopen(os.path.join(D, 'x.py'), mode='a').write('')\n", ("/opt/x.py",), ()),
@@ -48,7 +49,7 @@ def test_what_a_helper_writes(source: str, writes: tuple[str, ...], removes: tup
     "import os\nfor name in os.listdir('.'):\n    open(name, 'w').write('')\n",  # a path it computes
     "MODE = input()\nopen('/a.py', MODE)\n",  # a mode it computes
     "import tarfile\ntarfile.open('x.tar').extractall('/opt')\n",
-    "def broken(:\n",
+    "def broken(:\n    open('/x', 'w')\n",  # does not parse: what it would write is not read
 ])
 def test_a_helper_whose_writes_cannot_be_read_gives_none(source: str) -> None:
     assert python_effects(source) is None
