@@ -220,7 +220,9 @@ class _Evaluator:
         try:
             return lexer.word(text)
         except ValueError as error:
-            raise self._error(instruction, f"{instruction.keyword} {text}: {error}") from None
+            raise self._error(instruction, f"{instruction.keyword} {text[:80]}: {error}") from None
+        except RecursionError:
+            raise self._error(instruction, f"{instruction.keyword}: variables nest too deeply") from None
 
     # -- instructions -------------------------------------------------------
 

@@ -229,6 +229,10 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
     record.errexit_first = child.errexit
     try:
         program = parse_script(text)
+    except RecursionError:
+        child.note(CommandContext(1, text.split("\n", 1)[0].strip()), "stop",
+                   f"nests too deeply to be read: {source} is not read")
+        return None
     except ShellSyntaxError as error:
         child.note(CommandContext(error.line, text.splitlines()[error.line - 1].strip() if 0 < error.line <= len(
             text.splitlines()) else ""), "stop", f"cannot be parsed as shell ({error.message}): {source} is not "
@@ -242,6 +246,9 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
         return None
     except (_Return, _Loop):
         return True
+    except RecursionError:
+        shell.note(ctx, "stop", f"{source} nests too deeply to be read; the reader stops there")
+        return None
 
 
 def _shell_flags(words: list[str]) -> set[str]:

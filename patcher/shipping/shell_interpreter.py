@@ -215,7 +215,7 @@ class Shell:
         child.output = []
         try:
             child.run(parse_script(sub.text, sub.line))
-        except ShellSyntaxError:
+        except (ShellSyntaxError, RecursionError):
             child.output_unknown = True
         except (Exit, Stop):
             pass
@@ -256,8 +256,8 @@ class Shell:
 
     def note(self, ctx: CommandContext, kind: str, reason: str, scope: tuple[str, ...] | None = None) -> None:
         """Record what the reader could not follow here."""
-        self.build.notes.append(Note(self.file, ctx.line, self.show(ctx.text), self.show(reason), kind, scope,
-                                     self.build.tick(), self.build.stage))
+        self.build.notes.append(Note(self.file, ctx.line, _clip(self.show(ctx.text), 120), _clip(self.show(reason), 300),
+                                     kind, scope, self.build.tick(), self.build.stage))
 
     def unread(self, ctx: CommandContext, reason: str, scope: tuple[str, ...] | None = None) -> None:
         """Record a command the reader does not understand."""
@@ -525,7 +525,20 @@ class Shell:
             self.stop(ctx, f"cannot be parsed as shell ({error.message}, line {error.line}): the rest of "
                            f"{self._what()} is not read")
             return None
-        return self.run(program, ctx.tail)
+        except RecursionError:
+            self.stop(ctx, f"nests too deeply to be read: the rest of {self._what()} is not read")
+            return None
+        try:
+            return self.run(program, ctx.tail)
+        except RecursionError:
+            self.stop(ctx, f"nests too deeply to be read: the rest of {self._what()} is not read")
+            return None
+
+
+def _clip(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _and_or_hides(pipes: list[Pipeline], ops: list[str]) -> list[list[str]]:
