@@ -91,6 +91,7 @@ class Build:
         self.read_context = read_context  # the text of a context file, or None
         self.unknowns = Unknowns()
         self.notes: list[Note] = []
+        self.noted: set[tuple[object, ...]] = set()
         self.scripts: list[ScriptRecord] = []
         self.counter = 0
         self.commands = 0
@@ -256,8 +257,12 @@ class Shell:
 
     def note(self, ctx: CommandContext, kind: str, reason: str, scope: tuple[str, ...] | None = None) -> None:
         """Record what the reader could not follow here."""
-        self.build.notes.append(Note(self.file, ctx.line, _clip(self.show(ctx.text), 120), _clip(self.show(reason), 300),
-                                     kind, scope, self.build.tick(), self.build.stage))
+        note = Note(self.file, ctx.line, _clip(self.show(ctx.text), 120), _clip(self.show(reason), 300), kind, scope,
+                    self.build.tick(), self.build.stage)
+        key = (note.file, note.line, note.text, note.reason, note.kind, note.scope, note.stage)
+        if key not in self.build.noted:  # a loop or a script run twice says it once
+            self.build.noted.add(key)
+            self.build.notes.append(note)
 
     def unread(self, ctx: CommandContext, reason: str, scope: tuple[str, ...] | None = None) -> None:
         """Record a command the reader does not understand."""
@@ -332,9 +337,28 @@ class Shell:
             if not runs:
                 continue
             last = index == len(pipes) - 1
-            result = self.pipeline(pipe, hides[index], exempt=not last, tail=tail and "||" not in ops[index:])
+            exempt, pipe_tail = not last, tail and "||" not in ops[index:]
+            if status is None:
+                result = self.either(lambda pipe=pipe, index=index: self.pipeline(  # type: ignore[misc]
+                    pipe, hides[index], exempt=exempt, tail=pipe_tail), pipe.commands[0])
+            else:
+                result = self.pipeline(pipe, hides[index], exempt=exempt, tail=pipe_tail)
             status = result if status is not None else None
         return status
+
+    def either(self, run: Callable[[], "bool | None"], where: Command) -> bool | None:
+        """Run what only the base image decides runs; if it leaves (exit, return, break, continue), read on.
+
+        The reader follows the build that does its work: a jump that only
+        one outcome of an unknown test takes is noted, not taken.
+        """
+        try:
+            return run()
+        except (Exit, _Return, _Loop) as jump:
+            word = "exit" if isinstance(jump, Exit) else "return" if isinstance(jump, _Return) else jump.kind
+            self.note(CommandContext(where.line, where.text), "assumed",
+                      f"the base image decides whether this {word} runs; the reader reads on as if it does not")
+            return None
 
     def pipeline(self, pipe: Pipeline, hides: list[str], exempt: bool, tail: bool) -> bool | None:
         """``[!] A | B``: each part runs; only the last one's status counts."""
@@ -414,8 +438,18 @@ class Shell:
                 return self.run(body, ctx.tail)
             if status is None:
                 # The image decides: follow this branch, then what would run otherwise.
-                self.run(body, ctx.tail)
-                self._if(If(node.branches[index + 1:], node.orelse, node.line, node.text), ctx)
+                test = condition.items[0].first.commands[0] if condition.items else None
+                if test is not None:
+                    self.note(CommandContext(test.line, test.text), "assumed",
+                              "the base image decides whether this holds: the reader follows the branch for "
+                              "'yes', then the one for 'no'")
+                first = body.items[0].first.commands[0] if body.items else None
+                if first is not None:
+                    self.either(lambda: self.run(body, ctx.tail), first)
+                rest = If(node.branches[index + 1:], node.orelse, node.line, node.text)
+                otherwise = rest.orelse.items[0].first.commands[0] if rest.orelse and rest.orelse.items else None
+                if rest.branches or otherwise is not None:
+                    self.either(lambda: self._if(rest, ctx), otherwise or rest.branches[0][0].items[0].first.commands[0])
                 return None
         if node.orelse is not None:
             return self.run(node.orelse, ctx.tail)
@@ -458,7 +492,11 @@ class Shell:
         for patterns, body in node.items:
             texts = [self.expand_one(p) for p in patterns]
             if not is_known(subject) or not all(is_known(t) for t in texts):
-                self.run(body, ctx.tail)  # the image decides: read every branch
+                self.note(CommandContext(node.line, node.text), "assumed",
+                          "the base image decides which branch runs: the reader reads every one")
+                first = body.items[0].first.commands[0] if body.items else None
+                if first is not None:
+                    self.either(lambda body=body: self.run(body, ctx.tail), first)  # type: ignore[misc]
                 continue
             if any(pattern_matches(t, subject) for t in texts):
                 return self.run(body, ctx.tail)
