@@ -9,13 +9,15 @@ from pathlib import Path
 import click
 
 from .errors import handle_errors
+from .inspect import stage_option
 from .options import format_option, input_argument, load_outline, patches_option, verbose_option
 
 EPILOG = (
     "Groups: for each file the patch set targets, the copy the image ships and the same-named file at the "
     "context root (as apply finds them), plus [[verify-sync.mirrors]] tables (shipped = PATH, copies = [PATH, ...]) "
     "in patcher.toml beside the Dockerfile, or in the file --config names. "
-    "One line per group goes to stdout; the summary to stderr. "
+    "One line per group goes to stdout (ending with the lines of the build the reader could not read, when they "
+    "could change which file the image holds); the summary to stderr. "
     "Exit codes: 0 every copy is byte-identical to its shipped file; 1 a copy drifted (line endings included); "
     "2 bad input, configuration or usage; 3 internal error."
 )
@@ -28,11 +30,12 @@ EPILOG = (
 @format_option
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
               help="Read extra mirror groups from this file instead of the tree's patcher.toml.")
+@stage_option
 @patches_option
 @verbose_option
 @handle_errors
-def verify_sync_command(source: Path, show_diff: bool, fmt: str, config: Path | None, patches_dir: Path | None,
-                        verbose: bool) -> None:
+def verify_sync_command(source: Path, show_diff: bool, fmt: str, config: Path | None, stage: str | None,
+                        patches_dir: Path | None, verbose: bool) -> None:
     """Check that every mirrored copy in VENDOR (a zip, a tree, or a git checkout of one) matches the shipped copy."""
     from ..archive import open_source
     from ..review.sync import check_sync, copy_diff, load_config
@@ -40,7 +43,7 @@ def verify_sync_command(source: Path, show_diff: bool, fmt: str, config: Path | 
     patch_set = load_outline(patches_dir)
     with open_source(source) as tree:
         declared, config_name = load_config(tree, config)
-        report = check_sync(tree, patch_set, declared, config_name)
+        report = check_sync(tree, patch_set, declared, config_name, stage)
     if fmt == "json":
         click.echo(json.dumps(report.to_json(diffs=show_diff), indent=2))
     else:

@@ -31,6 +31,8 @@ from ..errors import PatcherError
 from ..patchset.model import SeriesOutline
 from ..report import ExitCode
 from ..shipping import ShipPlan, find_mirrors, line_endings_only, plan_shipping
+from ..shipping.install_script import Note
+from ..shipping.plan import describe
 from .textdiff import FileChange, file_diff, line_count
 
 CONFIG = "patcher.toml"
@@ -72,6 +74,7 @@ class GroupCheck:
     origin: str  # "patch set" or the configuration file
     copies: tuple[CopyState, ...]
     diffs: tuple[bytes, ...]  # per copy, the diff turning it into the shipped file (b"" unless drifted)
+    unread: tuple[Note, ...] = ()  # commands the reader did not read that could change what the image holds
 
     @property
     def drifted(self) -> tuple[CopyState, ...]:
@@ -82,6 +85,9 @@ class GroupCheck:
         """One line a reader can act on."""
         ships = (f"the image ships {self.shipped} -> {', '.join(self.image_paths)}" if self.image_paths
                  else f"the image does not ship {self.shipped}")
+        if self.unread:
+            verb = "was not read: it could" if len(self.unread) == 1 else "were not read: they could"
+            ships += f", but {describe(self.unread)} {verb} change that"
         if not self.drifted:
             names = ", ".join(c.path for c in self.copies)
             return f"{names} == {self.shipped} ({_plural(self.lines, 'line')}); {ships}"
@@ -116,10 +122,14 @@ class SyncReport:
         """The closing line, for stderr."""
         if not self.groups:
             return "no mirror groups: no shipped file has a stale copy in this tree"
+        uncertain = sum(1 for g in self.groups if g.unread)
+        caveat = (f"; which file the image holds for {_plural(uncertain, 'group')} depends on lines the reader "
+                  "did not read (see 'patcher inspect')") if uncertain else ""
         if not self.drifted:
-            return "the mirror group is in sync" if len(self.groups) == 1 else f"all {len(self.groups)} mirror groups in sync"
+            return ("the mirror group is in sync" if len(self.groups) == 1
+                    else f"all {len(self.groups)} mirror groups in sync") + caveat
         return (f"{len(self.drifted)} of {_plural(len(self.groups), 'mirror group')} drifted: "
-                "'patcher apply' re-syncs them, or copy the shipped file over each stale copy")
+                "'patcher apply' re-syncs them, or copy the shipped file over each stale copy") + caveat
 
     def to_json(self, diffs: bool = False) -> dict[str, Any]:
         """The report as plain data."""
@@ -135,6 +145,8 @@ class SyncReport:
                     "image_paths": list(g.image_paths),
                     "origin": g.origin,
                     "in_sync": not g.drifted,
+                    "unread": [{"file": n.file, "line": n.line, "text": n.text, "kind": n.kind, "reason": n.reason}
+                               for n in g.unread],
                     "copies": [
                         {"path": c.path, "lines": c.lines, "line_endings": c.endings, "state": c.state,
                          **({"diff": _text(g, c)} if diffs else {})}
@@ -147,9 +159,9 @@ class SyncReport:
 
 
 def check_sync(tree: SourceTree, patch_set: SeriesOutline, declared: tuple[DeclaredGroup, ...] = (),
-               config: str | None = None) -> SyncReport:
-    """Compare every copy of every mirror group with the shipped copy."""
-    plan = plan_shipping(tree)
+               config: str | None = None, stage: str | None = None) -> SyncReport:
+    """Compare every copy of every mirror group with the shipped copy (``stage``: the build stage that is the image)."""
+    plan = plan_shipping(tree, stage)
     groups: dict[str, tuple[str, dict[str, None]]] = {}
     for target in patch_set.targets:
         shipped = plan.shipped_copy(target)
@@ -230,8 +242,9 @@ def _check(tree: SourceTree, plan: ShipPlan, shipped: str, origin: str, copies: 
         states.append(CopyState(path, line_count(data), endings(data), state))
         # a/ is the stale copy, b/ the shipped file: the diff says how to bring the copy in line.
         diffs.append(file_diff(FileChange(shipped, data, reference), old_path=path) if state == "drifted" else b"")
-    return GroupCheck(shipped, line_count(reference), endings(reference), _image_paths(plan, shipped), origin,
-                      tuple(states), tuple(diffs))
+    image_paths = _image_paths(plan, shipped)
+    return GroupCheck(shipped, line_count(reference), endings(reference), image_paths, origin,
+                      tuple(states), tuple(diffs), plan.caveats(shipped, image_paths))
 
 
 def copy_diff(group: GroupCheck, copy: CopyState) -> bytes:
