@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-import torch
+from .quiet_torch import torch
 
 
 @dataclass(frozen=True)

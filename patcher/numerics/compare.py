@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
 import libcst as cst
-import torch
+from .quiet_torch import torch
 
 from .cases import DecodeCase, PrefixCase, make_decode_case, make_prefix_case
 from .loader import load_paged_attn

@@ -25,7 +25,7 @@ from __future__ import annotations
 import collections
 from typing import Any, Sequence
 
-import torch
+from .quiet_torch import torch
 
 # Tokens per partition of the V2 kernel; upstream's _PARTITION_SIZE.
 V2_PARTITION_SIZE = 512
