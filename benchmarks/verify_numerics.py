@@ -125,11 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# {_load()}")
         return 0
     print(f"# patcher verify-numerics {args.zip.name}; {_load()}")
+    # The target is for an idle machine: judged only when the others leave most of the CPUs free.
+    idle = os.getloadavg()[0] < (os.cpu_count() or 1) / 2
     walls, cpus, digests = command(args.zip, args.repeat)
-    met = "met" if min(walls) < TARGET_S else "missed"
+    verdict = ("met" if min(walls) < TARGET_S else "missed") if idle else "not judged, the machine is loaded"
     print(f"command, fresh process, {args.repeat} run(s): wall min {min(walls):.2f} s, median "
-          f"{statistics.median(walls):.2f} s (target < {TARGET_S:.0f} s on an idle machine: {met} at load "
-          f"{os.getloadavg()[0]:.1f}); CPU min {min(cpus):.2f} s, median {statistics.median(cpus):.2f} s")
+          f"{statistics.median(walls):.2f} s (target < {TARGET_S:.0f} s on an idle machine: {verdict}); "
+          f"CPU min {min(cpus):.2f} s, median {statistics.median(cpus):.2f} s")
     print(f"output: {'; '.join(sorted(digests))}" + ("" if len(digests) == 1 else " (CHANGED between runs)"))
     print("phases, in this process:")
     phases(args.zip, threads)
