@@ -1,9 +1,11 @@
-"""The prefill benchmarks stay runnable: tiny smoke runs on the CPU (the timings are meaningless, the equality is not).
+"""The numerics benchmarks stay runnable: smoke runs on the CPU (the timings are meaningless, the equality is not).
 
 ``benchmarks/gpu_prefix.py`` compares the committed plain files without
 patcher's dependencies, patches a vendor zip in process, and reports a
 patched copy that differs; ``benchmarks/cpu_prefix_memory.py`` prints its
-table and the peak memory the patch adds.
+table and the peak memory the patch adds; ``benchmarks/verify_numerics.py
+--plain`` times verify-numerics' comparisons on the committed plain files
+with PyTorch alone.
 """
 
 from __future__ import annotations
@@ -92,3 +94,18 @@ def test_cpu_memory_benchmark_runs_on_a_tiny_size() -> None:
     assert lines[-1].startswith("# extra peak resident memory of 'patched, max_gather_tokens=8192 (default)' "
                                 "over the vendor's at 700 context tokens, fp32: ")
     assert lines[-1].endswith("MB (under 64.0 MB)")
+
+
+def test_verify_numerics_benchmark_compares_the_plain_files_without_patcher_deps(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    blocker = tmp_path / "sitecustomize.py"
+    blocker.write_text("import sys\nfor name in ('libcst', 'click', 'jinja2'):\n    sys.modules[name] = None\n")
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "verify_numerics.py"), "--plain", "--threads", "1"],
+                          capture_output=True, text=True, cwd=tmp_path,
+                          env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"# compare fixtures/vendor/{VENDOR_TREE.name}/{SHIPPED} with "
+                               "tests/golden/paged_attn.patched.py; load average ")
+    assert lines[1].split()[:2] == ["import", "torch"] and lines[1].endswith(" s CPU")
+    assert lines[2].startswith("  compare, 1 thread(s), 158 cases ") and "DIFFER" not in lines[2]
+    assert len(lines) == 4

@@ -29,16 +29,14 @@ def test_a_one_ulp_prefill_change_is_reported() -> None:
     text = vendor.decode()
     assert text.count(RETURN) == 1  # the end of _forward_prefix_pytorch
     patched = text.replace(RETURN, NUDGED).encode()
-    # The prefill half of compare_sources (its decode grid takes minutes on a
-    # loaded CPU and is not what this is about), on every prefill case.
-    pair = compare._Pair(vendor, patched, compare.BI_V100, compare.V1_LIMIT)
-    prefix = [pair.prefix(case, label) for case, label in compare._prefix_grid()]
-    dtypes = {label.split()[4] for _, label in compare._prefix_grid()}
-    assert dtypes == {"float32", "float16", "bfloat16"}
+    result = compare_sources(vendor, patched)
+    prefix = [c for c in result.comparisons if c.function == "forward_prefix"]
+    assert {c.dtype for c in prefix} == {"float32", "float16", "bfloat16"}
     assert [c.case for c in prefix if c.ok] == []  # every prefill case is a difference
     assert all(not c.equal and c.error is None and 0 < c.max_abs_diff < 1e-2 for c in prefix)
+    assert all(c.ok for c in result.comparisons if c.function == "forward_decode")
     unchanged = compare._Pair(vendor, vendor, compare.BI_V100, compare.V1_LIMIT)
-    assert all(unchanged.prefix(case, label).ok for case, label in list(compare._prefix_grid())[:3])
+    assert all(unchanged.prefix(p.build(), p.label).ok for p in list(compare._prefix_grid())[:3])
 
 
 def _ulp_patch_set(tmp_path: Path) -> Path:

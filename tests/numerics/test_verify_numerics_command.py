@@ -57,4 +57,5 @@ def test_missing_torch_is_one_clear_line(cli, vendor_zip, monkeypatch) -> None: 
 
 def test_help_documents_exit_codes(cli) -> None:  # type: ignore[no-untyped-def]
     text = " ".join(cli("verify-numerics", "--help").stdout.split())
-    assert "Exit codes: 0 prefill bitwise equal and decode within fp32 round-off everywhere; 1 a difference" in text
+    assert ("Exit codes: 0 prefill bitwise equal, decode within fp32 round-off, and every input holding the same "
+            "bits after either copy, everywhere; 1 a difference" in text)
