@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..errors import PatcherError, PatchSetError
-from ..patchset import Example, Patch, PatchSet, load_patch_set
+from ..patchset import Example, Patch, PatchSet
 from ..patchset.runner import FileOutcome, Status, patch_source, run_series
 from ..report import ExitCode
-from ..resources import templates_dir_for
+from .series_file import load_with
 
 if TYPE_CHECKING:
     from ..checks import Policy
@@ -98,6 +98,7 @@ class TestReport:
 
     directory: str
     results: tuple[CaseResult, ...]
+    inactive: tuple[str, ...] = ()  # inactive patches of the series this run did not test
 
     @property
     def passed(self) -> int:
@@ -142,7 +143,8 @@ class TestReport:
             }
             for r in self.results
         ]
-        data = {"patches": self.directory, "passed": self.passed, "failed": self.failed, "cases": cases}
+        data = {"patches": self.directory, "passed": self.passed, "failed": self.failed, "cases": cases,
+                "inactive": list(self.inactive)}
         return json.dumps(data, indent=2)
 
 
@@ -257,8 +259,8 @@ def _reloaded(patch_set: PatchSet, patch: Patch, example: Example) -> tuple[Patc
         return patch_set, None
     overrides = [f"{patch.id}.{name}={value}" for name, value in example.params.items()]
     try:
-        reloaded = load_patch_set(patch_set.directory, overrides=overrides,
-                                  templates=templates_dir_for(patch_set.directory))
+        # The same patches as ``patch_set``: an inactive patch under test is loaded again too.
+        reloaded = load_with(patch_set.directory, include=[p.id for p in patch_set.patches], overrides=overrides)
     except PatchSetError as error:
         return patch_set, f"the example's params do not load: {error}"
     return reloaded, None
@@ -267,9 +269,9 @@ def _reloaded(patch_set: PatchSet, patch: Patch, example: Example) -> tuple[Patc
 # --------------------------------------------------------------------------- running
 
 
-def run_cases(directory: Path, cases: Iterable[Case]) -> TestReport:
-    """Run every case and gather the results."""
-    return TestReport(str(directory), tuple(run_case(case) for case in cases))
+def run_cases(directory: Path, cases: Iterable[Case], inactive: Sequence[str] = ()) -> TestReport:
+    """Run every case and gather the results; ``inactive``: the inactive patches left out of this run."""
+    return TestReport(str(directory), tuple(run_case(case) for case in cases), tuple(inactive))
 
 
 def run_case(case: Case) -> CaseResult:
