@@ -98,7 +98,11 @@ def _markers_broken_later(patches: Sequence[Patch], outcomes: Sequence[PatchOutc
         if outcome.status is Status.FAILED:
             continue
         for marker in outcome.patch.applied_when:
-            if _still_holds(final, marker) is True:
+            # The marker held right after its patch (run_patch checks an
+            # applied patch's result; an already-applied one held before).
+            # Nodes are immutable and shared between versions: a scope no
+            # later patch rebuilt is the same object, and holds it still.
+            if _same_scope(versions[index], final, marker.scope) or _still_holds(final, marker) is True:
                 continue
             for later in range(index + 1, len(versions)):
                 holds = _still_holds(versions[later], marker)
@@ -106,6 +110,16 @@ def _markers_broken_later(patches: Sequence[Patch], outcomes: Sequence[PatchOutc
                     breaks.append(MarkerBreak(outcome.patch, marker, patches[later], scope_gone=holds is None))
                     break
     return tuple(breaks)
+
+
+def _same_scope(before: cst.Module, after: cst.Module, scope: str) -> bool:
+    """Whether ``scope`` is the very same node in both versions of the module."""
+    if before is after:
+        return True
+    try:
+        return find_scope(before, scope) is find_scope(after, scope)
+    except ScopeNotFound:
+        return False
 
 
 def _still_holds(module: cst.Module, marker: AppliedMarker) -> bool | None:
