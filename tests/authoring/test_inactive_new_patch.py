@@ -219,3 +219,24 @@ def test_add_inactive_patch_writes_the_file_and_its_line_and_refuses_what_would_
         "# long-context-threshold.toml  # inactive until 'patcher test --activate long-context-threshold' passes")
     with pytest.raises(PatcherError, match="already exists"):
         add_inactive_patch(team, "long-context-threshold", threshold_patch())
+
+
+def escaping_inactive_line(team: Path) -> Path:
+    """Make TEAM's series name, as an inactive patch, a file outside the set that would load; return that file."""
+    outside = team.parent / "outside.toml"
+    outside.write_text(threshold_patch(patch_id="outside"), encoding="utf-8")
+    with open(team / "series", "a", encoding="utf-8") as series:
+        series.write("# ../outside.toml  # inactive until 'patcher test --activate outside' passes\n")
+    return outside
+
+
+def test_an_inactive_line_leading_out_of_the_set_is_refused(cli: Any, team: Path) -> None:
+    outside = escaping_inactive_line(team)
+    series = (team / "series").read_bytes()
+    for args in (("test", "outside"), ("test", "--activate", "outside")):
+        line = one_error_line(cli(*args, "--patches", team))
+        assert line.startswith(f"error: {team / 'series'}: line 5 names '../outside.toml', which leads outside "
+                               "the patch folder"), line
+    assert (team / "series").read_bytes() == series
+    assert outside.read_text(encoding="utf-8") == threshold_patch(patch_id="outside")
+    assert cli("test", "--patches", team).exit_code == 0  # not named, it is only a comment

@@ -152,3 +152,16 @@ def test_a_series_that_cannot_be_replaced_leaves_both_files_as_they_were(cli: An
     line = one_error_line(cli(*NEW, "--patches", patches))
     assert line == f"error: {patches / 'series'}: cannot write: Permission denied"
     assert snapshot(patches) == before  # no patch file, no temporary, the series untouched
+
+
+def test_a_series_linked_out_of_the_set_is_refused_and_left_alone(cli: Any, tmp_path: Path) -> None:
+    # The series a reviewer would not look at: a link to a file outside the patch folder.
+    patches = copy_patch_set(tmp_path / "team")
+    outside = tmp_path / "elsewhere-series"
+    outside.write_bytes((patches / "series").read_bytes())
+    (patches / "series").unlink()
+    (patches / "series").symlink_to(outside)
+    line = one_error_line(cli(*NEW, "--patches", patches))
+    assert "leads outside the patch folder" in line
+    assert outside.read_bytes() == (PATCHES / "series").read_bytes()
+    assert not (patches / "decode-fast-path.toml").exists()
