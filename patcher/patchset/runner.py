@@ -17,23 +17,133 @@ from ..transforms.closest import close_scopes, find_closest
 from ..transforms.fingerprint import step_print
 from ..transforms.pattern import Pattern, contains, describe_syntax_error, find_statements
 from ..transforms.scope import ScopeNotFound, find_scope
-from .model import Patch
+from .model import AppliedMarker, Patch
 from .outcome import FileOutcome, PatchOutcome, Status  # re-exported: callers import them from here too
 
 
 def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome:
-    """Apply ``patches`` in order to ``source``, keeping every byte they do not change."""
+    """Apply ``patches`` in order to ``source``, keeping every byte they do not change.
+
+    A later patch that breaks an earlier patch's applied-when markers fails
+    (see ``run_series``), and the file is what the other patches give.
+    """
+    return run_series(path, source, patches).file
+
+
+@dataclass(frozen=True)
+class MarkerBreak:
+    """A later patch of the series undid code that an earlier patch's applied-when marker looks for."""
+
+    owner: Patch  # the earlier patch, which re-apply would no longer recognise
+    marker: AppliedMarker
+    breaker: Patch  # the first later patch after which the marker no longer holds
+    scope_gone: bool = False  # the breaker removed the marker's scope altogether
+
+    @property
+    def detail(self) -> str:
+        """Say, as the breaker's failure, what it broke and what to do."""
+        owner, breaker = self.owner.id, self.breaker.id
+        what = (f"removes {self.marker.scope}, where patch {owner}'s applied-when marker '{self.marker.pattern}' "
+                "must hold" if self.scope_gone else
+                f"rewrites '{self.marker.pattern}' in {self.marker.scope}, which patch {owner}'s applied-when "
+                "marker needs")
+        return (f"{what}: {owner} would not be recognised on re-apply, and would apply again; "
+                f"make {breaker} leave that code, or change {owner}'s marker")
+
+
+@dataclass(frozen=True)
+class SeriesRun:
+    """What ``run_series`` gives: the file's outcome, and the markers later patches broke."""
+
+    file: FileOutcome
+    breaks: tuple[MarkerBreak, ...] = ()
+
+
+def run_series(path: str, source: bytes, patches: Sequence[Patch]) -> SeriesRun:
+    """Apply ``patches`` in order, then check that every patch still present is recognised by its markers.
+
+    Each patch's markers hold right after it (``run_patch`` checks); a later
+    patch may still rewrite what they look for, and then running the series
+    on its own output would apply the earlier patch again. So, after the
+    whole series, each applied or already-applied patch's markers must
+    hold on the final code: the first later patch after which one does not
+    fails, and the series runs again without it (so the file and the other
+    outcomes are what the rest of the series gives).
+    """
+    run, versions = _run_patches(path, source, patches)
+    breaks = _markers_broken_later(patches, run.outcomes, versions)
+    if not breaks:
+        return SeriesRun(run)
+    breakers = {b.breaker.id: b for b in reversed(breaks)}  # each breaker's first break
+    rest = run_series(path, source, [p for p in patches if p.id not in breakers])
+    kept = iter(rest.file.outcomes)
+    outcomes = tuple(PatchOutcome(p, Status.FAILED, breakers[p.id].detail) if p.id in breakers else next(kept)
+                     for p in patches)
+    file = FileOutcome(path, source, rest.file.patched, outcomes, rest.file.parse_error)
+    return SeriesRun(file, (*breaks, *rest.breaks))
+
+
+def _markers_broken_later(patches: Sequence[Patch], outcomes: Sequence[PatchOutcome],
+                          versions: Sequence[cst.Module]) -> tuple[MarkerBreak, ...]:
+    """Find each marker of an applied or already-applied patch that no longer holds once the series is done.
+
+    ``versions[i]`` is the module after ``patches[i]``; the breaker is the
+    first later patch after which the marker stops holding.
+    """
+    if not versions:
+        return ()
+    final = versions[-1]
+    breaks = []
+    for index, outcome in enumerate(outcomes):
+        if outcome.status is Status.FAILED:
+            continue
+        for marker in outcome.patch.applied_when:
+            # The marker held right after its patch (run_patch checks an
+            # applied patch's result; an already-applied one held before).
+            # Nodes are immutable and shared between versions: a scope no
+            # later patch rebuilt is the same object, and holds it still.
+            if _same_scope(versions[index], final, marker.scope) or _still_holds(final, marker) is True:
+                continue
+            for later in range(index + 1, len(versions)):
+                holds = _still_holds(versions[later], marker)
+                if holds is not True:
+                    breaks.append(MarkerBreak(outcome.patch, marker, patches[later], scope_gone=holds is None))
+                    break
+    return tuple(breaks)
+
+
+def _same_scope(before: cst.Module, after: cst.Module, scope: str) -> bool:
+    """Whether ``scope`` is the very same node in both versions of the module."""
+    if before is after:
+        return True
+    try:
+        return find_scope(before, scope) is find_scope(after, scope)
+    except ScopeNotFound:
+        return False
+
+
+def _still_holds(module: cst.Module, marker: AppliedMarker) -> bool | None:
+    """Whether ``marker`` holds in ``module``; None when its scope is gone."""
+    try:
+        return _holds(module, marker.scope, marker.pattern)
+    except ScopeNotFound:
+        return None
+
+
+def _run_patches(path: str, source: bytes, patches: Sequence[Patch]) -> tuple[FileOutcome, list[cst.Module]]:
+    """Run each patch in turn; also return the module after each patch (empty when the file is not patchable)."""
+    versions: list[cst.Module] = []
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        return FileOutcome(path, source, source, (), _why_not_parsed(source, describe_syntax_error(error)))
+        return FileOutcome(path, source, source, (), _why_not_parsed(source, describe_syntax_error(error))), versions
     except SyntaxError as error:  # libcst: undecodable in the first lines, or a bad coding line
         return FileOutcome(path, source, source, (), f"cannot be decoded: {error.msg} "
-                           "(not UTF-8 and no '# -*- coding: ... -*-' line)")
+                           "(not UTF-8 and no '# -*- coding: ... -*-' line)"), versions
     except UnicodeDecodeError as error:  # libcst: undecodable further down
         line = source[: error.start].count(b"\n") + 1
         return FileOutcome(path, source, source, (), f"cannot be decoded: line {line}: not {error.encoding} "
-                           "(declare the encoding with a '# -*- coding: ... -*-' line)")
+                           "(declare the encoding with a '# -*- coding: ... -*-' line)"), versions
     # Generating code walks the whole tree: do it once per version of the
     # module, keeping the text of the current one; the versions share every
     # top-level statement a patch did not touch, generated once (_Codegen).
@@ -44,7 +154,7 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
         # thing it would rewrite, and that would change bytes no patch touches.
         return FileOutcome(path, source, source, (),
                            "would not round-trip byte for byte (lone CR line endings?); "
-                           "convert it to LF or CRLF line endings first")
+                           "convert it to LF or CRLF line endings first"), versions
     read = module
     outcomes = []
     owners = _LineOwners()
@@ -63,7 +173,8 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
             else:
                 code = new_code
         outcomes.append(outcome)
-    return FileOutcome(path, source, code.encode(module.encoding), tuple(outcomes))
+        versions.append(module)
+    return FileOutcome(path, source, code.encode(module.encoding), tuple(outcomes)), versions
 
 
 class _Codegen:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from patcher.patchset import load_patch_set
+from patcher.authoring.series_file import load_with
 
 from tests.fixtures_patches import TEMPLATES, edit_file, one_error_line
 
@@ -29,10 +29,10 @@ def test_new_writes_a_loadable_patch_that_test_fails_until_its_example_is_writte
     result = _new(cli, team, "decode-fast-path", "--after", "three-tier-decode")
     assert result.exit_code == 0, result.output
     assert "wrote " in result.stdout and "listed after three-tier-decode" in result.stdout
-    names = [line for line in (team / "series").read_text().splitlines() if not line.startswith("#")]
-    assert names == ["three-tier-decode.toml", "decode-fast-path.toml", "prefix-pregather.toml",
-                     "prefix-buffer-reuse.toml"]
-    patch = next(p for p in load_patch_set(team).patches if p.id == "decode-fast-path")
+    names = [line for line in (team / "series").read_text().splitlines() if not line.startswith("# The")]
+    assert names == ["three-tier-decode.toml", "# decode-fast-path.toml  # inactive until 'patcher test --activate "
+                     "decode-fast-path' passes", "prefix-pregather.toml", "prefix-buffer-reuse.toml"]
+    patch = next(p for p in load_with(team, include=["decode-fast-path"]).patches if p.id == "decode-fast-path")
     assert patch.last_update == datetime.date.today().isoformat()
     assert (patch.target, patch.scope, len(patch.steps), patch.examples) == (
         "vllm/attention/ops/paged_attn.py", "PagedAttention.forward_decode", 1, ())
@@ -40,7 +40,7 @@ def test_new_writes_a_loadable_patch_that_test_fails_until_its_example_is_writte
     text = patch.path.read_text()
     assert "# class PagedAttention:\n#     def forward_decode(self):" in text  # the example skeleton
 
-    tested = cli("test", "--patches", team)
+    tested = cli("test", "decode-fast-path", "--patches", team)
     assert tested.exit_code == 1
     failures = [line for line in tested.stdout.splitlines() if line.startswith("FAIL")]
     assert failures == ["FAIL  decode-fast-path: examples: patch decode-fast-path: example not written yet "
@@ -69,7 +69,7 @@ class PagedAttention:
 ''')
     result = cli("test", "no-forced-v1", "--patches", team)
     assert result.exit_code == 0, result.stdout
-    assert result.stdout.splitlines()[-1] == "6 passed, 0 failed"
+    assert result.stdout.splitlines()[-1] == "13 passed, 0 failed"
 
 
 def test_new_keeps_the_series_line_endings_and_its_last_line(cli: Any, team: Path) -> None:
@@ -77,8 +77,9 @@ def test_new_keeps_the_series_line_endings_and_its_last_line(cli: Any, team: Pat
     (team / "series").write_bytes(b"three-tier-decode.toml\r\nprefix-pregather.toml\r\nprefix-buffer-reuse.toml")
     assert _new(cli, team, "decode-fast-path").exit_code == 0
     assert (team / "series").read_bytes() == (b"three-tier-decode.toml\r\nprefix-pregather.toml\r\n"
-                                              b"prefix-buffer-reuse.toml\r\ndecode-fast-path.toml\r\n")
-    assert [p.id for p in load_patch_set(team).patches][-1] == "decode-fast-path"
+                                              b"prefix-buffer-reuse.toml\r\n# decode-fast-path.toml  # inactive "
+                                              b"until 'patcher test --activate decode-fast-path' passes\r\n")
+    assert [p.id for p in load_with(team, include=["decode-fast-path"]).patches][-1] == "decode-fast-path"
 
 
 @pytest.mark.parametrize("patch_id", ["three-tier-decode", "Decode-Fast", "decode_fast", "../escape", "x.toml", "x-", ""])

@@ -76,7 +76,7 @@ def test_an_error_example_that_no_longer_fails_as_expected_is_a_failure(cli: Any
     assert "expected an error containing \"'m_new' is never used\"" in fail
     assert "failed: step 1 (reuse-buffers): 'm_new' escapes through an assignment" in fail
     assert "    -fails with: ...'m_new' is never used..." in lines
-    assert lines[-1] == "6 passed, 2 failed"
+    assert lines[-1] == "12 passed, 2 failed"
 
 
 def test_json_output_gives_every_field_of_each_case(cli: Any, team: Path) -> None:
@@ -86,9 +86,9 @@ def test_json_output_gives_every_field_of_each_case(cli: Any, team: Path) -> Non
     assert result.exit_code == 1
     report = json.loads(result.stdout)
     assert report["patches"] == str(team)
-    assert (report["passed"], report["failed"]) == (14, 2)
-    assert len(report["cases"]) == 16
-    assert {case["subject"] for case in report["cases"]} == {"three-tier-decode"}  # named: no rule cases
+    assert (report["passed"], report["failed"]) == (20, 2)
+    assert len(report["cases"]) == 22
+    assert {case["subject"] for case in report["cases"]} == {"three-tier-decode", "series"}  # named: no rule cases
     failed = [case for case in report["cases"] if not case["passed"]]
     assert [case["variant"] for case in failed] == ["LF", "CRLF"]
     first = failed[0]
