@@ -62,13 +62,20 @@ def test_a_long_write_draws_a_bar_then_erases_it() -> None:
     assert stream.getvalue() == drawn + "\r\x1b[K"
 
 
+# Draw from the first byte (no one-second wait), so the test does not depend on how fast apply writes.
+_DRAW_AT_ONCE = (
+    "from patcher.cli.progress import ProgressBar\n"
+    "ProgressBar.__init__.__kwdefaults__['delay'] = 0.0\n"
+    "from patcher.cli import main\n"
+    "main()\n"
+)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
-def test_apply_on_a_terminal_keeps_the_report_clean(tmp_path: Path, vendor_zip: Path) -> None:
-    # The demo zip is written in well under a second: no bar, even on a terminal.
+def test_apply_on_a_terminal_erases_its_bar_before_the_report(tmp_path: Path, vendor_zip: Path) -> None:
     leader, follower = pty.openpty()
     result = subprocess.run(
-        [sys.executable, "-c", "from patcher.cli import main; main()", "apply", str(vendor_zip), "-o",
-         str(tmp_path / "ctx.tar.gz")],
+        [sys.executable, "-c", _DRAW_AT_ONCE, "apply", str(vendor_zip), "-o", str(tmp_path / "ctx.tar.gz")],
         stdout=subprocess.PIPE, stderr=follower, stdin=subprocess.DEVNULL, check=False,
     )
     os.close(follower)
@@ -84,4 +91,7 @@ def test_apply_on_a_terminal_keeps_the_report_clean(tmp_path: Path, vendor_zip: 
     os.close(leader)
     stderr = b"".join(chunks)
     assert result.returncode == 0, stderr
-    assert b"wrote " in stderr and b"[#" not in stderr and b"\x1b[K" not in stderr
+    drawn, erase, report = stderr.rpartition(b"\r\x1b[K")
+    assert erase, stderr  # the bar was erased...
+    assert b"writing ctx.tar.gz [" in drawn  # ...after being drawn on the terminal,
+    assert b"wrote " in report and b"[#" not in report and b"\r" not in report.replace(b"\r\n", b"")  # then a clean report
