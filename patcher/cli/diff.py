@@ -14,6 +14,7 @@ import click
 
 from ..errors import PatcherError
 from ..report import ExitCode, Failure, failed_patches, failures_markdown, patch_arguments
+from . import reached
 from .errors import handle_errors
 from .options import input_argument, load_patches, patches_option, set_option, verbose_option
 
@@ -85,11 +86,12 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
             report = apply_diff(builds[0], source.name)
         failures = [failure for b in builds for failure in failed_patches(b)]
         rules = _input_rules(builds[-1], patch_set) if failures else None
+        code = ExitCode.BAD_INPUT if failures else report.exit_code(check)
+        reached(code)
         _show(report, fmt, show_stat, color, failures, rules)
     if failures:
         _report_failures(failures, rules)
-        sys.exit(int(ExitCode.BAD_INPUT))
-    sys.exit(int(report.exit_code(check)))
+    sys.exit(int(code))
 
 
 def _build(tree: SourceTree, patch_set: PatchSet, label: str, rerun: tuple[str, ...], keep_going: bool) -> Build:
@@ -100,6 +102,7 @@ def _build(tree: SourceTree, patch_set: PatchSet, label: str, rerun: tuple[str, 
     if result.failed and not keep_going:
         report = ApplyReport(result, checks=_input_rules(result, patch_set), input_name=rerun[0],
                              patch_args=rerun[1:])
+        reached(report.exit_code)
         for line in report.errors():
             click.echo(f"error: {label}{line}", err=True)
         sys.exit(int(report.exit_code))
