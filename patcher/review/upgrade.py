@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
 from ..errors import ShippingError
 from ..patchset.model import Patch, PatchSet
@@ -40,7 +40,7 @@ from ..shipping import Installed, MirrorGroup
 if TYPE_CHECKING:
     from ..archive.tree import SourceTree
     from ..checks import CheckResult, Policy
-    from ..checks.runner import Ahead
+    from ..checks.runner import Ahead, FileRulesAhead
     from ..pipeline import Build
     from ..shipping import ShipPlan
 
@@ -80,9 +80,10 @@ def read_drops(old: "SourceTree", new: "SourceTree", patch_set: PatchSet, policy
     The file rules (parsing every shipped file is most of their cost) run
     in a forked child on the union of both drops' shipped files as they
     are, while this process patches; a file both drops ship with the same
-    bytes is judged once. The patched targets are judged again afterwards,
-    by ``read_drop``'s rules, which use an early answer only for the bytes
-    it judged.
+    bytes is judged once. The rules of each drop then run here on what
+    apply would write: a file the rule cache knows, or that a patch
+    changed, is judged here, and the child is waited for only when a file
+    it judged is first needed (a warm cache never waits for it).
     """
     from ..checks.runner import FileRulesAhead, read_shipped_python
     from ..shipping import plan_shipping
@@ -99,12 +100,42 @@ def read_drops(old: "SourceTree", new: "SourceTree", patch_set: PatchSet, policy
             tell(f"patching {name}")
             builds.append(_build_shipped(tree, patch_set, plan))
         tell("running the safety rules")
-        found = child.results()  # digest -> (digest, violations, readable); {} if the child failed
-    drops = []
-    for label, (result, unshipped), names in zip(labels, builds, digests):
-        ahead = {path: found[digest] for path, digest in names.items() if digest in found}
-        drops.append(_judged(label, patch_set, result, unshipped, policy, ahead))
+        shared = _SharedResults(child)
+        drops = [_judged(label, patch_set, result, unshipped, policy, _ByPath(shared, names))
+                 for label, (result, unshipped), names in zip(labels, builds, digests)]
     return drops[0], drops[1]
+
+
+class _SharedResults:
+    """What the child found, per file digest: waited for on the first lookup, then kept for both drops."""
+
+    def __init__(self, child: "FileRulesAhead") -> None:
+        self._child = child
+        self._found: dict[str, Ahead] | None = None
+
+    def get(self, digest: str) -> "Ahead | None":
+        if self._found is None:
+            self._found = self._child.results()  # {} when the child failed: the rules then run here
+        return self._found.get(digest)
+
+
+class _ByPath(Mapping[str, "Ahead"]):
+    """One drop's view of the shared results: path -> what the child found for that path's bytes."""
+
+    def __init__(self, shared: _SharedResults, digests: Mapping[str, str]) -> None:
+        self._shared, self._digests = shared, digests
+
+    def __getitem__(self, path: str) -> "Ahead":
+        found = self._shared.get(self._digests[path]) if path in self._digests else None
+        if found is None:
+            raise KeyError(path)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._digests)
+
+    def __len__(self) -> int:
+        return len(self._digests)
 
 
 def _build_shipped(tree: "SourceTree", patch_set: PatchSet, plan: "ShipPlan") -> tuple["Build", dict[str, str]]:
