@@ -268,17 +268,6 @@ def failed_patches(build: "Build") -> list[Failure]:
     return failures
 
 
-def failures_markdown(failures: list[Failure], rules: "CheckResult | None" = None) -> str:
-    """List the patches that did not apply, and the input's rule errors, as Markdown for the pull request."""
-    rows = [f"- `{f.path}`: **{f.patch or 'does not parse'}**: {f.detail}"
-            + (f"  \n  {f.diagnostic.describe()}" if f.diagnostic is not None else "") for f in failures]
-    text = "\n#### Patches that do not apply\n\n" + "\n".join(rows) + "\n"
-    errors = [] if rules is None else [f"- `{v.path}:{v.line}` {v.rule}: {v.message}" for v in rules.errors]
-    if errors:
-        text += "\n#### Safety rule errors in the input\n\n" + "\n".join(errors) + "\n"
-    return text
-
-
 def violation_line(violation: "Violation", result: "CheckResult") -> str:
     """``path:line: rule: what was found (why: the policy's reason)``, on one line."""
     where = f"{violation.path}:{violation.line}" if violation.line else violation.path

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import PatcherError
-from ..report import ExitCode, Failure, failed_patches, failures_markdown, patch_arguments
+from ..report import ExitCode, Failure, failed_patches, patch_arguments
 from . import reached
 from .errors import handle_errors
 from .options import input_argument, load_patches, patches_option, set_option, verbose_option
@@ -88,7 +88,7 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
         rules = _input_rules(builds[-1], patch_set) if failures else None
         code = ExitCode.BAD_INPUT if failures else report.exit_code(check)
         reached(code)
-        _show(report, fmt, show_stat, color, failures, rules)
+        _show(report, builds[-1], fmt, show_stat, color, failures, rules)
     if failures:
         _report_failures(failures, rules)
     sys.exit(int(code))
@@ -128,7 +128,7 @@ def _report_failures(failures: list[Failure], rules: CheckResult | None) -> None
                "(update each one to the code named as closest)", err=True)
 
 
-def _show(report: DiffReport, fmt: str, show_stat: bool, color: bool | None,
+def _show(report: DiffReport, build: Build, fmt: str, show_stat: bool, color: bool | None,
           failures: list[Failure], rules: CheckResult | None) -> None:
     from ..review import render
 
@@ -139,9 +139,8 @@ def _show(report: DiffReport, fmt: str, show_stat: bool, color: bool | None,
             {"rule": v.rule, "path": v.path, "line": v.line, "message": v.message} for v in rules.errors]
         click.echo(json.dumps(document, indent=2))
     elif fmt == "markdown":
-        click.echo(render.markdown(report, diffs=not show_stat), nl=False)
-        if failures:
-            click.echo(failures_markdown(failures, rules), nl=False)
+        rows = render.summary_rows(build, report)
+        click.echo(render.markdown(report, diffs=not show_stat, rows=rows, failures=failures, rules=rules), nl=False)
     elif show_stat:
         click.echo(render.stat(report), nl=False)
     else:
