@@ -21,8 +21,14 @@ from .model import Patch
 from .outcome import FileOutcome, PatchOutcome, Status  # re-exported: callers import them from here too
 
 
-def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome:
-    """Apply ``patches`` in order to ``source``, keeping every byte they do not change."""
+def patch_source(path: str, source: bytes, patches: Sequence[Patch], *,
+                 inputs: list[bytes] | None = None) -> FileOutcome:
+    """Apply ``patches`` in order to ``source``, keeping every byte they do not change.
+
+    ``inputs``, when given, receives the bytes each patch was run on, in
+    order: ``explain`` shows a patch's matches in the file as it receives
+    it, from this one run of the series.
+    """
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -49,6 +55,8 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
     outcomes = []
     owners = _LineOwners()
     for patch in patches:
+        if inputs is not None:
+            inputs.append(code.encode(module.encoding))
         previous = module
         module, outcome = run_patch(patch, module, read)
         if outcome.status is Status.APPLIED:
