@@ -25,13 +25,16 @@ import ast
 import copy
 import difflib
 import hashlib
+import os
 import re
+import signal
+import threading
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
-from ..errors import ShippingError
+from ..errors import PatcherError, ShippingError
 from ..patchset.model import Patch, PatchSet
 from ..patchset.outcome import FileOutcome, PatchOutcome, Status  # no libcst: a cached run imports none
 from ..report import ExitCode, Reason, Severity, Verdict
@@ -95,15 +98,76 @@ def read_drops(old: "SourceTree", new: "SourceTree", patch_set: PatchSet, policy
     digests = [{path: hashlib.sha256(data).hexdigest() for path, data in found.items()} for found in files]
     distinct = {digests[i][path]: data for i, found in enumerate(files) for path, data in found.items()}
     with FileRulesAhead(distinct, policy) as child:
-        builds = []
-        for tree, plan, name in zip((old, new), plans, ("OLD", "NEW")):
-            tell(f"patching {name}")
-            builds.append(_build_shipped(tree, patch_set, plan))
+        # OLD's targets are patched in a second child, into the patch cache, while NEW's are patched
+        # here; OLD's build then reads them from the cache (a miss patches them here, as before).
+        with _PatchedAhead(old, plans[0], patch_set) as old_ahead:
+            tell("patching NEW")
+            new_build = _build_shipped(new, patch_set, plans[1])
+            tell("patching OLD")
+            old_ahead.wait()
+        builds = [_build_shipped(old, patch_set, plans[0]), new_build]
         tell("running the safety rules")
         shared = _SharedResults(child)
         drops = [_judged(label, patch_set, result, unshipped, policy, _ByPath(shared, names))
                  for label, (result, unshipped), names in zip(labels, builds, digests)]
     return drops[0], drops[1]
+
+
+class _PatchedAhead:
+    """Patch one drop's targets in a forked child that stores the results in the patch cache.
+
+    Patching a large target is most of what upgrade costs, and the two drops
+    are independent: on a second core OLD is patched while this process
+    patches NEW. The cache is the way back (an entry is a pure function of
+    its key, checked when read), so nothing is trusted that the parent could
+    not have computed: with the cache off, unwritable or damaged, the parent
+    misses and patches OLD itself. The child reads no input (it shares the
+    archive's file offset): it gets the targets' bytes in memory.
+    """
+
+    def __init__(self, tree: "SourceTree", plan: "ShipPlan", patch_set: PatchSet) -> None:
+        from ..patchset.cache import cache_dir
+
+        self._pid: int | None = None
+        if cache_dir() is None or not hasattr(os, "fork") or threading.active_count() > 1:
+            return
+        targets = []
+        for target in patch_set.targets:
+            try:
+                path = plan.shipped_copy(target)
+                targets.append((path, tree.read(path), patch_set.for_target(target)))
+            except PatcherError:
+                continue  # not shipped, or unreadable: the build says so
+        try:
+            pid = os.fork()
+        except OSError:
+            return
+        if pid == 0:  # the child: never returns
+            status = 1
+            try:
+                from ..patchset.cache import cached_patch_source
+
+                for path, data, patches in targets:
+                    cached_patch_source(path, data, patches)
+                status = 0
+            finally:
+                os._exit(status)  # no atexit handlers, no flushing the parent's buffers twice
+        self._pid = pid
+
+    def wait(self) -> None:
+        """Wait for the child to finish writing the cache (whatever it managed)."""
+        if self._pid is not None:
+            os.waitpid(self._pid, 0)
+            self._pid = None
+
+    def __enter__(self) -> "_PatchedAhead":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._pid is not None:  # the run stopped early: the child is not waited for
+            os.kill(self._pid, signal.SIGKILL)
+            os.waitpid(self._pid, 0)
+            self._pid = None
 
 
 class _SharedResults:
