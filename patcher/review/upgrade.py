@@ -479,9 +479,10 @@ class _ScopeDiffs:
 
     def get(self, scope: str, old_file: FileOutcome | None, new_file: FileOutcome | None) -> ScopeChange:
         if old_file is None or new_file is None:
-            which = " and ".join(name for name, f in (("OLD", old_file), ("NEW", new_file)) if f is None)
+            which = [name for name, f in (("OLD", old_file), ("NEW", new_file)) if f is None]
             shipped = new_file or old_file
-            return ScopeChange(scope, None, "", f"{which} does not ship the target",
+            verb = "does" if len(which) == 1 else "do"
+            return ScopeChange(scope, None, "", f"{' and '.join(which)} {verb} not ship the target",
                                shipped.path if shipped is not None else "")
         key = (old_file.path, new_file.path, scope)
         if key not in self._seen:
