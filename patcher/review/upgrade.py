@@ -687,11 +687,14 @@ def _verdict(report: UpgradeReport) -> Verdict:
         steps.append((Reason(Severity.REVIEW, f"scope {scope.scope or '(module)'}",
                              f"{what}: see diff {scope.number}; relied on by {names}"), _update(users[0])))
     built = report.rules_new.built()
+    targets = {s.new_path: s.target for s in report.shipping if s.new_path is not None}
     for e in report.rules_new.errors:
         fresh = "" if e in report.new_errors else " (OLD too)"
+        # A patch names the file by where the image runs it; for another file that is for the author to say.
+        target = targets.get(e.path, f"TARGET (where the image runs {e.path})")
         steps.append((Reason(Severity.UNSAFE, f"{e.path}:{e.line}",
                              f"{e.rule}: {e.message}; in NEW, {built}{fresh}"),
-                      "patch it out: patcher new ID --target FILE, then patcher test ID"))
+                      f"patch it out: patcher new ID --target {target}, then patcher test ID"))
     for s in report.shipping:
         if s.moved:
             steps.append((Reason(Severity.REVIEW, s.target, f"shipped copy moved: {_moved(s)}"),

@@ -200,3 +200,12 @@ def test_the_rules_judge_the_patched_drops_not_the_drops_as_they_are(cli, tmp_pa
     assert report["rules"]["new_errors"] == []  # the patched OLD has it too: not new, still failing
     assert _severities(report)[0] == "unsafe"
     assert report["verdict"]["reasons"][0]["text"].endswith("in NEW, patched (OLD too)")
+
+
+def test_a_rule_error_new_in_the_patched_new_is_unsafe_and_names_the_target_to_patch(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    old, new = make_pair(tmp_path / "pair", "triton-reenabled")
+    code, report = _json(cli, old, new)
+    assert code == 1
+    assert set(_severities(report)) == {"unsafe"}
+    assert all(r["text"].endswith("; in NEW, patched") for r in report["verdict"]["reasons"])
+    assert report["next"] == f"patch it out: patcher new ID --target {TARGET}, then patcher test ID"
