@@ -26,13 +26,15 @@ def _environment() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def run_into_closed_pipe(cwd: Path, *args: object) -> subprocess.CompletedProcess[bytes]:
-    """Run ``patcher ARGS`` with stdout a pipe whose reader is gone before the first byte is written."""
+def run_into_closed_pipe(cwd: Path, *args: object, stderr_too: bool = False) -> subprocess.CompletedProcess[bytes]:
+    """Run ``patcher ARGS`` with stdout (and with ``stderr_too`` stderr: ``2>&1 | head``) a pipe whose
+    reader is gone before the first byte is written."""
     read, write = os.pipe()
     os.close(read)
     try:
         return subprocess.run([sys.executable, "-m", "patcher", *map(str, args)], stdout=write,
-                              stderr=subprocess.PIPE, cwd=cwd, env=_environment(), check=False, timeout=300)
+                              stderr=write if stderr_too else subprocess.PIPE, cwd=cwd, env=_environment(),
+                              check=False, timeout=300)
     finally:
         os.close(write)
 
@@ -66,3 +68,11 @@ def test_a_failing_check_into_a_closed_pipe_still_exits_1(tmp_path, vendor_copy)
     done = run_into_closed_pipe(tmp_path, "check", vendor_copy)
     assert done.returncode == 1
     _quiet(done.stderr)
+
+
+def test_apply_whose_report_reader_is_gone_keeps_its_exit_code(tmp_path, vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    (vendor_copy / SHIPPED).write_bytes((vendor_copy / "paged_attn.py").read_bytes())  # no patch applies
+    done = run_into_closed_pipe(tmp_path, "apply", vendor_copy, "-o", tmp_path / "ctx", stderr_too=True)
+    assert done.returncode == 2 and not (tmp_path / "ctx").exists()
+    done = run_into_closed_pipe(tmp_path, "apply", VENDOR_ZIP, "-o", tmp_path / "ctx", stderr_too=True)
+    assert done.returncode == 0 and (tmp_path / "ctx").is_dir()
