@@ -80,10 +80,7 @@ def inspect_tree(tree: SourceTree, patch_set: SeriesOutline) -> Inspection:
         mirrors = find_mirrors(tree, shipped).mirrors
         targets.append(TargetShipping(target, ids, shipped, image_paths, mirrors))
         warnings.extend(_hidden(i) for i in found if i.path == shipped and _hides(i))
-    # A loop can install the same file at the same place twice (a root spelt with and without a
-    # trailing slash): one warning says it.
-    return Inspection(tree.label, plan, tuple(f.path for f in tree.files()), tuple(targets),
-                      tuple(dict.fromkeys(warnings)))
+    return Inspection(tree.label, plan, tuple(f.path for f in tree.files()), tuple(targets), tuple(dict.fromkeys(warnings)))
 
 
 def _hides(item: Installed) -> bool:
@@ -118,7 +115,7 @@ def lines(inspection: Inspection) -> list[str]:
     for script in plan.scripts:
         errexit = "set -e" if script.body.stops_on_error else "no 'set -e': a failed command does not stop the build"
         out.append(f"  {script.path} (Dockerfile line {script.run_line}; {errexit})")
-        for item in dict.fromkeys(i for i in plan.installed if i.script == script.path):
+        for item in dict.fromkeys(i for i in plan.installed if i.script == script.path):  # a loop may repeat one
             hides = f"  [{', '.join(item.hides_failure)}]" if item.hides_failure else ""
             out.append(f"  {item.line:>4}  {item.path} -> {item.image_path}{hides}")
         if script.body.unknown:
@@ -136,7 +133,7 @@ def lines(inspection: Inspection) -> list[str]:
     out += ["", f"Shipped files ({len(plan.copied)})"]
     for path, image in sorted(plan.copied.items()):
         installed = [i.image_path for i in plan.installed if i.path == path]
-        out.append(f"  {path} -> {', '.join(dict.fromkeys([image, *installed]))}")
+        out.append(f"  {path} -> {', '.join([image, *installed])}")
     out += ["", f"Never shipped ({len(inspection.unshipped)} files)"]
     out.extend(f"  {entry}" for entry in _collapse(inspection.unshipped, set(plan.copied)))
     return out
