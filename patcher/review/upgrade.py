@@ -131,6 +131,9 @@ class _PatchedAhead:
         self._pid: int | None = None
         if cache_dir() is None or not hasattr(os, "fork") or threading.active_count() > 1:
             return
+        # Build the steps once, before the fork: the child inherits them, and upgrade needs them anyway.
+        for patch in patch_set.patches:
+            _ = patch.steps
         targets = []
         for target in patch_set.targets:
             try:
