@@ -64,18 +64,6 @@ class Drop:
     unshipped: Mapping[str, str]  # target -> why no single file ships as it
 
 
-def read_drop(tree: "SourceTree", patch_set: PatchSet, policy: "Policy", label: str) -> Drop:
-    """Run the series on ``tree`` (nothing written), then the safety rules on the shipped files it would write.
-
-    A target the drop does not ship is no error here: its patches are left
-    out of the build and the drop records why (``unshipped``).
-    """
-    from ..shipping import plan_shipping
-
-    result, unshipped = _build_shipped(tree, patch_set, plan_shipping(tree))
-    return _judged(label, patch_set, result, unshipped, policy, {})
-
-
 def read_drops(old: "SourceTree", new: "SourceTree", patch_set: PatchSet, policy: "Policy",
                labels: tuple[str, str], progress: Progress | None = None) -> tuple[Drop, Drop]:
     """Read both drops, judging their shipped Python files beside the patching, each distinct file once.
