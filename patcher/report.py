@@ -6,7 +6,7 @@ import enum
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
     from .records import Diagnostic
@@ -28,6 +28,89 @@ EXIT_CODES_HELP = (
     "Exit codes: 0 done; 1 a check found a difference; 2 bad input or usage, "
     "a patch does not apply, or a safety rule error (nothing is written); 3 internal error."
 )
+
+
+class Severity(enum.IntEnum):
+    """How serious one reason of a verdict is, least serious first."""
+
+    NOTE = 0  # worth saying; never fails a run (a rule's note, an error the new drop fixed)
+    WARNING = 1  # a rule warning: printed, never failing
+    REVIEW = 2  # a difference someone must look at before it ships (a scope or capture that changed)
+    UNSAFE = 3  # a safety-rule error in what would ship
+    BROKEN = 4  # it does not work: a patch that does not apply, a target not shipped, a failing case
+
+
+# The one place a verdict becomes an exit code: per command, the code each
+# severity gives (a severity not listed gives 0). The worst reason decides.
+VERDICT_EXIT_CODES: Mapping[str, Mapping[Severity, ExitCode]] = {
+    "apply": {Severity.BROKEN: ExitCode.BAD_INPUT, Severity.UNSAFE: ExitCode.BAD_INPUT},
+    "check": {Severity.BROKEN: ExitCode.DIFFERENCE, Severity.UNSAFE: ExitCode.DIFFERENCE},
+    "test": {Severity.BROKEN: ExitCode.DIFFERENCE},
+    # A CI gate on a new drop: anything short of "ships as before" needs a person.
+    "upgrade": {Severity.BROKEN: ExitCode.DIFFERENCE, Severity.UNSAFE: ExitCode.DIFFERENCE,
+                Severity.REVIEW: ExitCode.DIFFERENCE},
+}
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One thing a verdict rests on: how serious, about what, and what was found."""
+
+    severity: Severity
+    subject: str  # a patch id, a file, a target, "rules"
+    text: str
+
+    def line(self) -> str:
+        """``SEVERITY subject: text``, on one line."""
+        return f"{self.severity.name.lower()}: {self.subject}: {self.text}"
+
+    def to_json(self) -> dict[str, str]:
+        """Give the same as plain data."""
+        return {"severity": self.severity.name.lower(), "subject": self.subject, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a command concluded: a status per subject, its reasons (most serious first), what to run next.
+
+    ``apply``, ``check``, ``test`` and ``upgrade`` build one; its exit code
+    comes from ``VERDICT_EXIT_CODES`` and nowhere else.
+    """
+
+    command: str
+    statuses: tuple[tuple[str, str], ...]  # (subject, status) in the command's own order
+    reasons: tuple[Reason, ...]
+    next: str = ""  # the command to run next, "" when there is nothing to do
+
+    def __post_init__(self) -> None:
+        if self.command not in VERDICT_EXIT_CODES:
+            raise ValueError(f"no exit codes for command {self.command!r}")
+        # Most serious first; equal ones keep the order the command found them in.
+        ordered = tuple(sorted(self.reasons, key=lambda r: -r.severity))
+        object.__setattr__(self, "reasons", ordered)
+
+    @property
+    def worst(self) -> Severity | None:
+        """The most serious reason's severity, or None when there is no reason at all."""
+        return self.reasons[0].severity if self.reasons else None
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """The exit code of the most serious reason, under this command's table."""
+        table = VERDICT_EXIT_CODES[self.command]
+        return max((table.get(r.severity, ExitCode.OK) for r in self.reasons), default=ExitCode.OK)
+
+    @property
+    def failing(self) -> tuple[Reason, ...]:
+        """The reasons that make the exit code what it is (not 0), most serious first."""
+        table = VERDICT_EXIT_CODES[self.command]
+        return tuple(r for r in self.reasons if table.get(r.severity, ExitCode.OK) is not ExitCode.OK)
+
+    def to_json(self) -> dict[str, Any]:
+        """Give the verdict as plain data."""
+        return {"exit_code": int(self.exit_code), "passed": self.exit_code is ExitCode.OK,
+                "statuses": [{"subject": s, "status": status} for s, status in self.statuses],
+                "reasons": [r.to_json() for r in self.reasons], "next": self.next}
 
 def stale_hint(input_name: str | None, patch_args: tuple[str, ...] = ()) -> str:
     """Say what to run next when a patch does not apply: a command that works on that very input.
@@ -69,10 +152,25 @@ class ApplyReport:
         return Counter(o.status.value for f in self.build.files for o in f.outcomes)
 
     @property
+    def verdict(self) -> Verdict:
+        """Each patch's status, and why the run stops: patches that fail, then rule errors, warnings, notes."""
+        statuses = tuple((o.patch.id, o.status.value) for f in self.build.files for o in f.outcomes)
+        reasons = []
+        for outcome in self.build.files:
+            if outcome.parse_error:
+                reasons.append(Reason(Severity.BROKEN, outcome.path, f"does not parse: {outcome.parse_error}"))
+            reasons.extend(Reason(Severity.BROKEN, f"patch {result.patch.id}", result.message)
+                           for result in outcome.outcomes if result.status.value == "failed")
+        if self.checks is not None:
+            reasons.extend(rule_reasons(self.checks))
+        rerun = " ".join(_quote(a) for a in (self.input_name or "VENDOR", *self.patch_args))
+        return Verdict("apply", statuses, tuple(reasons),
+                       f"patcher diff --keep-going {rerun}" if self.build.failed else "")
+
+    @property
     def exit_code(self) -> ExitCode:
-        """2 when anything failed or a safety rule error stands, else 0."""
-        blocked = self.checks is not None and bool(self.checks.errors)
-        return ExitCode.BAD_INPUT if self.build.failed or blocked else ExitCode.OK
+        """2 when anything failed or a safety rule error stands, else 0 (see ``Verdict``)."""
+        return self.verdict.exit_code
 
     @property
     def _unparsed(self) -> int:
@@ -117,6 +215,8 @@ class ApplyReport:
         if self.checks is not None:
             out.extend(f"warning: {violation_line(v, self.checks)}" for v in self.checks.warnings)
             out.extend(f"allowed: {violation_line(v, self.checks)}" for v in self.checks.overridden)
+            # What a rule skipped because it cannot run: said as 'check' says it, never failing.
+            out.extend(f"note: {note_line(v)}" for v in self.checks.notes)
             for rule, reason in self.build.allowed:
                 out.append(f"override --allow {rule}: {reason} (recorded in the manifest)")
         if self.output is not None:
@@ -167,17 +267,6 @@ def failed_patches(build: "Build") -> list[Failure]:
     return failures
 
 
-def failures_markdown(failures: list[Failure], rules: "CheckResult | None" = None) -> str:
-    """List the patches that did not apply, and the input's rule errors, as Markdown for the pull request."""
-    rows = [f"- `{f.path}`: **{f.patch or 'does not parse'}**: {f.detail}"
-            + (f"  \n  {f.diagnostic.describe()}" if f.diagnostic is not None else "") for f in failures]
-    text = "\n#### Patches that do not apply\n\n" + "\n".join(rows) + "\n"
-    errors = [] if rules is None else [f"- `{v.path}:{v.line}` {v.rule}: {v.message}" for v in rules.errors]
-    if errors:
-        text += "\n#### Safety rule errors in the input\n\n" + "\n".join(errors) + "\n"
-    return text
-
-
 def violation_line(violation: "Violation", result: "CheckResult") -> str:
     """``path:line: rule: what was found (why: the policy's reason)``, on one line."""
     where = f"{violation.path}:{violation.line}" if violation.line else violation.path
@@ -185,6 +274,18 @@ def violation_line(violation: "Violation", result: "CheckResult") -> str:
     allowed = result.allowed.get(violation.rule) if result.is_allowed(violation) else None
     tail = f"; allowed: {allowed}" if allowed else ""
     return f"{where}: {violation.rule}: {violation.message} (why: {why}{tail})"
+
+
+def rule_reasons(result: "CheckResult") -> list[Reason]:
+    """Turn what the rules found into reasons: errors unsafe, warnings and notes as they are."""
+    reasons = [Reason(Severity.UNSAFE, _where(v), f"{v.rule}: {v.message}") for v in result.errors]
+    reasons += [Reason(Severity.WARNING, _where(v), f"{v.rule}: {v.message}") for v in result.warnings]
+    reasons += [Reason(Severity.NOTE, _where(v), f"{v.rule}: {v.message}") for v in result.notes]
+    return reasons
+
+
+def _where(violation: "Violation") -> str:
+    return f"{violation.path}:{violation.line}" if violation.line else violation.path
 
 
 def note_line(note: "Violation") -> str:
@@ -201,9 +302,16 @@ class CheckReport:
     label: str
 
     @property
+    def verdict(self) -> Verdict:
+        """Each checked file passes or fails; the errors, warnings and notes are the reasons."""
+        failing = {v.path for v in self.result.errors}
+        statuses = tuple((path, "fails" if path in failing else "passes") for path in self.result.checked)
+        return Verdict("check", statuses, tuple(rule_reasons(self.result)))
+
+    @property
     def exit_code(self) -> ExitCode:
         """1 when an error violation stands (no override covers it), else 0: warnings do not fail."""
-        return ExitCode.DIFFERENCE if self.result.errors else ExitCode.OK
+        return self.verdict.exit_code
 
     def lines(self) -> list[str]:
         """One line per violation, errors and warnings first, then those an override allows."""

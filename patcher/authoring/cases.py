@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 from ..errors import PatcherError, PatchSetError
 from ..patchset import Example, Patch, PatchSet
 from ..patchset.runner import FileOutcome, Status, patch_source, run_series
-from ..report import ExitCode
+from ..report import ExitCode, Reason, Severity, Verdict
 from .series_file import load_with
 
 if TYPE_CHECKING:
@@ -111,9 +111,16 @@ class TestReport:
         return len(self.results) - self.passed
 
     @property
+    def verdict(self) -> Verdict:
+        """Each case ok or FAIL; a failing case is a reason (``report.Verdict`` turns it into the exit code)."""
+        statuses = tuple((r.case.label, "ok" if r.passed else "FAIL") for r in self.results)
+        reasons = tuple(Reason(Severity.BROKEN, r.case.label, r.message) for r in self.results if not r.passed)
+        return Verdict("test", statuses, reasons)
+
+    @property
     def exit_code(self) -> ExitCode:
         """Return 0 when every case passed, 1 when one failed."""
-        return ExitCode.OK if self.failed == 0 else ExitCode.DIFFERENCE
+        return self.verdict.exit_code
 
     def summary(self) -> str:
         """Say ``N passed, M failed``."""

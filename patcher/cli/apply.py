@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..report import EXIT_CODES_HELP, ApplyReport, patch_arguments
+from . import reached
 from .errors import handle_errors
 from .options import (allow_options, input_argument, limit_options, limits_from, load_patches, load_policy_for,
                       patches_option, set_option, verbose_option)
@@ -84,6 +85,7 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
 
 
 def _print(report: ApplyReport) -> None:
+    reached(report.exit_code)  # a reader of the report that stops early does not turn a failure into 0
     for line in report.errors():
         click.echo(f"error: {line}", err=True)
     for line in report.lines():

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import PatcherError
-from ..report import ExitCode, Failure, failed_patches, failures_markdown, patch_arguments
+from ..report import ExitCode, Failure, failed_patches, patch_arguments
+from . import reached
 from .errors import handle_errors
 from .options import input_argument, load_patches, patches_option, set_option, verbose_option
 
@@ -85,11 +86,12 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
             report = apply_diff(builds[0], source.name)
         failures = [failure for b in builds for failure in failed_patches(b)]
         rules = _input_rules(builds[-1], patch_set) if failures else None
-        _show(report, fmt, show_stat, color, failures, rules)
+        code = ExitCode.BAD_INPUT if failures else report.exit_code(check)
+        reached(code)
+        _show(report, builds[-1], fmt, show_stat, color, failures, rules)
     if failures:
         _report_failures(failures, rules)
-        sys.exit(int(ExitCode.BAD_INPUT))
-    sys.exit(int(report.exit_code(check)))
+    sys.exit(int(code))
 
 
 def _build(tree: SourceTree, patch_set: PatchSet, label: str, rerun: tuple[str, ...], keep_going: bool) -> Build:
@@ -100,6 +102,7 @@ def _build(tree: SourceTree, patch_set: PatchSet, label: str, rerun: tuple[str, 
     if result.failed and not keep_going:
         report = ApplyReport(result, checks=_input_rules(result, patch_set), input_name=rerun[0],
                              patch_args=rerun[1:])
+        reached(report.exit_code)
         for line in report.errors():
             click.echo(f"error: {label}{line}", err=True)
         sys.exit(int(report.exit_code))
@@ -125,7 +128,7 @@ def _report_failures(failures: list[Failure], rules: CheckResult | None) -> None
                "(update each one to the code named as closest)", err=True)
 
 
-def _show(report: DiffReport, fmt: str, show_stat: bool, color: bool | None,
+def _show(report: DiffReport, build: Build, fmt: str, show_stat: bool, color: bool | None,
           failures: list[Failure], rules: CheckResult | None) -> None:
     from ..review import render
 
@@ -136,9 +139,8 @@ def _show(report: DiffReport, fmt: str, show_stat: bool, color: bool | None,
             {"rule": v.rule, "path": v.path, "line": v.line, "message": v.message} for v in rules.errors]
         click.echo(json.dumps(document, indent=2))
     elif fmt == "markdown":
-        click.echo(render.markdown(report, diffs=not show_stat), nl=False)
-        if failures:
-            click.echo(failures_markdown(failures, rules), nl=False)
+        rows = render.summary_rows(build, report)
+        click.echo(render.markdown(report, diffs=not show_stat, rows=rows, failures=failures, rules=rules), nl=False)
     elif show_stat:
         click.echo(render.stat(report), nl=False)
     else:

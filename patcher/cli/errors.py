@@ -35,6 +35,8 @@ def handle_errors(command: F) -> F:
             fail("interrupted; nothing was written", ExitCode.INTERRUPTED)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
+        except BrokenPipeError:
+            raise  # the reader of the output stopped: no bug, and cli.LazyGroup ends quietly
         except Exception as error:  # a bug: say so, and how to report it
             if verbose:
                 traceback.print_exc()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from . import reached
 from .errors import handle_errors
 from .options import format_option, input_argument, load_outline, patches_option, verbose_option
 
@@ -42,6 +43,7 @@ def inspect_command(source: Path, fmt: str, strict: bool, stage: str | None, pat
     patch_set = load_outline(patches_dir)
     with open_source(source) as tree:
         inspection = inspect_tree(tree, patch_set, stage)
+    reached(inspection.exit_code(strict))
     if fmt == "json":
         click.echo(json.dumps(to_json(inspection), indent=2))
     else:

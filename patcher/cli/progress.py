@@ -80,6 +80,54 @@ class ProgressBar:
         self.close()
 
 
+class StageLine:
+    """Say which stage a slow command is in, ``upgrade: patching NEW (3/5)``, on one line of STREAM.
+
+    For work that comes in steps rather than bytes. As with ``ProgressBar``,
+    nothing is drawn off a terminal, nor before DELAY seconds have passed
+    since the first stage: a quick run prints exactly what it printed before.
+    """
+
+    def __init__(self, label: str, stages: int, *, stream: TextIO | None = None, enabled: bool | None = None,
+                 delay: float = DELAY, clock: Callable[[], float] = time.monotonic) -> None:
+        self.label = label
+        self.stages = stages
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = _is_terminal(self.stream) if enabled is None else enabled
+        self.delay = delay
+        self.clock = clock
+        self._start: float | None = None
+        self._count = 0
+        self._drawn = False
+
+    def __call__(self, stage: str) -> None:
+        """Enter ``stage``; draw it once the run has taken longer than DELAY."""
+        self._count += 1
+        if not self.enabled:
+            return
+        now = self.clock()
+        if self._start is None:
+            self._start = now
+        if now - self._start < self.delay:
+            return
+        self.stream.write(f"\r\x1b[K{self.label}: {stage} ({min(self._count, self.stages)}/{self.stages})")
+        self.stream.flush()
+        self._drawn = True
+
+    def close(self) -> None:
+        """Erase the line, so the report starts on a clean one."""
+        if self._drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self._drawn = False
+
+    def __enter__(self) -> StageLine:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
 def _is_terminal(stream: TextIO) -> bool:
     try:
         return stream.isatty()

@@ -21,13 +21,17 @@ from .model import AppliedMarker, Patch
 from .outcome import FileOutcome, PatchOutcome, Status  # re-exported: callers import them from here too
 
 
-def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome:
+def patch_source(path: str, source: bytes, patches: Sequence[Patch], *,
+                 inputs: list[bytes] | None = None) -> FileOutcome:
     """Apply ``patches`` in order to ``source``, keeping every byte they do not change.
 
     A later patch that breaks an earlier patch's applied-when markers fails
     (see ``run_series``), and the file is what the other patches give.
+    ``inputs``, when given, receives the bytes each patch was run on, in
+    order: ``explain`` shows a patch's matches in the file as it receives
+    it, from this one run of the series.
     """
-    return run_series(path, source, patches).file
+    return run_series(path, source, patches, inputs=inputs).file
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,8 @@ class SeriesRun:
     breaks: tuple[MarkerBreak, ...] = ()
 
 
-def run_series(path: str, source: bytes, patches: Sequence[Patch]) -> SeriesRun:
+def run_series(path: str, source: bytes, patches: Sequence[Patch], *,
+               inputs: list[bytes] | None = None) -> SeriesRun:
     """Apply ``patches`` in order, then check that every patch still present is recognised by its markers.
 
     Each patch's markers hold right after it (``run_patch`` checks); a later
@@ -70,12 +75,27 @@ def run_series(path: str, source: bytes, patches: Sequence[Patch]) -> SeriesRun:
     fails, and the series runs again without it (so the file and the other
     outcomes are what the rest of the series gives).
     """
-    run, versions = _run_patches(path, source, patches)
+    run, versions = _run_patches(path, source, patches, inputs)
     breaks = _markers_broken_later(patches, run.outcomes, versions)
     if not breaks:
         return SeriesRun(run)
     breakers = {b.breaker.id: b for b in reversed(breaks)}  # each breaker's first break
-    rest = run_series(path, source, [p for p in patches if p.id not in breakers])
+    kept_inputs: list[bytes] | None = None if inputs is None else []
+    rest = run_series(path, source, [p for p in patches if p.id not in breakers], inputs=kept_inputs)
+    if inputs is not None and kept_inputs is not None:
+        # The run that counts is the one without the breakers: a breaker
+        # receives what the kept patches before it made.
+        inputs.clear()
+        following = iter(kept_inputs)
+        pending = 0
+        for patch in patches:
+            if patch.id in breakers:
+                pending += 1
+                continue
+            received = next(following)
+            inputs.extend([received] * (pending + 1))
+            pending = 0
+        inputs.extend([rest.file.patched] * pending)
     kept = iter(rest.file.outcomes)
     outcomes = tuple(PatchOutcome(p, Status.FAILED, breakers[p.id].detail) if p.id in breakers else next(kept)
                      for p in patches)
@@ -130,7 +150,8 @@ def _still_holds(module: cst.Module, marker: AppliedMarker) -> bool | None:
         return None
 
 
-def _run_patches(path: str, source: bytes, patches: Sequence[Patch]) -> tuple[FileOutcome, list[cst.Module]]:
+def _run_patches(path: str, source: bytes, patches: Sequence[Patch],
+                 inputs: list[bytes] | None = None) -> tuple[FileOutcome, list[cst.Module]]:
     """Run each patch in turn; also return the module after each patch (empty when the file is not patchable)."""
     versions: list[cst.Module] = []
     try:
@@ -159,6 +180,8 @@ def _run_patches(path: str, source: bytes, patches: Sequence[Patch]) -> tuple[Fi
     outcomes = []
     owners = _LineOwners()
     for patch in patches:
+        if inputs is not None:
+            inputs.append(code.encode(module.encoding))
         previous = module
         module, outcome = run_patch(patch, module, read)
         if outcome.status is Status.APPLIED:

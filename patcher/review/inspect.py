@@ -93,7 +93,7 @@ def inspect_tree(tree: SourceTree, patch_set: SeriesOutline, stage: str | None =
         unread = plan.caveats(shipped, tuple(i.image_path for i in found if i.path == shipped))
         targets.append(TargetShipping(target, ids, shipped, image_paths, mirrors, None, unread))
         warnings.extend(_hidden(i) for i in found if i.path == shipped and _hides(i))
-    return Inspection(tree.label, plan, tuple(f.path for f in tree.files()), tuple(targets), tuple(warnings))
+    return Inspection(tree.label, plan, tuple(f.path for f in tree.files()), tuple(targets), tuple(dict.fromkeys(warnings)))
 
 
 QUIET = ("2>/dev/null", "&>/dev/null", ">/dev/null 2>&1")  # they hide the message, not the failure

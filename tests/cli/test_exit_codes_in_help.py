@@ -20,7 +20,8 @@ def test_inspect_help_documents_exit_codes(cli) -> None:  # type: ignore[no-unty
 
 def test_upgrade_help_documents_exit_codes(cli) -> None:  # type: ignore[no-untyped-def]
     text = " ".join(cli("upgrade", "--help", terminal_width=200).stdout.split())
-    assert "0 every patch behaves on NEW as on OLD" in text
+    assert "0 every patch applies (or is already applied) on NEW as on OLD" in text
+    assert "the patched NEW passes the safety rules" in text and "a target NEW no longer ships" in text
     assert "1 something needs review" in text and "2 bad input" in text
 
 

@@ -14,7 +14,8 @@ def test_markdown_is_ready_for_a_pull_request(cli, vendor_zip) -> None:  # type:
     result = cli("diff", "--format", "markdown", vendor_zip)
     text = result.stdout
     assert text.startswith(f"### patcher diff: `{vendor_zip.name}`")
-    assert "| `prefix-pregather` | Gather the prefill context K/V in groups of tiles" in text
+    assert f"| `prefix-pregather` | applied | `{SHIPPED}` (+1 mirror) | +" in text
+    assert "| Gather the prefill context K/V in groups of tiles" in text
     assert f"<summary><code>{SHIPPED}</code> (+" in text
     assert text.count("```diff\n") == 2 and "\r" not in text
     assert "CRLF line endings (shown as LF here)" in text  # the stale root copy is CRLF

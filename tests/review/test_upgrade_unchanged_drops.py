@@ -44,4 +44,7 @@ def test_zip_against_folder_of_the_same_drop_is_no_change(cli, tmp_path) -> None
     new = make_tree(tmp_path / "tree", "reformatted")
     result = cli("upgrade", VENDOR_ZIP, new)
     assert result.exit_code == 0, result.stdout + result.stderr
-    assert result.stdout.endswith("result: every patch behaves on NEW as on OLD, and nothing it relies on changed\n")
+    first, *_, last = result.stdout.splitlines()
+    assert first == (f"patcher upgrade {VENDOR_ZIP} -> {new}: exit 0: every patch applies on NEW as on OLD, "
+                     "the patched NEW passes the safety rules, and the shipped copies are where they were")
+    assert last == f"next: patcher apply {new}"
