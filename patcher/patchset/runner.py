@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import difflib
 import sys
 from dataclasses import dataclass
 from typing import Sequence
@@ -11,6 +10,7 @@ from typing import Sequence
 import libcst as cst
 from libcst._nodes.internal import CodegenState  # what Module.code generates with (see _Codegen)
 
+from ..linediff import opcodes as line_opcodes
 from ..records import Diagnostic, StepPrint
 from ..transforms.base import ConfigError, Operation, StepFailed
 from ..transforms.closest import close_scopes, find_closest
@@ -141,7 +141,9 @@ class _LineOwners:
         # Lines as editors count them: splitlines() would also split at form feeds and U+2028.
         old, new = before.split("\n"), after.split("\n")
         owners = self.owners if self.owners is not None else [None] * len(old)
-        opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+        # difflib's alignment (autojunk off: a line repeated all over the file
+        # is still matched), in near-linear time on large files (linediff).
+        opcodes = line_opcodes(old, new)
         for tag, i1, i2, _, _ in opcodes:
             if tag in ("replace", "delete"):
                 for line in range(i1, i2):
