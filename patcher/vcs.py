@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import tempfile
@@ -183,12 +182,22 @@ def record_history(dest: Path, snapshots: Iterable[Snapshot], *, date: int, forc
     """
     import git
 
+    from .archive.writer import remove_leftovers, temporary_name
+    from .interrupt import temporary
+
     dest = Path(os.path.abspath(dest))
     check_record_dest(dest, force)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    temp = dest.parent / f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.git.tmp"
-    actor = git.Actor(*AUTHOR)
-    stamp = f"{date} +0000"
+    remove_leftovers(dest.parent)  # of a record killed outright, as the archive writer does
+    temp = temporary_name(dest, "tmp")
+    with temporary(temp):  # an interrupt that cannot wait for the clean-up below removes it too
+        return _record(temp, dest, snapshots, git.Actor(*AUTHOR), f"{date} +0000")
+
+
+def _record(temp: Path, dest: Path, snapshots: Iterable[Snapshot], actor: git.Actor, stamp: str) -> list[str]:
+    """Build the repository at ``temp``, then move it to ``dest``; return the commits' hashes."""
+    import git
+
     hashes: list[str] = []
     try:
         for number, snapshot in enumerate(snapshots):

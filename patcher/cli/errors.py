@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import signal
 import sys
 import traceback
 from typing import Any, Callable, TypeVar
@@ -11,6 +10,7 @@ from typing import Any, Callable, TypeVar
 import click
 
 from ..errors import PatcherError
+from ..interrupt import raise_on_signals
 from ..report import ExitCode
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -22,7 +22,7 @@ def handle_errors(command: F) -> F:
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         verbose = bool(kwargs.get("verbose"))
-        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        restore = raise_on_signals()  # SIGTERM too gets Ctrl-C's clean-up path: temporaries are removed
         try:
             return command(*args, **kwargs)
         except PatcherError as error:
@@ -42,7 +42,7 @@ def handle_errors(command: F) -> F:
                 ExitCode.INTERNAL,
             )
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            restore()
 
     return wrapper  # type: ignore[return-value]
 
@@ -51,8 +51,3 @@ def fail(message: str, code: int) -> None:
     """Print ``error: MESSAGE`` on stderr and exit with ``code``."""
     click.echo(f"error: {message}", err=True)
     sys.exit(int(code))
-
-
-def _raise_interrupt(signum: int, frame: object) -> None:
-    # SIGTERM gets the same clean-up path as Ctrl-C: temporaries are removed.
-    raise KeyboardInterrupt
