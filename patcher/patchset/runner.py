@@ -18,11 +18,19 @@ from ..transforms.fingerprint import step_print
 from ..transforms.pattern import Pattern, contains, describe_syntax_error, find_statements
 from ..transforms.scope import ScopeNotFound, find_scope
 from .model import Patch
+from .sparse import parse_sparse
 from .outcome import FileOutcome, PatchOutcome, Status  # re-exported: callers import them from here too
 
 
 def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome:
     """Apply ``patches`` in order to ``source``, keeping every byte they do not change."""
+    # A large file is parsed only where the series can look (sparse.py);
+    # a failure is computed again on the whole tree, for its diagnostics.
+    sparse = parse_sparse(source, patches)
+    if sparse is not None:
+        outcome = _run_series(path, source, sparse, patches)
+        if outcome is not None and not outcome.failed:
+            return outcome
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -34,17 +42,25 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
         line = source[: error.start].count(b"\n") + 1
         return FileOutcome(path, source, source, (), f"cannot be decoded: line {line}: not {error.encoding} "
                            "(declare the encoding with a '# -*- coding: ... -*-' line)")
+    outcome = _run_series(path, source, module, patches)
+    if outcome is None:
+        # libcst keeps CRLF, BOMs, tabs and encodings; a lone CR is the one
+        # thing it would rewrite, and that would change bytes no patch touches.
+        return FileOutcome(path, source, source, (),
+                           "would not round-trip byte for byte (lone CR line endings?); "
+                           "convert it to LF or CRLF line endings first")
+    return outcome
+
+
+def _run_series(path: str, source: bytes, module: cst.Module, patches: Sequence[Patch]) -> FileOutcome | None:
+    """Run the series on ``module``, parsed from ``source``; None if its code is not ``source`` byte for byte."""
     # Generating code walks the whole tree: do it once per version of the
     # module, keeping the text of the current one; the versions share every
     # top-level statement a patch did not touch, generated once (_Codegen).
     codegen = _Codegen()
     code = codegen.code(module)
     if code.encode(module.encoding) != source:
-        # libcst keeps CRLF, BOMs, tabs and encodings; a lone CR is the one
-        # thing it would rewrite, and that would change bytes no patch touches.
-        return FileOutcome(path, source, source, (),
-                           "would not round-trip byte for byte (lone CR line endings?); "
-                           "convert it to LF or CRLF line endings first")
+        return None
     read = module
     outcomes = []
     owners = _LineOwners()
