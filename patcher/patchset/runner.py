@@ -28,8 +28,8 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
     # a failure is computed again on the whole tree, for its diagnostics.
     sparse = parse_sparse(source, patches)
     if sparse is not None:
-        outcome = _run_series(path, source, sparse, patches)
-        if outcome is not None and not outcome.failed:
+        outcome = _run_series(path, source, sparse, patches, sparse=True)
+        if outcome is not None:
             return outcome
     try:
         module = cst.parse_module(source)
@@ -52,8 +52,13 @@ def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutc
     return outcome
 
 
-def _run_series(path: str, source: bytes, module: cst.Module, patches: Sequence[Patch]) -> FileOutcome | None:
-    """Run the series on ``module``, parsed from ``source``; None if its code is not ``source`` byte for byte."""
+def _run_series(path: str, source: bytes, module: cst.Module, patches: Sequence[Patch], *,
+                sparse: bool = False) -> FileOutcome | None:
+    """Run the series on ``module``, parsed from ``source``; None if its code is not ``source`` byte for byte.
+
+    On a ``sparse`` tree, also None as soon as a patch fails, before any
+    diagnostic is made: the caller runs the series again on the whole tree.
+    """
     # Generating code walks the whole tree: do it once per version of the
     # module, keeping the text of the current one; the versions share every
     # top-level statement a patch did not touch, generated once (_Codegen).
@@ -66,7 +71,9 @@ def _run_series(path: str, source: bytes, module: cst.Module, patches: Sequence[
     owners = _LineOwners()
     for patch in patches:
         previous = module
-        module, outcome = run_patch(patch, module, read)
+        module, outcome = run_patch(patch, module, read, diagnose=not sparse)
+        if sparse and outcome.status is Status.FAILED:
+            return None
         if outcome.status is Status.APPLIED:
             new_code = codegen.code(module)
             clash = owners.claim(patch.id, code, new_code)
@@ -78,6 +85,8 @@ def _run_series(path: str, source: bytes, module: cst.Module, patches: Sequence[
                 module = previous
             else:
                 code = new_code
+        if sparse and outcome.status is Status.FAILED:
+            return None  # a clash
         outcomes.append(outcome)
     return FileOutcome(path, source, code.encode(module.encoding), tuple(outcomes))
 
@@ -184,11 +193,14 @@ def _why_not_parsed(source: bytes, where: str) -> str:
     return f"{where}; it parses under Python {version} but not for libcst (newer syntax?)"
 
 
-def run_patch(patch: Patch, module: cst.Module, read: cst.Module | None = None) -> tuple[cst.Module, PatchOutcome]:
+def run_patch(patch: Patch, module: cst.Module, read: cst.Module | None = None, *,
+              diagnose: bool = True) -> tuple[cst.Module, PatchOutcome]:
     """Apply one patch: already applied, applied, or failed with the reason and the closest code.
 
     ``read`` is the file as read, before earlier patches of the series: the
     closest code is named by its lines there, the lines a user can open.
+    Without ``diagnose`` a failure names neither the closest code nor close
+    scopes (a sparse tree's run is given up at its first failure anyway).
     """
     read = read or module
     try:
@@ -205,7 +217,8 @@ def run_patch(patch: Patch, module: cst.Module, read: cst.Module | None = None) 
             return module, _scope_missing(patch, module, needed.scope, str(error))
         if not present:
             diagnostic = Diagnostic("requires", needed.scope, str(needed.pattern),
-                                    closest=find_closest(needed.pattern, module, find_scope(module, needed.scope), read))
+                                    closest=find_closest(needed.pattern, module, find_scope(module, needed.scope), read)
+                                    if diagnose else None)
             return module, PatchOutcome(
                 patch, Status.FAILED, f"needs '{needed.pattern}' in {needed.scope}, which is not there", diagnostic
             )
@@ -225,7 +238,7 @@ def run_patch(patch: Patch, module: cst.Module, read: cst.Module | None = None) 
             if isinstance(error, ScopeNotFound):
                 return module, _scope_missing(patch, before, scope_name, detail, number)
             return module, PatchOutcome(patch, Status.FAILED, detail,
-                                        _step_diagnostic(number, step, read, before, scope_name))
+                                        _step_diagnostic(number, step, read, before, scope_name) if diagnose else None)
         prints.append(step_print(number, step, before, scope_name))
     # A patch that cannot recognise its own result would apply twice.
     if patch.applied_when and not all(_holds(result, m.scope, m.pattern) for m in patch.applied_when):

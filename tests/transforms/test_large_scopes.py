@@ -99,3 +99,81 @@ def test_doubling_a_scope_at_most_doubles_the_work_of_a_search_with_runs(text: s
     engine._FOUND.clear()
     work_large = _traced_lines(lambda: find_statements(pattern, large))
     assert work_large <= 2.3 * work_small
+
+
+# --- the closest code, when a pattern finds nothing -------------------------------------------
+
+from patcher.transforms import closest  # noqa: E402
+from patcher.transforms.closest import find_closest  # noqa: E402
+
+CLOSEST_PATTERNS = [
+    "$...A\ny = 3\n$...B",
+    "$...A\nprint(y)\nreturn y",
+    "$...\ndel z",
+    "$...A\nx = 1\nprint($V)",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(STATEMENTS), min_size=1, max_size=12), st.sampled_from(CLOSEST_PATTERNS))
+def test_a_leading_run_gives_every_start_what_searching_from_it_gives(lines: list[str], text: str) -> None:
+    body = list(cst.parse_module("".join(f"{line}\n" for line in lines)).body)
+    patterns = Pattern.parse(text).statements
+    table = closest._leading_table(patterns, body)
+    assert table is not None
+    assert table == [closest._leading(patterns, body, start, engine.EMPTY) for start in range(len(body))]
+
+
+def test_a_run_used_again_later_is_searched_from_each_start() -> None:
+    patterns = Pattern.parse("$...A\nx = 1\n$...A").statements
+    assert closest._leading_table(patterns, list(cst.parse_module("x = 1\n").body)) is None
+
+
+def test_doubling_a_scope_at_most_doubles_the_work_of_naming_the_closest_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A pattern opening with a run finds nothing in a module of flags: every
+    # start, every length, every differing statement named, before.
+    pattern = Pattern.parse("$...BEFORE\nuse_v1 = False\nreturn use_v1")
+
+    def work(statements: int) -> int:
+        module = _module(statements)
+        closest._difference.cache_clear()
+        return _traced_lines(lambda: find_closest(pattern, module, module))
+
+    small, large = work(150), work(300)
+    assert large <= 2.3 * small
+    flags = _module(150)
+    found = find_closest(pattern, flags, flags)
+    assert found is not None
+    assert (found.first_line, found.statement, found.pattern, found.code) == (1, 2, "use_v1 = False", "use_v1 = True")
+    monkeypatch.setattr(closest, "_leading_table", lambda patterns, body: None)  # each start searched, as before
+    assert find_closest(pattern, flags, flags) == found
+
+
+def test_a_huge_statement_is_compared_in_time_near_linear_in_its_size() -> None:
+    # A class of hundreds of methods as the statement the pattern parts from:
+    # comparing it costs time in proportion to its size.
+    def work(methods: int) -> int:
+        body = "".join(f"    def m{n}(self, x):\n        return x * {n}\n" for n in range(methods))
+        module = cst.parse_module("import os\nclass Big:\n" + body)
+        pattern = Pattern.parse("import os\nclass Small:\n    pass")
+        closest._difference.cache_clear()
+        return _traced_lines(lambda: find_closest(pattern, module, module))
+
+    assert work(600) <= 2.3 * work(300)
+
+
+def test_the_lines_of_every_node_are_the_position_providers() -> None:
+    # The closest code's line range comes from a line counter that replaces
+    # libcst's PositionProvider (six times slower on a large file): the same
+    # first and last line for every node, CRLF, comments and blocks included.
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from tests.fixtures_vendor import SHIPPED, VENDOR_TREE
+
+    vendor = (VENDOR_TREE / SHIPPED).read_text(encoding="utf-8")
+    odd = "x = (1,\r\n     2)  # c\r\n\r\nclass A:\r\n    '''doc\r\n    '''\r\n    def f(self): return 1\r\n    # end\r\n"
+    for text in (vendor, odd, vendor.replace("\n", "\r\n") + "\ny = 1"):
+        module = cst.parse_module(text)
+        theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        ours = closest._positions(module)
+        assert {node: (place.start.line, place.end.line) for node, place in theirs.items()} == ours
