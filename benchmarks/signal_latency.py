@@ -1,6 +1,6 @@
 """Measure how long ``patcher apply`` takes to stop after SIGTERM or SIGINT, at points through a large run.
 
-Usage: python benchmarks/signal_latency.py [--size MB] [--at 0.5,1,2,4,8] [--signal TERM] [--unsupervised]
+Usage: python benchmarks/signal_latency.py [--size MB] [--at 0.5,1,2,4,8] [--signal TERM] [--unsupervised] [--failing]
 
 Builds the 2 MB drop of ``large_target.py`` (its shipped paged_attn.py
 grown to SIZE MB), starts ``python -m patcher apply`` on it with the patch
@@ -11,7 +11,10 @@ For each: the time from the signal to the process's exit, its exit code,
 the lines on stderr, and whether anything is left in the output folder.
 ``--unsupervised`` adds the same runs with PATCHER_NO_SUPERVISOR=1 (the
 command in one process, as before the watcher): Python handles a signal
-only when native code (libcst's parser) lets it. Exit 1 if a supervised
+only when native code (libcst's parser) lets it. ``--failing`` drops the
+vendor's ``use_v1 = True`` line, so a step fails and the target is parsed
+whole (seconds of libcst's parser holding the interpreter lock) to name
+the closest code. Exit 1 if a supervised
 run took a second or more, did not exit 130, printed other than one line,
 or left anything.
 """
@@ -57,8 +60,11 @@ def run_once(drop: Path, out: Path, signum: int, *, at: float | None, hook: str 
     if hook is not None:
         os.close(pass_fds[0])
         with os.fdopen(started, "rb") as pipe:
-            pipe.readline()
+            reached = pipe.readline()
         when = hook.removeprefix("PATCHER_TEST_").removesuffix("_STARTED").lower() + " started"
+        if not reached:
+            process.communicate()
+            return when + " (never reached)", None, process.returncode, 0, []
     else:
         assert at is not None
         time.sleep(max(0.0, at - (time.perf_counter() - begin)))
@@ -82,12 +88,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--at", default="0.5,1,2,3,4,6,8", help="seconds after start to signal (default: %(default)s)")
     parser.add_argument("--signal", default="TERM", choices=["TERM", "INT"], help="which signal (default: TERM)")
     parser.add_argument("--unsupervised", action="store_true", help="also run without the watcher, to compare")
+    parser.add_argument("--failing", action="store_true", help="make a step fail, so the target is parsed whole")
     args = parser.parse_args(argv)
     signum = getattr(signal, f"SIG{args.signal}")
     bad = False
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        drop, data = large_target.make_drop(int(args.size * large_target.MB), folder)
+        drop, data = large_target.make_drop(int(args.size * large_target.MB), folder, failing=args.failing)
         lines = data.count(b"\n")
         print(f"# patcher apply on a {len(data) / large_target.MB:.1f} MB target ({lines} lines), "
               f"SIG{args.signal}; patch cache off; {os.cpu_count()} CPUs")

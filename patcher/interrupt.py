@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator, NoReturn
 
-GRACE = 0.6  # seconds a child has to end by itself after an interrupt
+GRACE = 0.4  # seconds a child has to end by itself after an interrupt (then the watcher ends it)
 MESSAGE = "error: interrupted; nothing was written\n"
 EXIT_INTERRUPTED = 130
 NO_SUPERVISOR = "PATCHER_NO_SUPERVISOR"
