@@ -1,8 +1,8 @@
 """Parse only the statements a patch series can touch; keep every other one as its source text.
 
-libcst parses about 400 KB a second, and holds the interpreter lock while
-it does: a 2 MB target took 11 s to parse before any patch ran, and as
-long again to generate its code. Yet a patch reads and writes only inside
+libcst parses about 300 KB a second, and holds the interpreter lock while
+it does: a 2 MB target took 7 s of CPU to parse before any patch ran, and
+most of a second more each time its code was generated. Yet a patch reads and writes only inside
 its scopes (``PagedAttention.forward_decode``), and a pattern can only
 match code that holds every name the pattern names. So for a large file:
 
