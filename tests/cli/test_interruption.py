@@ -168,3 +168,34 @@ def test_exit_codes_and_output_pass_through_the_watcher(tmp_path: Path) -> None:
     version = subprocess.run([sys.executable, "-m", "patcher", "--version"], capture_output=True, env=env, check=False)
     assert (version.returncode, version.stderr) == (0, b"")
     assert version.stdout.decode().split()[-1] == __import__("patcher").__version__
+
+
+_TWICE = """
+import os, signal, sys
+from pathlib import Path
+from patcher.interrupt import raise_on_signals, temporary
+temp = Path(sys.argv[1])
+raise_on_signals()
+with temporary(temp):
+    temp.write_bytes(b"half an output")
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        while True:
+            signal.pause()
+    except KeyboardInterrupt:
+        # The clean-up the first signal started is itself interrupted.
+        os.kill(os.getpid(), signal.SIGINT)
+        while True:
+            signal.pause()
+"""
+
+
+def test_a_second_signal_ends_the_run_at_once_and_removes_its_temporaries(tmp_path: Path) -> None:
+    # In one process (as under a test runner, or with PATCHER_NO_SUPERVISOR=1):
+    # the first signal unwinds; a second one, while that is going on, ends
+    # the process there, after removing what it registered.
+    temp = tmp_path / ".ctx.tar.gz.1.0123456789abcdef.tmp"
+    done = subprocess.run([sys.executable, "-c", _TWICE, str(temp)], capture_output=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_default_sigint, check=False)
+    assert (done.returncode, done.stderr.decode(), done.stdout) == (130, MESSAGE, b"")
+    assert not temp.exists()
