@@ -21,6 +21,9 @@ def render_manifest(build: Build, input_name: str) -> bytes:
         "input_sha256": build.tree.sha256(),
         "series": [p.id for p in build.patch_set.patches],
         "commit": build.patch_set.commit,
+        # Never a silent null: why there is no commit (vcs.read_commit), None when there is one.
+        "commit_reason": None if build.patch_set.commit is not None else (
+            build.patch_set.commit_reason or "not read: the patch set was loaded without reading its git commit"),
         "patches": [
             {"id": o.patch.id, "file": f.path, "status": o.status.value, "params": dict(o.patch.values),
              "steps": [_step_json(p) for p in o.prints]}

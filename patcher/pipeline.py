@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Mapping
 from .archive import OutputFile
 from .archive.tree import SourceTree
 from .errors import PatcherError
+from .interrupt import test_hook
 from .manifest_file import MANIFEST
 from .patchset.model import PatchSet
 from .patchset.cache import cached_patch_source
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
     from .checks.runner import Ahead, FileRulesAhead
     from .patchset.outcome import FileOutcome
 
+# Test hook, unset outside the test suite: announce that patching (the
+# parse, which native code runs for seconds on a large target) starts, then
+# wait for a signal (patcher.interrupt.test_hook).
+TEST_PATCH_STARTED = "PATCHER_TEST_PATCH_STARTED"
 
 @dataclass(frozen=True)
 class MirrorSync:
@@ -61,6 +66,7 @@ def build(tree: SourceTree, patch_set: PatchSet, plan: ShipPlan | None = None) -
     """Patch the shipped copy of every target and make its mirrors identical to it (``plan``: the tree's, if known)."""
     plan = plan or plan_shipping(tree)
     targets = {target: plan.shipped_copy(target) for target in patch_set.targets}
+    test_hook(TEST_PATCH_STARTED, "patch")
     outcomes: list[FileOutcome] = []
     changes: dict[str, bytes] = {}
     mirrors: list[MirrorSync] = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +14,9 @@ from .errors import handle_errors
 from .options import (allow_options, input_argument, limit_options, limits_from, load_patches, load_policy_for,
                       patches_option, set_option, verbose_option)
 from .progress import ProgressBar
+
+if TYPE_CHECKING:
+    from ..patchset import PatchSet
 
 
 @click.command(
@@ -53,6 +57,7 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
 
     # Steps are built when a target misses the patch cache: a cached run loads no libcst.
     patch_set = load_patches(patches_dir, overrides, lazy=True)
+    _warn_without_commit(patch_set)
     policy = load_policy_for(patch_set.directory)
     allowed = parse_allowed(allow, reasons, policy)
     output = output or Path("build") / f"{_stem(source)}.tar.gz"
@@ -82,6 +87,15 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     report = ApplyReport(result, str(output), sha, checks, str(source))
     _print(report)
     click.echo(str(output))
+
+
+def _warn_without_commit(patch_set: PatchSet) -> None:
+    """Say why the manifest will record no commit, unless the patch set simply is not in git."""
+    from ..vcs import NOT_IN_GIT
+
+    if patch_set.commit is None and patch_set.commit_reason not in (None, NOT_IN_GIT):
+        click.echo(f'warning: {patch_set.directory}: the manifest records "commit": null: {patch_set.commit_reason}',
+                   err=True)
 
 
 def _print(report: ApplyReport) -> None:

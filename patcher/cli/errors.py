@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import signal
 import sys
 import traceback
 from typing import Any, Callable, TypeVar
@@ -12,6 +11,7 @@ import click
 
 from ..cache_store import take_warnings
 from ..errors import PatcherError
+from ..interrupt import raise_on_signals
 from ..report import ExitCode
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -23,7 +23,7 @@ def handle_errors(command: F) -> F:
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         verbose = bool(kwargs.get("verbose"))
-        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        restore = raise_on_signals()  # SIGTERM too gets Ctrl-C's clean-up path: temporaries are removed
         take_warnings()  # noted before this command began (an in-process caller's): not this run's
         try:
             return command(*args, **kwargs)
@@ -46,7 +46,7 @@ def handle_errors(command: F) -> F:
                 ExitCode.INTERNAL,
             )
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            restore()
             for line in take_warnings():  # why the cache was off: a folder others can write, an unfit key
                 click.echo(f"warning: {line}", err=True)
 
@@ -57,8 +57,3 @@ def fail(message: str, code: int) -> None:
     """Print ``error: MESSAGE`` on stderr and exit with ``code``."""
     click.echo(f"error: {message}", err=True)
     sys.exit(int(code))
-
-
-def _raise_interrupt(signum: int, frame: object) -> None:
-    # SIGTERM gets the same clean-up path as Ctrl-C: temporaries are removed.
-    raise KeyboardInterrupt

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -45,18 +46,20 @@ def load_patches(patches_dir: Path | None, overrides: tuple[str, ...], *, lazy: 
     from ..errors import PatchSetError
     from ..patchset import load_patch_set
     from ..resources import default_patches_dir, templates_dir_for
-    from ..vcs import describe_commit
+    from ..vcs import read_commit
 
     directory = patches_dir or default_patches_dir()
     if not directory.is_dir():
         raise PatchSetError("no such patch set folder", where=str(directory))
-    return load_patch_set(
+    recorded = read_commit(directory)
+    patch_set = load_patch_set(
         directory,
         overrides=overrides,
         templates=templates_dir_for(directory),
-        commit=describe_commit(directory),
+        commit=recorded.commit,
         lazy=lazy,
     )
+    return replace(patch_set, commit_reason=recorded.reason)
 
 
 def load_outline(patches_dir: Path | None) -> SeriesOutline:

@@ -128,8 +128,9 @@ def _code_digest() -> str:
     """Digest the modules whose code decides a patched result."""
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
-    # The field walker the pattern engine matches with, and the records an entry holds.
-    modules = [package / "syntax.py", package / "records.py"]
+    # The field walker the pattern engine matches with, the records an entry
+    # holds, and the line diff that decides which patch wrote which line.
+    modules = [package / "syntax.py", package / "records.py", package / "linediff.py"]
     for folder in ("patchset", "transforms"):
         modules += sorted((package / folder).glob("*.py"))
     for module in modules:

@@ -135,6 +135,7 @@ class PatchSet:
     directory: Path
     patches: tuple[Patch, ...]
     commit: str | None = None  # git commit of the patch set, when it lives in a repository
+    commit_reason: str | None = None  # why commit is None (vcs.read_commit): outside git, or what failed
 
     def for_target(self, target: str) -> tuple[Patch, ...]:
         """The patches of one target file, in series order."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import difflib
 import sys
 from dataclasses import dataclass
 from typing import Sequence
@@ -11,6 +10,7 @@ from typing import Sequence
 import libcst as cst
 from libcst._nodes.internal import CodegenState  # what Module.code generates with (see _Codegen)
 
+from ..linediff import opcodes as line_opcodes
 from ..records import Diagnostic, StepPrint
 from ..transforms.base import ConfigError, Operation, StepFailed
 from ..transforms.closest import close_scopes, find_closest
@@ -18,6 +18,7 @@ from ..transforms.fingerprint import step_print
 from ..transforms.pattern import Pattern, contains, describe_syntax_error, find_statements
 from ..transforms.scope import ScopeNotFound, find_scope
 from .model import AppliedMarker, Patch
+from .sparse import parse_sparse
 from .outcome import FileOutcome, PatchOutcome, Status  # re-exported: callers import them from here too
 
 
@@ -153,37 +154,60 @@ def _still_holds(module: cst.Module, marker: AppliedMarker) -> bool | None:
 def _run_patches(path: str, source: bytes, patches: Sequence[Patch],
                  inputs: list[bytes] | None = None) -> tuple[FileOutcome, list[cst.Module]]:
     """Run each patch in turn; also return the module after each patch (empty when the file is not patchable)."""
-    versions: list[cst.Module] = []
+    # A large file is parsed only where the series can look (sparse.py);
+    # a failure is computed again on the whole tree, for its diagnostics.
+    sparse = parse_sparse(source, patches)
+    if sparse is not None:
+        received: list[bytes] | None = None if inputs is None else []
+        run = _run_on(path, source, sparse, patches, received, sparse=True)
+        if run is not None:
+            if inputs is not None and received is not None:
+                inputs.extend(received)
+            return run
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        return FileOutcome(path, source, source, (), _why_not_parsed(source, describe_syntax_error(error))), versions
+        return FileOutcome(path, source, source, (), _why_not_parsed(source, describe_syntax_error(error))), []
     except SyntaxError as error:  # libcst: undecodable in the first lines, or a bad coding line
         return FileOutcome(path, source, source, (), f"cannot be decoded: {error.msg} "
-                           "(not UTF-8 and no '# -*- coding: ... -*-' line)"), versions
+                           "(not UTF-8 and no '# -*- coding: ... -*-' line)"), []
     except UnicodeDecodeError as error:  # libcst: undecodable further down
         line = source[: error.start].count(b"\n") + 1
         return FileOutcome(path, source, source, (), f"cannot be decoded: line {line}: not {error.encoding} "
-                           "(declare the encoding with a '# -*- coding: ... -*-' line)"), versions
+                           "(declare the encoding with a '# -*- coding: ... -*-' line)"), []
+    run = _run_on(path, source, module, patches, inputs)
+    if run is None:
+        # libcst keeps CRLF, BOMs, tabs and encodings; a lone CR is the one
+        # thing it would rewrite, and that would change bytes no patch touches.
+        return FileOutcome(path, source, source, (),
+                           "would not round-trip byte for byte (lone CR line endings?); "
+                           "convert it to LF or CRLF line endings first"), []
+    return run
+
+
+def _run_on(path: str, source: bytes, module: cst.Module, patches: Sequence[Patch],
+            inputs: list[bytes] | None, *, sparse: bool = False) -> tuple[FileOutcome, list[cst.Module]] | None:
+    """Run the series on ``module``, parsed from ``source``; None if its code is not ``source`` byte for byte.
+
+    On a ``sparse`` tree, also None as soon as a patch fails, before any
+    diagnostic is made: the caller runs the series again on the whole tree.
+    """
     # Generating code walks the whole tree: do it once per version of the
     # module, keeping the text of the current one; the versions share every
     # top-level statement a patch did not touch, generated once (_Codegen).
     codegen = _Codegen()
     code = codegen.code(module)
     if code.encode(module.encoding) != source:
-        # libcst keeps CRLF, BOMs, tabs and encodings; a lone CR is the one
-        # thing it would rewrite, and that would change bytes no patch touches.
-        return FileOutcome(path, source, source, (),
-                           "would not round-trip byte for byte (lone CR line endings?); "
-                           "convert it to LF or CRLF line endings first"), versions
+        return None
     read = module
     outcomes = []
+    versions: list[cst.Module] = []
     owners = _LineOwners()
     for patch in patches:
         if inputs is not None:
             inputs.append(code.encode(module.encoding))
         previous = module
-        module, outcome = run_patch(patch, module, read)
+        module, outcome = run_patch(patch, module, read, diagnose=not sparse)
         if outcome.status is Status.APPLIED:
             new_code = codegen.code(module)
             clash = owners.claim(patch.id, code, new_code)
@@ -195,6 +219,8 @@ def _run_patches(path: str, source: bytes, patches: Sequence[Patch],
                 module = previous
             else:
                 code = new_code
+        if sparse and outcome.status is Status.FAILED:
+            return None  # a failure or a clash: the whole tree says why
         outcomes.append(outcome)
         versions.append(module)
     return FileOutcome(path, source, code.encode(module.encoding), tuple(outcomes)), versions
@@ -275,7 +301,9 @@ class _LineOwners:
         # Lines as editors count them: splitlines() would also split at form feeds and U+2028.
         old, new = before.split("\n"), after.split("\n")
         owners = self.owners if self.owners is not None else [None] * len(old)
-        opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+        # difflib's alignment (autojunk off: a line repeated all over the file
+        # is still matched), in near-linear time on large files (linediff).
+        opcodes = line_opcodes(old, new)
         for tag, i1, i2, _, _ in opcodes:
             if tag in ("replace", "delete"):
                 for line in range(i1, i2):
@@ -300,11 +328,14 @@ def _why_not_parsed(source: bytes, where: str) -> str:
     return f"{where}; it parses under Python {version} but not for libcst (newer syntax?)"
 
 
-def run_patch(patch: Patch, module: cst.Module, read: cst.Module | None = None) -> tuple[cst.Module, PatchOutcome]:
+def run_patch(patch: Patch, module: cst.Module, read: cst.Module | None = None, *,
+              diagnose: bool = True) -> tuple[cst.Module, PatchOutcome]:
     """Apply one patch: already applied, applied, or failed with the reason and the closest code.
 
     ``read`` is the file as read, before earlier patches of the series: the
     closest code is named by its lines there, the lines a user can open.
+    Without ``diagnose`` a failure names neither the closest code nor close
+    scopes (a sparse tree's run is given up at its first failure anyway).
     """
     read = read or module
     try:
@@ -321,7 +352,8 @@ def run_patch(patch: Patch, module: cst.Module, read: cst.Module | None = None) 
             return module, _scope_missing(patch, module, needed.scope, str(error))
         if not present:
             diagnostic = Diagnostic("requires", needed.scope, str(needed.pattern),
-                                    closest=find_closest(needed.pattern, module, find_scope(module, needed.scope), read))
+                                    closest=find_closest(needed.pattern, module, find_scope(module, needed.scope), read)
+                                    if diagnose else None)
             return module, PatchOutcome(
                 patch, Status.FAILED, f"needs '{needed.pattern}' in {needed.scope}, which is not there", diagnostic
             )
@@ -341,7 +373,7 @@ def run_patch(patch: Patch, module: cst.Module, read: cst.Module | None = None) 
             if isinstance(error, ScopeNotFound):
                 return module, _scope_missing(patch, before, scope_name, detail, number)
             return module, PatchOutcome(patch, Status.FAILED, detail,
-                                        _step_diagnostic(number, step, read, before, scope_name))
+                                        _step_diagnostic(number, step, read, before, scope_name) if diagnose else None)
         prints.append(step_print(number, step, before, scope_name))
     # A patch that cannot recognise its own result would apply twice.
     if patch.applied_when and not all(_holds(result, m.scope, m.pattern) for m in patch.applied_when):

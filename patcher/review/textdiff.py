@@ -9,9 +9,10 @@ Headers follow git's: ``diff --git``, mode lines, ``---``/``+++`` with
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
+
+from ..linediff import grouped, opcodes
 
 NO_NEWLINE = b"\\ No newline at end of file\n"
 CONTEXT = 3
@@ -39,9 +40,7 @@ class FileChange:
         if self.binary:
             return 0, 0
         added = removed = 0
-        matcher = difflib.SequenceMatcher(None, split_lines(self.before or b""), split_lines(self.after or b""),
-                                          autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for tag, i1, i2, j1, j2 in opcodes(split_lines(self.before or b""), split_lines(self.after or b"")):
             if tag != "equal":
                 removed += i2 - i1
                 added += j2 - j1
@@ -121,8 +120,7 @@ def hunks(before: bytes, after: bytes, context: int = CONTEXT) -> bytes:
     """The ``@@`` hunks turning ``before`` into ``after``."""
     old, new = split_lines(before), split_lines(after)
     out: list[bytes] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for group in matcher.get_grouped_opcodes(context):
+    for group in grouped(opcodes(old, new), context):
         first, last = group[0], group[-1]
         out.append(b"@@ -%s +%s @@\n" % (_range(first[1], last[2]), _range(first[3], last[4])))
         for tag, i1, i2, j1, j2 in group:
