@@ -90,10 +90,23 @@ def substitute(original: cst.Module, changes: Iterable[Change]) -> cst.Module:
 
 def node_code(node: cst.CSTNode | Sequence[cst.BaseStatement], indent: str = "    ") -> str:
     """Return the code of a node (or a run of statements) as it reads at the left margin, with LF newlines."""
-    module = cst.Module(body=[], default_indent=indent, default_newline="\n")
-    if isinstance(node, cst.CSTNode):
-        return module.code_for_node(node)
-    return module.with_changes(body=list(node)).code
+    if not isinstance(node, cst.CSTNode):
+        return "".join(node_code(statement, indent) for statement in node)
+    key = (id(node), indent)
+    kept = _CODE.get(key)
+    if kept is not None and kept[0] is node:
+        return kept[1]
+    code = cst.Module(body=[], default_indent=indent, default_newline="\n").code_for_node(node)
+    if len(_CODE) >= _CODE_KEPT:
+        _CODE.pop(next(iter(_CODE)))
+    _CODE[key] = (node, code)  # the node is held, so its id stays its own
+    return code
+
+
+# Nodes are immutable: the same node always reads the same. Learning asks
+# for the code of the same statements many times (keys, neighbours, runs).
+_CODE: dict[tuple[int, str], tuple[cst.CSTNode, str]] = {}
+_CODE_KEPT = 8192
 
 
 def own_blocks(statement: cst.CSTNode) -> list[cst.IndentedBlock]:
@@ -148,13 +161,11 @@ def _diff_blocks(original: Block, edited: Block, levels: tuple[Level, ...], chan
             continue
         for offset in range(i2 - i1):
             a, b = old[i1 + offset], new[j1 + offset]
-            if type(a) is cst.SimpleStatementLine or node_code(a) == node_code(b):
-                continue
-            # Same header, another body: look inside each of its blocks.
-            level_blocks = zip(own_blocks(a), own_blocks(b))
-            for number, (inner_a, inner_b) in enumerate(level_blocks):
-                if node_code(inner_a) == node_code(inner_b):
-                    continue
+            if type(a) is cst.SimpleStatementLine:
+                continue  # its skeleton is all of it
+            # Same header (and comments): look inside each of its blocks,
+            # which costs no more than comparing their code would.
+            for number, (inner_a, inner_b) in enumerate(zip(own_blocks(a), own_blocks(b))):
                 level = Level(a, b, original, edited, i1 + offset, j1 + offset, number)
                 _diff_blocks(inner_a, inner_b, (*levels, level), changes)
 

@@ -33,11 +33,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
+from ..patchset.runner import _Codegen as Codegen  # Module.code, replaying statements it generated before
 from ..transforms import OPERATIONS
 from ..transforms.pattern import Pattern, PatternSyntaxError, contains, find_expressions, find_statements, same_code
 from ..transforms.scope import ScopeNotFound, find_scope
+from ..transforms.splice import BodyEdit, edit_bodies
 from .edit_scopes import Change, Level, node_code, own_blocks, replace_blocks, substitute
 from .generalise import Level as Generality
 from .generalise import anchor_text, fresh_names, insert_code, lift, replace_texts
@@ -143,8 +144,9 @@ def resolve_scope(change: Change, original: cst.Module, edited: cst.Module, forc
 
 
 def learn_steps(original: cst.Module, edited: cst.Module, changes: Sequence[Change],
-                forced_scope: str | None = None) -> list[Step]:
+                forced_scope: str | None = None, codegen: "Codegen | None" = None) -> list[Step]:
     """Find a checked step for every change, in file order; raise ChangeRefused for the first that has none."""
+    codegen = codegen or Codegen()
     resolved = []
     for change in changes:
         scope, liftable = resolve_scope(change, original, edited, forced_scope)
@@ -155,10 +157,10 @@ def learn_steps(original: cst.Module, edited: cst.Module, changes: Sequence[Chan
     done: list[Change] = []
     current = original
     for group in _groups(resolved):
-        found = _learn_group(group, current, original, done, indent)
+        found = _learn_group(group, current, original, done, indent, codegen)
         if found is None and len(group) > 1:
             for single in group:  # the same edit in several places, but no one step for all: one each
-                found = _learn_group([single], current, original, done, indent)
+                found = _learn_group([single], current, original, done, indent, codegen)
                 if found is None:
                     raise ChangeRefused(single.change, single.scope, _why(single, current, indent))
                 step, current = found
@@ -188,8 +190,8 @@ def _groups(resolved: list[_Resolved]) -> list[list[_Resolved]]:
 
 
 def _learn_group(group: list[_Resolved], current: cst.Module, original: cst.Module, done: list[Change],
-                 indent: str) -> tuple[Step, cst.Module] | None:
-    expected = substitute(original, [*done, *(r.change for r in group)]).code
+                 indent: str, codegen: "Codegen") -> tuple[Step, cst.Module] | None:
+    expected = codegen.code(substitute(original, [*done, *(r.change for r in group)]))
     first = group[0]
     shapes = _single_shapes(first, indent) if len(group) == 1 else _group_shapes(first, indent)
     tried: set[tuple[str, str, str, str]] = set()
@@ -200,7 +202,7 @@ def _learn_group(group: list[_Resolved], current: cst.Module, original: cst.Modu
         tried.add(key)
         step = Step(op, position, first.scope, pattern, code, len(group), tuple(r.change for r in group), covered)
         result = apply_step(step, current)
-        if result is not None and result.code == expected:
+        if result is not None and codegen.code(result) == expected:
             return step, result
     return None
 
@@ -484,27 +486,65 @@ def _assignments(code: str) -> dict[str, str]:
 
 
 class Lines:
-    """Line numbers of statements in one file (libcst positions, computed once)."""
+    """Line numbers of statements in one file, found from one generation of its code.
 
-    def __init__(self, module: cst.Module):
-        self.positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    Each statement asked about gets a marker comment right above it; the
+    markers' lines in the generated code give the statements' lines
+    (libcst's position metadata would cost a full pass per file).
+    """
 
-    def span(self, statements: Sequence[cst.CSTNode]) -> tuple[int, int] | None:
-        """First and last line of a run of statements, or None for an empty run."""
-        if not statements:
-            return None
-        return self.positions[statements[0]].start.line, self.positions[statements[-1]].end.line
+    MARK = "# patcher-line-mark-{}"
+
+    def __init__(self, module: cst.Module, codegen: "Codegen | None" = None):
+        self.module = module
+        self.codegen = codegen or Codegen()
+
+    def spans(self, runs: Sequence[tuple[cst.CSTNode, int, int]]) -> list[tuple[int, int] | None]:
+        """First and last line of each run ``block.body[start:end]`` (None for an empty run)."""
+        wanted: dict[int, dict[int, int]] = {}  # block id -> statement index -> mark number
+        marks = 0
+        for block, start, end in runs:
+            for index in (start, end - 1) if end > start else ():
+                numbers = wanted.setdefault(id(block), {})
+                if index not in numbers:
+                    numbers[index], marks = marks, marks + 1
+        blocks = {id(block): block for block, _, _ in runs}
+        edits: dict[int, list[BodyEdit]] = {}
+        for block_id, indexes in wanted.items():
+            body = blocks[block_id].body  # type: ignore[attr-defined]
+            for index, number in indexes.items():
+                statement = body[index]
+                mark = cst.EmptyLine(comment=cst.Comment(self.MARK.format(number)))
+                marked = statement.with_changes(leading_lines=[*statement.leading_lines, mark])
+                edits.setdefault(block_id, []).append(BodyEdit(index, index + 1, (marked,)))
+        lines = self.codegen.code(edit_bodies(self.module, edits)).split("\n") if edits else []
+        first: dict[int, int] = {}
+        for number, line in enumerate(lines):
+            text = line.strip()
+            if text.startswith("# patcher-line-mark-"):
+                mark = int(text.rsplit("-", 1)[1])
+                first[mark] = number + 1 - len(first)  # the marks above it are not the file's lines
+        found: list[tuple[int, int] | None] = []
+        for block, start, end in runs:
+            if end <= start:
+                found.append(None)
+                continue
+            body = block.body  # type: ignore[attr-defined]
+            last = body[end - 1]
+            height = node_code(last.with_changes(leading_lines=[])).rstrip("\n").count("\n")
+            found.append((first[wanted[id(block)][start]], first[wanted[id(block)][end - 1]] + height))
+        return found
 
 
 def describe_change(change: Change, original: Lines, edited: Lines, original_name: str, edited_name: str) -> str:
     """Say where a change is: its lines in the original, and in the edited file."""
-    old, new = original.span(change.removed), edited.span(change.added)
+    block = change.original_block
+    neighbour = (block, change.start - 1, change.start) if change.start else (block, 0, 1)
+    old, around = original.spans([(block, change.start, change.end), neighbour])
+    (new,) = edited.spans([(change.edited_block, change.edited_start, change.edited_end)])
     if old is None:
-        body = list(change.original_block.body)  # type: ignore[attr-defined]
-        if change.start:
-            where = f"after line {original.span([body[change.start - 1]])[1]}"  # type: ignore[index]
-        else:
-            where = f"before line {original.span([body[0]])[0]}"  # type: ignore[index]
+        assert around is not None
+        where = f"after line {around[1]}" if change.start else f"before line {around[0]}"
         old_text = f"{where} of {original_name}"
     else:
         old_text = f"{_range(old)} of {original_name}"

@@ -36,6 +36,7 @@ from ..errors import PatcherError, PatchSetError, ShippingError
 from ..patchset.folder import PatchFolder, shown
 from ..patchset.load import SERIES, LazyEnvironment, build_patch, read_patch_file
 from ..patchset.model import PatchSet
+from ..patchset.runner import _Codegen as Codegen  # Module.code, replaying statements it generated before
 from ..resources import templates_dir_for
 from .edit_scopes import EditNotExpressible, find_changes, node_code, substitute
 from .edit_steps import ChangeRefused, Lines, Marker, Step, describe_change, find_markers, find_requires, learn_steps
@@ -150,8 +151,9 @@ def learn_patch(patch_id: str, original: bytes, edited: bytes, *, target: str, s
                 original_name: str = "ORIGINAL", edited_name: str = "EDITED", scope: str | None = None,
                 directory: Path | None = None, today: datetime.date | None = None) -> LearnedPatch:
     """Learn the patch that turns ORIGINAL into EDITED, and check it as ``patcher test`` would; raise EditRefused."""
-    old = _parse(original, original_name)
-    new = _parse(edited, edited_name)
+    codegen = Codegen()
+    old = _parse(original, original_name, codegen)
+    new = _parse(edited, edited_name, codegen)
     _check_alike(old, new, original_name, edited_name)
     if original == edited:
         raise EditRefused("it is the same as ORIGINAL: there is no edit to learn", where=edited_name,
@@ -161,18 +163,18 @@ def learn_patch(patch_id: str, original: bytes, edited: bytes, *, target: str, s
     except EditNotExpressible as error:
         raise EditRefused(f"{error}: patterns match statements, so no step can say it", where=edited_name,
                           hint="leave the comments outside classes and functions as they were") from None
-    if substitute(old, changes).code != new.code:  # what find_changes saw must be the whole edit
+    if codegen.code(substitute(old, changes)) != codegen.code(new):  # what find_changes saw must be the whole edit
         raise EditRefused("the edit changes layout outside any statement (the final newline, or comments "
                           "between blocks): no step can say it", where=edited_name,
                           hint="keep that layout as ORIGINAL has it")
-    original_lines, edited_lines = Lines(old), Lines(new)
+    original_lines, edited_lines = Lines(old, codegen), Lines(new, codegen)
     if all(_layout_only(c) for c in changes):
         place = describe_change(changes[0], original_lines, edited_lines, original_name, edited_name)
         raise EditRefused(f"the edit at {place} changes only comments, blank lines or layout: patterns match on "
                           "syntax, so no marker could tell a patched file from the vendor's", where=original_name,
                           hint="a patch needs a change to the code itself; keep such notes in the patch's description")
     try:
-        steps = learn_steps(old, new, changes, scope)
+        steps = learn_steps(old, new, changes, scope, codegen)
     except ChangeRefused as refused:
         place = describe_change(refused.change, original_lines, edited_lines, original_name, edited_name)
         inside = refused.scope or "the module"
@@ -209,7 +211,7 @@ def learn_patch(patch_id: str, original: bytes, edited: bytes, *, target: str, s
                       hint="write this patch by hand with 'patcher new'")
 
 
-def _parse(data: bytes, name: str) -> cst.Module:
+def _parse(data: bytes, name: str, codegen: Codegen) -> cst.Module:
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as error:
@@ -220,7 +222,7 @@ def _parse(data: bytes, name: str) -> cst.Module:
     except (SyntaxError, UnicodeDecodeError) as error:
         raise EditRefused(f"cannot be decoded ({error})", where=name,
                           hint="save it as UTF-8, or declare its encoding with a coding line") from None
-    if module.code.encode(module.encoding) != data:
+    if codegen.code(module).encode(module.encoding) != data:
         raise EditRefused("does not round-trip byte for byte (lone CR line endings?)", where=name,
                           hint="convert it to LF or CRLF line endings first")
     return module
