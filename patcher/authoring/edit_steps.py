@@ -514,8 +514,8 @@ class Lines:
             body = blocks[block_id].body  # type: ignore[attr-defined]
             for index, number in indexes.items():
                 statement = body[index]
-                mark = cst.EmptyLine(comment=cst.Comment(self.MARK.format(number)))
-                marked = statement.with_changes(leading_lines=[*statement.leading_lines, mark])
+                note = cst.EmptyLine(comment=cst.Comment(self.MARK.format(number)))
+                marked = statement.with_changes(leading_lines=[*statement.leading_lines, note])
                 edits.setdefault(block_id, []).append(BodyEdit(index, index + 1, (marked,)))
         lines = self.codegen.code(edit_bodies(self.module, edits)).split("\n") if edits else []
         first: dict[int, int] = {}
