@@ -23,16 +23,23 @@ endings. ``unrelated_change`` edits code far from any mission scope.
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import libcst as cst
 
 from tests.fixtures_patches import VENDOR_SOURCE
+from tests.fixtures_vendor import SHIPPED
+
+if TYPE_CHECKING:
+    from patcher.authoring.from_edit import LearnedPatch
+    from patcher.patchset import Patch
 
 VENDOR_TEXT = VENDOR_SOURCE.decode("utf-8")
 TARGET = "vllm/attention/ops/paged_attn.py"
+SHIPPED_PATH = SHIPPED
 
 
 # --------------------------------------------------------------------------- finding statements
@@ -277,3 +284,36 @@ def write(path: Path, text: str | bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
     return path
+
+
+# --------------------------------------------------------------------------- learning them
+
+
+def edit_pairs() -> dict[str, tuple[str, str]]:
+    """Every (original, edited) text pair the learner is checked on, by name."""
+    pairs = {name: (VENDOR_TEXT, edit(VENDOR_TEXT)) for name, edit in EDITS.items()}
+    windows = crlf(VENDOR_TEXT)
+    pairs["add-guard-crlf"] = (windows, add_guard_crlf(windows))
+    diagnostic = diagnostic_version(VENDOR_TEXT)
+    pairs["diagnostic-change-constant"] = (diagnostic, change_constant(diagnostic))
+    pairs["diagnostic-add-guard"] = (diagnostic, add_guard(diagnostic))
+    return pairs
+
+
+@functools.lru_cache(maxsize=None)
+def learned(name: str) -> tuple[str, str, "LearnedPatch"]:
+    """Learn the patch for edit NAME (cached: learning is a pure function of the two texts)."""
+    from patcher.authoring.from_edit import learn_patch
+
+    original, edited = edit_pairs()[name]
+    patch = learn_patch(name, original.encode(), edited.encode(), target=TARGET, shipped=SHIPPED_PATH)
+    return original, edited, patch
+
+
+def load_learned(text: str, patch_id: str, folder: Path) -> "Patch":
+    """Load a learned patch's TOML as the only (active) patch of a scratch patch set in FOLDER."""
+    from patcher.patchset import load_patch_set
+    from tests.fixtures_patches import write_patch_set
+
+    (patch,) = load_patch_set(write_patch_set(folder, {f"{patch_id}.toml": text})).patches
+    return patch
