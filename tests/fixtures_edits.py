@@ -317,3 +317,65 @@ def load_learned(text: str, patch_id: str, folder: Path) -> "Patch":
 
     (patch,) = load_patch_set(write_patch_set(folder, {f"{patch_id}.toml": text})).patches
     return patch
+
+
+MISSION_IDS = ("decode-relearned", "pregather-relearned", "buffers-relearned")
+
+
+@functools.lru_cache(maxsize=None)
+def learned_mission() -> tuple[tuple[bytes, bytes, str], ...]:
+    """(before, after, TOML) of each mission patch, learned back from consecutive stages of the series (cached)."""
+    from patcher.authoring.from_edit import learn_patch
+
+    stages = mission_stages()
+    return tuple((before, after, learn_patch(patch_id, before, after, target=TARGET, shipped=SHIPPED_PATH).text)
+                 for patch_id, before, after in zip(MISSION_IDS, stages, stages[1:]))
+
+
+# --------------------------------------------------------------------------- edits no step can say
+
+
+def comment_only_edit(text: str) -> str:
+    """Reword the comment above the forced-V1 line: no code changes."""
+    old = "# device enough parallel work."
+    assert text.count(old) == 1
+    return text.replace(old, "# device enough parallel work (measured on the BI-V100).")
+
+
+def header_comment_edit(text: str) -> str:
+    """Change the file's opening comment block, outside every statement, along with the guard."""
+    assert text.startswith("# PagedAttention ops for the BI-V100")
+    return add_guard(text.replace("# PagedAttention ops for the BI-V100", "# PagedAttention ops for the BI-V100 (patched)", 1))
+
+
+def dollar_edit(text: str) -> str:
+    """Log a line holding '$', which a template would read as a metavariable."""
+    tree = ast.parse(text)
+    node = _assignment(_function(tree, "forward_decode"), "actual_max")
+    return _insert_after(text, node, 'print("decode budget: $5 per 1K tokens")')
+
+
+UNROLLED_BLOCK = """\
+m_blk = s.amax(dim=-1)
+m_new = torch.maximum(m, m_blk)
+exp_s = s - m_new.unsqueeze(-1)
+exp_s.exp_()
+corr = torch.exp(m - m_new)
+m.copy_(m_new)
+l.mul_(corr).add_(exp_s.sum(dim=-1))
+o.mul_(corr.unsqueeze(-1)).add_(torch.matmul(exp_s, v))
+"""
+
+
+def with_unrolled_updates(text: str, copies: int = 3) -> str:
+    """The vendor file with a helper that repeats the same online-softmax update COPIES times, line for line."""
+    body = "\n".join(textwrap.indent(UNROLLED_BLOCK, "    ") for _ in range(copies))
+    return text + f"\n\ndef _online_softmax_unrolled(s, m, l, o, v):\n{body}    return m, l, o\n"
+
+
+def edit_middle_copy(text: str) -> str:
+    """Change one line of the middle copy only (the corr update), leaving the others as they were."""
+    tree = ast.parse(text)
+    helper = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_online_softmax_unrolled")
+    corr = [n for n in helper.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "corr"]
+    return _replace_line(text, corr[len(corr) // 2], "torch.exp(m - m_new)", "torch.exp(m - m_new).clamp_(max=1.0)")

@@ -515,7 +515,10 @@ class Lines:
             for index, number in indexes.items():
                 statement = body[index]
                 note = cst.EmptyLine(comment=cst.Comment(self.MARK.format(number)))
-                marked = statement.with_changes(leading_lines=[*statement.leading_lines, note])
+                # Above the comments that lead into the statement (they are part of what changed), below blank lines.
+                lines = list(statement.leading_lines)
+                blank = next((n for n, line in enumerate(lines) if line.comment is not None), len(lines))
+                marked = statement.with_changes(leading_lines=[*lines[:blank], note, *lines[blank:]])
                 edits.setdefault(block_id, []).append(BodyEdit(index, index + 1, (marked,)))
         lines = self.codegen.code(edit_bodies(self.module, edits)).split("\n") if edits else []
         first: dict[int, int] = {}
@@ -531,7 +534,8 @@ class Lines:
                 continue
             body = block.body  # type: ignore[attr-defined]
             last = body[end - 1]
-            height = node_code(last.with_changes(leading_lines=[])).rstrip("\n").count("\n")
+            height = node_code(last.with_changes(leading_lines=[l for l in last.leading_lines if l.comment])
+                               ).rstrip("\n").count("\n")
             found.append((first[wanted[id(block)][start]], first[wanted[id(block)][end - 1]] + height))
         return found
 

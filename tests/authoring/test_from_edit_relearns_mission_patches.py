@@ -18,23 +18,20 @@ from typing import Any
 
 import pytest
 
-from patcher.authoring.from_edit import learn_patch
 from patcher.patchset import load_patch_set
 from patcher.patchset.runner import Status, patch_source
 
-from tests.fixtures_edits import SHIPPED_PATH, TARGET, mission_stages
+from tests.fixtures_edits import MISSION_IDS, learned_mission, mission_stages
 from tests.fixtures_patches import PATCHED, write_patch_set
 from tests.fixtures_vendor import SHIPPED, VENDOR_ZIP
 
-IDS = ("decode-relearned", "pregather-relearned", "buffers-relearned")
+IDS = MISSION_IDS
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def relearned() -> dict[str, str]:
     """The three patches learned from consecutive stages of the hand-written series, as TOML."""
-    stages = mission_stages()
-    return {patch_id: learn_patch(patch_id, before, after, target=TARGET, shipped=SHIPPED_PATH).text
-            for patch_id, before, after in zip(IDS, stages, stages[1:])}
+    return {patch_id: text for patch_id, (_, _, text) in zip(IDS, learned_mission())}
 
 
 def test_the_learned_series_gives_the_hand_written_series_bytes(relearned: dict[str, str], tmp_path: Path) -> None:
