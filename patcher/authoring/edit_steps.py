@@ -29,6 +29,7 @@ mentions nor the added code assigns, but an assignment in the scope does.
 from __future__ import annotations
 
 import ast
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
@@ -361,7 +362,8 @@ def find_markers(steps: Sequence[Step], original: cst.Module, edited: cst.Module
     """One applied-when marker per step where the added code has one: new, and as frequent as the step writes it."""
     markers: list[Marker] = []
     for step in steps:
-        for text in _marker_texts(step, indent):
+        own = ((step.scope, text) for text in _marker_texts(step, indent))
+        for scope, text in itertools.chain(own, _seam_texts(step, edited, indent)):
             try:
                 pattern = Pattern.parse(text)
             except PatternSyntaxError:
@@ -369,11 +371,11 @@ def find_markers(steps: Sequence[Step], original: cst.Module, edited: cst.Module
             if _count(pattern, edited) != step.expect or contains(pattern, original):
                 continue
             try:
-                if not contains(pattern, find_scope(edited, step.scope)):
+                if not contains(pattern, find_scope(edited, scope)):
                     continue
             except ScopeNotFound:
                 continue
-            marker = Marker(step.scope, text)
+            marker = Marker(scope, text)
             if marker not in markers:
                 markers.append(marker)
             break
@@ -396,6 +398,46 @@ def _marker_texts(step: Step, indent: str) -> Iterator[str]:
             if text is not None:
                 compound.append(text)
     yield from compound
+
+
+def _seam_texts(step: Step, edited: cst.Module, indent: str) -> Iterator[tuple[str, str]]:
+    """Runs around the change in the edited file: what is new there may be only where code now meets.
+
+    A change that removes code adds no statement of its own; the statements
+    that now stand side by side (or a block that now starts or ends
+    otherwise) still tell the edited file from the original.
+    """
+    change = step.changes[0]
+    body = list(change.edited_block.body)  # type: ignore[attr-defined]
+    for before, after in ((1, 0), (0, 1), (1, 1), (2, 0), (0, 2), (2, 2)):
+        start, end = change.edited_start - before, change.edited_end + after
+        if start < 0 or end > len(body) or end == start:
+            continue
+        text = anchor_text(body[start:end], Generality.NONE, True, indent)
+        if text is not None:
+            yield step.scope, text
+    if change.levels:
+        level = change.levels[-1]
+        scope = step.scope
+        try:
+            if find_scope(edited, scope) is level.edited:  # the block is the scope's own: look from outside it
+                scope = scope.rpartition(".")[0]
+        except ScopeNotFound:
+            return
+        for before, after in ((1, 1), (1, 0), (0, 1), (0, 0)):
+            start, end = max(change.edited_start - before, 0), min(change.edited_end + after, len(body))
+            if end == start:
+                continue
+            run = [s if type(s) is cst.SimpleStatementLine else _bodies_anything(s) for s in body[start:end]]
+            lifted = lift(level.edited, level.block_number, start, end, run, fresh_names(), "")
+            text = _pattern_of([lifted], indent)
+            if text is not None:
+                yield scope, text
+
+
+def _bodies_anything(statement: cst.BaseStatement) -> cst.BaseStatement:
+    anything = [cst.SimpleStatementLine(body=[cst.Expr(cst.Name("__pvs____"))])]
+    return replace_blocks(statement, {id(b): anything for b in own_blocks(statement)})  # type: ignore[return-value]
 
 
 def _statements(nodes: Sequence[cst.CSTNode]) -> Iterator[cst.BaseStatement]:

@@ -198,6 +198,7 @@ def learn_patch(patch_id: str, original: bytes, edited: bytes, *, target: str, s
     header = _header(patch_id, target, patch_scope, shipped, original_name, edited_name, places, steps,
                      today or datetime.date.today())
     body = _body(steps, markers, requires, patch_scope)
+    problem: str | None = None
     for before, after in _examples(old, new, steps):
         text = header + body + _example_toml(before, after)
         problem = _check_patch(text, patch_id, directory, original, edited, shipped)
@@ -207,8 +208,9 @@ def learn_patch(patch_id: str, original: bytes, edited: bytes, *, target: str, s
         if problem.startswith("!"):
             raise EditRefused(f"the patch learned from the edit does not reproduce it: {problem[1:]}",
                               where=edited_name, hint="write this patch by hand with 'patcher new'")
-    raise EditRefused("the patch learned from the edit fails its own example", where=edited_name,
-                      hint="write this patch by hand with 'patcher new'")
+    raise EditRefused(f"the patch learned from the edit fails {problem}", where=edited_name,
+                      hint=f"write this patch by hand with 'patcher new {patch_id} --target {target} --scope "
+                           f"{patch_scope or 'CLASS.METHOD'}'")
 
 
 def _parse(data: bytes, name: str, codegen: Codegen) -> cst.Module:
@@ -293,8 +295,9 @@ def _check_patch(text: str, patch_id: str, directory: Path | None, original: byt
         if again.outcomes[0].status is not Status.ALREADY_APPLIED:
             return f"!on EDITED it does not report 'already applied' ({again.outcomes[0].message or 'it applies again'})"
         for case in patch_cases(PatchSet(path.parent, (patch,)), [patch]):
-            if not run_case(case).passed:
-                return f"its example fails ({case.label})"
+            outcome = run_case(case)
+            if not outcome.passed:
+                return f"its example fails ({case.label}: {outcome.message})"
     return None
 
 
@@ -397,7 +400,8 @@ def _example_toml(before: str, after: str) -> str:
 
 
 def _marker(marker: Marker, scope: str) -> str:
-    pattern = _basic(_escape_jinja(marker.pattern.strip("\n")))
+    text = _escape_jinja(marker.pattern.strip("\n"))
+    pattern = _multiline(text + "\n") if "\n" in text else _basic(text)
     if marker.scope == scope:
         return pattern
     return f"{{ scope = {_basic(marker.scope)}, pattern = {pattern} }}"
