@@ -335,6 +335,11 @@ def _trimmed(module: cst.Module, keep: set[str], deep: bool) -> str:
                 continue
             if deep and type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock:
                 inner = members(list(statement.body.body), name + ".", top=False)
+                if inner:  # no blank line between the class line and what is left of its body
+                    lines = list(inner[0].leading_lines)
+                    while lines and lines[0].comment is None:
+                        lines.pop(0)
+                    inner[0] = inner[0].with_changes(leading_lines=lines)
                 statement = statement.with_changes(body=statement.body.with_changes(body=inner))
             kept.append(statement)
         return kept
