@@ -266,7 +266,7 @@ def _replaces(removed: Sequence[cst.BaseStatement], added: Sequence[cst.BaseStat
               covered: Sequence[cst.BaseStatement], indent: str) -> Iterator[_Shape]:
     if not removed:
         return
-    for level in (Generality.ALL, Generality.ARGUMENTS, Generality.NONE):
+    for level in (Generality.BODIES, Generality.ALL, Generality.ARGUMENTS, Generality.NONE):
         texts = replace_texts(removed, added, level, indent)
         if texts is not None:
             yield "replace", "", texts[0], texts[1], tuple(covered)

@@ -336,7 +336,7 @@ def _trimmed(module: cst.Module, keep: set[str], deep: bool) -> str:
             if deep and type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock:
                 inner = members(list(statement.body.body), name + ".", top=False)
                 if inner:  # no blank line between the class line and what is left of its body
-                    lines = list(inner[0].leading_lines)
+                    lines = list(inner[0].leading_lines)  # type: ignore[attr-defined]
                     while lines and lines[0].comment is None:
                         lines.pop(0)
                     inner[0] = inner[0].with_changes(leading_lines=lines)

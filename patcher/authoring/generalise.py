@@ -33,11 +33,12 @@ _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
 
 
 class Level(enum.IntEnum):
-    """How far a pattern is generalised: argument lists and literals, argument lists only, or not at all."""
+    """How far a pattern is generalised: bodies, argument lists and literals; down to not at all."""
 
     NONE = 0
     ARGUMENTS = 1
     ALL = 2
+    BODIES = 3  # also the blocks of a statement whose header alone changed
 
 
 def replace_texts(removed: Sequence[cst.BaseStatement], added: Sequence[cst.BaseStatement],
@@ -48,6 +49,8 @@ def replace_texts(removed: Sequence[cst.BaseStatement], added: Sequence[cst.Base
     blank lines above the run, and the run's end-of-line comment.
     """
     names = _Names()
+    if level >= Level.BODIES:
+        removed, added = _capture_bodies(removed, added, names)
     pattern_rewrites, template_rewrites = _Rewrites(), _Rewrites()
     if level >= Level.ARGUMENTS:
         _generalise_calls(removed, added, names, pattern_rewrites, template_rewrites)
@@ -133,6 +136,26 @@ def fresh_names() -> _Names:
 
 
 # --------------------------------------------------------------------------- generalising
+
+
+def _capture_bodies(removed: Sequence[cst.BaseStatement], added: Sequence[cst.BaseStatement], names: _Names
+                    ) -> tuple[list[cst.BaseStatement], list[cst.BaseStatement]]:
+    """A statement whose header changed but not its blocks (a new parameter, a decorator): capture the blocks."""
+    if len(removed) != 1 or len(added) != 1:
+        return list(removed), list(added)
+    old, new = removed[0], added[0]
+    old_blocks, new_blocks = own_blocks(old), own_blocks(new)
+    if not old_blocks or len(old_blocks) != len(new_blocks):
+        return list(removed), list(added)
+    mine: dict[int, list[cst.BaseStatement]] = {}
+    theirs: dict[int, list[cst.BaseStatement]] = {}
+    for a, b in zip(old_blocks, new_blocks):
+        if node_code(a) == node_code(b):
+            body: list[cst.BaseStatement] = [_statement_metavariable("$..." + names.new("BODY"))]
+            mine[id(a)], theirs[id(b)] = body, body
+    if not mine:
+        return list(removed), list(added)
+    return [replace_blocks(old, mine)], [replace_blocks(new, theirs)]  # type: ignore[list-item]
 
 
 def _generalise_calls(removed: Sequence[cst.CSTNode], added: Sequence[cst.CSTNode], names: _Names,
