@@ -9,7 +9,7 @@ maps a name to a function from the vendor's text to the edited text:
 - a hurried engineer changes a constant, adds a guard, adds a helper
   method and calls it, edits inside the ``try`` of
   ``_forward_prefix_pytorch`` (an f-string with ``{{`` and ``{i}`` in it),
-  and edits a CRLF copy;
+  deletes the forced-V1 line, adds a parameter, and edits a CRLF copy;
 - ``diagnostic_version`` builds a 2,000-line copy with diagnostics
   (environment flags, per-process logging sets, validation helpers that
   raise, ``os.getpid()``), as the real history has them.
@@ -151,6 +151,28 @@ def edit_inside_try(text: str) -> str:
     """)
 
 
+def remove_override(text: str) -> str:
+    """Delete the forced-V1 line: an edit that only removes code."""
+    tree = ast.parse(text)
+    decode = _function(tree, "forward_decode")
+    node = next(n for n in decode.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+                and n.value.value is True)
+    lines = _lines(text)
+    del lines[node.lineno - 1]
+    return "".join(lines)
+
+
+def add_parameter(text: str) -> str:
+    """Give forward_decode one more keyword parameter: only the def's header changes."""
+    tree = ast.parse(text)
+    decode = _function(tree, "forward_decode")
+    lines = _lines(text)
+    close = next(i for i in range(decode.lineno, decode.body[0].lineno) if lines[i].lstrip().startswith(")"))
+    indent = lines[close - 1][:len(lines[close - 1]) - len(lines[close - 1].lstrip())]
+    lines.insert(close, f"{indent}force_pytorch: bool = False,{_newline(text)}")
+    return "".join(lines)
+
+
 def crlf(text: str) -> str:
     """The file with CRLF line endings, as most vendored files have them."""
     return text.replace("\r\n", "\n").replace("\n", "\r\n")
@@ -276,6 +298,8 @@ EDITS: dict[str, Callable[[str], str]] = {
     "add-guard": add_guard,
     "add-helper-method": add_helper_method,
     "edit-inside-try": edit_inside_try,
+    "remove-override": remove_override,
+    "add-parameter": add_parameter,
 }
 
 
