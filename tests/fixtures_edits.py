@@ -397,6 +397,11 @@ def with_unrolled_updates(text: str, copies: int = 3) -> str:
     return text + f"\n\ndef _online_softmax_unrolled(s, m, l, o, v):\n{body}    return m, l, o\n"
 
 
+def edit_every_copy(text: str) -> str:
+    """Make the middle copy's change in every copy: what the refusal of ``edit_middle_copy`` suggests."""
+    return text.replace("corr = torch.exp(m - m_new)\n", "corr = torch.exp(m - m_new).clamp_(max=1.0)\n")
+
+
 def edit_middle_copy(text: str) -> str:
     """Change one line of the middle copy only (the corr update), leaving the others as they were."""
     tree = ast.parse(text)

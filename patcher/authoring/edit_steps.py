@@ -94,11 +94,12 @@ class Marker:
 class ChangeRefused(Exception):
     """No step can make this change; ``change`` is the smallest region that blocks the edit."""
 
-    def __init__(self, change: Change, scope: str, why: str):
+    def __init__(self, change: Change, scope: str, why: str, hint: str = ""):
         super().__init__(why)
         self.change = change
         self.scope = scope
         self.why = why
+        self.hint = hint  # what to change in the edit, when that is the way out
 
 
 @dataclass
@@ -163,13 +164,13 @@ def learn_steps(original: cst.Module, edited: cst.Module, changes: Sequence[Chan
             for single in group:  # the same edit in several places, but no one step for all: one each
                 found = _learn_group([single], current, original, done, indent, codegen)
                 if found is None:
-                    raise ChangeRefused(single.change, single.scope, _why(single, current, indent))
+                    raise ChangeRefused(single.change, single.scope, *_why(single, current, indent))
                 step, current = found
                 steps.append(step)
                 done.append(single.change)
             continue
         if found is None:
-            raise ChangeRefused(group[0].change, group[0].scope, _why(group[0], current, indent))
+            raise ChangeRefused(group[0].change, group[0].scope, *_why(group[0], current, indent))
         step, current = found
         steps.append(step)
         done.extend(r.change for r in group)
@@ -332,13 +333,13 @@ def _lifted(change: Change, levels: Sequence[Level], inserting: bool, indent: st
 # --------------------------------------------------------------------------- why not
 
 
-def _why(item: _Resolved, current: cst.Module, indent: str) -> str:
-    """Say why no step fits, from the plainest candidate: a '$' in the code, a pattern found too often, or layout."""
+def _why(item: _Resolved, current: cst.Module, indent: str) -> tuple[str, str]:
+    """Say why no step fits (and, when the edit can avoid it, how): a '$', a pattern found too often, or layout."""
     change = item.change
     plain = node_code(change.added) + node_code(change.removed)
     if "$" in plain:
-        return ("the code holds '$', which patterns and templates read as a metavariable; "
-                "no step can write it")
+        return ("the code holds '$', which patterns and templates read as a metavariable; no step can write it",
+                "spell it '\\x24' inside the string (\"\\x245\" is \"$5\"), then run this again")
     run = change.removed or tuple(change.original_block.body[max(change.start - 1, 0):change.start + 1])  # type: ignore[attr-defined]
     texts = replace_texts(run, run, Generality.NONE, indent)
     if texts is not None:
@@ -350,9 +351,10 @@ def _why(item: _Resolved, current: cst.Module, indent: str) -> str:
         if found != 1:
             where = item.scope or "the module"
             return (f"'{pattern}' is found {found} times in {where}, and neither {MAX_ANCHOR} statements on either "
-                    f"side nor the statements around it tell this place apart (a pattern must be unique in its scope)")
+                    f"side nor the statements around it tell this place apart (a pattern must be unique in its scope)",
+                    f"make the same edit in all {found} places (one step then rewrites them all), or")
     return ("no step reproduces the edited code byte for byte: the operations would put its comments or blank "
-            "lines elsewhere")
+            "lines elsewhere", "keep the comments and blank lines around the change as they were, or")
 
 
 # --------------------------------------------------------------------------- markers and requires

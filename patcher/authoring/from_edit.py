@@ -178,11 +178,12 @@ def learn_patch(patch_id: str, original: bytes, edited: bytes, *, target: str, s
     except ChangeRefused as refused:
         place = describe_change(refused.change, original_lines, edited_lines, original_name, edited_name)
         inside = refused.scope or "the module"
+        by_hand = (f"write that step by hand: 'patcher new {patch_id} --target {target} --scope "
+                   f"{inside if refused.scope else 'CLASS.METHOD'}' starts the patch")
+        hint = refused.hint if refused.hint and not refused.hint.endswith(", or") else \
+            f"{refused.hint} {by_hand}" if refused.hint else by_hand
         raise EditRefused(f"cannot turn the edit at {place}, in {inside}, into a step: {refused.why}; "
-                          "nothing written", where=original_name,
-                          hint=f"make that part of the edit by hand in the patch: 'patcher new {patch_id} --target "
-                               f"{target} --scope {inside if refused.scope else 'CLASS.METHOD'}' writes a patch to fill in"
-                          ) from None
+                          "nothing written", where=original_name, hint=hint) from None
     indent = new.default_indent
     markers = find_markers(steps, old, new, indent)
     if not markers:

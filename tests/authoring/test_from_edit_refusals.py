@@ -19,7 +19,7 @@ from typing import Any, Callable
 import pytest
 
 from tests.fixtures_edits import (VENDOR_TEXT, add_guard, add_helper_method, comment_only_edit, crlf, dollar_edit,
-                                  edit_middle_copy, header_comment_edit, with_unrolled_updates, write)
+                                  edit_every_copy, edit_middle_copy, header_comment_edit, with_unrolled_updates, write)
 from tests.fixtures_patches import copy_patch_set, one_error_line
 from tests.fixtures_vendor import SHIPPED, VENDOR_TREE, VENDOR_ZIP
 
@@ -61,9 +61,14 @@ def test_an_edit_outside_the_scope_asked_for_is_refused_naming_it(cli: Any, tmp_
     assert cli("new", "helper", "--from-edit", VENDOR_ZIP, original, edited, "--patches", team).exit_code == 0
 
 
-def test_code_holding_a_dollar_is_refused(cli: Any, tmp_path: Path) -> None:
+def test_code_holding_a_dollar_is_refused_and_the_hint_spelling_works(cli: Any, tmp_path: Path) -> None:
     line = _refused(cli, tmp_path, dollar_edit)
     assert "in PagedAttention.forward_decode" in line and "holds '$'" in line
+    assert "spell it '\\x24' inside the string" in line
+    team = copy_patch_set(tmp_path / "ok")
+    spelt = dollar_edit(VENDOR_TEXT).replace("$5", "\\x245")
+    original, edited = write(tmp_path / "o.py", VENDOR_TEXT), write(tmp_path / "e.py", spelt)
+    assert cli("new", "budget-log", "--from-edit", VENDOR_ZIP, original, edited, "--patches", team).exit_code == 0
 
 
 def test_one_of_three_identical_runs_edited_is_refused_as_not_unique(cli: Any, vendor_copy: Path,
@@ -73,8 +78,18 @@ def test_one_of_three_identical_runs_edited_is_refused_as_not_unique(cli: Any, v
     line = _refused(cli, tmp_path, edit_middle_copy, vendor=vendor_copy, original_text=unrolled)
     assert "in _online_softmax_unrolled" in line
     assert "is found 3 times in _online_softmax_unrolled" in line and "a pattern must be unique in its scope" in line
-    # The hint names a command that works on this very input.
-    assert "'patcher new hand-edit --target vllm/attention/ops/paged_attn.py --scope _online_softmax_unrolled'" in line
+    # Both ways out the hint names work on this very input.
+    assert "(make the same edit in all 3 places (one step then rewrites them all), or write that step by hand: " \
+           "'patcher new hand-edit --target vllm/attention/ops/paged_attn.py --scope _online_softmax_unrolled' " \
+           "starts the patch)" in line
+    team = copy_patch_set(tmp_path / "ok")
+    original, edited = write(tmp_path / "o.py", unrolled), write(tmp_path / "e.py", edit_every_copy(unrolled))
+    result = cli("new", "clamp-corr", "--from-edit", vendor_copy, original, edited, "--patches", team)
+    assert result.exit_code == 0, result.output
+    assert "expect = 3" in (team / "clamp-corr.toml").read_text()
+    by_hand = cli("new", "hand-edit", "--target", "vllm/attention/ops/paged_attn.py", "--scope",
+                  "_online_softmax_unrolled", "--patches", team)
+    assert by_hand.exit_code == 0, by_hand.output
 
 
 def test_the_stale_root_copy_is_refused_naming_the_shipped_one(cli: Any, tmp_path: Path) -> None:
