@@ -213,7 +213,7 @@ def diagnostic_version(text: str) -> str:
             "    if needed > block_tables.shape[1]:",
             f"        raise RuntimeError(f'[{{_PID}}] site {n}: block_tables has {{block_tables.shape[1]}} blocks, '",
             "                           f'context needs {needed}')",
-            f"    key = (tuple(block_tables.shape), int(context_lens.sum().item()))",
+            "    key = (tuple(block_tables.shape), int(context_lens.sum().item()))",
             f"    if key not in _logged_{n}:",
             f"        _logged_{n}.add(key)",
             f"        logger.info('[%d] site {n}: %s', os.getpid(), key)",

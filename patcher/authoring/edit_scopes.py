@@ -103,6 +103,11 @@ def node_code(node: cst.CSTNode | Sequence[cst.BaseStatement], indent: str = "  
     return code
 
 
+def forget_code() -> None:
+    """Drop the code kept for nodes (and the nodes with it), once a learning run is done."""
+    _CODE.clear()
+
+
 # Nodes are immutable: the same node always reads the same. Learning asks
 # for the code of the same statements many times (keys, neighbours, runs).
 _CODE: dict[tuple[int, str], tuple[cst.CSTNode, str]] = {}

@@ -38,7 +38,7 @@ from ..patchset.load import SERIES, LazyEnvironment, build_patch, read_patch_fil
 from ..patchset.model import PatchSet
 from ..patchset.runner import _Codegen as Codegen  # Module.code, replaying statements it generated before
 from ..resources import templates_dir_for
-from .edit_scopes import EditNotExpressible, find_changes, node_code, substitute
+from .edit_scopes import EditNotExpressible, find_changes, forget_code, substitute
 from .edit_steps import ChangeRefused, Lines, Marker, Step, describe_change, find_markers, find_requires, learn_steps
 from .new import ID_FORMAT, MAX_ID_LENGTH
 
@@ -151,6 +151,15 @@ def learn_patch(patch_id: str, original: bytes, edited: bytes, *, target: str, s
                 original_name: str = "ORIGINAL", edited_name: str = "EDITED", scope: str | None = None,
                 directory: Path | None = None, today: datetime.date | None = None) -> LearnedPatch:
     """Learn the patch that turns ORIGINAL into EDITED, and check it as ``patcher test`` would; raise EditRefused."""
+    try:
+        return _learn(patch_id, original, edited, target=target, shipped=shipped, original_name=original_name,
+                      edited_name=edited_name, scope=scope, directory=directory, today=today)
+    finally:
+        forget_code()
+
+
+def _learn(patch_id: str, original: bytes, edited: bytes, *, target: str, shipped: str, original_name: str,
+           edited_name: str, scope: str | None, directory: Path | None, today: datetime.date | None) -> LearnedPatch:
     codegen = Codegen()
     old = _parse(original, original_name, codegen)
     new = _parse(edited, edited_name, codegen)
