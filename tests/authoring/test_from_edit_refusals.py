@@ -1,0 +1,129 @@
+"""An edit no step can say is refused with the smallest region that blocks it: exit 2, nothing written.
+
+Each hostile edit is built by a function in ``tests/fixtures_edits.py``:
+a comment-only edit (no marker could recognise it), a comment change at
+the top of the file (outside every statement), an edit outside the scope
+``--scope`` asks for, code holding '$', one of three identical copies of a
+run changed (no pattern is unique), the stale root copy edited instead of
+the shipped one, line endings converted, a syntax error. Every refusal is
+one ``error:`` line naming the file and lines, its hint works, and the
+patch folder is byte for byte as it was.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from tests.fixtures_edits import (VENDOR_TEXT, add_guard, add_helper_method, comment_only_edit, crlf, dollar_edit,
+                                  edit_every_copy, edit_middle_copy, header_comment_edit, with_unrolled_updates, write)
+from tests.fixtures_patches import copy_patch_set, one_error_line
+from tests.fixtures_vendor import SHIPPED, VENDOR_TREE, VENDOR_ZIP
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _refused(cli: Any, tmp_path: Path, edit: Callable[[str], str], *extra: str, vendor: Path = VENDOR_ZIP,
+             original_text: str = VENDOR_TEXT) -> str:
+    team = copy_patch_set(tmp_path / "team")
+    before = _snapshot(team)
+    original = write(tmp_path / "orig.py", original_text)
+    edited = write(tmp_path / "edited.py", edit(original_text))
+    line = one_error_line(cli("new", "hand-edit", "--from-edit", vendor, original, edited, *extra, "--patches", team))
+    assert _snapshot(team) == before  # nothing written, the series untouched
+    assert not list(team.glob(".*"))  # no temporary left behind
+    return line
+
+
+def test_a_comment_only_edit_is_refused_naming_its_lines(cli: Any, tmp_path: Path) -> None:
+    line = _refused(cli, tmp_path, comment_only_edit)
+    assert f"{tmp_path / 'orig.py'}: the edit at lines " in line
+    assert "changes only comments, blank lines or layout" in line
+
+
+def test_a_changed_file_header_is_refused(cli: Any, tmp_path: Path) -> None:
+    line = _refused(cli, tmp_path, header_comment_edit)
+    assert "the comments or blank lines at the top of the file changed" in line
+
+
+def test_an_edit_outside_the_scope_asked_for_is_refused_naming_it(cli: Any, tmp_path: Path) -> None:
+    # add_helper_method edits the class and forward_prefix: neither is in forward_decode.
+    line = _refused(cli, tmp_path, add_helper_method, "--scope", "PagedAttention.forward_decode")
+    assert "cannot turn the edit at" in line and "the change is outside --scope PagedAttention.forward_decode" in line
+    # The same edit without --scope is learned: the hint's way out works.
+    team = copy_patch_set(tmp_path / "ok")
+    original, edited = write(tmp_path / "o.py", VENDOR_TEXT), write(tmp_path / "e.py", add_helper_method(VENDOR_TEXT))
+    assert cli("new", "helper", "--from-edit", VENDOR_ZIP, original, edited, "--patches", team).exit_code == 0
+
+
+def test_code_holding_a_dollar_is_refused_and_the_hint_spelling_works(cli: Any, tmp_path: Path) -> None:
+    line = _refused(cli, tmp_path, dollar_edit)
+    assert "in PagedAttention.forward_decode" in line and "holds '$'" in line
+    assert "spell it '\\x24' inside the string" in line
+    team = copy_patch_set(tmp_path / "ok")
+    spelt = dollar_edit(VENDOR_TEXT).replace("$5", "\\x245")
+    original, edited = write(tmp_path / "o.py", VENDOR_TEXT), write(tmp_path / "e.py", spelt)
+    assert cli("new", "budget-log", "--from-edit", VENDOR_ZIP, original, edited, "--patches", team).exit_code == 0
+
+
+def test_one_of_three_identical_runs_edited_is_refused_as_not_unique(cli: Any, vendor_copy: Path,
+                                                                     tmp_path: Path) -> None:
+    unrolled = with_unrolled_updates(VENDOR_TEXT)
+    write(vendor_copy / SHIPPED, unrolled)
+    line = _refused(cli, tmp_path, edit_middle_copy, vendor=vendor_copy, original_text=unrolled)
+    assert "in _online_softmax_unrolled" in line
+    assert "is found 3 times in _online_softmax_unrolled" in line and "a pattern must be unique in its scope" in line
+    # Both ways out the hint names work on this very input.
+    assert "(make the same edit in all 3 places (one step then rewrites them all), or write that step by hand: " \
+           "'patcher new hand-edit --target vllm/attention/ops/paged_attn.py --scope _online_softmax_unrolled' " \
+           "starts the patch)" in line
+    team = copy_patch_set(tmp_path / "ok")
+    original, edited = write(tmp_path / "o.py", unrolled), write(tmp_path / "e.py", edit_every_copy(unrolled))
+    result = cli("new", "clamp-corr", "--from-edit", vendor_copy, original, edited, "--patches", team)
+    assert result.exit_code == 0, result.output
+    assert "expect = 3" in (team / "clamp-corr.toml").read_text()
+    by_hand = cli("new", "hand-edit", "--target", "vllm/attention/ops/paged_attn.py", "--scope",
+                  "_online_softmax_unrolled", "--patches", team)
+    assert by_hand.exit_code == 0, by_hand.output
+
+
+def test_the_stale_root_copy_is_refused_naming_the_shipped_one(cli: Any, tmp_path: Path) -> None:
+    root_copy = (VENDOR_TREE / "paged_attn.py").read_bytes().decode("utf-8")  # CRLF, as the drop has it
+    line = _refused(cli, tmp_path, lambda text: text.replace("import torch", "import torch, os", 1),
+                    original_text=root_copy)
+    assert "which the image never ships; it ships qwen3_6_scripts/paged_attn.py" in line
+    assert f"edit a copy of {SHIPPED} instead" in line
+
+
+def test_converted_line_endings_are_refused_with_a_hint(cli: Any, tmp_path: Path) -> None:
+    line = _refused(cli, tmp_path, lambda text: crlf(add_guard(text)))
+    assert "has CRLF line endings and" in line and "convert" in line
+
+
+def test_an_edited_file_that_does_not_parse_is_refused(cli: Any, tmp_path: Path) -> None:
+    line = _refused(cli, tmp_path, lambda text: text.replace("        return output\n", "        return output)\n", 1))
+    assert f"{tmp_path / 'edited.py'}: does not parse: line " in line
+
+
+@pytest.mark.parametrize("patch_id", ["three-tier-decode", "Bad_Id"])
+def test_an_existing_or_malformed_id_is_refused(cli: Any, tmp_path: Path, patch_id: str) -> None:
+    team = copy_patch_set(tmp_path / "team")
+    before = _snapshot(team)
+    original, edited = write(tmp_path / "o.py", VENDOR_TEXT), write(tmp_path / "e.py", add_guard(VENDOR_TEXT))
+    line = one_error_line(cli("new", patch_id, "--from-edit", VENDOR_ZIP, original, edited, "--patches", team))
+    assert "already exists" in line or "is not a patch id" in line
+    assert _snapshot(team) == before
+
+
+def test_wrong_arguments_are_usage_errors(cli: Any, tmp_path: Path) -> None:
+    team = copy_patch_set(tmp_path / "team")
+    result = cli("new", "x", "--from-edit", VENDOR_ZIP, "--patches", team)
+    assert result.exit_code == 2 and "--from-edit takes VENDOR ORIGINAL EDITED" in result.stderr
+    result = cli("new", "x", "--patches", team)
+    assert result.exit_code == 2 and "Missing option '--target'" in result.stderr
+    shutil.rmtree(team)
