@@ -66,6 +66,19 @@ def forward_prefix(query):
         return context_attention_fwd(query)
     return PagedAttention._forward_prefix_pytorch(query)
 """, note="`use_triton` is always False here (line 2)"),
+        # A module flag set once and never reassigned, anywhere: the guarded import cannot run.
+        Valid("""\
+USE_TRITON = False  # the Triton prefill hangs the BI-V100
+
+
+class PagedAttention:
+    @staticmethod
+    def forward_prefix(query):
+        if USE_TRITON:
+            from vllm.attention.ops.prefix_prefill import context_attention_fwd
+            return context_attention_fwd(query)
+        return PagedAttention._forward_prefix_pytorch(query)
+""", note="`USE_TRITON` is always False (a module flag set once, at line 1, and never reassigned)"),
         # A stale root copy that imports the kernel does not ship: only the shipped files count.
         Valid("x = 1\n", files={"paged_attn.py": "from vllm.attention.ops.prefix_prefill import "
                                                  "context_attention_fwd\n"}),
@@ -172,6 +185,27 @@ def forward_decode(query):
     except Exception:
         return None
 """, line=6, found=f"calls decode_fast(...), imported from .paged_attention_v2_triton, under `try:` ({HANG})"),
+        # A module flag that something can set again guards nothing: a function's `global`, another shipped module.
+        Invalid("""\
+USE_TRITON = False
+
+
+def enable_triton():
+    global USE_TRITON
+    USE_TRITON = True
+
+
+def forward_prefix(query):
+    if USE_TRITON:
+        from vllm.attention.ops.prefix_prefill import context_attention_fwd
+        return context_attention_fwd(query)
+""", line=11, found="imports context_attention_fwd from vllm.attention.ops.prefix_prefill, under `if USE_TRITON:`"),
+        Invalid("""\
+USE_TRITON = False
+if USE_TRITON:
+    from vllm.attention.ops.prefix_prefill import context_attention_fwd
+""", files={"qwen3_6_scripts/launch.py": "import paged_attn\npaged_attn.USE_TRITON = True\n"},
+                line=3, found="imports context_attention_fwd from vllm.attention.ops.prefix_prefill, under `if USE_TRITON:`"),
         # Kernels defined and launched in a shipped file, through any alias of triton.
         Invalid("""\
 import triton

@@ -19,9 +19,12 @@ from .base import PARSE_ERRORS, BuildContext, FileRule, PythonSource, Settings, 
 from .cache import RuleCache, cache_dir
 from .policy import Policy, canonical
 from .python_3_10 import Python310
+from .reachability import names_set_by
 from .rules import RULES
 
 Reader = Callable[[], bytes]
+# What a module must spell to set another module's name without writing that name.
+_SETS_ANY_NAME = (b"setattr", b"__dict__", b"vars")
 
 
 @dataclass(frozen=True)
@@ -95,15 +98,15 @@ def run_rules(
     what the file rules found in some files already (``FileRulesAhead``),
     used for a file only if its bytes are the ones judged there.
     """
-    violations: list[Violation] = []
-    checked: list[str] = []
+    found_in: dict[str, list[Violation]] = {}
+    readers: dict[str, Reader] = {}
     file_rules = _file_rules(policy)
     folder = cache_dir() if use_cache else None
     cache = RuleCache(folder, [s for _, s in file_rules]) if folder is not None else None
     tree_rules = [(rule, s) for r, s in policy.rules.items() if isinstance(rule := RULES[r], TreeRule)]
     words: dict[str, list[str]] = {w: [] for rule, _ in tree_rules for w in rule.WORDS}
     for path, reader in files:
-        checked.append(path)
+        readers[path] = reader
         data = reader()
         for word, holding in words.items():
             if word.encode() in data or not data.isascii():
@@ -111,16 +114,20 @@ def run_rules(
         key = cache.key(data) if cache is not None else ""
         hit = cache.get(key, path) if cache is not None else None
         if hit is not None:
-            violations.extend(hit)
+            found_in[path] = list(hit)
             continue
         early = ahead.get(path) if ahead else None
         if early is not None and early[0] == hashlib.sha256(data).hexdigest():
             found, readable = list(early[1]), early[2]
         else:
             found, readable = _check_file(PythonSource(path, data), file_rules)
-        violations.extend(found)
+        found_in[path] = found
         if cache is not None and readable:
             cache.put(key, found)
+    for path, untrusted in _flags_set_elsewhere(found_in, readers).items():
+        found_in[path], _ = _check_file(PythonSource(path, readers[path](), untrusted), file_rules)
+    checked = list(found_in)
+    violations = [v for found in found_in.values() for v in found]
     if plan is not None:
         build = BuildContext(plan, tuple(targets), tuple(checked), read or _no_files, words)
         for tree_rule, settings in tree_rules:
@@ -128,6 +135,45 @@ def run_rules(
     violations.sort(key=lambda v: (v.path, v.line, v.rule, v.message))
     return CheckResult(policy, tuple(violations), tuple(checked),
                        {canonical(rule): reason for rule, reason in allowed})
+
+
+def _flags_set_elsewhere(found_in: Mapping[str, Sequence[Violation]],
+                         readers: Mapping[str, Reader]) -> dict[str, frozenset[str]]:
+    """Return, per file, the module flags it tests that another of ``readers``' files assigns.
+
+    A module flag (``USE_TRITON = False``, never rebound in its module)
+    decides branches only while no other module sets it
+    (``paged_attn.USE_TRITON = True``, ``setattr(paged_attn, "USE_TRITON", 1)``).
+    Only files where a rule found something are looked at: a flag that
+    decides nothing a rule reports cannot change a finding. The others
+    are searched for the flag's name as bytes before any is parsed.
+    """
+    result: dict[str, frozenset[str]] = {}
+    for path, found in found_in.items():
+        if not any(v.rule != Python310.ID for v in found):
+            continue
+        try:
+            flags = PythonSource(path, readers[path]()).reachability.tested_flags()
+        except (*PARSE_ERRORS, RecursionError):
+            continue
+        if not flags:
+            continue
+        untrusted: set[str] = set()
+        for other, reader in readers.items():
+            if other == path:
+                continue
+            data = reader()
+            named = [flag for flag in flags if flag.encode() in data or not data.isascii()]
+            if not named and not any(word in data for word in _SETS_ANY_NAME):
+                continue
+            try:
+                assigned = names_set_by(PythonSource(other, data).index, here=False)
+            except (*PARSE_ERRORS, RecursionError):
+                continue
+            untrusted.update(flags if "*" in assigned else assigned.intersection(named))
+        if untrusted:
+            result[path] = frozenset(untrusted)
+    return result
 
 
 def _file_rules(policy: Policy) -> list[tuple[FileRule, Settings]]:
