@@ -36,7 +36,10 @@ class KeepPytorchFallbacks(FileRule):
 
     ``forward_prefix`` must call ``_forward_prefix_pytorch``; ``forward_decode``
     must call ``_forward_decode_pytorch`` when the length is above the
-    decode threshold (or always).
+    decode threshold (or always). Only a call that can run counts: one under
+    ``if False:``, after a ``return``, under a module flag that is never
+    true or inside a nested function nothing calls is no fallback (see
+    ``reachability``).
     """
 
     ID = "keep-pytorch-fallbacks"
@@ -73,6 +76,15 @@ class KeepPytorchFallbacks(FileRule):
         return PagedAttention._forward_decode_pytorch(query)
 """),
         Valid("class Other:\n    pass\n"),
+        # A dead call beside a live one: the live one keeps the fallback.
+        Valid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query)
+            return PagedAttention._forward_decode_pytorch(query.contiguous())
+        return query
+"""),
         # The threshold test through a local flag, and the vendor's own CRLF file.
         Valid(_HEAD + """\
     @staticmethod
@@ -144,6 +156,30 @@ class KeepPytorchFallbacks(FileRule):
                 return PagedAttention._forward_decode_pytorch(query)
         return query
 """, line=20, found="calls _forward_decode_pytorch only where it cannot run (its test `False` is always false)"),
+        # Nor is one after a `return`, under a module flag that is never true, or in a function nothing calls.
+        Invalid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        return ixf_f.paged_attention_v2_long(query, n)
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query)
+""", line=20, found="only where it cannot run (it comes after the `return` at line 18)"),
+        Invalid("USE_PYTORCH_DECODE = False\n" + _HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD and USE_PYTORCH_DECODE:
+            return PagedAttention._forward_decode_pytorch(query)
+        return ixf_f.paged_attention_v2_long(query, n)
+""", line=20, found="only where it cannot run (`USE_PYTORCH_DECODE` is always False"),
+        Invalid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        def long_context(q):
+            return PagedAttention._forward_decode_pytorch(q)
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return ixf_f.paged_attention_v2_long(query, n)
+        return query
+""", line=19, found="(`long_context` is defined inside another function that never uses it)"),
         Invalid(_HEAD.replace("    _PYTORCH_DECODE_THRESHOLD = 32768\n", "") + """\
     @staticmethod
     def forward_decode(query, n):
