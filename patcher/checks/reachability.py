@@ -190,7 +190,7 @@ class Reachability:
             found = self._reaching_literal(test.id, at)
             if found is None:
                 flag = self.module_flags.get(test.id)
-                if flag is None or not self._reads_module(test.id, at, flag):
+                if flag is None or not self.reads_module(test.id, at, flag):
                     return None
                 return Known(bool(flag.value), f"`{flag.name}` is always {flag.value!r} (a module flag set once, "
                                                f"at line {flag.line}, and never reassigned)")
@@ -290,14 +290,15 @@ class Reachability:
         flags = self.module_flags
         if not flags:
             return frozenset()
-        tests = [node.test for kind in (ast.If, ast.IfExp) for node in self.index.of(kind)]
+        tests: list[ast.expr] = [node.test for node in self.index.of(ast.If)]
+        tests += [node.test for node in self.index.of(ast.IfExp)]
         return frozenset(n.id for test in tests for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in flags)
 
     def _changed_in_place(self) -> set[str]:
         """Return the names something in this module may set without binding them ("*": any name)."""
         return names_set_by(self.index, here=True)
 
-    def _reads_module(self, name: str, at: ast.AST, flag: Flag) -> bool:
+    def reads_module(self, name: str, at: ast.AST, flag: Flag) -> bool:
         """Tell whether ``name`` read at ``at`` is the module's global, the flag's value already set."""
         node: ast.AST = at
         in_function = False
@@ -333,7 +334,8 @@ def names_set_by(index: SyntaxIndex, *, here: bool) -> set[str]:
     """
     changed: set[str] = set()
     if here:
-        changed.update(name for kind in (ast.Global, ast.Nonlocal) for node in index.of(kind) for name in node.names)
+        declared: list[ast.Global | ast.Nonlocal] = [*index.of(ast.Global), *index.of(ast.Nonlocal)]
+        changed.update(name for node in declared for name in node.names)
         if any(alias.name == "*" for node in index.of(ast.ImportFrom) for alias in node.names):
             changed.add("*")
     for attribute in index.of(ast.Attribute):
