@@ -181,10 +181,10 @@ def numbered_diff(old: list[str], old_numbers: list[int], new: list[str], new_nu
                 rows.extend(_Row(" ", i, j, i, j) for i, j in zip(range(i1, i2), range(j1, j2)))
                 continue
             # A change across left-out lines is shown as one change per stretch of each side's file.
-            olds, news = _stretches(i1, i2, old_numbers), _stretches(j1, j2, new_numbers)
-            for number in range(max(len(olds), len(news))):
-                removed = olds[number] if number < len(olds) else range(i2, i2)
-                added = news[number] if number < len(news) else range(j2, j2)
+            removals, additions = _stretches(i1, i2, old_numbers), _stretches(j1, j2, new_numbers)
+            for number in range(max(len(removals), len(additions))):
+                removed = removals[number] if number < len(removals) else range(i2, i2)
+                added = additions[number] if number < len(additions) else range(j2, j2)
                 rows.extend(_Row("-", i, None, i, added.start) for i in removed)
                 rows.extend(_Row("+", None, j, removed.stop, j) for j in added)
         hunks.extend(_contiguous(rows, old_numbers, new_numbers))
