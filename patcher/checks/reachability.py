@@ -261,14 +261,7 @@ class Reachability:
     def module_flags(self) -> Mapping[str, Flag]:
         """Return the module's trusted flags by name: set once, at top level, to a literal, never rebound."""
         tree = self.index.tree
-        untrusted = set(self.untrusted) | self._changed_in_place()
-        if "*" in untrusted:
-            return {}
-        bindings: dict[str, int] = {}
-        for node in _walk_scope(tree):
-            for name in _bound_names(node):
-                bindings[name] = bindings.get(name, 0) + 1
-        flags: dict[str, Flag] = {}
+        candidates: dict[str, tuple[list[str], ast.Constant, int]] = {}
         for statement in tree.body:
             if isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets):
                 names = [t.id for t in statement.targets if isinstance(t, ast.Name)]
@@ -281,9 +274,35 @@ class Reachability:
             if not isinstance(value, ast.Constant) or value.value is Ellipsis:
                 continue
             for name in names:
-                if bindings.get(name) == names.count(name) == 1 and name not in untrusted:
-                    flags[name] = Flag(name, value.value, statement.lineno)
+                candidates[name] = (names, value, statement.lineno)
+        if not candidates:
+            return {}
+        untrusted = set(self.untrusted) | self._changed_in_place()
+        if "*" in untrusted:
+            return {}
+        bindings = self._module_bindings(frozenset(candidates))
+        flags: dict[str, Flag] = {}
+        for name, (names, value, line) in candidates.items():
+            if bindings.get(name) == names.count(name) == 1 and name not in untrusted:
+                flags[name] = Flag(name, value.value, line)
         return flags
+
+    def _module_bindings(self, names: frozenset[str]) -> dict[str, int]:
+        """Count, for each of ``names``, the places the module's own scope binds it (blocks and comprehensions too)."""
+        index = self.index
+        found: list[tuple[str, ast.AST]] = []
+        for target in index.of(ast.Name):
+            if target.id in names and not isinstance(target.ctx, ast.Load):
+                found.append((target.id, target))
+        for kind in (*FUNCTIONS, ast.ClassDef, ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.MatchAs,
+                     ast.MatchStar, ast.MatchMapping):
+            for binder in index.of(kind):
+                found.extend((bound, binder) for bound in _bound_names(binder) if bound in names)
+        counts: dict[str, int] = {}
+        for bound, where in found:
+            if function_of(index, where) is None:  # the module's scope, not a function's or a class's
+                counts[bound] = counts.get(bound, 0) + 1
+        return counts
 
     def tested_flags(self) -> frozenset[str]:
         """Return the module flags some ``if`` or conditional expression of this file tests."""
