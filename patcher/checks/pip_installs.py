@@ -35,7 +35,8 @@ _SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
 _PIP = re.compile(r"^(?:.*/)?pip(?:3(?:\.\d+)?)?$")
 _PYTHON = re.compile(r"^(?:.*/)?python(?:3(?:\.\d+)?)?$")
 # A requirement: name, extras, then a version specifier or marker (triton==2.1.0, triton[tests]>=2).
-_REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@].*)?$")
+# Each part can follow only one way, so a long run of spaces is read once (no backtracking between two \s*).
+_REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\]\s*)?(?:[<>=!~;@].*)?$", re.DOTALL)
 # The script's own folder: $(dirname "$0"), $(dirname ${BASH_SOURCE[0]}), `dirname $0`.
 _OWN_FOLDER = re.compile(r"^(?:\$\(|`)\s*dirname\s+\$(?:0|\{0\}|BASH_SOURCE|\{BASH_SOURCE(?:\[0\])?\})\s*(?:\)|`)$")
 _PWD = re.compile(r"^(?:\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$PWD|\$\{PWD\})$")
@@ -49,7 +50,8 @@ _FILES = {"-r": "-r", "--requirement": "-r", "-c": "-c", "--constraint": "-c"}
 _EDITABLE = frozenset({"-e", "--editable"})
 # pip expands ${NAME} (upper case, digits, underscores) in requirements files, nothing else.
 _PIP_VARIABLE = re.compile(r"\$\{([A-Z0-9_]+)\}")
-_COMMENT = re.compile(r"(^|\s+)#.*$")
+# A comment starts a line or follows whitespace (pip's rule), found by its "#" alone: linear in the line.
+_COMMENT = re.compile(r"(?:^|(?<=\s))#")
 
 
 @dataclass(frozen=True)
@@ -275,7 +277,8 @@ def requirement_lines(text: str, environment: Mapping[str, str]) -> Iterator[Req
     if pending:
         joined.append((start, pending))
     for number, line in joined:
-        line = _COMMENT.sub("", line).strip()
+        comment = _COMMENT.search(line)
+        line = (line[:comment.start()] if comment else line).strip()
         if not line:
             continue
         line = _PIP_VARIABLE.sub(lambda m: environment.get(m.group(1), m.group(0)), line)

@@ -204,6 +204,8 @@ def _may_test_a_flag(data: bytes) -> bool:
     if not data.isascii():
         return True
     names = set(_TOP_LEVEL_LITERAL.findall(data))
+    if len(names) > 64:
+        return True  # parsing is linear; a search per name over the whole file would not be
     return any(len(re.findall(rb"\b" + re.escape(name) + rb"\b", data)) > 1 for name in names)
 
 

@@ -177,3 +177,27 @@ def test_editables_and_vcs_urls_of_triton_are_errors_and_other_packages_are_not(
     assert [(line, severity) for _, line, severity, _ in found] == [(1, "error"), (2, "error")]
     found = check("set -e\npip install -e 'git+https://github.com/triton-lang/triton#egg=triton'\n", {})
     assert [(path, line, severity) for path, line, severity, _ in found] == [(SCRIPT, 2, "error")]
+
+
+def hostile_requirements(run: int = 200_000) -> str:
+    """Return a requirements file whose lines make a backtracking reader quadratic: long runs of spaces, then Triton."""
+    return "\n".join([
+        "a" + " " * run + "x",  # a name, spaces, then something that is no version
+        " " * run + "y",  # spaces with no comment after them
+        "numpy" + " " * run + "# pinned by the vendor",
+        "b" + "\t" * run + "[",
+        "triton==2.1.0",
+    ]) + "\n"
+
+
+def test_a_hostile_requirements_file_is_read_in_one_pass() -> None:
+    files = {f"{FOLDER}/requirements.txt": hostile_requirements()}
+    found = check("set -e\npip install -r requirements.txt\n", files)
+    assert [(path, line, severity) for path, line, severity, _ in found if severity == "error"] == [
+        (f"{FOLDER}/requirements.txt", 5, "error")]
+
+
+def test_a_hostile_operand_in_the_script_is_read_in_one_pass() -> None:
+    found = check('set -e\npip install "a' + " " * 200_000 + 'x" triton\n', {})
+    assert [(line, severity, message.split(" (`")[1][:6]) for _, line, severity, message in found] == [
+        (2, "error", "triton")]
