@@ -27,7 +27,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 from ..shipping.install_script import expand_variables, logical_lines
 
 __all__ = ["Command", "PipInstall", "RequirementLine", "dockerfile_environment", "dockerfile_runs",
-           "dockerfile_workdirs", "egg_name", "logical_lines", "pip_commands", "pip_installs", "project_name",
+           "dockerfile_run_starts", "egg_name", "logical_lines", "pip_commands", "pip_installs", "project_name",
            "requirement_lines", "shell_commands", "vcs_name"]
 
 _ASSIGNMENT = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=(.*)$")
@@ -214,24 +214,44 @@ def dockerfile_runs(text: str) -> list[tuple[int, str]]:
     return runs
 
 
-def dockerfile_workdirs(text: str) -> dict[int, str]:
-    """Return, for each ``RUN`` line of the Dockerfile, the folder it runs in: its stage's last ``WORKDIR`` ("/")."""
+def dockerfile_run_starts(text: str) -> dict[int, tuple[str, dict[str, str]]]:
+    """Return, for each ``RUN`` line, the folder it runs in (its stage's last ``WORKDIR``, "/" at first; "" when
+    unknown) and the variables its shell starts with (the stage's ``ENV`` values and ``ARG`` defaults so far)."""
     folder = "/"
-    found: dict[int, str] = {}
+    variables: dict[str, str] = {}
+    found: dict[int, tuple[str, dict[str, str]]] = {}
     for number, line in logical_lines(text):
         words = line.split(None, 1)
         keyword = words[0].upper() if words else ""
         if keyword == "FROM":
-            folder = "/"
+            folder, variables = "/", {}
         elif keyword == "WORKDIR" and len(words) == 2:
-            target = words[1].strip().strip("\"'")
+            target = expand_variables(words[1].strip().strip("\"'"), dict(variables))
             if "$" in target:
-                folder = ""  # a variable: the reader does not follow the Dockerfile's ARG/ENV here
+                folder = ""  # a variable the reader does not know
             elif target.startswith("/") or folder:
                 folder = posixpath.normpath(posixpath.join(folder, target))
+        elif keyword in ("ENV", "ARG") and len(words) == 2:
+            for name, value in _settings(words[1], keyword):
+                variables[name] = expand_variables(value, dict(variables))
         elif keyword == "RUN":
-            found[number] = folder
+            found[number] = (folder, dict(variables))
     return found
+
+
+def _settings(rest: str, keyword: str) -> list[tuple[str, str]]:
+    """Return the (name, value) pairs of an ``ENV`` or ``ARG`` line (``ARG NAME`` alone sets nothing known)."""
+    try:
+        parts = shlex.split(rest, posix=True)
+    except ValueError:
+        parts = rest.split()
+    if not parts:
+        return []
+    if "=" in parts[0]:
+        return [tuple(part.split("=", 1)) for part in parts if "=" in part]  # type: ignore[misc]
+    if keyword == "ENV" and len(parts) > 1:  # the legacy form: ENV NAME value with spaces
+        return [(parts[0], " ".join(parts[1:]))]
+    return []
 
 
 def dockerfile_environment(text: str) -> list[tuple[int, str, str]]:

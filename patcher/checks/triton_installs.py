@@ -24,7 +24,7 @@ import re
 from typing import Iterator, Mapping
 
 from .base import BuildContext, Settings, Severity, Violation
-from .pip_installs import (Command, PipInstall, dockerfile_environment, dockerfile_runs, dockerfile_workdirs,
+from .pip_installs import (Command, PipInstall, dockerfile_environment, dockerfile_runs, dockerfile_run_starts,
                            egg_name, logical_lines, pip_commands, project_name, requirement_lines, shell_commands,
                            vcs_name)
 from .torch_compile import ENVIRONMENT_PREFIX, INDUCTOR
@@ -58,9 +58,10 @@ def triton_installs(build: BuildContext, settings: Settings) -> Iterator[Violati
     for line, name, written in dockerfile_environment(text):
         if name.startswith(ENVIRONMENT_PREFIX):
             yield settings.violation(DOCKERFILE, line, _inductor(name, written, "in the image's environment"))
-    workdirs = dockerfile_workdirs(text)
+    starts = dockerfile_run_starts(text)
     for line, command in dockerfile_runs(text):
-        yield from reader.commands(DOCKERFILE, shell_commands([(line, command)], {}, workdirs.get(line, "")))
+        folder, variables = starts.get(line, ("", {}))
+        yield from reader.commands(DOCKERFILE, shell_commands([(line, command)], variables, folder), variables)
     runs = {run.line: run for run in build.plan.dockerfile.runs}
     for script in build.plan.scripts:
         run = runs.get(script.run_line)

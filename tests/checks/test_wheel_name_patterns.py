@@ -72,6 +72,19 @@ def test_a_variable_the_dockerfile_sets_is_read_not_warned_about() -> None:
     assert [(line, severity) for _, line, severity, _ in found] == [(2, "error")]
 
 
+def test_a_dockerfile_run_reads_its_stage_s_env_and_arg_values() -> None:
+    dockerfile = build_dockerfile("ARG WHEEL_DIR=/wheels", f"ENV WHEEL=${{WHEEL_DIR}}/{OTHER_WHEEL}",
+                                  "RUN pip install $WHEEL")
+    assert check("set -e\n", dockerfile=dockerfile) == []
+    dockerfile = build_dockerfile(f"ENV WHEEL=/wheels/{TRITON_WHEEL}", "RUN pip install --no-deps $WHEEL")
+    found = check("set -e\n", dockerfile=dockerfile)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("Dockerfile", 3, "error")]
+    # A new stage starts with nothing set.
+    dockerfile = build_dockerfile(f"ENV WHEEL=/wheels/{OTHER_WHEEL}", "FROM base AS final", "RUN pip install $WHEEL")
+    found = check("set -e\n", dockerfile=dockerfile)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("Dockerfile", 4, "warning")]
+
+
 def test_the_vendor_s_own_pip_line_draws_nothing() -> None:
     assert check("# tokenizer needs a newer transformers than the base image has\r\n"
                  "pip install transformers==4.57.1 --no-deps\r\n") == []
