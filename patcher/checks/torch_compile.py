@@ -23,8 +23,10 @@ Not accepted: ``inductor`` and anything built on it; ``openxla``, whose
 GPU compiler (XLA) emits Triton for some fusions; ``ts``/``aot_ts``
 (TorchScript's GPU fusers generate kernels at run time too); any other name
 or a callable, which could be any of these. ``disable=True`` compiles
-nothing. Setting a ``TORCHINDUCTOR_*`` variable configures Inductor, so
-it counts as using it.
+nothing. Setting a ``TORCHINDUCTOR_*`` variable or a
+``torch._inductor.config`` value configures Inductor, so it counts as
+using it; Dynamo's own settings (``torch._dynamo.config``, ``reset``,
+``disable``) trace or stop tracing and compile nothing themselves.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ INDUCTOR_COMPILERS = frozenset({
     "torch._inductor.aot_compile", "torch._inductor.aoti_compile_and_package", "torch._inductor.standalone_compile",
     "torch._export.aot_compile", "torch.export.aot_compile",
 })
+INDUCTOR_CONFIG = "torch._inductor.config."
 # Any of these bytes must be in a file that uses torch.compile (with "torch"), or sets Inductor's environment.
 WORDS = ("compile", "_dynamo", "_inductor")
 ENVIRONMENT_WORD = ENVIRONMENT_PREFIX
@@ -92,6 +95,17 @@ def compile_findings(source: PythonSource) -> Iterator[Finding]:
             if not isinstance(decorator, ast.Call) and names.resolve(decorator) in COMPILERS:
                 yield Finding(decorator, f"decorates {function.name} with `@{source.code(decorator)}`, whose "
                                          f"default backend, {INDUCTOR}, generates Triton kernels{guard(function)}")
+    for call in index.of(ast.Call):  # getattr(torch, "compile"): the same function, looked up by name
+        key = call.args[1] if dotted(call.func) == "getattr" and len(call.args) >= 2 else None
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            looked_up = f"{names.resolve(call.args[0])}.{key.value}"
+            if looked_up in COMPILERS:
+                yield Finding(call, f"looks up {looked_up} by name (`{source.code(call)}`), whose default backend, "
+                                    f"{INDUCTOR}, generates Triton kernels{guard(call)}")
+    for attribute in index.of(ast.Attribute):  # torch._inductor.config.max_autotune = True
+        if not isinstance(attribute.ctx, ast.Load) and names.resolve(attribute).startswith(INDUCTOR_CONFIG):
+            yield Finding(attribute, f"sets {names.resolve(attribute)}: it configures {INDUCTOR}, torch.compile's "
+                                     f"default backend, which generates Triton kernels{guard(attribute)}")
     references: list[ast.Attribute | ast.Name] = [*index.of(ast.Attribute), *index.of(ast.Name)]
     for reference in references:
         if id(reference) in called or id(reference) in decorators or not isinstance(reference.ctx, ast.Load):

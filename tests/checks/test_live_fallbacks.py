@@ -157,3 +157,30 @@ def test_the_prefix_fallback_after_a_return_is_no_fallback() -> None:
     assert errors_in(RULE, code) == [
         (line, f"forward_prefix calls _forward_prefix_pytorch only where it cannot run "
                f"(it comes after the `return` at line {line - 1})")]
+
+
+def with_helper(helper_body: str, decode_body: str) -> str:
+    """Return the PagedAttention head with a helper method ``_decode_long`` and forward_decode's body after it."""
+    head = PAGED_ATTENTION_HEAD.replace("    @staticmethod\n    def forward_decode(query, seq_lens):\n",
+                                        "    @staticmethod\n    def _decode_long(query):\n"
+                                        + textwrap.indent(textwrap.dedent(helper_body), " " * 8)
+                                        + "\n    @staticmethod\n    def forward_decode(query, seq_lens):\n")
+    return head + textwrap.indent(textwrap.dedent(decode_body), " " * 8)
+
+
+def test_a_helper_method_the_decode_calls_above_the_threshold_reaches_the_fallback() -> None:
+    above = "if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:\n    return PagedAttention._decode_long(query)\nreturn query\n"
+    assert errors_in(RULE, with_helper(f"return {PYTORCH_DECODE}\n", above)) == []
+    # The helper's own call must be able to run, and the helper must be called above the threshold.
+    code = with_helper(f"return query\nreturn {PYTORCH_DECODE}\n", above)
+    assert [message for _, message in errors_in(RULE, code)] == [
+        "forward_decode never calls _forward_decode_pytorch"]
+    code = with_helper(f"return {PYTORCH_DECODE}\n",
+                       "if actual_max < 8192:\n    return PagedAttention._decode_long(query)\nreturn query\n")
+    assert [message.split(",")[0] for _, message in errors_in(RULE, code)] == [
+        "forward_decode calls _forward_decode_pytorch"]
+    # Another object's method of that name is not the helper.
+    code = with_helper(f"return {PYTORCH_DECODE}\n",
+                       "if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:\n    return other._decode_long(query)\n"
+                       "return query\n")
+    assert [message for _, message in errors_in(RULE, code)] == ["forward_decode never calls _forward_decode_pytorch"]

@@ -172,3 +172,24 @@ def test_the_vendors_own_file_passes_and_a_compile_added_to_it_is_found_at_its_l
     line = next(n for n, text in enumerate(data.splitlines(), 1) if "torch.compile" in text)
     found = findings(RULE, data, files={"qwen3_6_scripts/other.py": "y = 2\n"})
     assert [(path, number, severity) for path, number, severity, _ in found] == [(SHIPPED, line, "error")]
+
+
+@pytest.mark.parametrize("code, line, message", [
+    ("import torch._inductor.config as ic\nic.max_autotune = True\n", 2,
+     "sets torch._inductor.config.max_autotune: it configures TorchInductor"),
+    ("from torch._inductor import config\nconfig.freezing = True\n", 2,
+     "sets torch._inductor.config.freezing: it configures TorchInductor"),
+    ("import torch\ntorch._inductor.config.fx_graph_cache = True\n", 2,
+     "sets torch._inductor.config.fx_graph_cache: it configures TorchInductor"),
+    ("import torch\nf = getattr(torch, 'compile')(g)\n", 2, "looks up torch.compile by name"),
+])
+def test_configuring_inductor_or_looking_up_compile_by_name_is_an_error(code: str, line: int, message: str) -> None:
+    found = errors(code)
+    assert len(found) == 1 and found[0][0] == line and found[0][1].startswith(message), found
+
+
+def test_reading_inductor_settings_and_dynamo_s_own_settings_compile_nothing() -> None:
+    # Dynamo only traces; the kernels come from the backend that compile() picks, judged where it is called.
+    assert findings(RULE, "import torch\nprint(torch._inductor.config.max_autotune)\n"
+                          "torch._dynamo.config.suppress_errors = True\ntorch._dynamo.reset()\n"
+                          "@torch._dynamo.disable\ndef f(x):\n    return x\n") == []
