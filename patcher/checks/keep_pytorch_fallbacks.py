@@ -36,7 +36,8 @@ class KeepPytorchFallbacks(FileRule):
 
     ``forward_prefix`` must call ``_forward_prefix_pytorch``; ``forward_decode``
     must call ``_forward_decode_pytorch`` when the length is above the
-    decode threshold (or always). Only a call that can run counts: one under
+    decode threshold (or always), itself or through a method of the class it
+    calls there (one level). Only a call that can run counts: one under
     ``if False:``, after a ``return``, under a module flag that is never
     true or inside a nested function nothing calls is no fallback (see
     ``reachability``).
