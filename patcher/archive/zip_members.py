@@ -22,6 +22,7 @@ from patcher.archive.tree import SourceFile
 from patcher.archive.zip_directory import too_many_members
 from patcher.errors import BadArchive
 
+ZIP_COLLISION_HINT = "re-create the zip with one of them renamed: a macOS or Windows checkout keeps only one"
 _FLAG_ENCRYPTED = 0x1
 _FLAG_PATCHED_DATA = 0x20
 _FLAG_STRONG_ENCRYPTION = 0x40
@@ -100,7 +101,7 @@ def check_members(
         files[name] = SourceFile(name, info.file_size, bool(mode & 0o111))
     if len(dirs) + len(files) < len(infos):
         _raise_duplicate_dir(infos, label)
-    check_collisions(label, files, dirs)
+    check_collisions(label, files, dirs, hint=ZIP_COLLISION_HINT)
     if not files:
         raise BadArchive("the zip holds only folders, no files", where=label)
     return files

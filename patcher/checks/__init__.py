@@ -9,10 +9,11 @@ From the bottom up: each module imports only modules listed before it.
   shared ``ast`` parse per file).
 - ``paged_attention``, ``pip_installs``: what several rules read (``class PagedAttention``,
   the ``pip install`` lines of install scripts and Dockerfile ``RUN``s).
-- ``triton_names``, ``triton_python``, ``triton_imports``, ``triton_installs``: what rule
-  no-triton-kernels reads, by what it reads: the names that say Triton, one Python file,
-  imports of a shipped module that defines a kernel, pip installs of Triton in the
-  Dockerfile and install scripts.
+- ``triton_names``, ``triton_python``, ``torch_compile``, ``triton_imports``, ``triton_installs``:
+  what rule no-triton-kernels reads, by what it reads: the names that say Triton, one Python
+  file, ``torch.compile`` and ``TORCHINDUCTOR_*`` (TorchInductor writes Triton kernels), imports
+  of a shipped module that defines a kernel, pip installs of Triton (requirements files
+  followed) and Inductor's variables in the Dockerfile and install scripts.
 - one module per rule: ``python_3_10``, ``keep_pytorch_fallbacks``, ``v2_needs_fallback``,
   ``v1_length_limit``, ``install_fails_loudly``, ``no_triton_kernels``; ``rules.RULES``
   lists them by id.

@@ -108,9 +108,11 @@ class Invalid:
 class PythonSource:
     """One shipped Python file, decoded and parsed only when a rule asks, once for all rules."""
 
-    def __init__(self, path: str, data: bytes):
+    def __init__(self, path: str, data: bytes, untrusted: frozenset[str] = frozenset()):
         self.path = path
         self.data = data
+        # Module flags something outside the file may assign (see ``Reachability``).
+        self.untrusted = untrusted
         self.newer_syntax: SyntaxError | None = None  # why the 3.10 grammar refused it, if it did
 
     @functools.cached_property
@@ -141,8 +143,8 @@ class PythonSource:
 
     @functools.cached_property
     def reachability(self) -> Reachability:
-        """Say which branches of this file cannot run."""
-        return Reachability(self.index)
+        """Say which code of this file cannot run."""
+        return Reachability(self.index, self.untrusted)
 
     @functools.cached_property
     def _lines(self) -> list[bytes]:

@@ -14,6 +14,7 @@ from .base import BuildContext, FileRule, Invalid, PythonSource, Settings, TreeR
 from .triton_imports import shipped_kernel_imports
 from .triton_installs import triton_installs
 from .triton_names import HANG, TRITON, WORDS
+from .torch_compile import compile_findings
 from .triton_python import findings
 
 
@@ -27,10 +28,14 @@ class NoTritonKernels(FileRule, TreeRule):
     ``triton_flash_attention``, ``triton_decode_attention``) or of a module or
     function whose name says Triton, except ``vllm.triton_utils`` (cache
     management); ``HAS_TRITON = True``; an import of a shipped module whose
-    own source defines a Triton kernel, whatever its name; and an install
-    script that pip-installs a Triton package or wheel. Code that cannot run
-    (see ``reachability``) gets a note instead. ``try/except`` around any of
-    it does not help: a hang cannot be caught.
+    own source defines a Triton kernel, whatever its name; ``torch.compile``
+    (any alias, as a call or a decorator, ``torch._dynamo.optimize``) unless
+    its backend writes no Triton (``torch_compile``), and a ``TORCHINDUCTOR_*``
+    variable set in code, a script or the Dockerfile; and an install step that
+    pip-installs a Triton package or wheel, requirements files followed
+    (``triton_installs``). Code that cannot run (see ``reachability``) gets
+    a note instead. ``try/except`` around any of it does not help: a hang
+    cannot be caught.
     """
 
     ID = "no-triton-kernels"
@@ -66,6 +71,19 @@ def forward_prefix(query):
         return context_attention_fwd(query)
     return PagedAttention._forward_prefix_pytorch(query)
 """, note="`use_triton` is always False here (line 2)"),
+        # A module flag set once and never reassigned, anywhere: the guarded import cannot run.
+        Valid("""\
+USE_TRITON = False  # the Triton prefill hangs the BI-V100
+
+
+class PagedAttention:
+    @staticmethod
+    def forward_prefix(query):
+        if USE_TRITON:
+            from vllm.attention.ops.prefix_prefill import context_attention_fwd
+            return context_attention_fwd(query)
+        return PagedAttention._forward_prefix_pytorch(query)
+""", note="`USE_TRITON` is always False (a module flag set once, at line 1, and never reassigned)"),
         # A stale root copy that imports the kernel does not ship: only the shipped files count.
         Valid("x = 1\n", files={"paged_attn.py": "from vllm.attention.ops.prefix_prefill import "
                                                  "context_attention_fwd\n"}),
@@ -92,6 +110,18 @@ class PagedAttention:
     def _note_triton_off():
         pass
 """),
+        # torch.compile with a backend that writes no Triton kernel, or turned off; other compile()s.
+        Valid("import torch\n\n\n@torch.compile(backend='eager')\ndef gather(x):\n    return x\n\n\n"
+              "decode = torch.compile(model, backend='aot_eager', mode='reduce-overhead')\n"
+              "graphs = torch._dynamo.optimize('cudagraphs')(model)\n"
+              "off = torch.compile(model, disable=True)\n"),
+        Valid("import os\nimport re\n\nPATTERN = re.compile(r'\\d+')\ncode = compile('x + 1', '<expr>', 'eval')\n"
+              "cache = os.environ.get('TORCHINDUCTOR_CACHE_DIR')\n"),
+        # A requirements file the install script reads, without Triton (comments, options, markers, hashes).
+        Valid("# serving extras\n--index-url https://mirror.example/simple\ntransformers==4.57.1 \\\n"
+              "    --hash=sha256:0000\ntritonclient[grpc]>=2.40 ; python_version >= '3.8'\n",
+              path="qwen3_6_scripts/requirements.txt",
+              files={"qwen3_6_scripts/patch_ops.sh": "set -e\npip install -r requirements.txt\n"}),
         # Installing other packages, or the same wheel name for another package, is fine.
         Valid("set -e\npip install transformers==4.57.1 --no-deps\npip install tritonclient\n"
               "pip uninstall -y triton\necho 'do not pip install triton here'\n",
@@ -172,6 +202,27 @@ def forward_decode(query):
     except Exception:
         return None
 """, line=6, found=f"calls decode_fast(...), imported from .paged_attention_v2_triton, under `try:` ({HANG})"),
+        # A module flag that something can set again guards nothing: a function's `global`, another shipped module.
+        Invalid("""\
+USE_TRITON = False
+
+
+def enable_triton():
+    global USE_TRITON
+    USE_TRITON = True
+
+
+def forward_prefix(query):
+    if USE_TRITON:
+        from vllm.attention.ops.prefix_prefill import context_attention_fwd
+        return context_attention_fwd(query)
+""", line=11, found="imports context_attention_fwd from vllm.attention.ops.prefix_prefill, under `if USE_TRITON:`"),
+        Invalid("""\
+USE_TRITON = False
+if USE_TRITON:
+    from vllm.attention.ops.prefix_prefill import context_attention_fwd
+""", files={"qwen3_6_scripts/launch.py": "import paged_attn\npaged_attn.USE_TRITON = True\n"},
+                line=3, found="imports context_attention_fwd from vllm.attention.ops.prefix_prefill, under `if USE_TRITON:`"),
         # Kernels defined and launched in a shipped file, through any alias of triton.
         Invalid("""\
 import triton
@@ -233,6 +284,38 @@ def forward_prefix(query):
         Invalid("import kernels\n",
                 files={"qwen3_6_scripts/kernels.py": "from triton import jit\n@jit\ndef _k(x):\n    pass\n"},
                 line=1, found="which defines the Triton kernel _k"),
+        # torch.compile: TorchInductor, its default backend, generates Triton kernels.
+        Invalid("import torch\nmodel = torch.compile(model)\n", line=2,
+                found="calls torch.compile(...) without a backend: its default, TorchInductor, generates Triton kernels"),
+        Invalid("import torch\n\n\n@torch.compile\ndef gather(x):\n    return x\n", line=4,
+                found="decorates gather with `@torch.compile`, whose default backend, TorchInductor"),
+        Invalid("import torch\n\n\n@torch.compile(dynamic=True)\ndef gather(x):\n    return x\n", line=4,
+                found="calls torch.compile(...) without a backend"),
+        Invalid("import torch\nmodel = torch.compile(model, mode='max-autotune')\n", line=2,
+                found="calls torch.compile(...) without a backend"),
+        Invalid("from torch import compile as jit\nfast = jit(model, backend='inductor')\n", line=2,
+                found="calls torch.compile(..., backend='inductor'): TorchInductor generates Triton kernels"),
+        Invalid("import torch as t\nfast = t.compile(model, backend=current_platform.simple_compile_backend)\n",
+                line=2, found="a backend not known to write no Triton kernels"),
+        Invalid("import torch._dynamo\nfast = torch._dynamo.optimize(nopython=True)(model)\n", line=2,
+                found="calls torch._dynamo.optimize(...) without a backend"),
+        Invalid("import os\nos.environ['TORCHINDUCTOR_MAX_AUTOTUNE'] = '1'\n", line=2,
+                found="sets TORCHINDUCTOR_MAX_AUTOTUNE (`os.environ['TORCHINDUCTOR_MAX_AUTOTUNE']`)"),
+        Invalid("set -e\nexport TORCHINDUCTOR_FX_GRAPH_CACHE=1\n", path="qwen3_6_scripts/patch_ops.sh", line=2,
+                found="sets TORCHINDUCTOR_FX_GRAPH_CACHE for the commands the build runs"),
+        Invalid("FROM base\nENV TORCHINDUCTOR_CACHE_DIR=/tmp/inductor\nWORKDIR /workspace/\n"
+                "COPY ./qwen3_6_scripts /workspace/qwen3_6_scripts\nRUN cd ./qwen3_6_scripts && ./patch_ops.sh\n",
+                path="Dockerfile", line=2, found="sets TORCHINDUCTOR_CACHE_DIR in the image's environment"),
+        # Requirements files: followed from the script's folder, nested -r relative to the file.
+        Invalid("transformers==4.57.1\ntriton==2.1.0  # the other card family's build\n",
+                path="qwen3_6_scripts/requirements.txt",
+                files={"qwen3_6_scripts/patch_ops.sh": "set -e\npip install --no-deps -r requirements.txt\n"},
+                line=2, found="installs Triton (`triton==2.1.0`, read through `pip install -r requirements.txt` "
+                              "at qwen3_6_scripts/patch_ops.sh:2)"),
+        Invalid("pytorch-triton==3.0.0\n", path="qwen3_6_scripts/reqs/gpu.txt",
+                files={"qwen3_6_scripts/patch_ops.sh": "set -e\ncd reqs\npip install --requirement=base.txt\n",
+                       "qwen3_6_scripts/reqs/base.txt": "-r gpu.txt\n"},
+                line=1, found="read through `pip install -r base.txt` at qwen3_6_scripts/patch_ops.sh:3, 2 files deep"),
         # Install scripts that put a Triton build in the image.
         Invalid("set -e\npip install triton==2.1.0\n", path="qwen3_6_scripts/patch_ops.sh",
                 line=2, found="installs Triton (`triton==2.1.0`)"),
@@ -246,11 +329,12 @@ def forward_prefix(query):
     # -- one file ---------------------------------------------------------
 
     def check_file(self, source: PythonSource, settings: Settings) -> Iterator[Violation]:
-        """Yield each Triton kernel definition, launch, import, call and ``HAS_TRITON = True``."""
-        if not source.mentions(*WORDS):
+        """Yield each Triton kernel definition, launch, import, call, ``HAS_TRITON = True`` and ``torch.compile``."""
+        every = [*(findings(source) if source.mentions(*WORDS) else ()), *compile_findings(source)]
+        if not every:
             return
         dead = source.reachability.dead
-        for found in sorted(findings(source), key=lambda f: (source.line(f.node), f.message)):
+        for found in sorted(every, key=lambda f: (source.line(f.node), f.message)):
             why = dead(found.node)
             if why is None:
                 yield settings.violation(source.path, source.line(found.node), found.message)

@@ -26,7 +26,7 @@ class Finding:
     message: str
 
 
-class _Names:
+class Names:
     """What the local names of a module stand for: ``tt`` -> ``triton``, ``caf`` -> ``x.context_attention_fwd``."""
 
     def __init__(self, index: SyntaxIndex, module_of: Mapping[int, str]):
@@ -59,7 +59,7 @@ def written_module(node: ast.ImportFrom) -> str:
     return "." * node.level + (node.module or "")
 
 
-def kernel_decorator(names: _Names, decorator: ast.expr) -> str | None:
+def kernel_decorator(names: Names, decorator: ast.expr) -> str | None:
     """Return ``triton.jit`` etc. when ``decorator`` is one (``@tt.jit``, ``@autotune(...)``), else None."""
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     qualified = names.resolve(target)
@@ -74,7 +74,7 @@ def defined_kernels(source: PythonSource) -> list[tuple[ast.expr, str, str]]:
     if not source.mentions(TRITON):
         return []
     index = source.index
-    names = _Names(index, {id(n): written_module(n) for n in index.of(ast.ImportFrom)})
+    names = Names(index, {id(n): written_module(n) for n in index.of(ast.ImportFrom)})
     found: list[tuple[ast.expr, str, str]] = []
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = [*index.of(ast.FunctionDef),
                                                                *index.of(ast.AsyncFunctionDef)]
@@ -89,7 +89,7 @@ def defined_kernels(source: PythonSource) -> list[tuple[ast.expr, str, str]]:
 def findings(source: PythonSource) -> Iterator[Finding]:
     index = source.index
     module_of = {id(n): written_module(n) for n in index.of(ast.ImportFrom)}
-    names = _Names(index, module_of)
+    names = Names(index, module_of)
     guard = Guard(source)
     kernels: dict[str, str] = {}  # local name -> what it is, for calls: "the Triton kernel context_attention_fwd"
     for decorated, name, decorator in defined_kernels(source):
@@ -150,7 +150,7 @@ def findings(source: PythonSource) -> Iterator[Finding]:
             yield from _switch(annotated, annotated.target, guard)
 
 
-def _call(call: ast.Call, names: _Names, kernels: Mapping[str, str], source: PythonSource,
+def _call(call: ast.Call, names: Names, kernels: Mapping[str, str], source: PythonSource,
           own: set[str]) -> str | None:
     """Return what a call does that this rule flags, or None."""
     func = call.func

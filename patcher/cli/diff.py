@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -16,7 +15,8 @@ from ..errors import PatcherError
 from ..report import ExitCode, Failure, failed_patches, patch_arguments
 from . import reached
 from .errors import handle_errors
-from .options import input_argument, load_patches, patches_option, set_option, verbose_option
+from .options import (color_option, colour_wanted, input_argument, load_patches, patches_option, set_option,
+                      verbose_option)
 
 if TYPE_CHECKING:
     from ..archive import SourceTree
@@ -45,7 +45,7 @@ EPILOG = (
 @click.option("--exit-code", "check", is_flag=True, help="Exit 1 when the diff is not empty.")
 @click.option("--format", "fmt", type=click.Choice(["unified", "json", "markdown"]), default="unified",
               show_default=True, help="unified for patch/git apply, json for machines, markdown for a pull request.")
-@click.option("--color/--no-color", "color", default=None, help="Colour the unified diff (default: only on a terminal).")
+@color_option
 @click.option("--keep-going", is_flag=True,
               help="When patches do not apply, show what the others change, then list the failures "
                    "with the closest code (exit 2).")
@@ -145,15 +145,9 @@ def _show(report: DiffReport, build: Build, fmt: str, show_stat: bool, color: bo
         click.echo(render.stat(report), nl=False)
     else:
         data = render.unified(report)
-        if _colour_wanted(color):
+        if colour_wanted(color, sys.stdout):
             data = render.colour(data)
         # Bytes, not text: CRs and undecodable bytes must reach 'patch' unchanged.
         click.echo(data, nl=False)
     if report.empty:
         click.echo("no changes", err=True)
-
-
-def _colour_wanted(color: bool | None) -> bool:
-    if color is not None:
-        return color
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")

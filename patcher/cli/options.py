@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import IO, TYPE_CHECKING, Any, Callable
 
 import click
 
@@ -28,6 +29,31 @@ set_option = click.option(
     help="Override a patch parameter (repeatable), e.g. --set three-tier-decode.small_max=4096.",
 )
 verbose_option = click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for errors.")
+
+color_option = click.option(
+    "--color/--no-color", "color", default=None,
+    help="Colour the output: --color always, --no-color never; by default only on a terminal, and never "
+         "when NO_COLOR is set to anything but an empty value (no-color.org).",
+)
+
+
+def colour_wanted(choice: bool | None, stream: IO[Any]) -> bool:
+    """Decide whether to colour what goes to ``stream``: one rule for every command that colours.
+
+    ``--color`` / ``--no-color`` decide when given (a flag given for one
+    run outranks the environment, as no-color.org asks). Otherwise a
+    non-empty ``NO_COLOR`` turns colour off, on a terminal too; else colour
+    only on a terminal.
+    """
+    if choice is not None:
+        return choice
+    if os.environ.get("NO_COLOR", ""):
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no such method, or a closed stream
+        return False
+
 
 format_option = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
                              show_default=True, help="Output format on stdout.")

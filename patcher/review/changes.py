@@ -70,13 +70,28 @@ class DiffReport:
         return not self.files
 
     def stat(self) -> tuple[int, int, int]:
-        """Files changed, lines inserted, lines deleted (summed over sections under --per-patch)."""
-        added = removed = 0
+        """Files changed, lines inserted, lines deleted: each file once, from its first content to its last.
+
+        Under ``--per-patch`` a file changed by several patches is in several
+        sections, each patch's change on top of the ones before; the total is
+        the file's whole change (as ``diff --stat`` without ``--per-patch``
+        says), not the sum of the steps, which counts a line again each time
+        a later patch moves or rewrites the lines around it.
+        """
+        first: dict[str, FileChange] = {}
+        last: dict[str, FileChange] = {}
         for item in self.files:
-            plus, minus = item.change.counts()
+            first.setdefault(item.path, item.change)
+            last[item.path] = item.change
+        added = removed = 0
+        for path, change in first.items():
+            final = last[path]
+            whole = change if final is change else FileChange(
+                path, change.before, final.after, change.executable_before, final.executable_after)
+            plus, minus = whole.counts()
             added += plus
             removed += minus
-        return len({item.path for item in self.files}), added, removed
+        return len(first), added, removed
 
     def exit_code(self, check: bool) -> ExitCode:
         """1 for a non-empty diff under ``--exit-code``, else 0."""

@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import ast
 import copy
-import difflib
 import hashlib
 import os
-import re
 import signal
 import threading
 from dataclasses import dataclass, replace
@@ -39,6 +37,7 @@ from ..patchset.model import Patch, PatchSet
 from ..patchset.outcome import FileOutcome, PatchOutcome, Status  # no libcst: a cached run imports none
 from ..report import ExitCode, Reason, Severity, Verdict
 from ..shipping import Installed, MirrorGroup
+from .textdiff import numbered_diff, text_lines
 
 if TYPE_CHECKING:
     from ..archive.tree import SourceTree
@@ -494,7 +493,7 @@ def scope_change(scope: str, old_file: FileOutcome, new_file: FileOutcome) -> Sc
         return ScopeChange(scope, False, "", "missing in OLD and NEW")
     if old is None or new is None:
         which = "OLD" if old is None else "NEW"
-        text = _unified(old or ("", "", 1), new or ("", "", 1), old_file.path, new_file.path, scope)
+        text = _unified(old or ("", "", ()), new or ("", "", ()), old_file.path, new_file.path, scope)
         return ScopeChange(scope, True, text, f"missing in {which}")
     if old[0] == new[0]:
         return ScopeChange(scope, False, "")
@@ -512,25 +511,26 @@ def _module(source: bytes) -> tuple[str, ast.Module] | None:
         return None
 
 
-def _scope_source(module: tuple[str, ast.Module], scope: str) -> tuple[str, str, int] | None:
-    """Return (ast dump, LF source text, first line) of ``scope``, or None if missing."""
+def _scope_source(module: tuple[str, ast.Module], scope: str) -> tuple[str, str, tuple[int, ...]] | None:
+    """Return (ast dump, LF source text, the file's number of each of its lines) of ``scope``, or None if missing."""
     text, tree = module
     node: ast.AST | None = tree
     for part in filter(None, scope.split(".")):
         node = _definition(node, part) if node is not None else None
     if node is None:
         return None
-    lines = text.splitlines(keepends=True)
+    lines = text_lines(text)  # as ast numbers them (str.splitlines also breaks at form feeds)
     if node is tree:
         return _own(tree, lines, 1, len(lines))
     assert isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
     first = _first_line(node)
     if isinstance(node, ast.ClassDef):
         return _own(node, lines, first, node.end_lineno or first)
-    return ast.dump(node), "".join(lines[first - 1 : node.end_lineno]), first
+    last = node.end_lineno or first
+    return ast.dump(node), "".join(lines[first - 1 : last]), tuple(range(first, last + 1))
 
 
-def _own(node: ast.Module | ast.ClassDef, lines: list[str], first: int, last: int) -> tuple[str, str, int]:
+def _own(node: ast.Module | ast.ClassDef, lines: list[str], first: int, last: int) -> tuple[str, str, tuple[int, ...]]:
     """Reduce a module or class to its own code: methods and nested classes by signature only.
 
     Each method is a scope of its own: a patch that relies on one names it
@@ -551,7 +551,7 @@ def _own(node: ast.Module | ast.ClassDef, lines: list[str], first: int, last: in
             body.append(statement)
     shell = copy.copy(node)
     shell.body = body
-    return ast.dump(shell), "".join(lines[n - 1] for n in kept), first
+    return ast.dump(shell), "".join(lines[n - 1] for n in kept), tuple(kept)
 
 
 def _first_line(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> int:
@@ -573,18 +573,11 @@ def _definition(node: ast.AST, name: str) -> ast.AST | None:
     return None
 
 
-def _unified(old: tuple[str, str, int], new: tuple[str, str, int], old_path: str, new_path: str, scope: str) -> str:
-    lines = difflib.unified_diff(old[1].splitlines(keepends=True), new[1].splitlines(keepends=True),
-                                 f"a/{old_path} ({scope})", f"b/{new_path} ({scope})")
-    out = []
-    for line in lines:
-        # Hunk headers in the file's own line numbers, not the scope's.
-        hunk = re.match(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", line)
-        if hunk:
-            line = (f"@@ -{int(hunk.group(1)) + old[2] - 1}{hunk.group(2) or ''} "
-                    f"+{int(hunk.group(3)) + new[2] - 1}{hunk.group(4) or ''} @@\n")
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
+def _unified(old: tuple[str, str, tuple[int, ...]], new: tuple[str, str, tuple[int, ...]], old_path: str,
+             new_path: str, scope: str) -> str:
+    # Hunk headers in each file's own line numbers, not the scope's; a class's skipped method bodies split hunks.
+    return numbered_diff(text_lines(old[1]), list(old[2]), text_lines(new[1]), list(new[2]),
+                         f"a/{old_path} ({scope})", f"b/{new_path} ({scope})")
 
 
 # --------------------------------------------------------------------------- around the patches

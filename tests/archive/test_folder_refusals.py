@@ -55,7 +55,8 @@ FOLDER_REFUSALS = {
              "'qwen3_6_scripts/pipe' is not a regular file or folder (a device, fifo or socket)"),
     "case": (lambda s: (s / "Paged_Attn.py").write_bytes(b"x"),
              "members 'qwen3_6_scripts/Paged_Attn.py' and 'qwen3_6_scripts/paged_attn.py' differ only in"
-             " letter case and would collide on case-insensitive file systems"),
+             " letter case and would collide on case-insensitive file systems"
+             " (rename one of them: a macOS or Windows checkout keeps only one)"),
     "control": (lambda s: (s / "a\x01b").write_bytes(b"x"),
                 "file 'qwen3_6_scripts/a\\x01b' has a control character in its name"),
     "not-utf8": (lambda s: os.close(os.open(os.fsencode(s) + b"/caf\xe9", os.O_CREAT | os.O_WRONLY)),

@@ -69,7 +69,8 @@ MESSAGES = {
     " but its name has no trailing slash",
     "duplicate.zip": "member 'vendor-demo/scripts/run.sh' appears twice",
     "case_collision.zip": "members 'vendor-demo/scripts/RUN.sh' and 'vendor-demo/scripts/run.sh'"
-    " differ only in letter case and would collide on case-insensitive file systems",
+    " differ only in letter case and would collide on case-insensitive file systems"
+    " (re-create the zip with one of them renamed: a macOS or Windows checkout keeps only one)",
     "file_and_folder.zip": "member 'vendor-demo/scripts/run.sh' is both a file and a folder",
     "encrypted.zip": "member 'vendor-demo/scripts/run.sh' is encrypted; encrypted zips are not"
     " supported (re-create the zip without a password)",

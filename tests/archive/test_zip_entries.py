@@ -40,6 +40,7 @@ def test_an_empty_folder_entry_differing_in_case_from_a_folder_is_a_clash(tmp_pa
     assert str(caught.value) == (
         "v.zip: members 'vendor-demo/Scripts' and 'vendor-demo/scripts' differ only in letter case"
         " and would collide on case-insensitive file systems"
+        " (re-create the zip with one of them renamed: a macOS or Windows checkout keeps only one)"
     )
 
 

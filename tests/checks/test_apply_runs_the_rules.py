@@ -30,8 +30,9 @@ def test_apply_refuses_triton_import_reenabled_under_has_triton(cli, vendor_copy
         "vllm.attention.ops.prefix_prefill, under `if HAS_TRITON:` (why: the BI-V100 runtime does not support "
         "the PTX that Triton compiles: the Triton context_attention_fwd kernel hangs the card permanently (no "
         "error, no timeout; only a host reboot brings it back), and so does installing the other card family's "
-        "Triton build; a hang cannot be caught by try/except, so no Triton kernel may be defined, imported, "
-        "called or installed in what ships)"
+        "Triton build, or any kernel torch.compile writes with its default backend, TorchInductor (Triton code for "
+        "the GPU); a hang cannot be caught by try/except, so no Triton kernel may be defined, imported, called, "
+        "compiled or installed in what ships)"
     ]
 
 

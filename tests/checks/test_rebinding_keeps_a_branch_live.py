@@ -20,10 +20,10 @@ ALWAYS_TRUE = "`use_v1` is always True here (line 2)"
 
 
 @pytest.mark.parametrize("code", [
-    # Not a literal; a parameter; a module-level name (other modules can set it).
+    # Not a literal; a parameter; a module-level name that a function rebinds (see test_module_flags.py).
     "def f(n):\n    use_v1 = n < 8192\n    if use_v1:\n        pass\n    else:\n        target()\n",
     "def f(use_v1=True):\n    if not use_v1:\n        target()\n",
-    "use_v1 = True\nif not use_v1:\n    target()\n",
+    "use_v1 = True\ndef g():\n    global use_v1\n    use_v1 = False\nif not use_v1:\n    target()\n",
     "class A:\n    use_v1 = True\n    if not use_v1:\n        target()\n",
     # A reassignment on some path in between, of any kind.
     "def f(n):\n    use_v1 = True\n    if n:\n        use_v1 = False\n    if not use_v1:\n        target()\n",
