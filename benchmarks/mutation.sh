@@ -4,7 +4,7 @@
 # on a 2-core machine one package takes from minutes to an hour.
 #
 #   pip install -e '.[mutation]'
-#   benchmarks/mutation.sh [PACKAGE ...]     default: transforms patchset archive
+#   benchmarks/mutation.sh [PACKAGE ...]     default: transforms patchset archive; core is patcher/*.py
 #   benchmarks/mutation.sh checks/triton_python.py   one module of a package
 #
 # A PACKAGE/FILE.py argument mutates that module only, against its
@@ -32,12 +32,13 @@ tests_for() {
     # plus the few elsewhere that exercise it through another unit.
     case $1 in
         transforms|shipping|review|cli|authoring|numerics) echo "tests/$1" ;;
+        core)       echo tests/test_*.py tests/cli tests/end_to_end ;;  # patcher/*.py: the modules above the packages
         patchset)   echo tests/patchset tests/transforms ;;
         checks)     echo tests/checks tests/authoring/test_rule_examples.py ;;
         archive)    echo tests/archive tests/test_pipeline_read_ahead.py \
                          --deselect tests/archive/test_output_determinism.py::test_same_inputs_give_same_bytes_whatever_the_zone_umask_locale_or_cwd \
                          --deselect tests/archive/test_output_determinism.py::test_source_date_epoch_sets_the_time ;;
-        *) echo "unknown package: $1 (transforms, patchset, archive, checks, shipping, review, cli, authoring or numerics)" >&2; return 2 ;;
+        *) echo "unknown package: $1 (transforms, patchset, archive, checks, shipping, review, cli, authoring, numerics or core)" >&2; return 2 ;;
     esac
 }
 
@@ -47,9 +48,11 @@ for target in "${packages[@]}"; do
     package=${target%%/*}
     tests=${MUTATION_TESTS:-$(tests_for "$package")}
     only="patcher/$package/*"
+    [ "$package" = core ] && only="patcher/*.py"
     name=$package
     if [ "$target" != "$package" ]; then
         only="patcher/$target"
+        [ "$package" = core ] && only="patcher/${target#core/}"
         name=$package.$(basename "$target" .py)
     fi
     work=$(mktemp -d "${TMPDIR:-/tmp}/patcher-mutation-$name.XXXXXX")
