@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -55,6 +56,7 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     policy = load_policy_for(patch_set.directory)
     allowed = parse_allowed(allow, reasons, policy)
     output = output or Path("build") / f"{_stem(source)}.tar.gz"
+    _check_apart(source, output)
     if record_git is not None:
         history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
@@ -80,7 +82,24 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
             click.echo(f"recorded {len(commits)} commits in {record_git}", err=True)
     report = ApplyReport(result, str(output), sha, checks, str(source))
     _print(report)
+    if result.record_note:
+        click.echo(f"note: {source}: {result.record_note}", err=True)
     click.echo(str(output))
+
+
+def _check_apart(source: Path, output: Path) -> None:
+    """Refuse an OUTPUT that is the input, or lies inside the input folder: the input is never modified."""
+    from ..errors import OutputError
+
+    given, dest = source.resolve(), output.resolve()
+    if dest == given or (source.is_dir() and given in dest.parents):
+        where = "the input itself" if dest == given else "inside the input folder"
+        if dest == given:
+            outside = output.with_name(f"{_stem(output)}-2{output.name[len(_stem(output)):]}")
+        else:  # beside the input folder
+            outside = Path(os.path.relpath(given.parent / output.name))
+        raise OutputError(f"is {where}, which apply never modifies", where=str(output),
+                          hint=f"write elsewhere, e.g. -o {outside}")
 
 
 def _print(report: ApplyReport) -> None:
