@@ -70,17 +70,22 @@ def verify_sync_command(source: Path, show_diff: bool, fmt: str, config: Path | 
 def _apply_outlook(tree: SourceTree, source: Path, patches_dir: Path | None) -> ApplyOutlook:
     """Run what apply would run on this input (nothing written): would it write, and re-sync which copies?"""
     from ..errors import PatcherError
-    from ..pipeline import build, check, check_input
+    from ..pipeline import build, check, check_input, rules_ahead
     from ..report import ApplyReport, patch_arguments
     from ..review.sync import ApplyOutlook
+    from ..shipping import plan_shipping
 
     given = " ".join(shlex.quote(a) for a in (str(source), *patch_arguments(patches_dir, ())))
     command = f"patcher apply {given}"
     try:
         patch_set = load_patches(patches_dir, (), lazy=True)
-        result = build(tree, patch_set)
         policy = load_policy_for(patch_set.directory)
-        checks = check_input(result, policy) if result.failed else check(result, policy)
+        plan = plan_shipping(tree)
+        # As apply runs it: the file rules judge the files beside this process while it patches.
+        with rules_ahead(tree, plan, policy) as ahead:
+            result = build(tree, patch_set, plan)
+            early = ahead.results()
+            checks = check_input(result, policy, early) if result.failed else check(result, policy, early)
     except PatcherError as error:  # the patch set does not load, the build does not say what ships, ...
         return ApplyOutlook(command, False, frozenset(), f"it stops: {error}")
     synced = frozenset(m.path for m in result.mirrors)
