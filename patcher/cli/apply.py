@@ -42,7 +42,10 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
                   allow: tuple[str, ...], reasons: tuple[str, ...], verbose: bool) -> None:
     """Patch the copy of each target the image ships, sync its mirrors, and pack the context.
 
-    The report goes to stderr; the output path is printed on stdout.
+    VENDOR is a vendor zip, a folder, or any output of apply (.tar.gz, .tar,
+    .zip, folder): run on its own output, apply finds every patch already
+    applied and writes the same tree. The report goes to stderr; the output
+    path is printed on stdout.
     """
     from ..archive import open_source
     from ..manifest import render_manifest
