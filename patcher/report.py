@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
+    from .patchset.model import Patch
+    from .patchset.outcome import FileOutcome
     from .records import Diagnostic
     from .checks import CheckResult, Violation
     from .pipeline import Build
@@ -148,8 +150,10 @@ class ApplyReport:
 
     @property
     def counts(self) -> Counter[str]:
-        """How many patches ended in each status."""
-        return Counter(o.status.value for f in self.build.files for o in f.outcomes)
+        """How many patches ended in each status; every patch on a target that does not parse failed."""
+        counts = Counter(o.status.value for f in self.build.files for o in f.outcomes)
+        counts["failed"] += sum(len(patches) for patches in unparsed_patches(self.build).values())
+        return counts
 
     @property
     def verdict(self) -> Verdict:
@@ -172,16 +176,14 @@ class ApplyReport:
         """2 when anything failed or a safety rule error stands, else 0 (see ``Verdict``)."""
         return self.verdict.exit_code
 
-    @property
-    def _unparsed(self) -> int:
-        return sum(1 for f in self.build.files if f.parse_error)
-
     def errors(self) -> list[str]:
         """One actionable line per failure."""
         lines = []
         for outcome in self.build.files:
             if outcome.parse_error:
-                lines.append(f"{outcome.path}: does not parse: {outcome.parse_error}")
+                # Decoding and line-ending errors say what to do already; a syntax error does not.
+                hint = f" ({unparsed_hint(self.input_name)})" if "parse" in outcome.parse_error else ""
+                lines.append(f"{outcome.path}: does not parse: {outcome.parse_error}{hint}")
             for result in outcome.outcomes:
                 if result.status.value == "failed":
                     lines.append(f"{outcome.path}: patch {result.patch.id}: {result.message} "
@@ -193,10 +195,13 @@ class ApplyReport:
     def lines(self) -> list[str]:
         """The human report, for stderr."""
         out = []
+        unparsed = unparsed_patches(self.build)
         for outcome in self.build.files:
             out.append(f"{outcome.path}")
             for result in outcome.outcomes:
                 out.append(f"  {result.status.value:<16} {result.patch.id:<22} {result.patch.summary}")
+            for patch in unparsed.get(outcome.path, ()):
+                out.append(f"  {'failed':<16} {patch.id:<22} (not run: {_why_unpatchable(outcome)})")
         for mirror in () if self.build.failed else self.build.mirrors:
             if mirror.differed:
                 how = "differed only in line endings" if mirror.line_endings_only else "differed"
@@ -223,7 +228,7 @@ class ApplyReport:
             out.append(f"wrote {self.output}")
             out.append(f"sha256 {self.sha256}")
         elif self.build.failed and self.checks is not None and self.checks.errors:
-            out.append(f"nothing written: {counts['failed'] + self._unparsed} patch failure(s) and "
+            out.append(f"nothing written: {counts['failed']} patch failure(s) and "
                        f"{len(self.checks.errors)} safety rule error(s) in the input as it is")
         elif self.checks is not None and self.checks.errors:
             out.append(f"nothing written: {len(self.checks.errors)} safety rule error(s) "
@@ -231,6 +236,30 @@ class ApplyReport:
         elif self.build.failed:
             out.append("nothing written")
         return out
+
+
+def unparsed_patches(build: "Build") -> dict[str, tuple["Patch", ...]]:
+    """The patches of each target that does not parse (so none of them could run), by shipped path."""
+    return {path: build.patch_set.for_target(target) for target, path in build.targets.items()
+            if any(f.path == path and f.parse_error for f in build.files)}
+
+
+def unparsed_hint(input_name: str | None) -> str:
+    """Say what to do about a target that does not parse: a command that shows it, on that very input."""
+    return (f"the drop itself is broken there: fix that line or ask the vendor for another drop; "
+            f"'patcher check {_quote(input_name or 'VENDOR')}' lists every shipped file that does not parse")
+
+
+def _why_unpatchable(outcome: "FileOutcome") -> str:
+    """Say in a few words why no patch ran on a file, with the line when the error names one."""
+    import re
+
+    error = outcome.parse_error or ""
+    what = ("the file cannot be decoded" if error.startswith("cannot be decoded") else
+            "the file would not round-trip byte for byte" if error.startswith("would not round-trip") else
+            "the file does not parse")
+    found = re.search(r"\bline \d+", error)
+    return f"{what}, {found.group()}" if found else what
 
 
 @dataclass(frozen=True)

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
-import tarfile
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
 from ..archive import open_source
 from ..archive.tree import SourceTree
-from ..errors import BadArchive, PatcherError, ShippingError
+from ..errors import PatcherError, ShippingError
 from ..manifest_file import MANIFEST
 from ..shipping import plan_shipping
 from .policy import Policy
 from .runner import CheckResult, FileRulesAhead, Pending, check_tree, last_half, read_shipped_python, run_rules
-
-TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
 
 
 def check_path(
@@ -44,13 +39,7 @@ def check_path(
 @contextmanager
 def open_tree(path: Path) -> Iterator[SourceTree]:
     """Open a vendor zip or folder, or a build context tar that apply wrote, as a tree."""
-    if path.is_file() and path.name.endswith(TAR_SUFFIXES):
-        with tempfile.TemporaryDirectory(prefix="patcher-") as folder:
-            _unpack_tar(path, Path(folder))
-            with open_source(Path(folder)) as tree:
-                yield tree
-        return
-    with open_source(path) as tree:
+    with open_source(path) as tree:  # a tar is read in place, like a zip (archive.tar_source)
         yield tree
 
 
@@ -82,16 +71,3 @@ def manifest_overrides(tree: SourceTree) -> tuple[tuple[str, str], ...]:
     except (ValueError, AttributeError, KeyError, TypeError):
         raise PatcherError("allowed_rules is unreadable", where=MANIFEST,
                            hint="was the manifest edited by hand? re-run 'patcher apply'") from None
-
-
-def _unpack_tar(path: Path, folder: Path) -> None:
-    # A build context that apply wrote: plain files and folders. The "data"
-    # filter refuses links out of the folder, devices and absolute names.
-    if not hasattr(tarfile, "data_filter"):
-        raise PatcherError(f"checking a tar needs Python 3.10.12 or later (this is {sys.version.split()[0]})",
-                           where=str(path), hint="unpack it and check the folder")
-    try:
-        with tarfile.open(path) as archive:
-            archive.extractall(folder, filter="data")
-    except (tarfile.TarError, OSError, EOFError) as error:
-        raise BadArchive(f"not a readable tar: {error}", where=str(path)) from None

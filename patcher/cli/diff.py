@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import PatcherError
-from ..report import ExitCode, Failure, failed_patches, patch_arguments
+from ..report import ApplyReport, ExitCode, Failure, failed_patches, patch_arguments
 from . import reached
 from .errors import handle_errors
 from .options import (color_option, colour_wanted, input_argument, load_patches, patches_option, set_option,
@@ -90,7 +90,7 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
         reached(code)
         _show(report, builds[-1], fmt, show_stat, color, failures, rules)
     if failures:
-        _report_failures(failures, rules)
+        _report_failures(failures, rules, sum(ApplyReport(b).counts["failed"] for b in builds))
     sys.exit(int(code))
 
 
@@ -116,7 +116,7 @@ def _input_rules(result: Build, patch_set: PatchSet) -> CheckResult:
     return check_input(result, load_policy_for(patch_set.directory))
 
 
-def _report_failures(failures: list[Failure], rules: CheckResult | None) -> None:
+def _report_failures(failures: list[Failure], rules: CheckResult | None, failed: int) -> None:
     from ..report import violation_line
 
     for failure in failures:
@@ -124,8 +124,12 @@ def _report_failures(failures: list[Failure], rules: CheckResult | None) -> None
     if rules is not None:
         for violation in rules.errors:
             click.echo(f"error: {violation_line(violation, rules)}", err=True)
-    click.echo(f"{len(failures)} patch(es) did not apply; the diff above leaves them out "
-               "(update each one to the code named as closest)", err=True)
+    # Every patch on a target that does not parse failed too: no code was there to name as closest.
+    unparsed = sum(f.patch is None for f in failures)
+    todo = [f"fix the line named above in the {unparsed} target(s) that do not parse"] if unparsed else []
+    if any(f.patch for f in failures):
+        todo.append(f"update each {'other ' if unparsed else ''}one to the code named as closest")
+    click.echo(f"{failed} patch(es) did not apply; the diff above leaves them out ({'; '.join(todo)})", err=True)
 
 
 def _show(report: DiffReport, build: Build, fmt: str, show_stat: bool, color: bool | None,

@@ -13,7 +13,7 @@ from libcst._nodes.internal import CodegenState  # what Module.code generates wi
 from ..linediff import opcodes as line_opcodes
 from ..records import Diagnostic, StepPrint
 from ..transforms.base import ConfigError, Operation, StepFailed
-from ..transforms.closest import close_scopes, find_closest
+from ..transforms.closest import close_scopes, find_closest, step_patterns
 from ..transforms.fingerprint import step_print
 from ..transforms.pattern import Pattern, contains, describe_syntax_error, find_statements
 from ..transforms.scope import ScopeNotFound, find_scope
@@ -323,7 +323,11 @@ def _why_not_parsed(source: bytes, where: str) -> str:
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     try:
         ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError) as error:
+        if isinstance(error, SyntaxError) and error.lineno:
+            # Python names the line the image's interpreter stops at (and
+            # python-3.10 reports); libcst's can be the one after it.
+            where = f"line {error.lineno}: {error.msg}"
         return f"{where}; it does not parse under Python {version} either (Python 2 code, or a broken file?)"
     return f"{where}; it parses under Python {version} but not for libcst (newer syntax?)"
 
@@ -392,17 +396,14 @@ def _scope_missing(patch: Patch, module: cst.Module, scope: str, detail: str, st
 
 def _step_diagnostic(number: int, step: Operation, original: cst.Module, current: cst.Module,
                      scope: str) -> Diagnostic | None:
-    """Say where a step's pattern came closest, in the lines of the file as it was read."""
-    pattern = next((p for p in (getattr(step, "pattern", None), getattr(step, "anchor", None))
-                    if isinstance(p, Pattern)), None)
-    if pattern is None:
-        return None
+    """Say where the step's first pattern that finds nothing came closest, in the lines of the file as it was read."""
     node = find_scope(current, scope)
-    if find_statements(pattern, node):
-        return None  # it matched, only not as often as the step expects
-    # Earlier steps of the patch may have moved lines: report the input's.
-    return Diagnostic("step", scope, str(pattern), step=number,
-                      closest=find_closest(pattern, current, node, original))
+    for pattern in step_patterns(step):
+        if not find_statements(pattern, node):
+            # Earlier steps of the patch may have moved lines: report the input's.
+            return Diagnostic("step", scope, str(pattern), step=number,
+                              closest=find_closest(pattern, current, node, original))
+    return None  # each matched, only not as often as the step expects (the message says how often)
 
 
 def _has_scope(module: cst.Module, scope: str) -> bool:

@@ -101,6 +101,16 @@ class GroupCheck:
 
 
 @dataclass(frozen=True)
+class ApplyOutlook:
+    """What ``patcher apply`` would do on the same input, for the hint: write (and re-sync which copies), or why not."""
+
+    command: str  # the command line, on the very input: "patcher apply drops/x.zip"
+    writes: bool
+    synced: frozenset[str] = frozenset()  # the stale copies apply makes identical to their shipped file
+    why: str = ""  # when it would not write: what it would say, and where to look
+
+
+@dataclass(frozen=True)
 class SyncReport:
     """Every mirror group of a tree and whether it is in sync."""
 
@@ -118,8 +128,8 @@ class SyncReport:
         """1 when any copy drifted (line endings included), else 0."""
         return ExitCode.DIFFERENCE if self.drifted else ExitCode.OK
 
-    def summary(self) -> str:
-        """The closing line, for stderr."""
+    def summary(self, apply: ApplyOutlook | None = None) -> str:
+        """The closing line, for stderr; ``apply`` is what apply would do on this input, for the hint."""
         if not self.groups:
             return "no mirror groups: no shipped file has a stale copy in this tree"
         uncertain = sum(1 for g in self.groups if g.unread)
@@ -129,7 +139,22 @@ class SyncReport:
             return ("the mirror group is in sync" if len(self.groups) == 1
                     else f"all {len(self.groups)} mirror groups in sync") + caveat
         return (f"{len(self.drifted)} of {_plural(len(self.groups), 'mirror group')} drifted: "
-                "'patcher apply' re-syncs them, or copy the shipped file over each stale copy") + caveat
+                f"{self._remedy(apply)}") + caveat
+
+    def _remedy(self, apply: ApplyOutlook | None) -> str:
+        """Name apply only where it would re-sync, on this very input; else say why it would not."""
+        by_hand = "copy the shipped file over each stale copy"
+        if apply is None:
+            return by_hand
+        if not apply.writes:
+            return f"'{apply.command}' would write nothing ({apply.why}); {by_hand}"
+        stale = [c.path for g in self.drifted for c in g.drifted]
+        ours = [path for path in stale if path in apply.synced]
+        if not ours:
+            return by_hand  # copies only patcher.toml declares: apply does not touch them
+        if len(ours) < len(stale):
+            return f"'{apply.command}' re-syncs {len(ours)} of them; {by_hand.replace('each', 'each other')}"
+        return f"'{apply.command}' re-syncs them, or {by_hand}"
 
     def to_json(self, diffs: bool = False) -> dict[str, Any]:
         """The report as plain data."""

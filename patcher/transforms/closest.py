@@ -58,7 +58,7 @@ def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
             if best is not None and (0, -matched) > best[:2]:
                 continue
             code = body[stop] if stop < len(body) else None
-            tokens, unlike = _difference(patterns[matched], code)
+            tokens, unlike = _closeness(patterns[matched], code)
             # The same kind of statement (an assignment for an assignment) beats a shorter other one.
             ours = int(line_of(body[start], positions[body[start]][0])[1])
             candidate = (ours, -matched, int(_kind(patterns[matched]) != _kind(code)), tokens, unlike,
@@ -79,6 +79,22 @@ def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
                    "" if code_at is None else one_line(code_at), matched, tokens, ", ".join(path))
 
 
+def step_patterns(step: object) -> list[Pattern]:
+    """The statement patterns a step looks for, in the order it looks: its pattern or anchor, then any others.
+
+    reuse-buffers also looks for each temporary's assignment
+    (``m_blk = $S.amax(dim=-1)``): when that is what finds nothing, that is
+    the pattern whose closest code a failure names.
+    """
+    found = [p for p in (getattr(step, "pattern", None), getattr(step, "anchor", None)) if isinstance(p, Pattern)]
+    for buffer in getattr(step, "buffers", ()):
+        assignment = cst.SimpleStatementLine(body=[cst.Assign(
+            targets=[cst.AssignTarget(cst.Name(buffer.temporary))], value=buffer.compute)])
+        text = f"{buffer.temporary} = {decode_metavariables(cst.Module([]).code_for_node(buffer.compute))}"
+        found.append(Pattern(source=text, statements=(assignment,)))
+    return found
+
+
 def _descend(pattern: cst.CSTNode, code: cst.CSTNode | None
              ) -> tuple[tuple[str, ...], cst.CSTNode | None, cst.CSTNode | None]:
     """Find where inside two compound statements of the same kind they part (their headers may agree).
@@ -88,6 +104,8 @@ def _descend(pattern: cst.CSTNode, code: cst.CSTNode | None
     """
     if code is None or type(pattern) is not type(code) or not isinstance(pattern, cst.BaseCompoundStatement):
         return (), pattern, code
+    if _tokens_apart(_header(pattern), _header(code)):
+        return (), pattern, code  # the header differs: that is where they part, whatever the blocks hold
     theirs, ours = _suites(pattern), _suites(code)
     if [label for label, _ in theirs] != [label for label, _ in ours]:
         return (), pattern, code  # an else or a handler more or less: the statement as a whole differs
@@ -100,7 +118,7 @@ def _descend(pattern: cst.CSTNode, code: cst.CSTNode | None
             # More code than pattern; a trailing `$...X` would have taken it (a
             # run in a body may stop anywhere, a whole block may not).
             return (f"{label}, statement {stop + 1}",), None, found[stop]
-    return (), pattern, code  # the blocks agree: the header differs
+    return (), pattern, code  # the blocks agree (what differs is a metavariable's reach)
 
 
 def _suites(node: cst.CSTNode) -> list[tuple[str, list[cst.BaseStatement]]]:
@@ -271,6 +289,49 @@ def _difference(pattern: cst.CSTNode, code: cst.CSTNode | None) -> tuple[int, fl
     return differ, 1.0 - (2.0 * same / total if total else 1.0)
 
 
+def _closeness(pattern: cst.CSTNode, code: cst.CSTNode | None) -> tuple[int, float]:
+    """Rank CODE against a pattern statement: differing tokens, then how unlike the texts are.
+
+    Two compound statements of one kind are compared header to header and
+    block to block, a metavariable standing for whatever code it faces: a
+    loop whose header lost an argument but whose body holds all the pattern
+    asks for is closer than one with a look-alike header and none of it.
+    """
+    difference = _difference(pattern, code)
+    if code is None or type(pattern) is not type(code) or not isinstance(pattern, cst.BaseCompoundStatement):
+        return difference
+    theirs, ours = _suites(pattern), _suites(code)
+    if [label for label, _ in theirs] != [label for label, _ in ours]:
+        return difference  # an else or a handler more or less: compared whole
+    tokens = _tokens_apart(_header(pattern), _header(code))
+    for (_, wanted), (_, found) in zip(theirs, ours):
+        tokens += _tokens_apart("\n".join(map(_full, wanted)), "\n".join(map(_full, found)))
+    return tokens, difference[1]
+
+
+def _header(node: cst.CSTNode) -> str:
+    """A compound statement without its blocks (decorators and ``for ... :`` lines), as ``ast.unparse`` writes it."""
+    text = _full(node)
+    try:
+        statement = ast.parse(text).body[0]
+    except (SyntaxError, IndexError):
+        return text.split("\n", 1)[0]
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        if isinstance(getattr(statement, field, None), list):
+            setattr(statement, field, [])
+    return ast.unparse(statement)
+
+
+def _tokens_apart(pattern_text: str, code_text: str) -> int:
+    """Count the tokens two texts differ by, where a metavariable of the pattern stands for any code."""
+    theirs, ours = _TOKEN.findall(pattern_text), _TOKEN.findall(code_text)
+    apart = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, theirs, ours, autojunk=False).get_opcodes():
+        if tag != "equal" and not all(t.startswith("__pv") for t in theirs[i1:i2]) or tag == "insert":
+            apart += max(i2 - i1, j2 - j1)
+    return apart
+
+
 def _kind(node: cst.CSTNode | None) -> type | None:
     if isinstance(node, cst.SimpleStatementLine) and node.body:
         return type(node.body[0])
@@ -286,7 +347,9 @@ def _full(node: cst.CSTNode) -> str:
 
 
 def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    if isinstance(scope, (cst.Module, cst.IndentedBlock)):
+    # A one-line suite (`def f(x): return g(x)`) is a block too: its statements
+    # are candidates, so a scope that holds any statement names one.
+    if isinstance(scope, (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)):
         yield scope
     if not may_hold_blocks(scope):
         return

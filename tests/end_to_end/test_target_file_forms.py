@@ -56,7 +56,7 @@ def test_latin1_target_with_coding_line(cli, vendor_copy, make_zip) -> None:  # 
     [
         (b"s = '\xe9'\n", "cannot be decoded: invalid or missing encoding declaration"),
         (b"a = 1\nb = 2\nc = 3\ns = '\xe9'\n", "cannot be decoded: line 4: not utf-8"),
-        (b"print 'hello'\n", "line 1, column 13: expected one of"),
+        (b"print 'hello'\n", "line 1: Missing parentheses in call to 'print'"),
         (b"x = 1\r\ny = 2\nz = 3\r", "would not round-trip byte for byte (lone CR line endings?)"),
     ],
     ids=["not-utf8", "not-utf8-further-down", "python2", "lone-cr"],
@@ -73,7 +73,7 @@ def test_unpatchable_target_is_one_clear_error(cli, vendor_copy, make_zip, conte
 
 def test_python2_target_says_python3_cannot_parse_it_either(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
     result = _apply_variant(cli, vendor_copy, make_zip, b"x = 1\nprint 'hello'\n")
-    assert "line 2, column 13" in result.stderr
+    assert "line 2: Missing parentheses in call to 'print'" in result.stderr
     assert "it does not parse under Python 3." in result.stderr
 
 

@@ -23,7 +23,7 @@ PY = f"{sys.version_info.major}.{sys.version_info.minor}"
          " (not UTF-8 and no '# -*- coding: ... -*-' line)"),
         (b"a = 1\nb = 2\nc = 3\ns = '\xe9'\n", "cannot be decoded: line 4: not utf-8"
          " (declare the encoding with a '# -*- coding: ... -*-' line)"),
-        (b"def broken(:\n", "line 2, column 0: expected one of ), *, **, NAME;"
+        (b"def broken(:\n", "line 1: invalid syntax;"
          f" it does not parse under Python {PY} either (Python 2 code, or a broken file?)"),
         (b"x = 1\r\ny = 2\nz = 3\r", "would not round-trip byte for byte (lone CR line endings?);"
          " convert it to LF or CRLF line endings first"),
