@@ -46,6 +46,10 @@ ESCAPES = [
     "{% for c in ''.__class__.__mro__[1].__subclasses__() %}{% if c.__name__ == 'Popen' %}"
     "{{ c(['touch', 'MARKER']) }}{% endif %}{% endfor %}",
     "{{ '{0.__class__.__mro__[1].__subclasses__}'.format('') }}",
+    # str.format kept for later (CVE-2024-56326) or reached through |attr (CVE-2025-27516):
+    "{% set f = '{0.__init__.__globals__[os].system}'.format %}{{ f(cycler) }}",
+    "{% set f = '{0.__init__.__globals__[os].system}'|attr('format') %}{{ f(cycler) }}",
+    "{% set f = '{x.__init__.__globals__}'.format_map %}{{ f({'x': cycler}) }}",
     "{{ self.__init__.__globals__.__builtins__.__import__('os').system('touch MARKER') }}",
 ]
 
