@@ -613,7 +613,7 @@ def scope_change(scope: str, old_file: FileOutcome, new_file: FileOutcome, *, as
     if not as_patched:
         return _scope_change(scope, old_file.path, old_file.original, new_file.path, new_file.original, scope)
     change = _scope_change(scope, old_file.path, old_file.patched, new_file.path, new_file.patched,
-                           ", ".join(filter(None, (scope, AS_PATCHED))))
+                           f"{scope or '(module)'}, {AS_PATCHED}")
     return replace(change, note=f"{AS_PATCHED}; {change.note}" if change.note else AS_PATCHED)
 
 
