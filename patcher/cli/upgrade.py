@@ -13,7 +13,11 @@ from .options import limit_options, limits_from, load_patches, load_policy_for, 
 from .progress import StageLine
 
 EPILOG = (
-    "OLD and NEW are vendor zips, folders or build contexts. Nothing is written. The report opens with the "
+    "OLD and NEW are vendor zips, folders or build contexts (any output of apply). A context counts as the "
+    "vendor drop it was made from while it still holds what its manifest says: each patch found already applied "
+    "there with the recorded file and parameters takes the recorded status and fingerprints, and scopes are "
+    "compared as patched on both drops; a context edited since, or whose manifest does not read, is compared as "
+    "a tree, with a note. Nothing is written. The report opens with the "
     "verdict and its reasons, most serious first, and ends with the command to run next. For each patch: "
     "its status on OLD and NEW (applies, already-applied, fails with the closest code, not-shipped), whether "
     "what it captured changed, and for each scope it touches or requires whether the vendor changed that "

@@ -11,6 +11,19 @@ that a drop no longer ships it), mirror groups, and what the safety rules
 say about each drop as ``apply`` would write it (patched, as far as the
 patches apply there).
 
+A drop may be a context ``apply`` wrote. Its code is patched, so the
+patterns find every patch already applied and fingerprint nothing; its
+manifest (``manifest_file.Record``) keeps what they found on the vendor
+drop it was made from. While the context still holds what that run wrote
+(``Build.record``), each patch it finds already applied, with the same
+file and parameters as recorded, counts as recorded: the status and the
+step fingerprints of that drop (the texts are not recorded: shown as
+recorded). Its scopes are patched code, so they are compared with the
+other drop as patched too, like with like. A context that no longer holds
+what its manifest says, or whose manifest does not read, is just a tree,
+said in a note. The record is never trusted for what ships: the scopes are
+compared, and the rules run, on the bytes each drop holds.
+
 The verdict (``UpgradeReport.verdict``) weighs all of it: exit 0 only when
 every patch applies (or is already applied) on NEW as on OLD with the same
 fingerprints, nothing it relies on changed, the patched NEW passes the
@@ -24,6 +37,7 @@ from __future__ import annotations
 import ast
 import copy
 import hashlib
+import json
 import os
 import signal
 import threading
@@ -32,9 +46,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
+from ..archive.paths import printable
 from ..errors import PatcherError, ShippingError
+from ..manifest_file import MANIFEST, Record, RecordError, read_record
 from ..patchset.model import Patch, PatchSet
 from ..patchset.outcome import FileOutcome, PatchOutcome, Status  # no libcst: a cached run imports none
+from ..records import MatchPrint, Print, StepPrint
 from ..report import ExitCode, Reason, Severity, Verdict
 from ..shipping import Installed, MirrorGroup
 from .textdiff import numbered_diff, text_lines
@@ -48,6 +65,9 @@ if TYPE_CHECKING:
 
 STATUS = {Status.APPLIED: "applies", Status.ALREADY_APPLIED: "already-applied", Status.FAILED: "fails"}
 NOT_SHIPPED = "not-shipped"  # the drop ships no single file as the patch's target
+# The text of a fingerprint read from a manifest, which keeps each sha256 but not the code it was taken from.
+AS_RECORDED = "(as recorded: the manifest keeps its fingerprint, not its code)"
+AS_PATCHED = "as patched"  # the note of a scope compared on both drops as patched (a context is patched code)
 
 Progress = Callable[[str], None]  # told the stage a run enters: "patching NEW", ...
 
@@ -61,6 +81,12 @@ class Drop:
     build: "Build"  # the series on the targets the drop ships
     rules: "CheckResult"  # on the shipped files as apply would write them, as far as the patches apply
     unshipped: Mapping[str, str]  # target -> why no single file ships as it
+    record_note: str = ""  # why the manifest the drop holds is not read (it is compared as a tree)
+
+    @property
+    def record(self) -> Record | None:
+        """Return the record of the run that wrote this drop, when it is a context that still holds what it wrote."""
+        return self.build.record
 
 
 def read_drops(old: "SourceTree", new: "SourceTree", patch_set: PatchSet, policy: "Policy",
@@ -211,7 +237,24 @@ def _judged(label: str, patch_set: PatchSet, result: "Build", unshipped: dict[st
     """Run the rules on what apply would write of the build (patched as far as the patches apply)."""
     from ..pipeline import check
 
-    return Drop(label, patch_set, result, check(result, policy, ahead), unshipped)
+    # The manifest comes with the drop: what it says is escaped before it reaches a terminal.
+    note = printable(_unread_record(result.tree)) if result.record is None and result.record_note else ""
+    return Drop(label, patch_set, result, check(result, policy, ahead), unshipped, note)
+
+
+def _unread_record(tree: "SourceTree") -> str:
+    """Say why the manifest TREE holds does not describe it (``pipeline.input_record`` found that it does not)."""
+    from ..pipeline import sha256_hex
+
+    try:
+        record = read_record(tree)
+    except RecordError as exc:
+        return f"its {MANIFEST} is not one apply wrote ({exc})"
+    for path, digest in (record.changed.items() if record is not None else ()):
+        if not tree.exists(path) or sha256_hex(tree.read(path)) != digest:
+            how = "changed" if tree.exists(path) else "is gone"
+            return f"{printable(path)} {how} since its {MANIFEST} was written"
+    return f"its {MANIFEST} does not describe it"
 
 
 @dataclass(frozen=True)
@@ -249,6 +292,8 @@ class PatchComparison:
     failure: PatchOutcome | None  # NEW's failed outcome, for structured data
     captures: tuple[CaptureChange, ...]
     scopes: tuple[ScopeChange, ...]
+    old_recorded: bool = False  # OLD's status and fingerprints are what OLD's manifest records
+    new_recorded: bool = False
 
     @property
     def captures_changed(self) -> bool:
@@ -320,6 +365,23 @@ class RulesOn:
 
 
 @dataclass(frozen=True)
+class RecordUse:
+    """What one drop's manifest contributed: the vendor drop it names, the patches read as recorded, notes."""
+
+    read: bool = False  # the drop is a context that still holds what its manifest says
+    origin: str = ""  # the vendor drop the context was made from, as the manifest names it
+    origin_sha256: str | None = None
+    patches: tuple[str, ...] = ()  # the patches whose status and fingerprints are the record's
+    notes: tuple[tuple[str, str], ...] = ()  # (subject, text): a manifest not read, a patch recorded otherwise
+
+    def to_json(self) -> dict[str, object] | None:
+        """Give plain data; None when no record was read."""
+        if not self.read:
+            return None
+        return {"origin": self.origin, "origin_sha256": self.origin_sha256, "patches": list(self.patches)}
+
+
+@dataclass(frozen=True)
 class UpgradeReport:
     """Everything ``patcher upgrade`` says."""
 
@@ -336,6 +398,13 @@ class UpgradeReport:
     rules_old: RulesOn = RulesOn((), (), 0, 0)
     rules_new: RulesOn = RulesOn((), (), 0, 0)
     patch_args: tuple[str, ...] = ()  # the run's --patches/--set, repeated in the next command
+    old_record: RecordUse = RecordUse()
+    new_record: RecordUse = RecordUse()
+
+    @property
+    def as_patched(self) -> bool:
+        """Tell whether the scopes were compared as patched: a drop is a context, patched code."""
+        return self.old_record.read or self.new_record.read
 
     @property
     def scope_diffs(self) -> tuple[ScopeChange, ...]:
@@ -367,12 +436,17 @@ def compare(old: Drop, new: Drop, patch_args: tuple[str, ...] = ()) -> UpgradeRe
     """Compare the series on two drops."""
     series = new.series
     old_files, new_files = _outcomes(old.build), _outcomes(new.build)
-    scopes = _ScopeDiffs()
+    # A context is patched code: compared with the other drop as patched, like with like.
+    scopes = _ScopeDiffs(as_patched=old.record is not None or new.record is not None)
     patches = []
+    notes: dict[str, list[tuple[str, str]]] = {"OLD": [], "NEW": []}
     for patch in series.patches:
         old_file, old_outcome = old_files.get(patch.id, (None, None))
         new_file, new_outcome = new_files.get(patch.id, (None, None))
-        patches.append(_compare_patch(patch, old_file, old_outcome, new_file, new_outcome, scopes))
+        old_read = _as_recorded(old.record, old_file, old_outcome, "OLD", notes["OLD"])
+        new_read = _as_recorded(new.record, new_file, new_outcome, "NEW", notes["NEW"])
+        patches.append(_compare_patch(patch, old_file, old_read or old_outcome, new_file, new_read or new_outcome,
+                                      scopes, old_recorded=old_read is not None, new_recorded=new_read is not None))
     shipping = tuple(_shipping(target, old, new) for target in series.targets)
     before, after = set(_mirror_groups(old.build)), set(_mirror_groups(new.build))
     # A shipped copy that moved keeps its findings: compare them under its new path.
@@ -385,7 +459,53 @@ def compare(old: Drop, new: Drop, patch_args: tuple[str, ...] = ()) -> UpgradeRe
         old.label, new.label, tuple(patches), shipping,
         tuple(sorted(after - before, key=_group_key)), tuple(sorted(before - after, key=_group_key)),
         new_errors, fixed, new_warnings, gone_warnings, rules_old, rules_new, patch_args,
+        _record_use(old, "OLD", patches, notes["OLD"]), _record_use(new, "NEW", patches, notes["NEW"]),
     )
+
+
+def _as_recorded(record: Record | None, file: FileOutcome | None, outcome: PatchOutcome | None, side: str,
+                 notes: list[tuple[str, str]]) -> PatchOutcome | None:
+    """Return the outcome the record keeps for a patch found already applied on a context, or None.
+
+    Only for the same patch on the same file with the same parameters, as
+    ``apply`` carries a record forward. A patch recorded with other
+    parameters is compared as found (already applied, or failing where the
+    recorded values do not match the patterns), and a note says why.
+    """
+    if record is None or file is None or outcome is None:
+        return None
+    kept = record.patch(outcome.patch.id, file.path)
+    if kept is None or kept.status == Status.FAILED.value:
+        return None
+    values = dict(outcome.patch.values)
+    if _canonical(kept.params) != _canonical(values):
+        differ = ", ".join(f"{name}={_canonical(kept.params.get(name))}" for name in sorted({*kept.params, *values})
+                           if _canonical(kept.params.get(name)) != _canonical(values.get(name)))
+        notes.append((f"patch {outcome.patch.id}", f"{side}'s {MANIFEST} records it with other parameters "
+                      f"({differ}), so its status on {side} is as found"))
+        return None
+    if outcome.status is not Status.ALREADY_APPLIED:
+        return None
+    prints = tuple(StepPrint(step.step, tuple(
+        MatchPrint(Print(m.code.sha256, AS_RECORDED), {name: Print(p.sha256, AS_RECORDED) for name, p in m.bindings.items()})
+        for m in step.matches)) for step in kept.steps)
+    return replace(outcome, status=Status(kept.status), prints=prints)
+
+
+def _canonical(value: object) -> str:
+    # As JSON, the way the manifest holds parameters and apply compares them: 8192 and 8192, NaN and NaN are equal.
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _record_use(drop: Drop, side: str, patches: list[PatchComparison],
+                notes: list[tuple[str, str]]) -> RecordUse:
+    """Say what DROP's manifest contributed to the comparison, or why it was not read."""
+    record = drop.record
+    if record is None:
+        unread = ((drop.label, f"{drop.record_note}; {side} is compared as a tree, its patches as found"),)
+        return RecordUse(notes=unread if drop.record_note else ())
+    read = tuple(p.patch.id for p in patches if (p.old_recorded if side == "OLD" else p.new_recorded))
+    return RecordUse(True, record.origin_name, record.origin_sha256, read, tuple(notes))
 
 
 def _outcomes(build: "Build") -> dict[str, tuple[FileOutcome, PatchOutcome | None]]:
@@ -416,14 +536,15 @@ def _diagnostic(file: FileOutcome | None, outcome: PatchOutcome | None) -> str:
 
 
 def _compare_patch(patch: Patch, old_file: FileOutcome | None, old: PatchOutcome | None,
-                   new_file: FileOutcome | None, new: PatchOutcome | None, scopes: "_ScopeDiffs") -> PatchComparison:
+                   new_file: FileOutcome | None, new: PatchOutcome | None, scopes: "_ScopeDiffs", *,
+                   old_recorded: bool = False, new_recorded: bool = False) -> PatchComparison:
     captures: tuple[CaptureChange, ...] = ()
     if old is not None and new is not None and old.status is new.status is Status.APPLIED:
         captures = tuple(_capture_changes(old, new))
     found = tuple(scopes.get(scope, old_file, new_file) for scope in patch_scopes(patch))
     failure = new if new is not None and new.status is Status.FAILED else None
     return PatchComparison(patch, _status(old_file, old), _status(new_file, new), _diagnostic(new_file, new),
-                           _diagnostic(old_file, old), failure, captures, found)
+                           _diagnostic(old_file, old), failure, captures, found, old_recorded, new_recorded)
 
 
 def patch_scopes(patch: Patch) -> tuple[str, ...]:
@@ -464,8 +585,9 @@ class _ScopeDiffs:
     once, and each patch refers to it by number.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, as_patched: bool = False) -> None:
         self._seen: dict[tuple[str, str, str], ScopeChange] = {}
+        self._as_patched = as_patched  # compare each file as apply would write it, not as the drop has it
 
     def get(self, scope: str, old_file: FileOutcome | None, new_file: FileOutcome | None) -> ScopeChange:
         if old_file is None or new_file is None:
@@ -476,15 +598,28 @@ class _ScopeDiffs:
                                shipped.path if shipped is not None else "")
         key = (old_file.path, new_file.path, scope)
         if key not in self._seen:
-            change = scope_change(scope, old_file, new_file)
+            change = scope_change(scope, old_file, new_file, as_patched=self._as_patched)
             number = sum(1 for s in self._seen.values() if s.number) + 1 if change.diff else 0
             self._seen[key] = replace(change, path=new_file.path, number=number)
         return self._seen[key]
 
 
-def scope_change(scope: str, old_file: FileOutcome, new_file: FileOutcome) -> ScopeChange:
-    """Judge whether ``scope`` differs on syntax between the two files; diff its code alone."""
-    old_module, new_module = _module(old_file.original), _module(new_file.original)
+def scope_change(scope: str, old_file: FileOutcome, new_file: FileOutcome, *, as_patched: bool = False) -> ScopeChange:
+    """Judge whether ``scope`` differs on syntax between the two files; diff its code alone.
+
+    ``as_patched``: compare the files as the series patches them (as far as
+    it applies there), the way a context holds its code; the note says so.
+    """
+    if not as_patched:
+        return _scope_change(scope, old_file.path, old_file.original, new_file.path, new_file.original, scope)
+    change = _scope_change(scope, old_file.path, old_file.patched, new_file.path, new_file.patched,
+                           f"{scope or '(module)'}, {AS_PATCHED}")
+    return replace(change, note=f"{AS_PATCHED}; {change.note}" if change.note else AS_PATCHED)
+
+
+def _scope_change(scope: str, old_path: str, old_source: bytes, new_path: str, new_source: bytes,
+                  label: str) -> ScopeChange:
+    old_module, new_module = _module(old_source), _module(new_source)
     broken = [name for name, module in (("OLD", old_module), ("NEW", new_module)) if module is None]
     if old_module is None or new_module is None:
         return ScopeChange(scope, True, "", f"{' and '.join(broken)} does not parse")
@@ -493,11 +628,11 @@ def scope_change(scope: str, old_file: FileOutcome, new_file: FileOutcome) -> Sc
         return ScopeChange(scope, False, "", "missing in OLD and NEW")
     if old is None or new is None:
         which = "OLD" if old is None else "NEW"
-        text = _unified(old or ("", "", ()), new or ("", "", ()), old_file.path, new_file.path, scope)
+        text = _unified(old or ("", "", ()), new or ("", "", ()), old_path, new_path, label)
         return ScopeChange(scope, True, text, f"missing in {which}")
     if old[0] == new[0]:
         return ScopeChange(scope, False, "")
-    return ScopeChange(scope, True, _unified(old, new, old_file.path, new_file.path, scope))
+    return ScopeChange(scope, True, _unified(old, new, old_path, new_path, label))
 
 
 @lru_cache(maxsize=4)
@@ -696,6 +831,8 @@ def _verdict(report: UpgradeReport) -> Verdict:
         steps.append((Reason(Severity.NOTE, f"{e.path}:{e.line}", f"{e.rule}: {e.message}; gone from NEW"), ""))
     for e in report.gone_warnings:
         steps.append((Reason(Severity.NOTE, f"{e.path}:{e.line}", f"{e.rule}: {e.message}; gone from NEW"), ""))
+    for subject, text in (*report.old_record.notes, *report.new_record.notes):
+        steps.append((Reason(Severity.NOTE, subject, text), ""))
     statuses = tuple((p.patch.id, f"{p.old} -> {p.new}") for p in report.patches)
     verdict = Verdict("upgrade", statuses, tuple(reason for reason, _ in steps))
     worst = next((todo for reason, todo in sorted(steps, key=lambda s: -s[0].severity) if todo), "")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..archive.paths import printable
+from ..manifest_file import MANIFEST
 from ..patchset.templates import make_environment, render
 from ..report import ExitCode, Verdict
 from ..resources import tool_templates_dir
@@ -48,6 +50,8 @@ def to_json(report: UpgradeReport) -> dict[str, Any]:
             "old": _rules_json(report.rules_old),
             "new": _rules_json(report.rules_new),
         },
+        # Which drop is a context read as its manifest records it: the drop it was made from, the patches read so.
+        "records": {"old": report.old_record.to_json(), "new": report.new_record.to_json()},
         "next": verdict.next,
     }
 
@@ -117,8 +121,11 @@ def text(report: UpgradeReport) -> str:
     out = [headline(report, verdict)]
     out.extend(f"  {reason.line()}" for reason in verdict.reasons)
     out.append("")
+    out.extend(record_lines(report))
     for p in report.patches:
-        out.append(f"patch {p.patch.id}: {p.old} -> {p.new}" + (" (needs review)" if p.needs_review else ""))
+        old, new = (f"{status} (as recorded)" if recorded else status
+                    for status, recorded in ((p.old, p.old_recorded), (p.new, p.new_recorded)))
+        out.append(f"patch {p.patch.id}: {old} -> {new}" + (" (needs review)" if p.needs_review else ""))
         if p.diagnostic:
             out.append(f"  fails on NEW: {p.diagnostic}")
         elif p.new == NOT_SHIPPED:
@@ -155,6 +162,19 @@ def text(report: UpgradeReport) -> str:
     return "\n".join(out) + "\n"
 
 
+def record_lines(report: UpgradeReport) -> list[str]:
+    """Say which drop is a context read as its manifest records it, and that the scopes were compared as patched."""
+    lines = []
+    for side, use in (("OLD", report.old_record), ("NEW", report.new_record)):
+        if use.read:
+            sha = f" (sha256 {use.origin_sha256})" if use.origin_sha256 else ""
+            lines.append(f"{side} is a context apply wrote from {printable(use.origin)}{sha}: status and fingerprints as its "
+                         f"{MANIFEST} records them on that drop for {', '.join(use.patches) or 'no patch'}")
+    if report.as_patched:
+        lines.append("scopes compared as patched on both drops (a context holds patched code)")
+    return lines
+
+
 def _scope_line(scope: ScopeChange) -> str:
     name = scope.scope or "(module)"
     if scope.changed is None:
@@ -184,7 +204,7 @@ def markdown(report: UpgradeReport) -> str:
     diffs = [{**_scope_diff_json(s, report), "fence": _fence(s.diff)} for s in report.scope_diffs]
     sides = [f"{name}, {rules.built()}: {len(rules.errors)} error(s), {len(rules.warnings)} warning(s)"
              for name, rules in (("OLD", report.rules_old), ("NEW", report.rules_new))]
-    values = {"report": to_json(report), "diffs": diffs, "rules_sides": sides,
+    values = {"report": to_json(report), "diffs": diffs, "rules_sides": sides, "record_lines": record_lines(report),
               "shipping_lines": [_shipping_line(s) for s in report.shipping
                                  if s.moved or s.new_path is None or s.old_path is None]}
     return render(environment, name=MARKDOWN_TEMPLATE, values=values)
