@@ -337,7 +337,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
                       dockerfile=shell.dockerfile)
         try:
-            return child.run_text(stdin, ctx.line, ctx)
+            return child.run_text(stdin, ctx.line + 1, ctx)  # the here-document starts on the next line
         except Exit as end:
             return end.status
         except Stop:

@@ -489,18 +489,25 @@ class Shell:
 
     def _case(self, node: Case, ctx: CommandContext) -> bool | None:
         subject = self.expand_one(node.subject)
-        for patterns, body in node.items:
-            texts = [self.expand_one(p) for p in patterns]
-            if not is_known(subject) or not all(is_known(t) for t in texts):
-                self.note(CommandContext(node.line, node.text), "assumed",
-                          "the base image decides which branch runs: the reader reads every one")
-                first = body.items[0].first.commands[0] if body.items else None
-                if first is not None:
-                    self.either(lambda body=body: self.run(body, ctx.tail), first)  # type: ignore[misc]
-                continue
-            if any(pattern_matches(t, subject) for t in texts):
-                return self.run(body, ctx.tail)
-        return True
+        status: bool | None = True
+        falling = False  # the item before ended ';&': this body runs without its patterns being tried
+        for patterns, body, falls in node.items:
+            if not falling:
+                texts = [self.expand_one(p) for p in patterns]
+                if not is_known(subject) or not all(is_known(t) for t in texts):
+                    self.note(CommandContext(node.line, node.text), "assumed",
+                              "the base image decides which branch runs: the reader reads every one")
+                    first = body.items[0].first.commands[0] if body.items else None
+                    if first is not None:
+                        self.either(lambda body=body: self.run(body, ctx.tail), first)  # type: ignore[misc]
+                    continue
+                if not any(pattern_matches(t, subject) for t in texts):
+                    continue
+            status = self.run(body, ctx.tail)
+            if not falls:
+                return status
+            falling = True
+        return status
 
     def glob(self, fields: list[Field]) -> list[str]:
         """Pathname expansion against what the build placed; a pattern that matches nothing stays as written."""
