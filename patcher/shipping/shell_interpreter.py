@@ -164,6 +164,7 @@ class Shell:
         self.dockerfile = dockerfile  # a RUN's own shell: its lines are the Dockerfile's
         self.output: list[str] | None = None  # what a $(...) captures
         self.output_unknown = False
+        self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
 
     @property
     def unknowns(self) -> Unknowns:
@@ -297,6 +298,7 @@ class Shell:
                       run_line=self.run_line, record=self.record, depth=self.depth, dockerfile=self.dockerfile)
         child.variables, child.exported, child.unset = dict(self.variables), set(self.exported), set(self.unset)
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
+        child.ignoring_errexit = self.ignoring_errexit
         return child
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -307,7 +309,7 @@ class Shell:
 
     def fails_build(self, ctx: CommandContext) -> bool:
         """Whether a failure of the command at ``ctx`` fails the image build."""
-        return self.propagates and ((self.errexit and not ctx.exempt) or ctx.tail)
+        return self.propagates and ((self.errexit and not ctx.exempt and not self.ignoring_errexit) or ctx.tail)
 
     def child_hides(self, ctx: CommandContext) -> tuple[str, ...]:
         """What hides a failure inside a script this command runs: this line's hiding, then why it is ignored."""
@@ -372,7 +374,7 @@ class Shell:
             status = shell.command(command, ctx)
         if pipe.negated and status is not None:
             status = not status
-        if status is False and self.errexit and not exempt and not pipe.negated:
+        if status is False and self.errexit and not self.ignoring_errexit and not exempt and not pipe.negated:
             raise Exit(False)  # set -e: a command known to fail ends the shell here
         return status
 
@@ -382,14 +384,23 @@ class Shell:
         own = tuple(dict.fromkeys([*_redirect_hides(redirects), *hides]))
         line, text = command.line, command.text
         probe = CommandContext(line, text, own, exempt=exempt, tail=tail)
-        stops = self.fails_build(probe) if self.dockerfile else self.errexit
+        stops = self.fails_build(probe) if self.dockerfile else self.errexit and not self.ignoring_errexit
         return CommandContext(line, text, (*own, *self.inherited), stops, exempt, tail)
 
     def command(self, command: Command, ctx: CommandContext) -> bool | None:
-        """Run one command in ``ctx``."""
+        """Run one command in ``ctx``; where sh exempts it from set -e, so is everything it runs in this shell."""
         self.build.commands += 1
         if self.build.commands > MAX_COMMANDS:
             self.stop(ctx, f"the build runs more than {MAX_COMMANDS:,} commands; the reader stops here")
+        if not ctx.exempt:
+            return self._command(command, ctx)
+        self.ignoring_errexit += 1  # 'f || true', 'if f': set -e is off inside f's body too
+        try:
+            return self._command(command, ctx)
+        finally:
+            self.ignoring_errexit -= 1
+
+    def _command(self, command: Command, ctx: CommandContext) -> bool | None:
         node = command.node
         if isinstance(node, Simple):
             from .shell_commands import run_simple
