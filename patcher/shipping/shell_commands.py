@@ -227,6 +227,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                   errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                   run_line=shell.run_line, record=record, depth=shell.depth + 1)
     record.errexit_first = child.errexit
+    child.output = shell.output  # a $(...) around the command hears what the script prints
     try:
         program = parse_script(text)
     except RecursionError:
@@ -316,6 +317,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             shell.build, shell.file, shell.cwd, shell.environment(env), argv0=name, positional=positional,
             errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
             run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile)
+        child.output = shell.output
         try:
             return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
                                                                  ctx.exempt, True))
@@ -336,6 +338,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
                       dockerfile=shell.dockerfile)
+        child.output = shell.output
         try:
             return child.run_text(stdin, ctx.line + 1, ctx)  # the here-document starts on the next line
         except Exit as end:
@@ -475,6 +478,7 @@ def _popd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
 def _dirs(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     if "-c" in argv[1:]:
         shell.stack.clear()
+        return True  # dirs -c prints nothing
     shell.emit(" ".join([shell.cwd, *reversed(shell.stack)]) + "\n")
     return True
 

@@ -115,6 +115,14 @@ class CommandContext:
     tail: bool = False  # its status is the shell's exit status (nothing runs after it)
 
 
+@dataclass
+class Captured:
+    """What a ``$(...)`` hears: the text printed, and whether some of what was printed cannot be known."""
+
+    text: list[str] = field(default_factory=list)
+    unknown: bool = False
+
+
 class Exit(Exception):
     """``exit``, or ``set -e`` ending a shell: with its status (None when unknown)."""
 
@@ -162,8 +170,7 @@ class Shell:
         self.record = record
         self.depth = depth
         self.dockerfile = dockerfile  # a RUN's own shell: its lines are the Dockerfile's
-        self.output: list[str] | None = None  # what a $(...) captures
-        self.output_unknown = False
+        self.output: Captured | None = None  # what a $(...) around this shell hears; shared with its children
         self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
 
     @property
@@ -214,16 +221,16 @@ class Shell:
     def substitute(self, sub: Sub) -> str:
         """Run ``$(...)`` in a subshell and return what it prints, or a marker for what cannot be known."""
         child = self.subshell()
-        child.output = []
+        child.output = heard = Captured()
         try:
             child.run(parse_script(sub.text, sub.line))
         except (ShellSyntaxError, RecursionError):
-            child.output_unknown = True
+            heard.unknown = True
         except (Exit, Stop):
             pass
-        if child.output_unknown:
+        if heard.unknown:
             return self.unknowns.mark(f"$({' '.join(sub.text.split())})")
-        return "".join(child.output).rstrip("\n")
+        return "".join(heard.text).rstrip("\n")
 
     def expand_word(self, word: Word) -> list[Field]:
         """Fields of a word, globs matched against what the build placed."""
@@ -247,12 +254,12 @@ class Shell:
     def emit(self, text: str) -> None:
         """Write to standard output (only a ``$(...)`` listens)."""
         if self.output is not None:
-            self.output.append(text)
+            self.output.text.append(text)
 
     def emit_unknown(self) -> None:
         """Standard output the reader cannot know."""
         if self.output is not None:
-            self.output_unknown = True
+            self.output.unknown = True
 
     # -- notes --------------------------------------------------------------
 
@@ -266,7 +273,8 @@ class Shell:
             self.build.notes.append(note)
 
     def unread(self, ctx: CommandContext, reason: str, scope: tuple[str, ...] | None = None) -> None:
-        """Record a command the reader does not understand."""
+        """Record a command the reader does not understand (what it prints is unknown too)."""
+        self.emit_unknown()
         self.note(ctx, "unread", reason, scope)
 
     def stop(self, ctx: CommandContext, reason: str) -> None:
@@ -298,7 +306,7 @@ class Shell:
                       run_line=self.run_line, record=self.record, depth=self.depth, dockerfile=self.dockerfile)
         child.variables, child.exported, child.unset = dict(self.variables), set(self.exported), set(self.unset)
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
-        child.ignoring_errexit = self.ignoring_errexit
+        child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
         return child
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -371,6 +379,8 @@ class Shell:
             own = [*hides, *([] if last else ["| ..."])]
             ctx = self.context(command, own, exempt=exempt or not last or pipe.negated, tail=tail and last)
             shell = self if count == 1 else self.subshell()
+            if not last:
+                shell.output = None  # it prints into the pipe: only the last part's output is heard
             status = shell.command(command, ctx)
         if pipe.negated and status is not None:
             status = not status
