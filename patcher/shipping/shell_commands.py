@@ -185,9 +185,14 @@ def _printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) -> 
         return _program(shell, ctx, "awk")
     if base == "find" and any(a in ("-exec", "-execdir", "-ok", "-okdir", "-delete") or a.startswith("-fprint")
                               for a in argv[1:]):
-        roots = [shell.path(a) for a in argv[1:] if not a.startswith(("-", "(", "!", ")"))][:1]
+        roots: list[str] = []  # the paths before the first test or action; none means "."
+        for arg in argv[1:]:
+            if arg.startswith(("-", "(", "!", ")")):
+                break
+            roots.append(arg)
+        known = all(is_known(root) for root in roots)
         shell.unread(ctx, "runs commands on the files find lists, which the reader does not follow",
-                     scope=tuple(roots) or None)
+                     scope=tuple(shell.path(root) for root in roots or ["."]) if known else None)
         return None
     shell.emit_unknown()
     return True
@@ -360,8 +365,11 @@ def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | 
             return True
         index += 2 if args[index] in ("-W", "-X") else 1
     rest = args[index:]
-    if not rest:
-        return _python_text(shell, ctx, stdin, "python") if stdin is not None else True
+    if not rest or rest[0] == "-":  # the program comes from standard input
+        name = " ".join([argv[0], *rest[:1]])
+        if stdin is not None:
+            return _python_text(shell, ctx, stdin, name)
+        return True if not rest else _program(shell, ctx, name)
     if rest[0] == "-c" and len(rest) > 1:
         return _python_text(shell, ctx, rest[1], f"{argv[0]} -c") if is_known(rest[1]) else _program(shell, ctx, argv[0])
     if rest[0] == "-m" and len(rest) > 1:
