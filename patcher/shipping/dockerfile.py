@@ -485,6 +485,9 @@ class _Evaluator:
             saved = _snapshot(state.fs, where)
             undo.append(_restorer(state.fs, where, saved))
             if kind != "bind":
+                # What stood there is hidden during the RUN: a tmpfs starts empty, a cache holds what builds left.
+                state.fs.remove(where)
+                state.fs.make_dir(where, new=kind == "tmpfs")
                 continue
             step = Step("Dockerfile", instruction.line, "RUN --mount", stage=state.stage.label,
                         order=self.build.tick())
@@ -494,6 +497,7 @@ class _Evaluator:
                 top.unread(ctx, f"mounts files of the image {options['from']}, which the reader cannot see",
                            scope=(where,))
                 continue
+            state.fs.remove(where)  # the mounted files hide what stood there
             if origin is not None:
                 state.uses.add(origin.stage.index)
                 root = normalise(source)
