@@ -537,13 +537,20 @@ class Shell:
             if item.glob is None or not is_known(item.text):
                 out.append(item.text)
                 continue
-            absolute = item.text.startswith("/")
-            base = "" if absolute else self.cwd.rstrip("/") + "/"
+            # The folders before the first component with a wildcard are taken as written (./, ../, /w/s/);
+            # each match is spelled with them, as sh spells it.
+            parts = item.text.split("/")
+            wild = next(i for i, part in enumerate(parts) if any(c in part for c in "*?["))
+            prefix = "/".join(parts[:wild]) + "/" if wild else ""
+            base = normalise(posixpath.join(self.cwd, prefix)).rstrip("/") + "/"
             matches = []
             for name in self.build.fs.names():
-                candidate = name if absolute else (name[len(base):] if name.startswith(base) else None)
-                if candidate and item.glob.fullmatch(candidate) and not posixpath.basename(candidate).startswith("."):
-                    matches.append(candidate)
+                if not name.startswith(base):
+                    continue
+                rest = name[len(base):]
+                hidden = any(n.startswith(".") and not p.startswith(".") for n, p in zip(rest.split("/"), parts[wild:]))
+                if rest and not hidden and item.glob.fullmatch(prefix + rest):
+                    matches.append(prefix + rest)
             out.extend(sorted(matches) or [item.text])
         return out
 

@@ -14,7 +14,7 @@ import pytest
 
 from patcher.shipping.shell_syntax import Simple, Sub, parse_script
 from patcher.shipping.shell_words import Unknowns, Word, expand, expand_one, is_known, pattern_matches
-from tests.shipping.conftest import image_of, script_context
+from tests.shipping.conftest import image_of, plan_of, script_context
 
 
 class Scope:
@@ -198,3 +198,36 @@ def test_a_script_copies_through_expanded_names() -> None:
         "/made/y.py.2": "s/sub/y.py", "/made/two three.py": "s/sub/deep/z.py",
         "/made/globbed-x.py": "s/x.py", "/made/globbed-y.py": "s/sub/y.py",
         "/made/arg-one.py": "s/x.py", "/made/arg-two three.py": "s/x.py", "/made/[no*match.txt]": "s/x.py"}
+
+
+@pytest.mark.parametrize(("command", "placed"), [
+    ("cp *.py /o/", {"/o/x.py": "s/x.py"}),
+    ("cp ./*.py /o/", {"/o/x.py": "s/x.py"}),  # matches are spelled with the folders written before the pattern
+    ("cd sub\ncp ../*.py /o/", {"/o/x.py": "s/x.py"}),
+    ("cp /w/s/*.py /o/", {"/o/x.py": "s/x.py"}),
+    ("cp /w/*/x.py /o/", {"/o/x.py": "s/x.py"}),
+    ("cp s?b/y.py /o/", {"/o/y.py": "s/sub/y.py"}),
+    ("cp [xy].py /o/", {"/o/x.py": "s/x.py"}),
+    ("cp -r s* /o/", {"/o/sub/deep/z.py": "s/sub/deep/z.py", "/o/sub/w.txt": "s/sub/w.txt", "/o/sub/y.py": "s/sub/y.py",
+                      "/o/sub/.hot/q.py": "s/sub/.hot/q.py"}),  # cp -r copies a folder's hidden files
+    ("cp .h* /o/", {"/o/.hidden.py": "s/.hidden.py"}),  # a leading dot in the pattern matches hidden files...
+    ("cp -r ./.h*.py /o/", {"/o/.hidden.py": "s/.hidden.py"}),
+    ("cp ?hidden.py /o/ || true", {}),  # ...a wildcard does not
+    ("cp -r sub/?ot /o/ || true", {}),
+    ("for f in sub/*; do cp -r $f /o/; done", {"/o/deep/z.py": "s/sub/deep/z.py", "/o/w.txt": "s/sub/w.txt",
+                                                "/o/y.py": "s/sub/y.py"}),
+    ("for f in /w/s/sub/*.py; do cp $f /o/; done", {"/o/y.py": "s/sub/y.py"}),
+    ("for f in /w/s/*/*.py; do cp $f /o/; done", {"/o/y.py": "s/sub/y.py"}),
+])
+def test_a_glob_matches_what_the_build_placed_as_sh_would_spell_it(command: str, placed: dict[str, str]) -> None:
+    plan = plan_of(script_context(f"mkdir /o\n{command}\n", files={"s/.hidden.py": "", "s/sub/w.txt": "",
+                                                                    "s/sub/.hot/q.py": ""}))
+    assert {path: p.source for path, p in plan.image.items() if path.startswith("/o/")} == placed
+    assert not [n for n in plan.notes if n.kind != "fails"]
+
+
+def test_a_glob_that_matches_nothing_stays_as_written() -> None:
+    plan = plan_of(script_context("mkdir /o\ncp no*.py /o/\ncp \"*.py\" /o/\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes][:2] == [
+        ("fails", 2, "/w/s/no*.py does not exist at this point of the build, so nothing is copied"),
+        ("fails", 3, "/w/s/*.py does not exist at this point of the build, so nothing is copied")]
