@@ -8,9 +8,9 @@ empty lines inside one are dropped), here-documents after ``RUN``,
 (``frontend/dockerfile/shell/lex.go``): single and double quotes, the
 escape character, ``$VAR``, ``${VAR}``, ``${VAR:-word}``, ``${VAR-word}``,
 ``${VAR:+word}``, ``${VAR+word}``, ``${VAR:?msg}``, ``#``/``%`` trims and
-``/`` replacement; after substitution, ``ProcessWords`` splits unquoted
-values on blanks. RUN's shell form is never substituted here: its shell
-does that.
+``/`` replacement (``ProcessWord``: no splitting; COPY, ADD and FROM are
+split on blanks before it). RUN's shell form is never substituted here:
+its shell does that.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import fnmatch
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable
 
 from ..errors import ShippingError
 
@@ -205,71 +205,32 @@ class DockerLexer:
 
     def word(self, text: str) -> str:
         """``ProcessWord``: quotes removed, variables substituted, no splitting."""
-        return self._process(text)[0]
+        return self._until(_Scanner(text), None)
 
-    def words(self, text: str) -> list[str]:
-        """``ProcessWords``: like ``word``, then split on blanks outside quotes (values included)."""
-        return self._process(text)[1]
-
-    def _process(self, text: str) -> tuple[str, list[str]]:
-        scanner = _Scanner(text)
-        result, words = self._until(scanner, None)
-        return result, words
-
-    def _until(self, s: "_Scanner", stop: str | None) -> tuple[str, list[str]]:
+    def _until(self, s: "_Scanner", stop: str | None) -> str:
         result: list[str] = []
-        words: list[str] = []
-        word: list[str] = []
-        in_word = False
-
-        def raw(text: str) -> None:
-            nonlocal in_word
-            word.append(text)
-            in_word = True
-
-        def spaced(text: str) -> None:
-            nonlocal in_word, word
-            for char in text:
-                if char.isspace():
-                    if in_word and word:
-                        words.append("".join(word))
-                        word, in_word = [], False
-                else:
-                    raw(char)
-
         while not s.done():
             char = s.peek()
             if stop is not None and char == stop:
                 s.next()
                 break
             if char == "'":
-                value = self._single(s)
-                result.append(value)
-                raw(value)
+                result.append(self._single(s))
             elif char == '"':
-                value = self._double(s)
-                result.append(value)
-                raw(value)
+                result.append(self._double(s))
             elif char == "$":
-                value = self._dollar(s)
-                result.append(value)
-                spaced(value)
+                result.append(self._dollar(s))
             else:
                 s.next()
                 if char == self.escape:
                     if s.done():
                         break
                     char = s.next()
-                    raw(char)
-                else:
-                    spaced(char)
                 result.append(char)
         else:
             if stop is not None:
                 raise ValueError(f"unexpected end of statement while looking for matching {stop}")
-        if word:
-            words.append("".join(word))
-        return "".join(result), words
+        return "".join(result)
 
     def _single(self, s: "_Scanner") -> str:
         s.next()
@@ -322,7 +283,7 @@ class DockerLexer:
         if colon:
             op = s.next() if not s.done() else ""
         if op in "+-?#%" and op:
-            argument, _ = self._until(s, "}")
+            argument = self._until(s, "}")
             value = self.lookup(name)
             unset = value is None or (colon and value == "")
             if op == "-":
@@ -347,8 +308,8 @@ class DockerLexer:
             every = s.peek() == "/"
             if every:
                 s.next()
-            pattern, _ = self._until(s, "/")
-            replacement, _ = self._until(s, "}")
+            pattern = self._until(s, "/")
+            replacement = self._until(s, "}")
             value = self.lookup(name) or ""
             return value.replace(pattern, replacement) if every else value.replace(pattern, replacement, 1)
         raise ValueError(f"unsupported modifier ({':' if colon else ''}{op}) in substitution")
@@ -443,5 +404,3 @@ def json_or_words(instruction: Instruction) -> tuple[list[str], bool]:
         return exec_form, True
     return split_arguments(instruction.arguments), False
 
-
-Env = Mapping[str, "str | None"]

@@ -310,7 +310,8 @@ class _Evaluator:
                 state.uses.add(source_stage.stage.index)
             else:
                 origin = f"image {reference}"
-        shown = tuple(s if origin != "context" else posixpath.normpath(s.lstrip("/")) for s in sources)
+        shown = tuple(self.build.unknowns.show(s if origin != "context" or _is_url(instruction, s)
+                                               else posixpath.normpath(s.lstrip("/"))) for s in sources)
         self.copies.append(ContextCopy(
             shown, self.build.unknowns.show(dest.rstrip("/") + ("/" if folder else "")), instruction.line,
             instruction.keyword, tuple(f"--{n}" + (f"={v}" if v is not None else "") for n, v in instruction.flags),
@@ -352,7 +353,7 @@ class _Evaluator:
 
     def _copy_from_context(self, instruction: Instruction, source: str, dest: str, several: bool, step: Step,
                            state: _StageState, note: Shell, ctx: CommandContext) -> int:
-        if instruction.keyword == "ADD" and ("://" in source or source.startswith("git@")):
+        if _is_url(instruction, source):
             name = posixpath.basename(source.split("?")[0].rstrip("/")) or "index.html"
             state.fs.write_other(posixpath.join(dest, name) if several else dest)
             return 0
@@ -484,6 +485,9 @@ class _Evaluator:
             saved = _snapshot(state.fs, where)
             undo.append(_restorer(state.fs, where, saved))
             if kind != "bind":
+                # What stood there is hidden during the RUN: a tmpfs starts empty, a cache holds what builds left.
+                state.fs.remove(where)
+                state.fs.make_dir(where, new=kind == "tmpfs")
                 continue
             step = Step("Dockerfile", instruction.line, "RUN --mount", stage=state.stage.label,
                         order=self.build.tick())
@@ -493,6 +497,7 @@ class _Evaluator:
                 top.unread(ctx, f"mounts files of the image {options['from']}, which the reader cannot see",
                            scope=(where,))
                 continue
+            state.fs.remove(where)  # the mounted files hide what stood there
             if origin is not None:
                 state.uses.add(origin.stage.index)
                 root = normalise(source)
@@ -511,6 +516,11 @@ class _Evaluator:
                 step()
 
         return restore
+
+
+def _is_url(instruction: Instruction, source: str) -> bool:
+    """Whether an ADD source is fetched from the network (a URL or a git remote), not taken from the context."""
+    return instruction.keyword == "ADD" and ("://" in source or source.startswith("git@"))
 
 
 def _without_heredocs(arguments: str) -> str:

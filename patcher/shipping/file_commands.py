@@ -35,7 +35,12 @@ class Options:
 
 
 def getopt(args: list[str], short: str, short_valued: str, long: set[str], long_valued: set[str]) -> Options:
-    """Split ``args`` into options and operands, GNU-style (options may follow operands)."""
+    """Split ``args`` into options and operands, GNU-style (options may follow operands).
+
+    A long option named in both ``long`` and ``long_valued`` takes an
+    optional argument (``--preserve[=LIST]``, ``--backup[=CONTROL]``): only
+    its ``=`` form gives one, as getopt_long reads it.
+    """
     flags: set[str] = set()
     values: dict[str, str] = {}
     operands: list[str] = []
@@ -49,7 +54,9 @@ def getopt(args: list[str], short: str, short_valued: str, long: set[str], long_
             break
         if arg.startswith("--"):
             name, equals, value = arg[2:].partition("=")
-            if name in long_valued:
+            if name in long and not equals:
+                flags.add(name)
+            elif name in long_valued:
                 if not equals:
                     if index >= len(args):
                         unknown.append(arg)
@@ -57,8 +64,6 @@ def getopt(args: list[str], short: str, short_valued: str, long: set[str], long_
                     value = args[index]
                     index += 1
                 values[name] = value
-            elif name in long and not equals:
-                flags.add(name)
             else:
                 unknown.append(arg)
         elif arg.startswith("-") and arg != "-":
@@ -202,7 +207,7 @@ def cp(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
                 "remove-destination", "strip-trailing-slashes", "backup", "parents", "debug", "reflink"},
                {"target-directory", "suffix", "preserve", "no-preserve", "sparse", "reflink", "backup", "update"})
     return _copy_like(shell, ctx, "cp", o, recursive=bool(o.flags & {"a", "R", "r", "archive", "recursive"}),
-                      no_clobber=bool(o.flags & {"n", "no-clobber", "u"} or o.values.get("update") in ("none", "older")))
+                      no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
 
 
 def mv(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
@@ -212,7 +217,7 @@ def mv(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
                 "strip-trailing-slashes", "backup", "debug"},
                {"target-directory", "suffix", "backup", "update"})
     return _copy_like(shell, ctx, "mv", o, recursive=True, move=True,
-                      no_clobber=bool(o.flags & {"n", "no-clobber", "u"}))
+                      no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
 
 
 def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, *, recursive: bool,
@@ -343,7 +348,8 @@ def rsync(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None
     *sources, destination = o.operands
     fs = shell.build.fs
     target_dir = shell.path(destination)
-    before = {p for p, _ in fs.below(target_dir)}
+    started = shell.build.counter  # what this rsync writes is placed after this point of the build
+    synced: list[str] = []  # the folders a folder source makes match it (--delete empties them of the rest)
     several = len(sources) > 1 or destination.endswith("/")
     ok = True
     for source in sources:
@@ -355,6 +361,7 @@ def rsync(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None
             continue
         if is_dir:
             inside = target_dir if source.endswith("/") else posixpath.join(target_dir, posixpath.basename(path))
+            synced.append(inside)
             fs.make_dir(inside)
             ok &= transfer(shell, ctx, "rsync", [path + "/."], inside, recursive=True, into=None)
         else:
@@ -363,9 +370,10 @@ def rsync(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None
                 fs.make_dir(target_dir)
             ok &= transfer(shell, ctx, "rsync", [path], target_dir, recursive=False, into=into)
     if "delete" in o.flags:
-        written = {p for p, placed in fs.below(target_dir) if placed.steps and placed.steps[-1].line == ctx.line}
-        for path in before - written:
-            fs.remove(path)
+        for folder in synced:
+            for path, placed in fs.below(folder):
+                if not placed.steps or placed.steps[-1].order <= started:
+                    fs.remove(path)
     return ok
 
 
@@ -383,7 +391,8 @@ def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
             ok = False
             continue
         if kind is Kind.ABSENT and not o.flags & {"f", "force"}:
-            ok = False  # rm of what is not there fails, unless -f
+            shell.note(ctx, "fails", f"{path} does not exist, so rm fails (without -f)")
+            ok = False
         shell.build.fs.remove(path)
     return ok
 

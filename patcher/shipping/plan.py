@@ -165,10 +165,12 @@ def describe(notes: tuple[Note, ...]) -> str:
         more = f" and {len(found) - 3} more" if len(found) > 3 else ""
         if len(shown) == 1:
             where = f"line {numbers[0]}"
+        elif more:
+            where = f"lines {', '.join(numbers)}{more}"
         else:
             where = f"lines {', '.join(numbers[:-1])} and {numbers[-1]}"
         texts = ", ".join(f"`{n.text}`" for n in shown)
-        parts.append(f"{where}{more} of {file} ({texts})")
+        parts.append(f"{where} of {file} ({texts})")
     return "; ".join(parts)
 
 

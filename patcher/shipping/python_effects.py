@@ -40,6 +40,7 @@ _FUNCTIONS: dict[str, tuple[int | None, int | None]] = {
 }
 _PATH_METHODS = {"write_text": "write", "write_bytes": "write", "touch": "write", "symlink_to": "write",
                  "hardlink_to": "write", "unlink": "remove", "rmdir": "remove"}
+_PATH_ONLY_METHODS = frozenset({"write_text", "write_bytes", "touch", "symlink_to", "hardlink_to"})
 _PATH_CONSTRUCTORS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.PurePosixPath"})
 # A program that writes a file names one of these (or reaches names through one of the last few):
 # one that names none of them is not parsed at all.
@@ -150,6 +151,8 @@ class _Reader:
             raise _Unknown(attribute)
         if attribute in _PATH_METHODS and self.is_path(receiver):
             (writes if _PATH_METHODS[attribute] == "write" else removes).append(self.path(receiver))
+        elif attribute in _PATH_ONLY_METHODS:
+            raise _Unknown(f"{attribute} on a path the reader cannot work out")  # only a path has these
         elif attribute == "open" and self.is_path(receiver) and self.writing_mode(node, 0):
             writes.append(self.path(receiver))
         elif attribute in ("rename", "replace") and len(node.args) == 1 and self.is_path(receiver):
@@ -218,13 +221,28 @@ class _Reader:
                 return self.constant(node.args[0], depth + 1)
         return None
 
-    def dotted(self, node: ast.expr) -> str | None:
-        """The dotted name a call goes to, with import aliases resolved (``sh.copy`` -> ``shutil.copy``)."""
+    def dotted(self, node: ast.expr, depth: int = 0) -> str | None:
+        """The dotted name a call goes to, with import aliases resolved (``sh.copy`` -> ``shutil.copy``).
+
+        A name bound once to another name or attribute (``rm = os.remove``)
+        or to ``getattr`` of a constant name is followed to what it names.
+        """
+        if depth > 20:
+            return None
         if isinstance(node, ast.Name):
+            values = self.bound.get(node.id, [])
+            if len(values) == 1 and isinstance(values[0], (ast.Name, ast.Attribute, ast.Call)):
+                found = self.dotted(values[0], depth + 1)
+                if found is not None:
+                    return found
             return self.aliases.get(node.id, node.id)
         if isinstance(node, ast.Attribute):
-            base = self.dotted(node.value)
+            base = self.dotted(node.value, depth + 1)
             return f"{base}.{node.attr}" if base is not None else None
+        if isinstance(node, ast.Call) and self.dotted(node.func, depth + 1) in ("getattr", "builtins.getattr") \
+                and len(node.args) >= 2:
+            base, attribute = self.dotted(node.args[0], depth + 1), self.constant(node.args[1])
+            return f"{base}.{attribute}" if base is not None and attribute is not None else None
         return None
 
 

@@ -185,9 +185,14 @@ def _printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) -> 
         return _program(shell, ctx, "awk")
     if base == "find" and any(a in ("-exec", "-execdir", "-ok", "-okdir", "-delete") or a.startswith("-fprint")
                               for a in argv[1:]):
-        roots = [shell.path(a) for a in argv[1:] if not a.startswith(("-", "(", "!", ")"))][:1]
+        roots: list[str] = []  # the paths before the first test or action; none means "."
+        for arg in argv[1:]:
+            if arg.startswith(("-", "(", "!", ")")):
+                break
+            roots.append(arg)
+        known = all(is_known(root) for root in roots)
         shell.unread(ctx, "runs commands on the files find lists, which the reader does not follow",
-                     scope=tuple(roots) or None)
+                     scope=tuple(shell.path(root) for root in roots or ["."]) if known else None)
         return None
     shell.emit_unknown()
     return True
@@ -227,6 +232,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                   errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                   run_line=shell.run_line, record=record, depth=shell.depth + 1)
     record.errexit_first = child.errexit
+    child.output = shell.output  # a $(...) around the command hears what the script prints
     try:
         program = parse_script(text)
     except RecursionError:
@@ -316,6 +322,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             shell.build, shell.file, shell.cwd, shell.environment(env), argv0=name, positional=positional,
             errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
             run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile)
+        child.output = shell.output
         try:
             return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
                                                                  ctx.exempt, True))
@@ -336,8 +343,9 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
                       dockerfile=shell.dockerfile)
+        child.output = shell.output
         try:
-            return child.run_text(stdin, ctx.line, ctx)
+            return child.run_text(stdin, ctx.line + 1, ctx)  # the here-document starts on the next line
         except Exit as end:
             return end.status
         except Stop:
@@ -357,8 +365,11 @@ def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | 
             return True
         index += 2 if args[index] in ("-W", "-X") else 1
     rest = args[index:]
-    if not rest:
-        return _python_text(shell, ctx, stdin, "python") if stdin is not None else True
+    if not rest or rest[0] == "-":  # the program comes from standard input
+        name = " ".join([argv[0], *rest[:1]])
+        if stdin is not None:
+            return _python_text(shell, ctx, stdin, name)
+        return True if not rest else _program(shell, ctx, name)
     if rest[0] == "-c" and len(rest) > 1:
         return _python_text(shell, ctx, rest[1], f"{argv[0]} -c") if is_known(rest[1]) else _program(shell, ctx, argv[0])
     if rest[0] == "-m" and len(rest) > 1:
@@ -398,8 +409,7 @@ def run_pip(shell: Shell, args: list[str], ctx: CommandContext) -> bool | None:
     o = getopt(args[1:], "qvUIyebr", "rceitdf",
                {"upgrade", "force-reinstall", "no-deps", "user", "quiet", "verbose", "no-cache-dir", "pre", "yes",
                 "ignore-installed", "no-build-isolation", "break-system-packages", "no-index", "no-compile",
-                "disable-pip-version-check", "root-user-action", "progress-bar", "only-binary", "no-binary",
-                "prefer-binary", "require-hashes", "isolated"},
+                "disable-pip-version-check", "prefer-binary", "require-hashes", "isolated"},
                {"requirement", "constraint", "editable", "index-url", "extra-index-url", "target", "prefix", "root",
                 "find-links", "trusted-host", "cache-dir", "root-user-action", "progress-bar", "only-binary",
                 "no-binary", "upgrade-strategy", "platform", "python-version", "implementation", "abi", "src",
@@ -475,6 +485,7 @@ def _popd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
 def _dirs(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     if "-c" in argv[1:]:
         shell.stack.clear()
+        return True  # dirs -c prints nothing
     shell.emit(" ".join([shell.cwd, *reversed(shell.stack)]) + "\n")
     return True
 

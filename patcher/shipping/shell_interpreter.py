@@ -115,6 +115,14 @@ class CommandContext:
     tail: bool = False  # its status is the shell's exit status (nothing runs after it)
 
 
+@dataclass
+class Captured:
+    """What a ``$(...)`` hears: the text printed, and whether some of what was printed cannot be known."""
+
+    text: list[str] = field(default_factory=list)
+    unknown: bool = False
+
+
 class Exit(Exception):
     """``exit``, or ``set -e`` ending a shell: with its status (None when unknown)."""
 
@@ -162,8 +170,8 @@ class Shell:
         self.record = record
         self.depth = depth
         self.dockerfile = dockerfile  # a RUN's own shell: its lines are the Dockerfile's
-        self.output: list[str] | None = None  # what a $(...) captures
-        self.output_unknown = False
+        self.output: Captured | None = None  # what a $(...) around this shell hears; shared with its children
+        self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
 
     @property
     def unknowns(self) -> Unknowns:
@@ -213,16 +221,16 @@ class Shell:
     def substitute(self, sub: Sub) -> str:
         """Run ``$(...)`` in a subshell and return what it prints, or a marker for what cannot be known."""
         child = self.subshell()
-        child.output = []
+        child.output = heard = Captured()
         try:
             child.run(parse_script(sub.text, sub.line))
         except (ShellSyntaxError, RecursionError):
-            child.output_unknown = True
+            heard.unknown = True
         except (Exit, Stop):
             pass
-        if child.output_unknown:
+        if heard.unknown:
             return self.unknowns.mark(f"$({' '.join(sub.text.split())})")
-        return "".join(child.output).rstrip("\n")
+        return "".join(heard.text).rstrip("\n")
 
     def expand_word(self, word: Word) -> list[Field]:
         """Fields of a word, globs matched against what the build placed."""
@@ -246,12 +254,12 @@ class Shell:
     def emit(self, text: str) -> None:
         """Write to standard output (only a ``$(...)`` listens)."""
         if self.output is not None:
-            self.output.append(text)
+            self.output.text.append(text)
 
     def emit_unknown(self) -> None:
         """Standard output the reader cannot know."""
         if self.output is not None:
-            self.output_unknown = True
+            self.output.unknown = True
 
     # -- notes --------------------------------------------------------------
 
@@ -265,7 +273,8 @@ class Shell:
             self.build.notes.append(note)
 
     def unread(self, ctx: CommandContext, reason: str, scope: tuple[str, ...] | None = None) -> None:
-        """Record a command the reader does not understand."""
+        """Record a command the reader does not understand (what it prints is unknown too)."""
+        self.emit_unknown()
         self.note(ctx, "unread", reason, scope)
 
     def stop(self, ctx: CommandContext, reason: str) -> None:
@@ -297,6 +306,7 @@ class Shell:
                       run_line=self.run_line, record=self.record, depth=self.depth, dockerfile=self.dockerfile)
         child.variables, child.exported, child.unset = dict(self.variables), set(self.exported), set(self.unset)
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
+        child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
         return child
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -307,7 +317,7 @@ class Shell:
 
     def fails_build(self, ctx: CommandContext) -> bool:
         """Whether a failure of the command at ``ctx`` fails the image build."""
-        return self.propagates and ((self.errexit and not ctx.exempt) or ctx.tail)
+        return self.propagates and ((self.errexit and not ctx.exempt and not self.ignoring_errexit) or ctx.tail)
 
     def child_hides(self, ctx: CommandContext) -> tuple[str, ...]:
         """What hides a failure inside a script this command runs: this line's hiding, then why it is ignored."""
@@ -369,10 +379,12 @@ class Shell:
             own = [*hides, *([] if last else ["| ..."])]
             ctx = self.context(command, own, exempt=exempt or not last or pipe.negated, tail=tail and last)
             shell = self if count == 1 else self.subshell()
+            if not last:
+                shell.output = None  # it prints into the pipe: only the last part's output is heard
             status = shell.command(command, ctx)
         if pipe.negated and status is not None:
             status = not status
-        if status is False and self.errexit and not exempt and not pipe.negated:
+        if status is False and self.errexit and not self.ignoring_errexit and not exempt and not pipe.negated:
             raise Exit(False)  # set -e: a command known to fail ends the shell here
         return status
 
@@ -382,14 +394,23 @@ class Shell:
         own = tuple(dict.fromkeys([*_redirect_hides(redirects), *hides]))
         line, text = command.line, command.text
         probe = CommandContext(line, text, own, exempt=exempt, tail=tail)
-        stops = self.fails_build(probe) if self.dockerfile else self.errexit
+        stops = self.fails_build(probe) if self.dockerfile else self.errexit and not self.ignoring_errexit
         return CommandContext(line, text, (*own, *self.inherited), stops, exempt, tail)
 
     def command(self, command: Command, ctx: CommandContext) -> bool | None:
-        """Run one command in ``ctx``."""
+        """Run one command in ``ctx``; where sh exempts it from set -e, so is everything it runs in this shell."""
         self.build.commands += 1
         if self.build.commands > MAX_COMMANDS:
             self.stop(ctx, f"the build runs more than {MAX_COMMANDS:,} commands; the reader stops here")
+        if not ctx.exempt:
+            return self._command(command, ctx)
+        self.ignoring_errexit += 1  # 'f || true', 'if f': set -e is off inside f's body too
+        try:
+            return self._command(command, ctx)
+        finally:
+            self.ignoring_errexit -= 1
+
+    def _command(self, command: Command, ctx: CommandContext) -> bool | None:
         node = command.node
         if isinstance(node, Simple):
             from .shell_commands import run_simple
@@ -489,18 +510,25 @@ class Shell:
 
     def _case(self, node: Case, ctx: CommandContext) -> bool | None:
         subject = self.expand_one(node.subject)
-        for patterns, body in node.items:
-            texts = [self.expand_one(p) for p in patterns]
-            if not is_known(subject) or not all(is_known(t) for t in texts):
-                self.note(CommandContext(node.line, node.text), "assumed",
-                          "the base image decides which branch runs: the reader reads every one")
-                first = body.items[0].first.commands[0] if body.items else None
-                if first is not None:
-                    self.either(lambda body=body: self.run(body, ctx.tail), first)  # type: ignore[misc]
-                continue
-            if any(pattern_matches(t, subject) for t in texts):
-                return self.run(body, ctx.tail)
-        return True
+        status: bool | None = True
+        falling = False  # the item before ended ';&': this body runs without its patterns being tried
+        for patterns, body, falls in node.items:
+            if not falling:
+                texts = [self.expand_one(p) for p in patterns]
+                if not is_known(subject) or not all(is_known(t) for t in texts):
+                    self.note(CommandContext(node.line, node.text), "assumed",
+                              "the base image decides which branch runs: the reader reads every one")
+                    first = body.items[0].first.commands[0] if body.items else None
+                    if first is not None:
+                        self.either(lambda body=body: self.run(body, ctx.tail), first)  # type: ignore[misc]
+                    continue
+                if not any(pattern_matches(t, subject) for t in texts):
+                    continue
+            status = self.run(body, ctx.tail)
+            if not falls:
+                return status
+            falling = True
+        return status
 
     def glob(self, fields: list[Field]) -> list[str]:
         """Pathname expansion against what the build placed; a pattern that matches nothing stays as written."""
@@ -509,13 +537,20 @@ class Shell:
             if item.glob is None or not is_known(item.text):
                 out.append(item.text)
                 continue
-            absolute = item.text.startswith("/")
-            base = "" if absolute else self.cwd.rstrip("/") + "/"
+            # The folders before the first component with a wildcard are taken as written (./, ../, /w/s/);
+            # each match is spelled with them, as sh spells it.
+            parts = item.text.split("/")
+            wild = next(i for i, part in enumerate(parts) if any(c in part for c in "*?["))
+            prefix = "/".join(parts[:wild]) + "/" if wild else ""
+            base = normalise(posixpath.join(self.cwd, prefix)).rstrip("/") + "/"
             matches = []
             for name in self.build.fs.names():
-                candidate = name if absolute else (name[len(base):] if name.startswith(base) else None)
-                if candidate and item.glob.fullmatch(candidate) and not posixpath.basename(candidate).startswith("."):
-                    matches.append(candidate)
+                if not name.startswith(base):
+                    continue
+                rest = name[len(base):]
+                hidden = any(n.startswith(".") and not p.startswith(".") for n, p in zip(rest.split("/"), parts[wild:]))
+                if rest and not hidden and item.glob.fullmatch(prefix + rest):
+                    matches.append(prefix + rest)
             out.extend(sorted(matches) or [item.text])
         return out
 

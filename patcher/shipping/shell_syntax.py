@@ -148,10 +148,10 @@ class Loop:
 
 @dataclass(frozen=True)
 class Case:
-    """``case WORD in PATTERNS) BODY;; ... esac``."""
+    """``case WORD in PATTERNS) BODY;; ... esac``: each item's patterns, body, and whether it ends ``;&`` (falls through)."""
 
     subject: Word
-    items: tuple[tuple[tuple[Word, ...], "Sequence"], ...]
+    items: tuple[tuple[tuple[Word, ...], "Sequence", bool], ...]
     line: int
     text: str
 
@@ -423,6 +423,7 @@ class _Lexer:
                 out.append(escapes.get(text[self.pos + 1], "\\" + text[self.pos + 1]))
                 self.pos += 2
             else:
+                self.line += char == "\n"
                 out.append(char)
                 self.pos += 1
 
@@ -432,6 +433,7 @@ class _Lexer:
         if text.startswith("$((", self.pos):
             end = self._matching(self.pos + 1, "(", ")")
             inner = text[self.pos + 3:end - 1]
+            self.line += inner.count("\n")
             self.pos = end + 1
             return Arith(inner, quoted)
         if text.startswith("$(", self.pos):
@@ -595,7 +597,7 @@ class _Parser:
             self._advance()
 
     def _text(self, start: int, end: int) -> str:
-        text = " ".join(self.text[start:end].split())
+        text = " ".join(self.text[start:end].replace("\\\n", "").split())  # continued lines joined, as sh reads them
         return text if len(text) <= 120 else text[:117] + "..."
 
     def program(self) -> Sequence:
@@ -619,7 +621,7 @@ class _Parser:
                 item = AndOr(item.first, item.rest, True)
             elif self._is_op(";"):
                 self._advance()
-            elif self.token.kind not in ("newline", "eof") and not self._is_word(*ends) and not self._is_op(*ends, ";;"):
+            elif self.token.kind not in ("newline", "eof") and not self._is_word(*ends) and not self._is_op(*ends, ";;", ";&"):
                 raise ShellSyntaxError(f"unexpected '{self.token.value.strip()}'", self.token.line)
             items.append(item)
 
@@ -712,26 +714,24 @@ class _Parser:
         words: list[Word] = []
         redirects: list[Redirect] = []
         end = first.end
+        testing = False  # inside [[ ... ]]: && || ( ) < > are operands of the test, up to the closing ]]
         while True:
             token = self.token
-            if token.kind == "io" or (token.kind == "op" and token.value in _REDIRECTS):
+            if testing and token.kind == "op" and token.value in ("&&", "||", "(", ")", "<", ">"):
+                words.append((Lit(token.value, True),))
+                self._advance()
+                end = token.end
+            elif token.kind == "io" or (token.kind == "op" and token.value in _REDIRECTS):
                 redirects.append(self._redirect())
                 end = self.tokens[self.index - 1].end
             elif token.kind == "word":
-                if words and plain_text(words[0]) == "[[" and plain_text(token.word) == "]]":
-                    words.append(token.word)
-                    self._advance()
-                    end = token.end
-                    continue
                 assignment = _assignment(token.word) if not words else None
                 if assignment is not None:
                     assignments.append(assignment)
                 else:
                     words.append(token.word)
-                self._advance()
-                end = token.end
-            elif token.kind == "op" and words and plain_text(words[0]) == "[[" and token.value in ("&&", "||", "(", ")", "<", ">"):
-                words.append((Lit(token.value, True),))  # inside [[ ]] these are operands of the test
+                    keyword = plain_text(token.word)
+                    testing = keyword == "[[" if len(words) == 1 else testing and keyword != "]]"
                 self._advance()
                 end = token.end
             else:
@@ -824,7 +824,7 @@ class _Parser:
                 raise ShellSyntaxError("a case pattern needs ')'", self.token.line)
             self._advance()
             body = self.sequence(("esac",))
-            items.append((tuple(patterns), body))
+            items.append((tuple(patterns), body, self._is_op(";&")))
             if self._is_op(";;", ";&"):
                 self._advance()
             elif not self._is_word("esac"):

@@ -228,8 +228,15 @@ def _arithmetic(text: str, scope: Scope) -> str:
         return scope.unknowns.mark(f"$(({text}))")
 
 
+def _divide(a: int, b: int) -> int:
+    """``a / b`` as sh computes it: rounded toward zero, exactly (no float on the way)."""
+    quotient = abs(a) // abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+# sh's / and % round toward zero (C), not down as Python's // and % do; sh has no //.
 _ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-               ast.FloorDiv: lambda a, b: a // b, ast.Div: lambda a, b: int(a / b), ast.Mod: lambda a, b: a % b}
+               ast.Div: _divide, ast.Mod: lambda a, b: a - b * _divide(a, b)}
 
 
 def _integer(node: ast.AST) -> int:

@@ -143,3 +143,143 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     assert plan.image["/usr/lib/python3/dist-packages/vllm/ops/x.py"].source == X
     assert plan.image["/opt/pkg/y.py"].source == Y
     assert [n.line for n in plan.notes if n.kind == "assumed"] == [1, 2]
+
+
+# -- more forms: options as GNU getopt reads them, mv, ln, rsync, install, rm, mkdir, touch --------
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("cp --preserve x.py /made/a.py", {"/made/a.py": X}),  # --preserve[=LIST]: an argument only after '='
+    ("cp --preserve=mode x.py /made/a.py", {"/made/a.py": X}),
+    ("cp --backup x.py /made/a.py", {"/made/a.py": X}),
+    ("cp --backup=numbered --suffix .bak x.py /made/a.py", {"/made/a.py": X}),
+    ("cp -S .bak --suffix=.b x.py /made/a.py", {"/made/a.py": X}),
+    ("cp --reflink --sparse=always --no-preserve=all x.py /made/a.py", {"/made/a.py": X}),
+    ("cp -p -v -f -i -L -P -d -H -x -l -s -b -Z x.py /made/a.py", {"/made/a.py": X}),
+    ("cp --archive --force --interactive --no-dereference --dereference --link --symbolic-link --verbose "
+     "--one-file-system --remove-destination --strip-trailing-slashes --debug x.py /made/a.py", {"/made/a.py": X}),
+    ("cp --parents sub/y.py x.py /made/", {"/made/sub/y.py": Y, "/made/x.py": X}),
+    ("cp --parents -r sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("cp -r sub/ /made/copy", {"/made/copy/y.py": Y, "/made/copy/deep/z.py": Z}),
+    ("mv -t /made x.py sub", {"/made/x.py": X, "/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("mv -T sub /made/t", {"/made/t/y.py": Y, "/made/t/deep/z.py": Z}),
+    ("mv --target-directory=/made -f -v x.py", {"/made/x.py": X}),
+    ("ln -s /w/s/sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("ln -st /made /w/s/x.py /w/s/sub", {"/made/x.py": X, "/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("ln -sT /w/s/sub /made/t", {"/made/t/y.py": Y, "/made/t/deep/z.py": Z}),
+    ("ln -sn /w/s/sub /made/n", {"/made/n/y.py": Y, "/made/n/deep/z.py": Z}),
+    ("ln /w/s/x.py /made/hard.py", {"/made/hard.py": X}),
+    ("ln -s ../w/s/x.py /made/rel.py", {"/made/rel.py": X}),  # a relative target is read from the link's folder
+    ("ln -s ../../w/s/sub/y.py /made/sub2/", {}),  # /made/sub2 is not there: the link is not made
+    ("ln -sf /w/s/x.py /made/f.py\nln -sf /w/s/sub/y.py /made/f.py", {"/made/f.py": Y}),
+    ("cd /made\nln -s ../w/s/x.py .", {"/made/x.py": X}),
+    ("cd /made\nln -s /w/s/x.py", {"/made/x.py": X}),
+    ("rsync -a sub/ /made/", {"/made/y.py": Y, "/made/deep/z.py": Z}),
+    ("rsync x.py sub/y.py /made/two", {"/made/two/x.py": X, "/made/two/y.py": Y}),
+    ("rsync x.py /made/one.py", {"/made/one.py": X}),
+    ("rsync -avz --chmod=644 --info=progress2 --out-format=%n --log-file=/tmp/l x.py /made/", {"/made/x.py": X}),
+    ("rsync --mkpath x.py /made/deep/er/", {"/made/deep/er/x.py": X}),
+    ("install -d /made/i1 /made/i2\ninstall x.py /made/i2", {"/made/i2/x.py": X}),
+    ("install -D -t /made/q/r x.py", {"/made/q/r/x.py": X}),
+    ("install -T x.py /made/t.py", {"/made/t.py": X}),
+    ("install -Dm644 x.py /made/z/x.py", {"/made/z/x.py": X}),
+    ("install --directory /made/dd\ncp x.py /made/dd", {"/made/dd/x.py": X}),
+    ("install -c -p -s -v -C -b -Z x.py /made/", {"/made/x.py": X}),
+    ("install x.py sub/y.py /made/", {"/made/x.py": X, "/made/y.py": Y}),
+    ("install -D x.py sub/y.py /made/dd/", {"/made/dd/x.py": X, "/made/dd/y.py": Y}),
+    ("install --target-directory=/made --owner=root --group=root x.py", {"/made/x.py": X}),
+    ("mkdir -p /made/a/b\ncp x.py /made/a/b/", {"/made/a/b/x.py": X}),
+    ("mkdir -m 755 /made/m\ncp x.py /made/m", {"/made/m/x.py": X}),
+    ("mkdir --parents --mode=700 /made/p/q\ncp x.py /made/p/q", {"/made/p/q/x.py": X}),
+    ("mkdir /made/n1 /made/n2\ncp x.py /made/n2", {"/made/n2/x.py": X}),
+    ("touch /made/t.py\ncp /made/t.py /made/u.py", {}),  # a file the build wrote, not one of the context
+    ("cp x.py /made/a.py\ntouch /made/a.py", {"/made/a.py": X}),
+    ("cp x.py /made/a.py\ntouch -c /made/b.py\ncp x.py /made/b.py", {"/made/a.py": X, "/made/b.py": X}),
+    ("cp x.py /made/a.py\necho new > /made/a.py", {}),
+    ("cp x.py /made/a.py\necho more >> /made/b.py", {"/made/a.py": X}),
+    ("cp x.py /made/a.py\nrm -f /made/a.py /made/none.py", {}),
+])
+def test_more_file_command_forms(command: str, expected: dict[str, str]) -> None:
+    assert placed(f"mkdir /made\n{command}\n") == expected
+
+
+def test_mv_takes_the_source_away() -> None:
+    plan = plan_of(script_context("mkdir /made\nmv x.py /made/a.py\ncp x.py /made/b.py\n"))
+    assert {path: p.source for path, p in plan.image.items() if path.startswith("/made/")} == {"/made/a.py": X}
+    assert [(n.kind, n.line, n.reason) for n in plan.notes][:1] == [
+        ("fails", 3, "/w/s/x.py does not exist at this point of the build, so nothing is copied")]
+
+
+@pytest.mark.parametrize(("script", "expected"), [
+    # --delete makes the folder a folder source is synced to hold only what the source holds.
+    ("rsync -a --delete sub/ /made/d/; cp x.py /made/d/x.py; rsync -a --delete sub/ /made/d/",
+     {"/made/d/y.py": Y, "/made/d/deep/z.py": Z}),
+    ("cp x.py /made/keep.py\nrsync -a --delete sub /made/\ncp x.py /made/sub/gone.py\nrsync -a --delete sub /made/",
+     {"/made/keep.py": X, "/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("cp -r sub /made/\nrsync -a --delete sub/deep/ /made/sub/", {"/made/sub/z.py": Z}),
+    ("cp -r sub /made/\nrsync -a --delete x.py /made/sub/", {"/made/sub/x.py": X, "/made/sub/y.py": Y,
+                                                             "/made/sub/deep/z.py": Z}),  # files: nothing deleted
+    ("cp -r sub /made/\nrsync -a sub/deep/ /made/sub/", {"/made/sub/z.py": Z, "/made/sub/y.py": Y,
+                                                         "/made/sub/deep/z.py": Z}),
+])
+def test_rsync_delete_removes_only_what_a_synced_folder_does_not_hold(script: str, expected: dict[str, str]) -> None:
+    assert placed(f"mkdir /made\n{script}\n") == expected
+
+
+@pytest.mark.parametrize(("command", "note"), [
+    ("cp -n x.py /usr/lib/vllm/x.py", "cp copies only if /usr/lib/vllm/x.py does not exist yet, and the base image "
+                                      "may have it"),
+    ("cp -u x.py /usr/lib/vllm/x.py", "cp copies only if /usr/lib/vllm/x.py does not exist yet, and the base image "
+                                      "may have it"),
+    ("cp --update x.py /usr/lib/vllm/x.py", "cp copies only if /usr/lib/vllm/x.py does not exist yet, and the base "
+                                            "image may have it"),
+    ("cp --update=none x.py /usr/lib/vllm/x.py", "cp copies only if /usr/lib/vllm/x.py does not exist yet, and the "
+                                                 "base image may have it"),
+    ("cp --update=older x.py /usr/lib/vllm/x.py", "cp copies only if /usr/lib/vllm/x.py does not exist yet, and the "
+                                                  "base image may have it"),
+    ("mv --no-clobber x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the "
+                                                "base image may have it"),
+    ("mv --update=none x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the "
+                                                 "base image may have it"),
+    ("mv -u x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the base image "
+                                      "may have it"),
+])
+def test_a_copy_that_may_not_overwrite_the_base_image_is_a_caveat(command: str, note: str) -> None:
+    plan = plan_of(script_context(command + "\n"))
+    assert plan.image["/usr/lib/vllm/x.py"].source == X  # read as done...
+    assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", 1, note, ("/usr/lib/vllm/x.py",))]  # ...but what stays there is the base image's to decide
+
+
+@pytest.mark.parametrize("command", ["cp --update=all x.py /usr/lib/vllm/x.py", "cp -n x.py /made/x.py",
+                                     "cp --update=all -f x.py /made/y.py"])
+def test_a_copy_that_overwrites_or_lands_where_nothing_stood_is_no_caveat(command: str) -> None:
+    assert plan_of(script_context(f"mkdir /made\n{command}\n")).notes == ()
+
+
+@pytest.mark.parametrize(("command", "note"), [
+    ("cp -r sub /usr/lib/python3/vllm", "/usr/lib/python3/vllm is taken not to exist in the base image (else "
+                                        "/w/s/sub would land inside it, as /usr/lib/python3/vllm/sub)"),
+    ("cp x.py /usr/lib/python3/vllm", "/usr/lib/python3/vllm is taken to be a folder of the base image (else "
+                                      "/w/s/x.py would be copied as /usr/lib/python3/vllm itself)"),
+    ("mv sub /usr/lib/python3/vllm", "/usr/lib/python3/vllm is taken not to exist in the base image (else "
+                                     "/w/s/sub would land inside it, as /usr/lib/python3/vllm/sub)"),
+])
+def test_a_reading_that_depends_on_the_base_image_says_which_it_took(command: str, note: str) -> None:
+    plan = plan_of(script_context(command + "\n"))
+    assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == [("assumed", 1, command, note)]
+
+
+@pytest.mark.parametrize(("command", "image_path"), [
+    ("cp x.py /usr/lib/python3/vllm/", "/usr/lib/python3/vllm/x.py"),
+    ("cp x.py /usr/lib/python3/x.py", "/usr/lib/python3/x.py"),  # the same name: the file itself
+    ("cp x.py /usr/lib/python3/vllm.bak", "/usr/lib/python3/vllm.bak"),  # a dot: a file name
+    ("cp -r sub /usr/lib/sub", "/usr/lib/sub/y.py"),  # the same name: the folder itself
+    ("cp x.py /usr/lib/python3/.", "/usr/lib/python3/x.py"),
+    ("cp x.py /usr/lib/python3/..", "/usr/lib/x.py"),
+    ("ln -s /w/s/x.py /usr/lib/link", "/usr/lib/link"),  # a link is named for where it is made
+    ("cp -r sub/ /usr/lib/python3/pkg/", "/usr/lib/python3/pkg/sub/y.py"),
+    ("cp -r sub/. /usr/lib/python3/pkg", "/usr/lib/python3/pkg/y.py"),
+])
+def test_a_base_image_destination_read_the_way_its_spelling_says(command: str, image_path: str) -> None:
+    plan = plan_of(script_context(command + "\n"))
+    assert image_path in plan.image and plan.notes == ()

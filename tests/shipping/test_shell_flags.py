@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from patcher.shipping.shell_interpreter import shebang
 from tests.shipping.conftest import plan_of, script_context
 
 COPY = "cp /w/s/x.py /dest/x.py"
@@ -108,3 +109,60 @@ def test_a_script_called_by_a_script_without_set_e_is_ignored_when_it_fails() ->
     found = copy_of(plan)
     assert (found.script, found.stops_on_error) == ("s/inner.sh", True)
     assert found.hides_failure == ("s/i.sh goes on after it fails",)
+
+
+@pytest.mark.parametrize(("command", "placed"), [
+    ("sh -n ./i2.sh", []),  # -n reads without running
+    ("sh -c 'cp x.py /opt/$0-$1.py' zero one", ["/opt/zero-one.py"]),  # the words after the string: $0, $1...
+    ("sh -c 'cp x.py /opt/$0.py'", ["/opt/sh.py"]),
+    ("bash -c 'cp x.py /opt/$0.py' -", ["/opt/-.py"]),
+    ("bash --login -c 'cp x.py /opt/b.py'", ["/opt/b.py"]),
+    ("bash -lc 'cp x.py /opt/l.py'", ["/opt/l.py"]),
+    ("bash -o pipefail -c 'cp x.py /opt/c.py'", ["/opt/c.py"]),
+    ("bash -O extglob -c 'cp x.py /opt/d.py'", ["/opt/d.py"]),
+    ("sh -c -e 'false; cp x.py /opt/m.py'", []),
+    ("sh -- i2.sh a", ["/opt/after.py", "/opt/i2-i2.sh-a.py"]),
+    ("sh -e i2.sh a", ["/opt/i2-i2.sh-a.py"]),
+    ("sh -ex -- ./i2.sh b", ["/opt/i2-./i2.sh-b.py"]),
+    ("sh -xv i2.sh", ["/opt/after.py", "/opt/i2-i2.sh-.py"]),
+    ("sh -u i2.sh", ["/opt/after.py", "/opt/i2-i2.sh-.py"]),
+    ("sh -o errexit i2.sh", ["/opt/i2-i2.sh-.py"]),
+    ("sh +e -c 'false; cp x.py /opt/e.py'", ["/opt/e.py"]),
+    ("sh -eo errexit -c 'cp x.py /opt/f.py; false; cp x.py /opt/g.py'", ["/opt/f.py"]),
+    ("sh -e +o errexit -c 'cp x.py /opt/f.py; false; cp x.py /opt/g.py'", ["/opt/f.py", "/opt/g.py"]),
+    ("sh -e -o nounset -c 'false; cp x.py /opt/f.py'", []),
+    ("sh -e +e -c 'false; cp x.py /opt/h.py'", ["/opt/h.py"]),
+    ("sh -e <<EOF\nfalse\ncp x.py /opt/k.py\nEOF", []),
+    ("sh <<EOF\nfalse\ncp x.py /opt/k.py\nEOF", ["/opt/k.py"]),
+    ("dash -c 'cp x.py /opt/n.py'", ["/opt/n.py"]),
+    ("busybox-sh -c 'cp x.py /opt/o.py'", ["/opt/o.py"]),
+    ("/bin/sh -c 'cp x.py /opt/p.py'", ["/opt/p.py"]),
+    ("ksh -c 'cp x.py /opt/q.py'", ["/opt/q.py"]),
+])
+def test_a_shell_run_with_flags_reads_its_string_script_or_input_as_sh_does(command: str, placed: list[str]) -> None:
+    plan = plan_of(script_context(f"{command}\n", files={"s/i2.sh": "cp x.py /opt/i2-$0-$1.py\nfalse\n"
+                                                                    "cp x.py /opt/after.py\n"}))
+    assert sorted(path for path in plan.image if path.startswith("/opt/")) == placed
+
+
+def test_sh_c_without_its_string_fails() -> None:
+    plan = plan_of(script_context("sh -c\ncp x.py /opt/a.py\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [("fails", 1, "sh -c needs a command string")]
+    assert "/opt/a.py" in plan.image
+
+
+@pytest.mark.parametrize(("text", "interpreter"), [
+    ("#!/bin/sh -e\n", ("/bin/sh", ["-e"])),
+    ("#! /bin/bash\n", ("/bin/bash", [])),
+    ("#!/usr/bin/env -S bash -e\n", ("bash", ["-e"])),
+    ("#!/usr/bin/env -u X bash -x\n", ("bash", ["-x"])),
+    ("#!/usr/bin/env -i -S sh\n", ("sh", [])),
+    ("\ufeff#!/bin/sh -e\r\nset +e\n", ("/bin/sh", ["-e"])),
+    ("#!/usr/bin/env\n", None),
+    ("#!/usr/bin/env -u\n", None),
+    ("#!\n", None),
+    ("echo\n#!/bin/sh\n", None),
+    ("", None),
+])
+def test_the_interpreter_line_names_the_program_env_looked_through(text: str, interpreter: object) -> None:
+    assert shebang(text) == interpreter

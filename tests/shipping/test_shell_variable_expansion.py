@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.shipping.install_script import expand_variables, read_install_script
+from patcher.shipping.install_script import expand_variables, logical_lines, read_install_script
 
 
 @pytest.mark.parametrize("word, variables, expected", [
@@ -38,3 +38,26 @@ def test_an_install_script_places_files_under_a_default_that_names_another_varia
         ("/workspace/qwen3_6_scripts/paged_attn.py",
          "/usr/local/corex/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py", 4)]
     assert read.unknown == ()
+
+
+@pytest.mark.parametrize(("text", "lines"), [
+    ("a \\\nb\nc\r\nd \\\r\ne\n", [(1, "a  b"), (3, "c"), (4, "d  e"), (6, "")]),
+    ("", [(1, "")]),
+    ("x\\\n\\\ny", [(1, "x  y")]),
+    ("one\ntwo", [(1, "one"), (2, "two")]),
+])
+def test_logical_lines_join_continued_lines_under_the_number_of_their_first(text: str,
+                                                                           lines: list[tuple[int, str]]) -> None:
+    assert logical_lines(text) == lines
+
+
+def test_a_script_read_on_its_own_uses_its_interpreter_line_environment_and_path() -> None:
+    read = read_install_script("#!/bin/sh -e\ncp a.py \"$DEST/\"\ncp \"$OTHER/b.py\" /x/\ncp $0 /y/\n", "/work",
+                               {"DEST": "/d"}, script="/work/inst.sh")
+    assert [(c.source, c.destination, c.recursive, c.line, c.stops_on_error) for c in read.copies] == [
+        ("/work/a.py", "/d/", False, 2, True), ("/work/inst.sh", "/y/", False, 4, True)]
+    assert (read.stops_on_error, read.unknown) == (True, ("OTHER",))
+    read = read_install_script("cp -r a /x\nset -e\n", "/")
+    assert [(c.source, c.destination, c.recursive, c.stops_on_error) for c in read.copies] == [
+        ("/a", "/x", True, False)]
+    assert read.stops_on_error is False
