@@ -46,3 +46,12 @@ def applied(shared_cache: None, tmp_path_factory: pytest.TempPathFactory) -> dic
     files = context_files(folder)
     del files[MANIFEST]
     return files
+
+
+@pytest.fixture(scope="package")
+def bundled(shared_cache: None):  # type: ignore[no-untyped-def]
+    """The bundled patch set (patches/), loaded once: real Patch values for the report builders' tests."""
+    from patcher.patchset.load import load_patch_set
+    from tests.fixtures_vendor import PATCHES
+
+    return load_patch_set(PATCHES)
