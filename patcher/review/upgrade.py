@@ -487,7 +487,7 @@ def scope_change(scope: str, old_file: FileOutcome, new_file: FileOutcome) -> Sc
     old_module, new_module = _module(old_file.original), _module(new_file.original)
     broken = [name for name, module in (("OLD", old_module), ("NEW", new_module)) if module is None]
     if old_module is None or new_module is None:
-        return ScopeChange(scope, True, "", f"{' and '.join(broken)} does not parse")
+        return ScopeChange(scope, True, "", f"{' and '.join(broken)} {'does' if len(broken) == 1 else 'do'} not parse")
     old, new = _scope_source(old_module, scope), _scope_source(new_module, scope)
     if old is None and new is None:
         return ScopeChange(scope, False, "", "missing in OLD and NEW")
@@ -577,7 +577,7 @@ def _unified(old: tuple[str, str, tuple[int, ...]], new: tuple[str, str, tuple[i
              new_path: str, scope: str) -> str:
     # Hunk headers in each file's own line numbers, not the scope's; a class's skipped method bodies split hunks.
     return numbered_diff(text_lines(old[1]), list(old[2]), text_lines(new[1]), list(new[2]),
-                         f"a/{old_path} ({scope})", f"b/{new_path} ({scope})")
+                         f"a/{old_path} ({scope or '(module)'})", f"b/{new_path} ({scope or '(module)'})")
 
 
 # --------------------------------------------------------------------------- around the patches
