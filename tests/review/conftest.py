@@ -55,3 +55,13 @@ def bundled(shared_cache: None):  # type: ignore[no-untyped-def]
     from tests.fixtures_vendor import PATCHES
 
     return load_patch_set(PATCHES)
+
+
+@pytest.fixture(scope="package")
+def demo_build(bundled):  # type: ignore[no-untyped-def]
+    """The bundled series run on the demo vendor tree (nothing written), made once."""
+    from patcher.archive.dir_source import DirSource
+    from patcher.pipeline import build
+    from tests.fixtures_vendor import VENDOR_TREE
+
+    return build(DirSource(VENDOR_TREE), bundled)
