@@ -184,3 +184,23 @@ def test_text_lines_break_where_python_numbers_lines_and_nowhere_else() -> None:
     assert text_lines("x = 1\x0c\ny = '\u2028'\n\x1c\n") == ["x = 1\x0c\n", "y = '\u2028'\n", "\x1c\n"]
     assert text_lines("") == [] and text_lines("\n\n") == ["\n", "\n"]
     assert text_lines("last") == ["last"]
+
+
+def test_a_file_diff_takes_the_context_it_is_asked_for() -> None:
+    before = numbered(*range(1, 10))
+    change = FileChange("x.py", before, before.replace(b"5\n", b"five\n"))
+    assert change.unified(context=1).endswith(b"@@ -4,3 +4,3 @@\n 4\n-5\n+five\n 6\n")
+    assert change.unified().endswith(b"@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n")
+
+
+@pytest.mark.parametrize(("old", "new", "header"), [
+    # Only the tab git adds after a name with a space is dropped from the diff --git line, nothing else.
+    ("docs/INDEX", "docs/INDEX", b"diff --git a/docs/INDEX b/docs/INDEX\n"),
+    ("a b ", "a b ", b"diff --git a/a b  b/a b \n"),
+    ("old name ", "qwen3_6_scripts/paged_attn.py", b"diff --git a/old name  b/qwen3_6_scripts/paged_attn.py\n"),
+    ("paged_attn.py", "new name ", b"diff --git a/paged_attn.py b/new name \n"),
+])
+def test_the_git_line_keeps_every_character_of_both_names(old: str, new: str, header: bytes) -> None:
+    diff = file_diff(FileChange(new, b"a\n", b"b\n"), old_path=old)
+    assert diff.splitlines(keepends=True)[0] == header
+    assert diff.splitlines(keepends=True)[1] == b"--- a/" + old.encode() + (b"\t" if " " in old else b"") + b"\n"
