@@ -78,3 +78,14 @@ def test_the_answer_does_not_depend_on_the_patch_cache(bundled, tmp_path, monkey
     report = compare(*drops)
     assert [(c.step, c.binding) for c in report.patches[0].captures] == [(2, "HEURISTIC")]
     assert report.patches[0].scopes[0].changed
+
+
+def test_a_stale_copy_that_appears_or_goes_is_a_mirror_group_that_appeared_or_went(bundled, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from patcher.shipping import MirrorGroup
+
+    old, new = make_pair(tmp_path / "pair", "unchanged")
+    (old / "paged_attn.py").unlink()  # OLD had no stale root copy; NEW has one
+    report = compare(*read(old, new, bundled)[1])
+    assert (report.mirrors_appeared, report.mirrors_went) == ((MirrorGroup(SHIPPED, ("paged_attn.py",)),), ())
+    reverse = compare(*read(new, old, bundled)[1])
+    assert (reverse.mirrors_appeared, reverse.mirrors_went) == ((), (MirrorGroup(SHIPPED, ("paged_attn.py",)),))
