@@ -74,7 +74,10 @@ def test_a_binary_file_is_named_not_diffed() -> None:
     # Either side holding a NUL decides, and a name with a space gets no tab in that line.
     assert FileChange("a b.bin", b"text\n", b"\0").unified() == (
         b"diff --git a/a b.bin b/a b.bin\nBinary files a/a b.bin and b/a b.bin differ\n")
-    assert FileChange("new.bin", None, b"\0\1").unified().endswith(b"Binary files /dev/null and b/new.bin differ\n")
+    assert FileChange("new.bin", None, b"\0\1", False, True).unified() == (
+        b"diff --git a/new.bin b/new.bin\nnew file mode 100755\nBinary files /dev/null and b/new.bin differ\n")
+    assert FileChange("old.bin", b"\0\1", None).unified() == (
+        b"diff --git a/old.bin b/old.bin\ndeleted file mode 100644\nBinary files a/old.bin and /dev/null differ\n")
 
 
 def test_binary_means_a_nul_in_the_first_8000_bytes_as_git_decides() -> None:
