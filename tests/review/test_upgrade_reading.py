@@ -89,3 +89,23 @@ def test_a_stale_copy_that_appears_or_goes_is_a_mirror_group_that_appeared_or_we
     assert (report.mirrors_appeared, report.mirrors_went) == ((MirrorGroup(SHIPPED, ("paged_attn.py",)),), ())
     reverse = compare(*read(new, old, bundled)[1])
     assert (reverse.mirrors_appeared, reverse.mirrors_went) == ((), (MirrorGroup(SHIPPED, ("paged_attn.py",)),))
+
+
+TRITON_IMPORT = b"from vllm.attention.ops.prefix_prefill import context_attention_fwd\n"
+
+
+def test_each_drop_gets_the_rule_findings_of_its_own_files(bundled, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # An unpatched shipped file is judged ahead, in the child, by its bytes: NEW's import must stay NEW's.
+    old, new = make_pair(tmp_path / "pair", "unchanged")
+    helper = new / "qwen3_6_scripts" / "qwen3_5.py"
+    helper.write_bytes(TRITON_IMPORT + helper.read_bytes())
+    _, (old_drop, new_drop) = read(old, new, bundled)
+    assert old_drop.rules.errors == ()
+    assert [(v.rule, v.path, v.line) for v in new_drop.rules.errors] == [
+        ("no-triton-kernels", "qwen3_6_scripts/qwen3_5.py", 1)]
+    report = compare(old_drop, new_drop)
+    assert [(e.rule, e.path) for e in report.new_errors] == [("no-triton-kernels", "qwen3_6_scripts/qwen3_5.py")]
+    assert report.fixed == ()
+    reverse = compare(*read(new, old, bundled)[1])
+    assert [(e.rule, e.path) for e in reverse.fixed] == [("no-triton-kernels", "qwen3_6_scripts/qwen3_5.py")]
+    assert reverse.new_errors == ()
