@@ -188,3 +188,44 @@ def test_the_scope_cache_does_not_confuse_two_files() -> None:
     assert scope_change("PagedAttention", outcome(VENDOR), outcome(other)).changed
     assert not scope_change("PagedAttention", outcome(other), outcome(other)).changed
     assert Path(SHIPPED).suffix == ".py"
+
+
+def test_a_crlf_file_s_scope_diff_has_plain_line_ends() -> None:
+    old = VENDOR.replace("\n", "\r\n")
+    found = change("PagedAttention.forward_decode", old.replace("return query", "return query * 2"), old=old)
+    assert found.changed and "\r" not in found.diff
+    assert "-        return query\n+        return query * 2\n" in found.diff
+
+
+def test_a_one_line_method_keeps_its_line_in_its_class_s_diff() -> None:
+    old = "class Cache:\n    def size(self): return 1\n    BLOCK = 16\n"
+    found = change("Cache", old.replace("BLOCK = 16", "BLOCK = 32"), old=old)
+    assert found.diff.splitlines()[2:] == ["@@ -1,3 +1,3 @@", " class Cache:", "     def size(self): return 1",
+                                           "-    BLOCK = 16", "+    BLOCK = 32"]
+
+
+NESTED = '''\
+class PagedAttention:
+    try:
+        import triton
+    finally:
+        def _closing(self):
+            return 0
+    if triton:
+        pass
+    else:
+        def _no_triton(self):
+            return 1
+    with open("x") as handle:
+        def _in_with(self):
+            return 2
+'''
+
+
+def test_definitions_under_finally_an_if_s_else_and_a_with_are_scopes() -> None:
+    for scope, old, new in (("PagedAttention._closing", "return 0", "return 10"),
+                            ("PagedAttention._no_triton", "return 1", "return 11"),
+                            ("PagedAttention._in_with", "return 2", "return 12")):
+        found = change(scope, NESTED.replace(old, new), old=NESTED)
+        assert (found.changed, found.note) == (True, ""), scope
+        assert f"-            {old}\n+            {new}\n" in found.diff
