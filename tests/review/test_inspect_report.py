@@ -263,8 +263,15 @@ def test_folders_that_ship_nothing_are_folded_and_lone_files_listed(vendor_copy)
     (vendor_copy / "docs" / "api" / "two.md").write_text("x\n")
     (vendor_copy / "lonely").mkdir()
     (vendor_copy / "lonely" / "only.txt").write_text("x\n")
-    (vendor_copy / "qwen3_6_scripts" / "unused").mkdir()
+    # In a folder that ships: a subfolder that ships nothing folds, a lone file is listed.
+    (vendor_copy / ".dockerignore").write_text("qwen3_6_scripts/notes\nqwen3_6_scripts/README.md\n")
+    (vendor_copy / "qwen3_6_scripts" / "notes").mkdir()
+    (vendor_copy / "qwen3_6_scripts" / "notes" / "a.md").write_text("x\n")
+    (vendor_copy / "qwen3_6_scripts" / "notes" / "b.md").write_text("x\n")
+    (vendor_copy / "qwen3_6_scripts" / "README.md").write_text("x\n")
     shown = lines(inspect_tree(DirSource(vendor_copy), outline()))
     never = shown[shown.index(next(line for line in shown if line.startswith("Never shipped"))):]
+    assert never[0] == "Never shipped (23 files)"
     assert "  docs/ (2 files)" in never and "  lonely/only.txt" in never
-    assert "  vllm/ (8 files)" in never
+    assert "  vllm/ (8 files)" in never and "  qwen3_6_scripts/notes/ (2 files)" in never
+    assert "  qwen3_6_scripts/README.md" in never

@@ -266,3 +266,9 @@ def test_a_config_that_is_not_toml_or_not_utf8_is_refused(vendor_copy, data: byt
     (vendor_copy / "patcher.toml").write_bytes(data)
     with pytest.raises(ConfigError, match=r"^patcher\.toml: not valid TOML: "):
         load_config(DirSource(vendor_copy), None)
+
+
+def test_a_target_without_a_stale_copy_makes_no_group(vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    (vendor_copy / "paged_attn.py").unlink()
+    report = check_sync(DirSource(vendor_copy), outline())
+    assert report.groups == () and report.summary().startswith("no mirror groups")

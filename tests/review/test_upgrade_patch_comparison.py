@@ -65,7 +65,7 @@ def test_matched_code_that_changed_without_a_binding_is_shown_whole(bundled) -> 
 def test_a_step_that_matched_another_number_of_times_says_how_often(bundled) -> None:  # type: ignore[no-untyped-def]
     decode = bundled.patches[0]
     old = applied(decode, StepPrint(1, (match("a"), match("b"))), StepPrint(3, (match("z"),)))
-    new = applied(decode, StepPrint(1, (match("a"),)), StepPrint(3, (match("y"),)))
+    new = applied(decode, StepPrint(1, (match("c"),)), StepPrint(3, (match("y"),)))  # a count says it all
     assert list(_capture_changes(old, new)) == [CaptureChange(1, 0, "(matches)", "2", "1"),
                                                 CaptureChange(3, 1, "(matched code)", "z", "y")]
     # A step NEW has no record of is not compared.
