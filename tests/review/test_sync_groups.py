@@ -224,6 +224,8 @@ def test_an_unreadable_config_says_why(vendor_copy, tmp_path) -> None:  # type: 
     ("verify-sync = 3\n", "'verify-sync' must be a table"),
     ("[verify-sync]\nmirror = []\n", "unknown key 'verify-sync.mirror'; did you mean 'verify-sync.mirrors'?"),
     ("[verify-sync]\nzzz = 1\n", "unknown key 'verify-sync.zzz' (known: mirrors)"),
+    ('[[verify-sync.mirrors]]\nshipped = "Dockerfile"\ncopies = ["paged_attn.py"]\nzzz = 1\n',
+     "unknown key 'verify-sync.mirrors[1].zzz' (known: copies, shipped)"),
     ("[verify-sync]\nmirrors = 1\n",
      "'verify-sync.mirrors' must be an array of tables ([[verify-sync.mirrors]])"),
     ("[verify-sync]\nmirrors = [1]\n",
@@ -272,3 +274,13 @@ def test_a_target_without_a_stale_copy_makes_no_group(vendor_copy) -> None:  # t
     (vendor_copy / "paged_attn.py").unlink()
     report = check_sync(DirSource(vendor_copy), outline())
     assert report.groups == () and report.summary().startswith("no mirror groups")
+
+
+def test_names_are_taken_as_written_but_for_slashes_around_them(vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    # Names that start or end with other characters keep them: only '/' is dropped.
+    (vendor_copy / "qwen3_6_scripts" / "XINDEX").write_text("x\n")
+    (vendor_copy / "XINDEX").write_text("x\n")
+    (vendor_copy / "patcher.toml").write_text(
+        '[[verify-sync.mirrors]]\nshipped = "/qwen3_6_scripts/XINDEX/"\ncopies = ["/XINDEX/"]\n')
+    assert load_config(DirSource(vendor_copy), None) == ((DeclaredGroup("qwen3_6_scripts/XINDEX", ("XINDEX",)),),
+                                                          "patcher.toml")

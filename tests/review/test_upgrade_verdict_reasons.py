@@ -29,6 +29,7 @@ OLD, NEW = "old drop.zip", "new.zip"  # a space: the next command quotes it
 DECODE = "PagedAttention.forward_decode"
 PREFIX = "PagedAttention._forward_prefix_pytorch"
 ELSEWHERE = "/usr/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py"
+SCRIPT = "qwen3_6_scripts/patch_ops.sh"
 
 
 def install(image: str = INSTALLED, line: int = 8, script: str = "qwen3_6_scripts/patch_ops.sh",
@@ -188,6 +189,10 @@ def test_a_shipped_copy_that_moved_or_is_installed_elsewhere_is_for_review(patch
         f"review: {TARGET}: shipped copy moved: {SHIPPED} is installed elsewhere: nothing -> {INSTALLED}",
     ]
     assert found.verdict.next == "patcher inspect new.zip"
+    dropped = Shipping(TARGET, SHIPPED, SHIPPED, (install(INSTALLED, 8), install(ELSEWHERE, 9)), ())
+    (reason,) = report([same(p) for p in patches], shipping=(dropped,)).verdict.reasons
+    assert reason.text == (f"shipped copy moved: {SHIPPED} is installed elsewhere: {INSTALLED} ({SCRIPT}:8), "
+                           f"{ELSEWHERE} ({SCRIPT}:9) -> nothing")
     # The same places in another order, or by other lines, are no move.
     assert not Shipping(TARGET, SHIPPED, SHIPPED, (install(INSTALLED, 3), install(ELSEWHERE, 4)),
                         (install(ELSEWHERE, 14), install(INSTALLED, 15))).moved
