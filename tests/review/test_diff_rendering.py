@@ -205,3 +205,5 @@ def test_colour_marks_headers_bold_hunks_cyan_additions_green_removals_red_comme
         b"\x1b[36m@@ -1,2 +1,2 @@\x1b[m\n context\n\x1b[31m-old\x1b[m\n\x1b[32m+new\x1b[m\n"
         b"\\ No newline at end of file")
     assert render.colour(b"") == b""
+    # Only the line end stays outside the colour: a line that ends in other characters keeps them inside.
+    assert render.colour(b"+MAX\n-X") == b"\x1b[32m+MAX\x1b[m\n\x1b[31m-X\x1b[m"

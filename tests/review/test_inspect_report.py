@@ -275,3 +275,34 @@ def test_folders_that_ship_nothing_are_folded_and_lone_files_listed(vendor_copy)
     assert "  docs/ (2 files)" in never and "  lonely/only.txt" in never
     assert "  vllm/ (8 files)" in never and "  qwen3_6_scripts/notes/ (2 files)" in never
     assert "  qwen3_6_scripts/README.md" in never
+
+
+def test_two_stages_flags_a_copy_from_an_image_and_a_script_that_cannot_be_parsed(vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    (vendor_copy / "Dockerfile").write_text(
+        "FROM registry.example.invalid/bi100-base:v1.2.3 AS build\nFROM registry.example.invalid/bi100-base:v1.2.3\n"
+        "COPY --chown=1000:1000 --chmod=755 qwen3_6_scripts /workspace/qwen3_6_scripts\n"
+        "COPY --from=registry.example.invalid/tools:v2 /opt/tools /opt/tools\n"
+        "RUN cd /workspace/qwen3_6_scripts && ./patch_ops.sh\n")
+    (vendor_copy / "qwen3_6_scripts" / "patch_ops.sh").write_text("cp ./a ./b\nif [ -d /x ]; then\n  cp ./a ./b\n")
+    inspection = inspect_tree(DirSource(vendor_copy), SeriesOutline(Path("p"), ()))
+    (stop,) = inspection.plan.notes
+    shown = lines(inspection)
+    assert shown[3:8] == [
+        "     1  FROM registry.example.invalid/bi100-base:v1.2.3 AS build (stage 0: not in the image)",
+        "     2  FROM registry.example.invalid/bi100-base:v1.2.3 (stage 1: the image)",
+        "     3  COPY --chown=1000:1000 --chmod=755 qwen3_6_scripts -> /workspace/qwen3_6_scripts (10 files)",
+        "     4  COPY --from=registry.example.invalid/tools:v2 /opt/tools -> /opt/tools (0 files)",
+        "     5  RUN /workspace/qwen3_6_scripts/patch_ops.sh (in /workspace/qwen3_6_scripts)",
+    ]
+    assert stop.kind == "stop"
+    start = shown.index("Not read (1)")
+    assert shown[start + 1:start + 3] == [f"  qwen3_6_scripts/patch_ops.sh:{stop.line} [stage 1]  {stop.text}",
+                                          f"        {stop.reason}"]
+    assert [n["kind"] for n in to_json(inspection)["unread"]] == ["stop"]
+
+
+def test_every_unresolved_variable_of_a_script_is_named(vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    (vendor_copy / "qwen3_6_scripts" / "patch_ops.sh").write_text(
+        "cp ./paged_attn.py $VLLM_A/attention/ops/paged_attn.py\ncp ./sequence.py ${VLLM_B}/sequence.py\n")
+    shown = lines(inspect_tree(DirSource(vendor_copy), SeriesOutline(Path("p"), ())))
+    assert "        unresolved variables: $VLLM_A, $VLLM_B" in shown
