@@ -306,3 +306,15 @@ def test_every_unresolved_variable_of_a_script_is_named(vendor_copy) -> None:  #
         "cp ./paged_attn.py $VLLM_A/attention/ops/paged_attn.py\ncp ./sequence.py ${VLLM_B}/sequence.py\n")
     shown = lines(inspect_tree(DirSource(vendor_copy), SeriesOutline(Path("p"), ())))
     assert "        unresolved variables: $VLLM_A, $VLLM_B" in shown
+
+
+def test_a_target_that_does_not_ship_does_not_hide_the_ones_after_it(vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    series = SeriesOutline(Path("patches"), (("gone-target", "vllm/nope.py"), ("three-tier-decode", TARGET)))
+    gone, shipped = inspect_tree(DirSource(vendor_copy), series).targets
+    assert (gone.target, gone.shipped, shipped.target, shipped.shipped) == ("vllm/nope.py", None, TARGET, SHIPPED)
+
+
+def test_a_copy_in_a_script_without_set_e_is_warned_about_for_that_reason(vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    (warning,) = inspect_tree(DirSource(vendor_copy), outline()).warnings
+    assert (warning.path, warning.image_path, warning.reasons) == (SHIPPED, INSTALLED, ("no 'set -e'",))
+    assert "the build goes on (no 'set -e') and the image" in warning.message()

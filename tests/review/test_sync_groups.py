@@ -284,3 +284,14 @@ def test_names_are_taken_as_written_but_for_slashes_around_them(vendor_copy) -> 
         '[[verify-sync.mirrors]]\nshipped = "/qwen3_6_scripts/XINDEX/"\ncopies = ["/XINDEX/"]\n')
     assert load_config(DirSource(vendor_copy), None) == ((DeclaredGroup("qwen3_6_scripts/XINDEX", ("XINDEX",)),),
                                                           "patcher.toml")
+
+
+def test_an_unread_line_that_changes_only_the_unused_copy_is_no_caveat(vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    # The image runs the installed copy; a sed on the one COPY left in /workspace cannot change that.
+    script = vendor_copy / "qwen3_6_scripts" / "patch_ops.sh"
+    script.write_text(script.read_text() + f"sed -i 's/a/b/' /workspace/{SHIPPED}\n")
+    (check,) = check_sync(DirSource(vendor_copy), outline()).groups
+    assert check.image_paths == (INSTALLED,) and check.unread == ()
+    script.write_text(script.read_text() + f"sed -i 's/a/b/' {INSTALLED}\n")
+    (check,) = check_sync(DirSource(vendor_copy), outline()).groups
+    assert [n.text for n in check.unread] == [f"sed -i 's/a/b/' {INSTALLED}"]
