@@ -104,7 +104,7 @@ def apply_diff(build: Build, input_name: str) -> DiffReport:
 
 
 def per_patch_diff(build: Build, input_name: str) -> DiffReport:
-    """One section per patch in series order, then the mirror sync; together they equal ``apply_diff``."""
+    """One section per patch in series order, then the mirror sync and other files; together they equal ``apply_diff``."""
     modes = _modes(build)
     sections = []
     for step in replay(build):
@@ -113,9 +113,16 @@ def per_patch_diff(build: Build, input_name: str) -> DiffReport:
             change = FileChange(step.path, step.before, step.after, modes[step.path], modes[step.path])
             files = (FileDiff(change, (step.patch,)),)
         sections.append(Section(files, patch=step.patch, status=step.status.value))
-    mirrors = tuple(f for f in _changed_files(build) if f.mirror_of is not None)
+    changed = _changed_files(build)
+    mirrors = tuple(f for f in changed if f.mirror_of is not None)
     if mirrors:
         sections.append(Section(mirrors, title="mirrors: stale copies made identical to the patched shipped copies"))
+    # What no patch wrote (.dockerignore gaining the manifest): without it the sections would not add up to apply.
+    shipped = set(build.targets.values())
+    others = tuple(f for f in changed if f.mirror_of is None and f.path not in shipped)
+    if others:
+        sections.append(Section(others, title=f"context: files apply changes beside the patches ({MANIFEST} kept "
+                                              "out of the image)"))
     return DiffReport(input_name, build.patch_set.commit, tuple(sections), per_patch=True)
 
 

@@ -244,7 +244,6 @@ def _markdown_file(item: FileDiff, diffs: bool) -> dict[str, Any]:
     crlf = "\r\n" in text
     # A pull-request comment shows CRs as nothing at all; say so once instead.
     text = text.replace("\r\n", "\n")
-    longest = max((len(m) for m in re.findall(r"^`{3,}", text, flags=re.M)), default=2)
     return {
         "path": item.path,
         "mirror_of": item.mirror_of,
@@ -252,9 +251,20 @@ def _markdown_file(item: FileDiff, diffs: bool) -> dict[str, Any]:
         "insertions": added,
         "deletions": removed,
         "crlf": crlf,
-        "fence": "`" * max(3, longest + 1),
+        "fence": fence(text),
         "diff": text if diffs else None,
     }
+
+
+def fence(text: str) -> str:
+    """A code fence that no line of ``text`` closes: longer than any backtick run opening a line.
+
+    CommonMark closes a fence at a line of as many backticks or more
+    indented up to three spaces, so a diff's context line `` ```` `` (a
+    vendor docstring's own fence) counts too.
+    """
+    longest = max((len(run) for run in re.findall(r"^ {0,3}(`+)", text, flags=re.M)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _unique_patches(report: DiffReport) -> list[Patch]:

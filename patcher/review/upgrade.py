@@ -95,8 +95,8 @@ def read_drops(old: "SourceTree", new: "SourceTree", patch_set: PatchSet, policy
 
     The file rules (parsing every shipped file is most of their cost) run
     in a forked child on the union of both drops' shipped files as they
-    are, while this process patches; a file both drops ship with the same
-    bytes is judged once. The rules of each drop then run here on what
+    are, while this process patches; a file both drops ship at one path
+    with the same bytes is judged once. The rules of each drop then run here on what
     apply would write: a file the rule cache knows, or that a patch
     changed, is judged here, and the child is waited for only when a file
     it judged is first needed (a warm cache never waits for it).
@@ -108,9 +108,10 @@ def read_drops(old: "SourceTree", new: "SourceTree", patch_set: PatchSet, policy
     tell("reading what each drop ships")
     plans = plan_shipping(old), plan_shipping(new)
     files = [read_shipped_python(tree, plan) for tree, plan in zip((old, new), plans)]
-    digests = [{path: hashlib.sha256(data).hexdigest() for path, data in found.items()} for found in files]
-    distinct = {digests[i][path]: data for i, found in enumerate(files) for path, data in found.items()}
-    with FileRulesAhead(distinct, policy) as child:
+    # Judged under their own paths, which the rules read (module names, relative imports): a file both drops
+    # ship at one path with the same bytes is judged once; where OLD's bytes differ, the child judges NEW's and
+    # OLD's are judged here (a result counts only for the bytes it was found in).
+    with FileRulesAhead({**files[0], **files[1]}, policy) as child:
         # OLD's targets are patched in a second child, into the patch cache, while NEW's are patched
         # here; OLD's build then reads them from the cache (a miss patches them here, as before).
         with _PatchedAhead(old, plans[0], patch_set) as old_ahead:
@@ -121,8 +122,8 @@ def read_drops(old: "SourceTree", new: "SourceTree", patch_set: PatchSet, policy
         builds = [_build_shipped(old, patch_set, plans[0]), new_build]
         tell("running the safety rules")
         shared = _SharedResults(child)
-        drops = [_judged(label, patch_set, result, unshipped, policy, _ByPath(shared, names))
-                 for label, (result, unshipped), names in zip(labels, builds, digests)]
+        drops = [_judged(label, patch_set, result, unshipped, policy, _ByPath(shared, found))
+                 for label, (result, unshipped), found in zip(labels, builds, files)]
     return drops[0], drops[1]
 
 
@@ -187,35 +188,35 @@ class _PatchedAhead:
 
 
 class _SharedResults:
-    """What the child found, per file digest: waited for on the first lookup, then kept for both drops."""
+    """What the child found, per path: waited for on the first lookup, then kept for both drops."""
 
     def __init__(self, child: "FileRulesAhead") -> None:
         self._child = child
         self._found: dict[str, Ahead] | None = None
 
-    def get(self, digest: str) -> "Ahead | None":
+    def get(self, path: str) -> "Ahead | None":
         if self._found is None:
             self._found = self._child.results()  # {} when the child failed: the rules then run here
-        return self._found.get(digest)
+        return self._found.get(path)
 
 
 class _ByPath(Mapping[str, "Ahead"]):
-    """One drop's view of the shared results: path -> what the child found for that path's bytes."""
+    """One drop's view of the shared results: its shipped paths -> what the child found there (with its digest)."""
 
-    def __init__(self, shared: _SharedResults, digests: Mapping[str, str]) -> None:
-        self._shared, self._digests = shared, digests
+    def __init__(self, shared: _SharedResults, paths: Mapping[str, bytes]) -> None:
+        self._shared, self._paths = shared, paths
 
     def __getitem__(self, path: str) -> "Ahead":
-        found = self._shared.get(self._digests[path]) if path in self._digests else None
+        found = self._shared.get(path) if path in self._paths else None
         if found is None:
             raise KeyError(path)
         return found
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._digests)
+        return iter(self._paths)
 
     def __len__(self) -> int:
-        return len(self._digests)
+        return len(self._paths)
 
 
 def _build_shipped(tree: "SourceTree", patch_set: PatchSet, plan: "ShipPlan") -> tuple["Build", dict[str, str]]:
@@ -622,7 +623,7 @@ def _scope_change(scope: str, old_path: str, old_source: bytes, new_path: str, n
     old_module, new_module = _module(old_source), _module(new_source)
     broken = [name for name, module in (("OLD", old_module), ("NEW", new_module)) if module is None]
     if old_module is None or new_module is None:
-        return ScopeChange(scope, True, "", f"{' and '.join(broken)} does not parse")
+        return ScopeChange(scope, True, "", f"{' and '.join(broken)} {'does' if len(broken) == 1 else 'do'} not parse")
     old, new = _scope_source(old_module, scope), _scope_source(new_module, scope)
     if old is None and new is None:
         return ScopeChange(scope, False, "", "missing in OLD and NEW")
@@ -712,7 +713,7 @@ def _unified(old: tuple[str, str, tuple[int, ...]], new: tuple[str, str, tuple[i
              new_path: str, scope: str) -> str:
     # Hunk headers in each file's own line numbers, not the scope's; a class's skipped method bodies split hunks.
     return numbered_diff(text_lines(old[1]), list(old[2]), text_lines(new[1]), list(new[2]),
-                         f"a/{old_path} ({scope})", f"b/{new_path} ({scope})")
+                         f"a/{old_path} ({scope or '(module)'})", f"b/{new_path} ({scope or '(module)'})")
 
 
 # --------------------------------------------------------------------------- around the patches

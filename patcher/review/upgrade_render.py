@@ -16,6 +16,7 @@ from ..patchset.templates import make_environment, render
 from ..report import ExitCode, Verdict
 from ..resources import tool_templates_dir
 from ..shipping import Installed
+from .render import fence
 from .upgrade import NOT_SHIPPED, PatchComparison, RuleError, RulesOn, ScopeChange, Shipping, UpgradeReport, \
     installed_text
 
@@ -201,16 +202,10 @@ def _shipping_line(s: Shipping) -> str:
 def markdown(report: UpgradeReport) -> str:
     """Render the report as Markdown, for the pull request that bumps the vendor drop."""
     environment = make_environment(tool_templates_dir())
-    diffs = [{**_scope_diff_json(s, report), "fence": _fence(s.diff)} for s in report.scope_diffs]
+    diffs = [{**_scope_diff_json(s, report), "fence": fence(s.diff)} for s in report.scope_diffs]
     sides = [f"{name}, {rules.built()}: {len(rules.errors)} error(s), {len(rules.warnings)} warning(s)"
              for name, rules in (("OLD", report.rules_old), ("NEW", report.rules_new))]
     values = {"report": to_json(report), "diffs": diffs, "rules_sides": sides, "record_lines": record_lines(report),
               "shipping_lines": [_shipping_line(s) for s in report.shipping
                                  if s.moved or s.new_path is None or s.old_path is None]}
     return render(environment, name=MARKDOWN_TEMPLATE, values=values)
-
-
-def _fence(text: str) -> str:
-    """A code fence longer than any run of backticks that starts a line of ``text``."""
-    longest = max((len(line) - len(line.lstrip("`")) for line in text.splitlines()), default=0)
-    return "`" * max(3, longest + 1)

@@ -46,3 +46,22 @@ def applied(shared_cache: None, tmp_path_factory: pytest.TempPathFactory) -> dic
     files = context_files(folder)
     del files[MANIFEST]
     return files
+
+
+@pytest.fixture(scope="package")
+def bundled(shared_cache: None):  # type: ignore[no-untyped-def]
+    """The bundled patch set (patches/), loaded once: real Patch values for the report builders' tests."""
+    from patcher.patchset.load import load_patch_set
+    from tests.fixtures_vendor import PATCHES
+
+    return load_patch_set(PATCHES)
+
+
+@pytest.fixture(scope="package")
+def demo_build(bundled):  # type: ignore[no-untyped-def]
+    """The bundled series run on the demo vendor tree (nothing written), made once."""
+    from patcher.archive.dir_source import DirSource
+    from patcher.pipeline import build
+    from tests.fixtures_vendor import VENDOR_TREE
+
+    return build(DirSource(VENDOR_TREE), bundled)

@@ -107,3 +107,24 @@ def test_a_patch_set_outside_a_repository_is_one_error_line(cli, vendor_zip, tmp
 def test_per_patch_and_base_do_not_combine(cli, vendor_zip) -> None:  # type: ignore[no-untyped-def]
     result = cli("diff", "--per-patch", "--base", "HEAD", vendor_zip)
     assert result.exit_code == 2 and "cannot be combined" in result.stderr
+
+
+def test_the_patch_set_at_a_revision_is_written_with_its_templates_and_removed_after(history: Path) -> None:
+    from patcher.errors import PatchSetError
+    from patcher.review.base import patch_set_at
+
+    head = (history / "patches" / "three-tier-decode.toml").read_text()
+    with patch_set_at(history / "patches", "HEAD~1") as checkout:
+        assert checkout.folder == checkout.scratch / "patches"
+        assert checkout.ref.ref == "HEAD~1" and len(checkout.ref.commit) == 40
+        assert "default = 8192" in (checkout.folder / "three-tier-decode.toml").read_text()
+        assert (checkout.scratch / "templates" / "three-tier-decode").is_dir()
+        scratch = checkout.scratch
+        # An error about a file of the copy names it by its place in the patch set, and the revision.
+        error = checkout.explain(PatchSetError("unknown key 'x'", where=f"{scratch}/patches/three-tier-decode.toml",
+                                               hint="see the README"))
+        assert type(error) is PatchSetError
+        assert str(error) == (f"the patch set at HEAD~1 ({checkout.ref.commit[:12]}): "
+                              "patches/three-tier-decode.toml: unknown key 'x' (see the README)")
+    assert not scratch.exists()
+    assert (history / "patches" / "three-tier-decode.toml").read_text() == head  # the checkout is left alone

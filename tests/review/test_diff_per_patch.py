@@ -28,3 +28,36 @@ def test_each_section_holds_only_its_own_patch(per_patch) -> None:  # type: igno
         assert section.count("diff --git") == 1
     # prefix-buffer-reuse rewrites the online-softmax update; three-tier-decode never touches it.
     assert "out=" in sections[2] and "out=" not in sections[0]
+
+
+# -- the steps behind the sections (series.replay) ------------------------------------------------
+
+
+def test_each_step_is_the_file_before_and_after_its_patch_with_its_status(bundled, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from patcher.archive.dir_source import DirSource
+    from patcher.patchset.outcome import Status
+    from patcher.pipeline import build
+    from patcher.review.series import replay
+    from tests.fixtures_cli import broken_drop
+
+    tree = DirSource(broken_drop(tmp_path, "no-longer-applies"))
+    failing = build(tree, bundled)
+    steps = replay(failing)
+    assert [(s.patch.id, s.status, s.path) for s in steps] == [
+        ("three-tier-decode", Status.FAILED, SHIPPED), ("prefix-pregather", Status.APPLIED, SHIPPED),
+        ("prefix-buffer-reuse", Status.APPLIED, SHIPPED)]
+    assert steps[0].before == steps[0].after == tree.read(SHIPPED) and not steps[0].changed
+    assert steps[1].before == steps[0].after and steps[1].changed
+    assert steps[2].before == steps[1].after and steps[2].after == failing.changes[SHIPPED]
+
+
+def test_a_file_that_does_not_parse_fails_each_step_unchanged(bundled, vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    from patcher.archive.dir_source import DirSource
+    from patcher.patchset.outcome import Status
+    from patcher.pipeline import build
+    from patcher.review.series import replay
+
+    (vendor_copy / SHIPPED).write_bytes(b"def forward_decode(:\n")
+    steps = replay(build(DirSource(vendor_copy), bundled))
+    assert [(s.status, s.before, s.after) for s in steps] == [(Status.FAILED, b"def forward_decode(:\n",
+                                                               b"def forward_decode(:\n")] * 3

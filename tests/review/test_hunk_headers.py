@@ -215,3 +215,36 @@ def test_upgrade_shows_scope_diffs_in_each_drop_s_own_numbers(cli, tmp_path: Pat
     assert assert_headers_count_each_side(diff, old_lines, new_lines) >= 1
     a, _, c, _, _, _ = parse_hunks(diff)[0]
     assert c - a == 5  # the helper's five lines above the class
+
+
+def test_a_change_across_a_gap_is_one_hunk_per_stretch_of_each_file() -> None:
+    # Lines 7-19 of the old file are a method body the class's diff leaves out.
+    assert numbered_diff(["a\n", "b\n", "c\n", "d\n"], [5, 6, 20, 21], ["x\n"], [7], "a", "b") == (
+        "--- a\n+++ b\n@@ -5,2 +7 @@\n-a\n-b\n+x\n@@ -20,2 +7,0 @@\n-c\n-d\n")
+    assert numbered_diff(["a\n"], [7], ["a\n", "b\n", "c\n", "d\n"], [5, 6, 20, 21], "a", "b") == (
+        "--- a\n+++ b\n@@ -7 +5,2 @@\n a\n+b\n@@ -7,0 +20,2 @@\n+c\n+d\n")
+
+
+def test_a_scope_that_is_all_new_or_all_gone_counts_the_empty_side_as_line_0() -> None:
+    assert numbered_diff([], [], ["a\n", "b\n"], [3, 4], "a", "b") == "--- a\n+++ b\n@@ -0,0 +3,2 @@\n+a\n+b\n"
+    assert numbered_diff(["a\n", "b\n"], [3, 4], [], [], "a", "b") == "--- a\n+++ b\n@@ -3,2 +0,0 @@\n-a\n-b\n"
+
+
+def test_an_insertion_names_the_file_line_before_it() -> None:
+    assert numbered_diff(["p\n", "q\n", "r\n"], [10, 11, 12], ["p\n", "new\n", "q\n", "r\n"], [10, 11, 12, 13],
+                         "a", "b", context=0) == "--- a\n+++ b\n@@ -10,0 +11 @@\n+new\n"
+    assert numbered_diff(["p\n", "q\n"], [10, 11], ["new\n", "p\n", "q\n"], [10, 11, 12], "a", "b",
+                         context=0) == "--- a\n+++ b\n@@ -9,0 +10 @@\n+new\n"
+
+
+def test_context_is_cut_to_the_lines_asked_for_in_each_file_s_numbers() -> None:
+    old = ["k\n", "a\n", "b\n", "c\n", "d\n", "e\n", "f\n", "g\n", "h\n"]
+    new = [line.replace("e", "E") for line in old]
+    assert numbered_diff(old, list(range(40, 49)), new, list(range(50, 59)), "a", "b", context=1) == (
+        "--- a\n+++ b\n@@ -44,3 +54,3 @@\n d\n-e\n+E\n f\n")
+    assert numbered_diff(old, list(range(40, 49)), old, list(range(50, 59)), "a", "b") == ""
+
+
+def test_a_last_line_without_a_newline_is_marked() -> None:
+    assert numbered_diff(["a\n", "b"], [1, 2], ["a\n", "c"], [1, 2], "a", "b") == (
+        "--- a\n+++ b\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n")

@@ -41,6 +41,8 @@ HIDING = [
     ("set -e\ncp ./paged_attn.py $D/paged_attn.py && echo ok", ["&& ..."], True, True),
     ("set -e\ncp ./paged_attn.py $D/paged_attn.py | tee log", ["| ..."], True, True),
     ("set -e\ncp ./paged_attn.py $D/paged_attn.py >/dev/null 2>&1", [">/dev/null 2>&1"], True, False),
+    ("set -e\ncp ./paged_attn.py $D/paged_attn.py &>/dev/null", ["&>/dev/null"], True, False),
+    ("set -e\ncp ./paged_attn.py $D/paged_attn.py 2>/dev/null", ["2>/dev/null"], True, False),
     ("set -e\ncp ./paged_attn.py $D/paged_attn.py || exit 1", [], True, False),
     ("set -o errexit\n[ -d $D ] && cp ./paged_attn.py ${D}/paged_attn.py", [], True, False),
 ]

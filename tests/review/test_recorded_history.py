@@ -127,3 +127,52 @@ def test_the_vendors_gitattributes_do_not_rewrite_line_endings(cli, vendor_copy,
     assert cli("apply", source, "-o", "out", "--record-git", "history").exit_code == 0
     first = next(c for c in git.Repo(cli.cwd / "history").iter_commits("main") if not c.parents)
     assert _tree_files(first)["Dockerfile"][0] == (VENDOR_TREE / "Dockerfile").read_bytes()
+
+
+# -- the commits, as values (history.snapshots) ----------------------------------------------------
+
+
+def test_the_snapshots_are_the_tree_each_applied_patch_then_the_sync_with_what_it_adds(bundled, vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    from patcher.archive.dir_source import DirSource
+    from patcher.pipeline import build
+    from patcher.review.history import snapshots
+
+    (vendor_copy / "Dockerfile").write_text("FROM base:1\nWORKDIR /workspace\nCOPY . /workspace\n"
+                                            "RUN cd ./qwen3_6_scripts && ./patch_ops.sh\n")
+    (vendor_copy / SHIPPED).chmod(0o755)  # a mode the commits must keep
+    tree = DirSource(vendor_copy)
+    run = build(tree, bundled)
+    unpack, *steps, sync = snapshots(run, b'{"manifest": 1}\n', "drop-folder")
+    assert unpack.message == ("Unpack drop-folder\n\nThe vendor tree as unpacked, before any patch.\n"
+                              "sha256: none (read from a folder, not a zip)\n")
+    assert {f.path: (f.executable, f.source().read()) for f in unpack.files} == {
+        item.path: (item.executable, tree.read(item.path)) for item in tree.files()}
+    assert [s.message for s in steps] == [p.header() for p in bundled.patches]
+    assert [[(f.path, f.executable) for f in s.files] for s in steps] == [[(SHIPPED, True)]] * 3
+    assert steps[-1].files[0].data == run.changes[SHIPPED]
+    assert sync.message == (f"Sync stale copies with the shipped files; write {MANIFEST}\n\n"
+                            f"paged_attn.py: made identical to {SHIPPED}\n"
+                            f".dockerignore: keeps {MANIFEST} out of the image\n")
+    assert [(f.path, f.executable, f.data) for f in sync.files] == [
+        ("paged_attn.py", False, run.changes[SHIPPED]), (".dockerignore", False, run.changes[".dockerignore"]),
+        (MANIFEST, False, b'{"manifest": 1}\n')]
+
+
+def test_a_patch_that_does_not_apply_gets_no_commit_and_an_unchanged_mirror_no_line(bundled, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    from patcher.archive.dir_source import DirSource
+    from patcher.pipeline import build
+    from patcher.review.history import snapshots
+    from tests.fixtures_cli import broken_drop
+
+    folder = broken_drop(tmp_path, "no-longer-applies")
+    shutil.copyfile(folder / SHIPPED, folder / "paged_attn.py")  # in sync before: patched, it drifts
+    run = build(DirSource(folder), bundled)
+    _, *steps, sync = snapshots(run, b"{}", "drop")
+    assert [s.message.split("\n")[0] for s in steps] == [p.summary for p in bundled.patches[1:]]
+    assert sync.message.endswith(f"\n\npaged_attn.py: made identical to {SHIPPED}\n")
+    unchanged = build(DirSource(folder), bundled.__class__(bundled.directory, ()))
+    _, sync = snapshots(unchanged, b"{}", "drop")
+    assert sync.message == f"Sync stale copies with the shipped files; write {MANIFEST}\n\n"
+    assert [f.path for f in sync.files] == [MANIFEST]
