@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,18 @@ def tiny_patches(tmp_path: Path) -> Path:
     (folder / "series").write_text("raise-level.toml\n")
     (folder / "raise-level.toml").write_text(TINY_PATCH)
     return folder
+
+
+@pytest.fixture(autouse=True)
+def children_run_unrecorded_under_mutmut_stats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let a ``patcher`` child process run plainly while mutmut records which tests reach which code.
+
+    mutmut's stats pass marks itself in ``MUTANT_UNDER_TEST=stats``; a child
+    inheriting that tries to record too, looks for mutmut's settings in its
+    own working folder (a tmp_path), fails, and so fails the test. What a
+    child would record is lost anyway, and this process keeps recording
+    (mutmut holds the mark in-process too); while a mutant is judged the
+    variable names it and children run it as before.
+    """
+    if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+        monkeypatch.delenv("MUTANT_UNDER_TEST")

@@ -76,3 +76,52 @@ def test_apply_whose_report_reader_is_gone_keeps_its_exit_code(tmp_path, vendor_
     assert done.returncode == 2 and not (tmp_path / "ctx").exists()
     done = run_into_closed_pipe(tmp_path, "apply", VENDOR_ZIP, "-o", tmp_path / "ctx", stderr_too=True)
     assert done.returncode == 0 and (tmp_path / "ctx").is_dir()
+
+
+# In this process, as a shell pipeline's writer sees it: stdout (and stderr) are real pipes, the
+# reader of stdout is gone, and every write to it fails with BrokenPipeError (Python ignores SIGPIPE).
+
+
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
+
+
+def run_in_process_into_closed_pipe(monkeypatch: pytest.MonkeyPatch, *args: object) -> tuple[int, bytes, bool]:
+    """Run ``patcher ARGS`` here with stdout a pipe whose reader is gone; return the exit code, what
+    reached stderr, and whether both streams were pointed at the null device."""
+    from patcher.cli import main
+
+    gone, stdout_fd = os.pipe()
+    os.close(gone)
+    stderr_read, stderr_fd = os.pipe()
+    stdout, stderr = os.fdopen(stdout_fd, "w"), os.fdopen(stderr_fd, "w")
+    monkeypatch.setattr(sys, "stdout", stdout)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    before = _open_fds()
+    try:
+        with pytest.raises(SystemExit) as done:
+            main.main([str(a) for a in args], prog_name="patcher")
+        null = os.stat(os.devnull)
+        silenced = all(os.fstat(fd).st_rdev == null.st_rdev and os.fstat(fd).st_ino == null.st_ino
+                       for fd in (stdout_fd, stderr_fd))
+        assert _open_fds() == before  # the null device's own descriptor is closed again
+    finally:
+        monkeypatch.undo()
+        for stream in (stdout, stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+    with os.fdopen(stderr_read, "rb") as pipe:
+        said = pipe.read()
+    return (done.value.code or 0), said, silenced  # type: ignore[return-value]
+
+
+def test_in_process_a_gone_reader_ends_the_command_quietly_with_the_verdict(monkeypatch, tmp_path,  # type: ignore[no-untyped-def]
+                                                                            vendor_copy) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run_in_process_into_closed_pipe(monkeypatch, "diff", VENDOR_ZIP) == (0, b"", True)
+    (vendor_copy / SHIPPED).write_bytes((vendor_copy / "paged_attn.py").read_bytes())  # imports the Triton kernel
+    assert run_in_process_into_closed_pipe(monkeypatch, "check", vendor_copy) == (1, b"", True)
+    # The next command starts from "nothing reached": explain records no verdict, and exits 0.
+    assert run_in_process_into_closed_pipe(monkeypatch, "explain", "three-tier-decode") == (0, b"", True)

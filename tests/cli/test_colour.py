@@ -125,3 +125,23 @@ def test_one_rule_decides_for_every_command(monkeypatch: pytest.MonkeyPatch, cho
     if no_color is not None:
         monkeypatch.setenv("NO_COLOR", no_color)
     assert colour_wanted(choice, Terminal() if terminal else io.StringIO()) is expected
+
+
+class NoIsatty:
+    """A stream with no isatty at all (a bare writer handed to a command)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+class ClosedStream(io.StringIO):
+    def isatty(self) -> bool:
+        raise ValueError("I/O operation on closed file")
+
+
+@pytest.mark.parametrize("stream", [NoIsatty(), ClosedStream()], ids=["no isatty", "closed"])
+def test_a_stream_that_cannot_say_it_is_a_terminal_is_not_coloured(monkeypatch: pytest.MonkeyPatch,
+                                                                    stream: object) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert colour_wanted(None, stream) is False  # type: ignore[arg-type]
+    assert colour_wanted(True, stream) is True  # type: ignore[arg-type]
