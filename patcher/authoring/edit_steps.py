@@ -120,16 +120,19 @@ def resolve_scope(change: Change, original: cst.Module, edited: cst.Module, forc
     """
     levels = change.levels
     if forced is not None:
+        # The way out that works: the scope the change is learned in without --scope.
+        natural = resolve_scope(change, original, edited, None)[0] or "the module"
+        hint = f"leave --scope out: this change is in {natural}"
         try:
             node = find_scope(original, forced)
         except ScopeNotFound as error:
-            raise ChangeRefused(change, forced, f"--scope {forced}: {error}") from None
+            raise ChangeRefused(change, forced, f"--scope {forced}: {error}", hint) from None
         if node is original:
             return forced, levels
         for index, level in enumerate(levels):
             if level.original is node:
                 return forced, levels[index + 1:]
-        raise ChangeRefused(change, forced, f"the change is outside --scope {forced}")
+        raise ChangeRefused(change, forced, f"the change is outside --scope {forced}", hint)
     definitions = [(i, level) for i, level in enumerate(levels) if type(level.original) in _DEFINITIONS]
     for count in range(len(definitions), 0, -1):
         index, level = definitions[count - 1]
