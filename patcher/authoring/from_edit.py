@@ -267,11 +267,17 @@ def _layout_only(change: Any) -> bool:
 
 
 def _patch_scope(steps: Sequence[Step]) -> str:
-    """The scope most steps use (ties: the innermost), so the fewest steps name their own."""
+    """The scope most steps use (ties: the innermost), so the fewest steps name their own.
+
+    The module, when a step is at module level: a step's empty scope reads
+    as the patch's own, so only the patch's scope can name the module.
+    """
     counts: dict[str, int] = {}
     for step in steps:
         counts[step.scope] = counts.get(step.scope, 0) + 1
-    return max(counts, key=lambda s: (counts[s], s.count(".") + bool(s), -list(counts).index(s)))
+    if "" in counts:
+        return ""
+    return max(counts, key=lambda s: (counts[s], s.count("."), -list(counts).index(s)))
 
 
 # --------------------------------------------------------------------------- checking
@@ -427,12 +433,16 @@ def _escape_jinja(text: str) -> str:
     return re.sub(r"\{(?=[{%#])", "{{ '{' }}", text)
 
 
+# What a literal string may hold: no control character but tab and LF (a CR among them: TOML reads CRLF as LF).
 _LITERAL_SAFE = re.compile(r"[^\x00-\x08\x0b-\x1f\x7f]*")
 
 
 def _multiline(text: str) -> str:
-    """A TOML string for a block of code: a literal ''' string when it can hold it, else an escaped one."""
-    if "'''" not in text and _LITERAL_SAFE.fullmatch(text) and not text.endswith("'") and "\r" not in text:
+    """A TOML string for a block of code: a literal ''' string when it can hold it, else an escaped one.
+
+    Up to two quotes may end a literal string's text (TOML reads them before the closing three).
+    """
+    if "'''" not in text and _LITERAL_SAFE.fullmatch(text):
         return "'''\n" + text + "'''"
     return _basic(text)
 
