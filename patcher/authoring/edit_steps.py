@@ -306,12 +306,9 @@ def _lifted(change: Change, levels: Sequence[Level], inserting: bool, indent: st
             if inner is not None:
                 s, t = inner.original_index, inner.original_index + 1
                 es, et = inner.edited_index, inner.edited_index + 1
-            blocks_old, blocks_new = own_blocks(level.original), own_blocks(level.edited)
-            if len(blocks_old) != len(blocks_new):
-                ok = False
-                break
-            old_len = len(blocks_old[level.block_number].body)
-            new_len = len(blocks_new[level.block_number].body)
+            # Same skeleton (edit_scopes enters no other), so the same blocks in both.
+            old_len = len(own_blocks(level.original)[level.block_number].body)
+            new_len = len(own_blocks(level.edited)[level.block_number].body)
             if (s > 0) != (es > 0) or (t < old_len) != (et < new_len):
                 ok = False
                 break

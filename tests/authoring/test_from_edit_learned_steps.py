@@ -65,11 +65,13 @@ def online_max(ctx_scores, new_scores, m):
         if s is not None:
             m_blk = s.amax(dim=-1)
             m.copy_(torch.maximum(m, m_blk))
+        del s
     for s in new_scores:
         s = s.float()
         if s is not None:
             m_blk = s.amax(dim=-1)
             m.copy_(torch.maximum(m, m_blk))
+        del s
     return m
 '''
 
@@ -89,6 +91,31 @@ def online_max(scores, m):
         m.copy_(m_blk)
     return m
 '''
+
+# Two loops alike, each beside the same statements: only the line next to the edited one (in the loop, and
+# not outside it, where the same pair stands) tells them apart.
+NEIGHBOURS = '''\
+import torch
+
+
+def online_max(scores, m, m_blk):
+    m.add_(1.0)
+    m.copy_(m_blk)
+    m.zero_()
+    for s in scores:
+        m.zero_()
+        m.copy_(m_blk)
+    m.zero_()
+    for s in scores:
+        m.add_(1.0)
+        m.copy_(m_blk)
+    m.zero_()
+    return m
+'''
+# The same, the edited line first in its loop.
+NEIGHBOURS_AFTER = (NEIGHBOURS.replace("    m.add_(1.0)\n    m.copy_(m_blk)\n", "    m.copy_(m_blk)\n    m.add_(1.0)\n")
+                    .replace("        m.zero_()\n        m.copy_(m_blk)\n", "        m.copy_(m_blk)\n        m.zero_()\n")
+                    .replace("        m.add_(1.0)\n        m.copy_(m_blk)\n", "        m.copy_(m_blk)\n        m.add_(1.0)\n"))
 
 
 def _replace(text: str, old: str, new: str, occurrence: int = 1) -> str:
@@ -147,6 +174,16 @@ CASES: dict[str, tuple[str, str]] = {
     "a-line-added-in-one-of-two-loops": (SIBLINGS, _replace(SIBLINGS, "        m.copy_(m_blk)\n",
                                                             "        m_blk.clamp_(min=0)\n        m.copy_(m_blk)\n",
                                                             occurrence=2)),
+    "a-line-added-first-in-one-of-two-loops": (SIBLINGS, _replace(SIBLINGS, "    for s in scores:\n",
+                                                                  "    for s in scores:\n        s = s.float()\n",
+                                                                  occurrence=2)),
+    "a-line-added-last-in-one-of-two-loops": (SIBLINGS, _replace(SIBLINGS, "        m.copy_(m_blk)\n",
+                                                                 "        m.copy_(m_blk)\n        m.nan_to_num_(0.0)\n",
+                                                                 occurrence=2)),
+    "one-of-two-loops-by-the-line-before-it": (NEIGHBOURS, _replace(NEIGHBOURS, "m.copy_(m_blk)",
+                                                                    "m.copy_(m_blk.float())", occurrence=3)),
+    "one-of-two-loops-by-the-line-after-it": (NEIGHBOURS_AFTER, _replace(NEIGHBOURS_AFTER, "m.copy_(m_blk)",
+                                                                         "m.copy_(m_blk.float())", occurrence=3)),
     "phase-two-update": (VENDOR_TEXT, _phase_two(VENDOR_TEXT, "torch.exp(m - m_new)",
                                                  "torch.exp(m - m_new).nan_to_num_(0.0)")),
     "phase-two-insert": (VENDOR_TEXT, _phase_two(VENDOR_TEXT, "", "corr.nan_to_num_(0.0)", insert=True)),
@@ -167,6 +204,88 @@ def body_of(text: str) -> str:
 
 
 EXPECTED: dict[str, str] = {
+    "one-of-two-loops-by-the-line-after-it": """
+        # Code the edit added, once each: when all of it is there, the patch is already applied.
+        applied-when = [
+            "m.copy_(m_blk.float())",
+        ]
+
+        [[steps]]
+        op = "replace"
+        pattern = '''
+        for s in scores:
+            m.copy_(m_blk)
+            m.add_($...ADD_ARGS)
+        '''
+        code = '''
+        for s in scores:
+            m.copy_(m_blk.float())
+            m.add_($...ADD_ARGS)
+        '''
+    """,
+    "one-of-two-loops-by-the-line-before-it": """
+        # Code the edit added, once each: when all of it is there, the patch is already applied.
+        applied-when = [
+            "m.copy_(m_blk.float())",
+        ]
+
+        [[steps]]
+        op = "replace"
+        pattern = '''
+        for s in scores:
+            m.add_($...ADD_ARGS)
+            m.copy_(m_blk)
+        '''
+        code = '''
+        for s in scores:
+            m.add_($...ADD_ARGS)
+            m.copy_(m_blk.float())
+        '''
+    """,
+    "a-line-added-last-in-one-of-two-loops": """
+        # Code the edit added, once each: when all of it is there, the patch is already applied.
+        applied-when = [
+            "m.nan_to_num_(0.0)",
+        ]
+
+        [[steps]]
+        op = "replace"
+        pattern = '''
+        m.fill_($...FILL_ARGS)
+        for s in scores:
+            $...BEFORE
+            m.copy_($...COPY_ARGS)
+        '''
+        code = '''
+        m.fill_($...FILL_ARGS)
+        for s in scores:
+            $...BEFORE
+            m.copy_($...COPY_ARGS)
+            m.nan_to_num_(0.0)
+        '''
+    """,
+    "a-line-added-first-in-one-of-two-loops": """
+        # Code the edit added, once each: when all of it is there, the patch is already applied.
+        applied-when = [
+            "s = s.float()",
+        ]
+
+        [[steps]]
+        op = "replace"
+        pattern = '''
+        m.fill_($...FILL_ARGS)
+        for s in scores:
+            m_blk = s.amax($...AMAX_ARGS)
+            $...AFTER
+        '''
+        code = '''
+        m.fill_($...FILL_ARGS)
+        for s in scores:
+            s = s.float()
+            m_blk = s.amax($...AMAX_ARGS)
+            $...AFTER
+        '''
+    """,
     "elif-body": """
         # Code the edit added, once each: when all of it is there, the patch is already applied.
         applied-when = [
@@ -441,6 +560,7 @@ EXPECTED: dict[str, str] = {
             if s is not None:
                 $...BEFORE
                 m.copy_(torch.maximum(m, m_blk))
+            $...AFTER2
         '''
         code = '''
         for s in new_scores:
@@ -448,6 +568,7 @@ EXPECTED: dict[str, str] = {
             if s is not None:
                 $...BEFORE
                 torch.maximum(m, m_blk, out=m)
+            $...AFTER2
         '''
     """,
     "one-of-two-loops-by-its-neighbour": """
