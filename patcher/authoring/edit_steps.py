@@ -585,7 +585,7 @@ class Lines:
 
 
 def describe_change(change: Change, original: Lines, edited: Lines, original_name: str, edited_name: str) -> str:
-    """Say where a change is: its lines in the original, and in the edited file."""
+    """Say where a change is: at its lines in the original (or after or before which line), and in the edited file."""
     block = change.original_block
     neighbour = (block, change.start - 1, change.start) if change.start else (block, 0, 1)
     old, around = original.spans([(block, change.start, change.end), neighbour])
@@ -595,7 +595,7 @@ def describe_change(change: Change, original: Lines, edited: Lines, original_nam
         where = f"after line {around[1]}" if change.start else f"before line {around[0]}"
         old_text = f"{where} of {original_name}"
     else:
-        old_text = f"{_range(old)} of {original_name}"
+        old_text = f"at {_range(old)} of {original_name}"
     new_text = f"{_range(new)} of {edited_name}" if new is not None else f"removed in {edited_name}"
     return f"{old_text} ({new_text})"
 

@@ -179,7 +179,7 @@ def _learn(patch_id: str, original: bytes, edited: bytes, *, target: str, shippe
     original_lines, edited_lines = Lines(old, codegen), Lines(new, codegen)
     if all(_layout_only(c) for c in changes):
         place = describe_change(changes[0], original_lines, edited_lines, original_name, edited_name)
-        raise EditRefused(f"the edit at {place} changes only comments, blank lines or layout: patterns match on "
+        raise EditRefused(f"the edit {place} changes only comments, blank lines or layout: patterns match on "
                           "syntax, so no marker could tell a patched file from the vendor's", where=original_name,
                           hint="a patch needs a change to the code itself; keep such notes in the patch's description")
     try:
@@ -191,13 +191,13 @@ def _learn(patch_id: str, original: bytes, edited: bytes, *, target: str, shippe
                    f"{inside if refused.scope else 'CLASS.METHOD'}' starts the patch")
         hint = refused.hint if refused.hint and not refused.hint.endswith(", or") else \
             f"{refused.hint} {by_hand}" if refused.hint else by_hand
-        raise EditRefused(f"cannot turn the edit at {place}, in {inside}, into a step: {refused.why}; "
+        raise EditRefused(f"cannot turn the edit {place}, in {inside}, into a step: {refused.why}; "
                           "nothing written", where=original_name, hint=hint) from None
     indent = new.default_indent
     markers = find_markers(steps, old, new, indent)
     if not markers:
         place = describe_change(steps[0].changes[0], original_lines, edited_lines, original_name, edited_name)
-        raise EditRefused(f"the added code at {place} has no statement that is new and as frequent as the step "
+        raise EditRefused(f"the added code {place} has no statement that is new and as frequent as the step "
                           "writes it, so re-applying could not tell the patch is there", where=original_name,
                           hint="add a statement of its own to the edit (a distinct assignment), or write the patch "
                                f"by hand with 'patcher new {patch_id} --target {target} --scope {steps[0].scope or 'CLASS.METHOD'}'")

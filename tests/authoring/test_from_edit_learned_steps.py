@@ -118,6 +118,33 @@ NEIGHBOURS_AFTER = (NEIGHBOURS.replace("    m.add_(1.0)\n    m.copy_(m_blk)\n", 
                     .replace("        m.add_(1.0)\n        m.copy_(m_blk)\n", "        m.copy_(m_blk)\n        m.add_(1.0)\n"))
 
 
+# The vendor's class layout, a class attribute first (no comment above it).
+LAYOUT = '''\
+import torch
+
+
+class PagedAttention:
+    _PYTORCH_DECODE_THRESHOLD = 32768
+
+    @staticmethod
+    def get_supported_head_sizes():
+        return [64, 80, 96, 112, 128, 256]
+
+    @staticmethod
+    def forward_decode(query, seq_lens):
+        return query
+'''
+
+
+def _without_warning(text: str) -> str:
+    """The vendor's prefill with the WARNING print of the block-table guard deleted."""
+    guard = next(n for n in ast.walk(_function(ast.parse(text), "_forward_prefix_pytorch")) if isinstance(n, ast.If)
+                 and "block_tables.shape[1]" in ast.unparse(n.test))
+    lines = _lines(text)
+    del lines[guard.body[0].lineno - 1:guard.body[0].end_lineno]
+    return "".join(lines)
+
+
 def _replace(text: str, old: str, new: str, occurrence: int = 1) -> str:
     """TEXT with the OCCURRENCE-th (1-based) OLD replaced by NEW."""
     assert text.count(old) >= occurrence, (old, text.count(old))
@@ -184,6 +211,9 @@ CASES: dict[str, tuple[str, str]] = {
                                                                     "m.copy_(m_blk.float())", occurrence=3)),
     "one-of-two-loops-by-the-line-after-it": (NEIGHBOURS_AFTER, _replace(NEIGHBOURS_AFTER, "m.copy_(m_blk)",
                                                                          "m.copy_(m_blk.float())", occurrence=3)),
+    # Removals: nothing new to mark but where code now meets, seen from the block (or the scope) around it.
+    "a-warning-print-deleted": (VENDOR_TEXT, _without_warning(VENDOR_TEXT)),
+    "a-class-attribute-deleted": (LAYOUT, LAYOUT.replace("    _PYTORCH_DECODE_THRESHOLD = 32768\n", "")),
     "phase-two-update": (VENDOR_TEXT, _phase_two(VENDOR_TEXT, "torch.exp(m - m_new)",
                                                  "torch.exp(m - m_new).nan_to_num_(0.0)")),
     "phase-two-insert": (VENDOR_TEXT, _phase_two(VENDOR_TEXT, "", "corr.nan_to_num_(0.0)", insert=True)),
@@ -204,6 +234,47 @@ def body_of(text: str) -> str:
 
 
 EXPECTED: dict[str, str] = {
+    "a-class-attribute-deleted": """
+        # Code the edit added, once each: when all of it is there, the patch is already applied.
+        applied-when = [
+            { scope = "", pattern = '''
+        class PagedAttention:
+            @staticmethod
+            def get_supported_head_sizes():
+                $...
+            $...AFTER
+        ''' },
+        ]
+
+        [[steps]]
+        op = "replace"
+        pattern = '''
+        _PYTORCH_DECODE_THRESHOLD = 32768
+        '''
+        code = '''
+        '''
+    """,
+    "a-warning-print-deleted": """
+        # Code the edit added, once each: when all of it is there, the patch is already applied.
+        applied-when = [
+            '''
+        if num_ctx_blocks > block_tables.shape[1]:
+            num_ctx_blocks = block_tables.shape[1]
+        ''',
+        ]
+
+        [[steps]]
+        op = "replace"
+        pattern = '''
+        print(f"[paged_attn WARNING] seq {i}: context of "
+              f"{ctx_len} tokens needs {num_ctx_blocks} "
+              f"blocks, block_tables has "
+              f"{block_tables.shape[1]}; truncating",
+              file=sys.stderr, flush=True)
+        '''
+        code = '''
+        '''
+    """,
     "one-of-two-loops-by-the-line-after-it": """
         # Code the edit added, once each: when all of it is there, the patch is already applied.
         applied-when = [

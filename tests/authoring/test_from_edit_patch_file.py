@@ -60,7 +60,7 @@ Hand edit of PagedAttention.forward_decode, learned by patcher new --from-edit
 
 Learned from paged_attn.orig.py (the vendor's qwen3_6_scripts/paged_attn.py) and paged_attn.py; applied to the \
 first, this patch gives the second byte for byte.
-- step 1: replace in PagedAttention.forward_decode, line 12 of paged_attn.orig.py (line 12 of paged_attn.py)
+- step 1: replace in PagedAttention.forward_decode, at line 12 of paged_attn.orig.py (line 12 of paged_attn.py)
 
 Say here why the vendor code needs this change, and why the patched code behaves the same wherever it must.
 '''
@@ -109,7 +109,7 @@ def test_the_whole_patch_file_for_one_edit() -> None:
                                                                                "use_v1 = actual_max < 16384"))
     assert (learned.patch_id, learned.target, learned.shipped) == (
         "elif-threshold", "vllm/attention/ops/paged_attn.py", "qwen3_6_scripts/paged_attn.py")
-    assert learned.places == ("line 12 of paged_attn.orig.py (line 12 of paged_attn.py)",)
+    assert learned.places == ("at line 12 of paged_attn.orig.py (line 12 of paged_attn.py)",)
     assert [(m.scope, m.pattern) for m in learned.markers] == [
         ("PagedAttention.forward_decode", "use_v1 = actual_max < 16384\n")]
     assert [(m.scope, m.pattern) for m in learned.requires] == [("PagedAttention.forward_decode", "actual_max = $_")]

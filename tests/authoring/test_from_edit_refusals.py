@@ -62,7 +62,7 @@ def test_an_edit_outside_the_scope_asked_for_is_refused_naming_it(cli: Any, tmp_
     # add_helper_method edits the class and forward_prefix: neither is in forward_decode.
     line = _refused(cli, tmp_path, add_helper_method, "--scope", "PagedAttention.forward_decode")
     original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
-    assert line == (f"error: {original}: cannot turn the edit at after line 166 of {original} (lines 167-172 of "
+    assert line == (f"error: {original}: cannot turn the edit after line 166 of {original} (lines 167-172 of "
                     f"{edited}), in PagedAttention.forward_decode, into a step: the change is outside --scope "
                     "PagedAttention.forward_decode; nothing written (leave --scope out: this change is in "
                     "PagedAttention)")
@@ -93,7 +93,7 @@ def test_code_holding_a_dollar_is_refused_and_the_hint_spelling_works(cli: Any, 
     line = _refused(cli, tmp_path, dollar_edit)
     original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
     # Only the spelling is offered: a patch written by hand could not hold the '$' either.
-    assert line == (f"error: {original}: cannot turn the edit at after line 196 of {original} (line 197 of "
+    assert line == (f"error: {original}: cannot turn the edit after line 196 of {original} (line 197 of "
                     f"{edited}), in PagedAttention.forward_decode, into a step: the code holds '$', which patterns "
                     "and templates read as a metavariable; no step can write it; nothing written (spell it '\\x24' "
                     "inside the string (\"\\x245\" is \"$5\"), then run this again)")
@@ -136,7 +136,7 @@ def test_a_line_added_in_one_of_three_identical_runs_names_the_statements_around
     original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
     middle = _middle_copy_line(unrolled, "m.copy_(m_new)")
     # Nothing was removed: the statements on either side of the new line are what is not unique.
-    assert line == (f"error: {original}: cannot turn the edit at after line {middle} of {original} (line {middle + 1} "
+    assert line == (f"error: {original}: cannot turn the edit after line {middle} of {original} (line {middle + 1} "
                     f"of {edited}), "
                     "in _online_softmax_unrolled, into a step: 'm.copy_(m_new) / l.mul_(corr).add_(exp_s.sum(dim=-1))' "
                     "is found 3 times in _online_softmax_unrolled, and neither 3 statements on either side nor the "
@@ -144,6 +144,22 @@ def test_a_line_added_in_one_of_three_identical_runs_names_the_statements_around
                     "written (make the same edit in all 3 places (one step then rewrites them all), or write that "
                     "step by hand: 'patcher new hand-edit --target vllm/attention/ops/paged_attn.py --scope "
                     "_online_softmax_unrolled' starts the patch)")
+
+
+def test_a_line_added_first_in_one_of_five_identical_loops_names_the_statement_after_it(
+        cli: Any, tmp_path: Path) -> None:
+    # Neither the loop nor the loops around it tell the third one apart.
+    loop = "    for s in scores:\n        m_blk = s.amax(dim=-1)\n        m.copy_(m_blk)\n"
+    five = "import torch\n\n\ndef online_max(scores, m):\n" + loop * 5 + "    return m\n"
+    at = five.index(loop, five.index(loop, five.index(loop) + 1) + 1) + len("    for s in scores:\n")
+    line = _refused_here(cli, tmp_path, five, five[:at] + "        s = s.float()\n" + five[at:])
+    original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
+    assert line == (f"error: {original}: cannot turn the edit before line 12 of {original} (line 12 of {edited}), in "
+                    "online_max, into a step: 'm_blk = s.amax(dim=-1)' is found 5 times in online_max, and neither 3 "
+                    "statements on either side nor the statements around it tell this place apart (a pattern must be "
+                    "unique in its scope); nothing written (make the same edit in all 5 places (one step then "
+                    "rewrites them all), or write that step by hand: 'patcher new hand-edit --target "
+                    "vllm/attention/ops/paged_attn.py --scope online_max' starts the patch)")
 
 
 def test_a_blank_line_moved_by_the_edit_is_refused_and_keeping_it_works(cli: Any, tmp_path: Path) -> None:
@@ -154,7 +170,7 @@ def test_a_blank_line_moved_by_the_edit_is_refused_and_keeping_it_works(cli: Any
     line = _refused_here(cli, tmp_path, decode, decode.replace("class PagedAttention:\n\n",
                                                                 "class PagedAttention:\n    _V2 = None\n\n"))
     original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
-    assert line == (f"error: {original}: cannot turn the edit at before line 6 of {original} (line 5 of {edited}), in "
+    assert line == (f"error: {original}: cannot turn the edit before line 6 of {original} (line 5 of {edited}), in "
                     "PagedAttention, into a step: no step reproduces the edited code byte for byte: the operations "
                     "would put its comments or blank lines elsewhere; nothing written (keep the comments and blank "
                     "lines around the change as they were, or write that step by hand: 'patcher new hand-edit "
