@@ -135,6 +135,23 @@ class PagedAttention:
         return query
 '''
 
+# Scores computed twice; the hurried edit makes the second scaling a copy of the first.
+SCALED_TWICE = '''\
+import torch
+
+
+def decode_twice(q, k, scale):
+    s = torch.matmul(q, k)
+    s.mul_(scale)
+    s = torch.matmul(q, k)
+    s.div_(scale)
+    return s
+'''
+# The same, the second scaling first in a block.
+SCALED_IN_A_BLOCK = SCALED_TWICE.replace("    s = torch.matmul(q, k)\n    s.div_(scale)\n    return s\n",
+                                         "    if s.numel() > 0:\n        s.div_(scale)\n        s = s.float()\n"
+                                         "    return s\n")
+
 
 def _without_warning(text: str) -> str:
     """The vendor's prefill with the WARNING print of the block-table guard deleted."""
@@ -214,6 +231,13 @@ CASES: dict[str, tuple[str, str]] = {
     # Removals: nothing new to mark but where code now meets, seen from the block (or the scope) around it.
     "a-warning-print-deleted": (VENDOR_TEXT, _without_warning(VENDOR_TEXT)),
     "a-class-attribute-deleted": (LAYOUT, LAYOUT.replace("    _PYTORCH_DECODE_THRESHOLD = 32768\n", "")),
+    # Added code the original already holds: marked by the statement it now stands before or after.
+    "a-line-moved-down": (SCALED_TWICE, SCALED_TWICE.replace("    s.mul_(scale)\n    s = torch.matmul(q, k)\n",
+                                                              "    s = torch.matmul(q, k)\n    s.mul_(scale)\n")),
+    "a-line-doubled": (SCALED_TWICE, SCALED_TWICE.replace("    return s\n", "    s.div_(scale)\n    return s\n")),
+    "a-line-made-a-copy-of-one-above": (SCALED_TWICE, SCALED_TWICE.replace("s.div_(scale)", "s.mul_(scale)")),
+    "a-line-first-in-a-block-made-a-copy": (SCALED_IN_A_BLOCK, SCALED_IN_A_BLOCK.replace("s.div_(scale)",
+                                                                                           "s.mul_(scale)")),
     "phase-two-update": (VENDOR_TEXT, _phase_two(VENDOR_TEXT, "torch.exp(m - m_new)",
                                                  "torch.exp(m - m_new).nan_to_num_(0.0)")),
     "phase-two-insert": (VENDOR_TEXT, _phase_two(VENDOR_TEXT, "", "corr.nan_to_num_(0.0)", insert=True)),
@@ -234,6 +258,93 @@ def body_of(text: str) -> str:
 
 
 EXPECTED: dict[str, str] = {
+    "a-line-first-in-a-block-made-a-copy": """
+        # Code the edit added, once each: when all of it is there, the patch is already applied.
+        applied-when = [
+            '''
+        s.mul_(scale)
+        s = s.float()
+        ''',
+        ]
+
+        [[steps]]
+        op = "replace"
+        pattern = '''
+        s.div_(scale)
+        '''
+        code = '''
+        s.mul_(scale)
+        '''
+    """,
+    "a-line-made-a-copy-of-one-above": """
+        # Code the edit added, once each: when all of it is there, the patch is already applied.
+        applied-when = [
+            '''
+        s.mul_(scale)
+        return s
+        ''',
+        ]
+
+        [[steps]]
+        op = "replace"
+        pattern = '''
+        s.div_(scale)
+        '''
+        code = '''
+        s.mul_(scale)
+        '''
+    """,
+    "a-line-doubled": """
+        # Code the edit added, once each: when all of it is there, the patch is already applied.
+        applied-when = [
+            '''
+        s.div_(scale)
+        s.div_(scale)
+        ''',
+        ]
+
+        [[steps]]
+        op = "insert"
+        after = '''
+        s.div_($...)
+        '''
+        code = '''
+        s.div_(scale)
+        '''
+    """,
+    "a-line-moved-down": """
+        # Code the edit added, once each: when all of it is there, the patch is already applied.
+        applied-when = [
+            '''
+        s = torch.matmul(q, k)
+        s = torch.matmul(q, k)
+        ''',
+            '''
+        s.mul_(scale)
+        s.div_(scale)
+        ''',
+        ]
+
+        [[steps]]
+        op = "insert"
+        before = '''
+        s = torch.matmul($...)
+        s.mul_($...)
+        '''
+        code = '''
+        s = torch.matmul(q, k)
+        '''
+
+        [[steps]]
+        op = "replace"
+        pattern = '''
+        s.mul_($...MUL_ARGS)
+        s = torch.matmul(q, k)
+        '''
+        code = '''
+        s.mul_($...MUL_ARGS)
+        '''
+    """,
     "a-class-attribute-deleted": """
         # Code the edit added, once each: when all of it is there, the patch is already applied.
         applied-when = [
