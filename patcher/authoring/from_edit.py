@@ -197,7 +197,7 @@ def _learn(patch_id: str, original: bytes, edited: bytes, *, target: str, shippe
     markers = find_markers(steps, old, new, indent)
     if not markers:
         place = describe_change(steps[0].changes[0], original_lines, edited_lines, original_name, edited_name)
-        raise EditRefused(f"the added code {place} has no statement that is new and as frequent as the step "
+        raise EditRefused(f"the edit {place} leaves no statement that is new and as frequent as the step "
                           "writes it, so re-applying could not tell the patch is there", where=original_name,
                           hint="add a statement of its own to the edit (a distinct assignment), or write the patch "
                                f"by hand with 'patcher new {patch_id} --target {target} --scope {steps[0].scope or 'CLASS.METHOD'}'")

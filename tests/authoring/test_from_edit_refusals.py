@@ -162,6 +162,20 @@ def test_a_line_added_first_in_one_of_five_identical_loops_names_the_statement_a
                     "vllm/attention/ops/paged_attn.py --scope online_max' starts the patch)")
 
 
+def test_an_edit_that_leaves_nothing_to_recognise_it_by_is_refused(cli: Any, tmp_path: Path) -> None:
+    # The last 'del' of both online-softmax loops deleted: one step for both places, but what now ends each
+    # loop is told apart only by its loop's header, so no one pattern is found twice.
+    line = _refused(cli, tmp_path, lambda text: text.replace(" " * 24 + "del exp_s, v_t, corr\n", "").replace(
+        " " * 20 + "del exp_s, v_t, corr\n", ""))
+    original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
+    first = VENDOR_TEXT.splitlines().index("                        del exp_s, v_t, corr") + 1
+    assert line == (f"error: {original}: the edit at line {first} of {original} (removed in {edited}) leaves no "
+                    "statement that is new and as frequent as the step writes it, so re-applying could not tell the "
+                    "patch is there (add a statement of its own to the edit (a distinct assignment), or write the "
+                    "patch by hand with 'patcher new hand-edit --target vllm/attention/ops/paged_attn.py --scope "
+                    "PagedAttention._forward_prefix_pytorch')")
+
+
 def test_a_blank_line_moved_by_the_edit_is_refused_and_keeping_it_works(cli: Any, tmp_path: Path) -> None:
     # A class attribute added above the first method, the blank line below the class line moved under it:
     # an insert keeps the blank line above the new code, so no step gives these bytes.
