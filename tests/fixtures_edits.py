@@ -408,3 +408,11 @@ def edit_middle_copy(text: str) -> str:
     helper = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_online_softmax_unrolled")
     corr = [n for n in helper.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "corr"]
     return _replace_line(text, corr[len(corr) // 2], "torch.exp(m - m_new)", "torch.exp(m - m_new).clamp_(max=1.0)")
+
+
+def insert_in_middle_copy(text: str) -> str:
+    """Add a line after the middle copy's ``m.copy_(m_new)`` only: an insert whose place no anchor tells apart."""
+    tree = ast.parse(text)
+    helper = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_online_softmax_unrolled")
+    copies = [n for n in helper.body if isinstance(n, ast.Expr) and ast.unparse(n) == "m.copy_(m_new)"]
+    return _insert_after(text, copies[len(copies) // 2], "m.nan_to_num_(0.0)")

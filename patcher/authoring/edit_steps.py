@@ -120,16 +120,19 @@ def resolve_scope(change: Change, original: cst.Module, edited: cst.Module, forc
     """
     levels = change.levels
     if forced is not None:
+        # The way out that works: the scope the change is learned in without --scope.
+        natural = resolve_scope(change, original, edited, None)[0] or "the module"
+        hint = f"leave --scope out: this change is in {natural}"
         try:
             node = find_scope(original, forced)
         except ScopeNotFound as error:
-            raise ChangeRefused(change, forced, f"--scope {forced}: {error}") from None
+            raise ChangeRefused(change, forced, f"--scope {forced}: {error}", hint) from None
         if node is original:
             return forced, levels
         for index, level in enumerate(levels):
             if level.original is node:
                 return forced, levels[index + 1:]
-        raise ChangeRefused(change, forced, f"the change is outside --scope {forced}")
+        raise ChangeRefused(change, forced, f"the change is outside --scope {forced}", hint)
     definitions = [(i, level) for i, level in enumerate(levels) if type(level.original) in _DEFINITIONS]
     for count in range(len(definitions), 0, -1):
         index, level = definitions[count - 1]
@@ -303,12 +306,9 @@ def _lifted(change: Change, levels: Sequence[Level], inserting: bool, indent: st
             if inner is not None:
                 s, t = inner.original_index, inner.original_index + 1
                 es, et = inner.edited_index, inner.edited_index + 1
-            blocks_old, blocks_new = own_blocks(level.original), own_blocks(level.edited)
-            if len(blocks_old) != len(blocks_new):
-                ok = False
-                break
-            old_len = len(blocks_old[level.block_number].body)
-            new_len = len(blocks_new[level.block_number].body)
+            # Same skeleton (edit_scopes enters no other), so the same blocks in both.
+            old_len = len(own_blocks(level.original)[level.block_number].body)
+            new_len = len(own_blocks(level.edited)[level.block_number].body)
             if (s > 0) != (es > 0) or (t < old_len) != (et < new_len):
                 ok = False
                 break
@@ -585,7 +585,7 @@ class Lines:
 
 
 def describe_change(change: Change, original: Lines, edited: Lines, original_name: str, edited_name: str) -> str:
-    """Say where a change is: its lines in the original, and in the edited file."""
+    """Say where a change is: at its lines in the original (or after or before which line), and in the edited file."""
     block = change.original_block
     neighbour = (block, change.start - 1, change.start) if change.start else (block, 0, 1)
     old, around = original.spans([(block, change.start, change.end), neighbour])
@@ -595,7 +595,7 @@ def describe_change(change: Change, original: Lines, edited: Lines, original_nam
         where = f"after line {around[1]}" if change.start else f"before line {around[0]}"
         old_text = f"{where} of {original_name}"
     else:
-        old_text = f"{_range(old)} of {original_name}"
+        old_text = f"at {_range(old)} of {original_name}"
     new_text = f"{_range(new)} of {edited_name}" if new is not None else f"removed in {edited_name}"
     return f"{old_text} ({new_text})"
 

@@ -22,10 +22,8 @@ blocks it (exit 2) and nothing is written.
 from __future__ import annotations
 
 import contextlib
-
 import datetime
 import json
-import os
 import re
 import tempfile
 from dataclasses import dataclass
@@ -42,7 +40,8 @@ from ..patchset.runner import _Codegen as Codegen  # Module.code, replaying stat
 from ..resources import templates_dir_for
 from .edit_scopes import EditNotExpressible, find_changes, forget_code, substitute
 from .edit_steps import ChangeRefused, Lines, Marker, Step, describe_change, find_markers, find_requires, learn_steps
-from .new import ID_FORMAT, MAX_ID_LENGTH
+from .new import check_id
+from .series_file import open_series
 
 _DEFINITIONS = (cst.FunctionDef, cst.ClassDef)
 
@@ -82,8 +81,8 @@ def new_from_edit(directory: Path, patch_id: str, vendor: Path, original: Path, 
                   scope: str | None = None, target: str | None = None,
                   today: datetime.date | None = None) -> FromEdit:
     """Learn patch ID from ORIGINAL -> EDITED (a file of VENDOR), check it, and write it inactive."""
-    _check_id(patch_id)
-    _check_folder(directory)
+    check_id(patch_id)
+    open_series(directory)
     original_bytes, edited_bytes = _read_file(original, "ORIGINAL"), _read_file(edited, "EDITED")
     shipped, target_name, notes = _locate(vendor, original, original_bytes, target)
     learned = learn_patch(patch_id, original_bytes, edited_bytes, target=target_name, shipped=shipped,
@@ -103,8 +102,8 @@ def new_from_edit_tree(directory: Path, patch_id: str, vendor: Path, edited_tree
     from ..checks.inputs import open_tree
     from ..shipping import plan_shipping
 
-    _check_id(patch_id)
-    _check_folder(directory)
+    check_id(patch_id)
+    open_series(directory)
     with open_tree(vendor) as tree:
         plan = plan_shipping(tree)
         vendor_files = {f.path: tree.read(f.path) for f in tree.files() if f.path.endswith(".py")}
@@ -137,7 +136,7 @@ def new_from_edit_tree(directory: Path, patch_id: str, vendor: Path, edited_tree
     for path in changed:
         name = _target_name(plan, path)
         one_id = patch_id if len(changed) == 1 else f"{patch_id}-{_slug(path)}"
-        _check_id(one_id)
+        check_id(one_id)
         learned.append(learn_patch(one_id, vendor_files[path], edited_files[path], target=name, shipped=path,
                                    original_name=f"{vendor}:{path}", edited_name=f"{edited_tree}:{path}",
                                    scope=scope, directory=directory, today=today))
@@ -180,7 +179,7 @@ def _learn(patch_id: str, original: bytes, edited: bytes, *, target: str, shippe
     original_lines, edited_lines = Lines(old, codegen), Lines(new, codegen)
     if all(_layout_only(c) for c in changes):
         place = describe_change(changes[0], original_lines, edited_lines, original_name, edited_name)
-        raise EditRefused(f"the edit at {place} changes only comments, blank lines or layout: patterns match on "
+        raise EditRefused(f"the edit {place} changes only comments, blank lines or layout: patterns match on "
                           "syntax, so no marker could tell a patched file from the vendor's", where=original_name,
                           hint="a patch needs a change to the code itself; keep such notes in the patch's description")
     try:
@@ -192,13 +191,13 @@ def _learn(patch_id: str, original: bytes, edited: bytes, *, target: str, shippe
                    f"{inside if refused.scope else 'CLASS.METHOD'}' starts the patch")
         hint = refused.hint if refused.hint and not refused.hint.endswith(", or") else \
             f"{refused.hint} {by_hand}" if refused.hint else by_hand
-        raise EditRefused(f"cannot turn the edit at {place}, in {inside}, into a step: {refused.why}; "
+        raise EditRefused(f"cannot turn the edit {place}, in {inside}, into a step: {refused.why}; "
                           "nothing written", where=original_name, hint=hint) from None
     indent = new.default_indent
     markers = find_markers(steps, old, new, indent)
     if not markers:
         place = describe_change(steps[0].changes[0], original_lines, edited_lines, original_name, edited_name)
-        raise EditRefused(f"the added code at {place} has no statement that is new and as frequent as the step "
+        raise EditRefused(f"the edit {place} leaves no statement that is new and as frequent as the step "
                           "writes it, so re-applying could not tell the patch is there", where=original_name,
                           hint="add a statement of its own to the edit (a distinct assignment), or write the patch "
                                f"by hand with 'patcher new {patch_id} --target {target} --scope {steps[0].scope or 'CLASS.METHOD'}'")
@@ -268,11 +267,17 @@ def _layout_only(change: Any) -> bool:
 
 
 def _patch_scope(steps: Sequence[Step]) -> str:
-    """The scope most steps use (ties: the innermost), so the fewest steps name their own."""
+    """The scope most steps use (ties: the innermost), so the fewest steps name their own.
+
+    The module, when a step is at module level: a step's empty scope reads
+    as the patch's own, so only the patch's scope can name the module.
+    """
     counts: dict[str, int] = {}
     for step in steps:
         counts[step.scope] = counts.get(step.scope, 0) + 1
-    return max(counts, key=lambda s: (counts[s], s.count(".") + bool(s), -list(counts).index(s)))
+    if "" in counts:
+        return ""
+    return max(counts, key=lambda s: (counts[s], s.count("."), -list(counts).index(s)))
 
 
 # --------------------------------------------------------------------------- checking
@@ -428,12 +433,16 @@ def _escape_jinja(text: str) -> str:
     return re.sub(r"\{(?=[{%#])", "{{ '{' }}", text)
 
 
+# What a literal string may hold: no control character but tab and LF (a CR among them: TOML reads CRLF as LF).
 _LITERAL_SAFE = re.compile(r"[^\x00-\x08\x0b-\x1f\x7f]*")
 
 
 def _multiline(text: str) -> str:
-    """A TOML string for a block of code: a literal ''' string when it can hold it, else an escaped one."""
-    if "'''" not in text and _LITERAL_SAFE.fullmatch(text) and not text.endswith("'") and "\r" not in text:
+    """A TOML string for a block of code: a literal ''' string when it can hold it, else an escaped one.
+
+    Up to two quotes may end a literal string's text (TOML reads them before the closing three).
+    """
+    if "'''" not in text and _LITERAL_SAFE.fullmatch(text):
         return "'''\n" + text + "'''"
     return _basic(text)
 
@@ -543,21 +552,6 @@ def _slug(path: str) -> str:
 # --------------------------------------------------------------------------- writing
 
 
-def _check_id(patch_id: str) -> None:
-    if len(patch_id) > MAX_ID_LENGTH or not ID_FORMAT.fullmatch(patch_id):
-        raise PatcherError(f"'{shown(patch_id)}' is not a patch id",
-                           hint="use lower-case words joined by '-', starting with a letter, e.g. 'decode-fast-path'")
-
-
-def _check_folder(directory: Path) -> None:
-    if not directory.is_dir():
-        raise PatcherError("no such patch set folder", where=str(directory),
-                           hint="give --patches the folder holding 'series'")
-    if not os.path.lexists(directory / SERIES):
-        raise PatcherError("no 'series' file listing the patches in order", where=str(directory),
-                           hint="is this a patch set folder? create an empty 'series' file to start one")
-
-
 def write_inactive(directory: Path, patches: Sequence[tuple[str, str]]) -> tuple[Path, ...]:
     """Write each ``(id, toml)`` as ``ID.toml``, listed inactive in ``series``; all or nothing.
 
@@ -569,7 +563,7 @@ def write_inactive(directory: Path, patches: Sequence[tuple[str, str]]) -> tuple
     from .new import add_inactive_patch
     from .series_file import write_series
 
-    _check_folder(directory)
+    open_series(directory)
     series = directory / SERIES
     before = series.read_text(encoding="utf-8", errors="surrogateescape")
     added: list[Path] = []

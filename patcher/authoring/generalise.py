@@ -311,10 +311,15 @@ def _pattern_code(statements: list[cst.CSTNode], indent: str) -> str | None:
 
 
 def _decoded(code: str) -> str | None:
-    """Turn reserved names back into metavariables; None when the code holds a '$' of its own."""
+    """Turn reserved names back into metavariables; None when the code holds a '$' of its own.
+
+    A line break inside a token of a CRLF file (a docstring, a backslash
+    continuation) is written LF: the operations give it the target file's
+    line ending, as they give every line of the code they write.
+    """
     if "$" in code:
         return None  # patterns and templates read any '$' as a metavariable
-    code = code.replace(encode_metavariables("$_"), "$_")
+    code = code.replace(encode_metavariables("$_"), "$_").replace("\r\n", "\n")
     return decode_metavariables(code)
 
 

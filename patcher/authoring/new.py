@@ -76,7 +76,7 @@ def new_patch(directory: Path, patch_id: str, *, target: str, scope: str, after:
     Nothing is written unless the file renders, loads as a patch, and both
     files can be written; an existing or malformed id is refused.
     """
-    _check_id(patch_id)
+    check_id(patch_id)
     _check_target(target)
     _check_scope(scope)
     folder, series = open_series(directory)
@@ -101,7 +101,7 @@ def add_inactive_patch(folder: Path, patch_id: str, toml_text: str, after: str |
     nothing written): a malformed or existing id, a folder without
     ``series``, an unknown ``after``, text that does not load.
     """
-    _check_id(patch_id)
+    check_id(patch_id)
     patch_folder, series = open_series(folder)
     _check_new(folder, series, patch_id, after)
     name = f"{patch_id}.toml"
@@ -128,7 +128,8 @@ def _check_new(directory: Path, series: Series, patch_id: str, after: str | None
     _insertion_index(series, after)
 
 
-def _check_id(patch_id: str) -> None:
+def check_id(patch_id: str) -> None:
+    """Refuse an id the loader would not accept: too long, or not lower-case words joined by '-'."""
     if len(patch_id) > MAX_ID_LENGTH:
         raise PatcherError(f"'{shown(patch_id)}' is not a patch id: {len(patch_id)} characters, more than "
                            f"{MAX_ID_LENGTH}", hint="choose a shorter id, e.g. 'decode-fast-path'")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import zipfile
 from pathlib import Path
 
@@ -13,6 +14,38 @@ from tests.fixtures_vendor import SHIPPED, VENDOR_ZIP
 
 # The name of three-tier-decode's first example.
 FIRST_EXAMPLE = "the vendor's forced-V1 dispatch becomes three tiers"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def learned_in_this_session() -> None:
+    """Start each session with no learned patch kept from an earlier one in the same process.
+
+    ``fixtures_edits.learned`` and ``learned_mission`` keep what they learn
+    for the rest of the process. mutmut runs the whole suite once in its
+    own process (to see which tests call which function), then forks that
+    process for each mutant: without this, the mutant's session would be
+    handed the patches learned by the original code, and no mutant of the
+    learner could fail a test that reads them.
+    """
+    from tests.fixtures_edits import learned, learned_mission
+
+    learned.cache_clear()
+    learned_mission.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def learned_in_this_test() -> None:
+    """While mutmut maps tests to the functions they call, let every test learn its patches itself.
+
+    Kept from an earlier test, a learned patch would tie the learner's
+    functions to that test alone, and mutmut would not run the others (which
+    read other parts of the patch) on the learner's mutants.
+    """
+    if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+        from tests.fixtures_edits import learned, learned_mission
+
+        learned.cache_clear()
+        learned_mission.cache_clear()
 
 
 @pytest.fixture

@@ -80,7 +80,7 @@ def test_cli_writes_the_patch_inactive_and_apply_then_ships_the_edited_file(cli:
     assert result.stderr == ""
     assert f"wrote {team / 'empty-batch-guard.toml'}: 1 step(s) on vllm/attention/ops/paged_attn.py ({SHIPPED})" \
         in result.stdout
-    assert "step 1: replace in PagedAttention.forward_decode, line" in result.stdout
+    assert "step 1: replace in PagedAttention.forward_decode, at lines " in result.stdout
     assert "patcher test --activate empty-batch-guard" in result.stdout
     # Listed commented out, after the others; the series keeps its mode.
     assert (team / "series").read_bytes() == series_before + \
