@@ -88,6 +88,14 @@ def test_empty_sequences_without_spare_blocks_still_build() -> None:
     assert torch.equal(case.reference(), torch.zeros(2, 1, 16))
 
 
+def test_a_batch_of_no_sequences_has_an_empty_reference() -> None:
+    decode = make_decode_case([], num_kv_heads=1, gqa_ratio=2, head_dim=16)
+    assert decode.kwargs["max_seq_len"] == 0 and decode.with_lengths([]).kwargs["max_seq_len"] == 0
+    assert decode.reference().shape == (0, 2, 16) and decode.reference().dtype == torch.float32
+    prefix = make_prefix_case([], [], num_kv_heads=1, gqa_ratio=2, head_dim=16)
+    assert prefix.reference().shape == (0, 2, 16) and prefix.reference().dtype == torch.float32
+
+
 def test_a_head_size_the_layout_cannot_split_is_refused() -> None:
     with pytest.raises(ValueError) as raised:
         make_decode_case([4], head_dim=12, dtype=torch.float16)
