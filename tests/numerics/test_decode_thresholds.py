@@ -181,3 +181,24 @@ def test_a_class_threshold_equal_to_a_literal_is_named_as_the_class_threshold() 
     same = pair(source, source)
     assert _thresholds(same, [4096, 8192]) == [(4096, "a literal in forward_decode"),
                                                (8192, "PagedAttention._PYTORCH_DECODE_THRESHOLD")]
+
+
+def test_a_tier_boundary_moved_by_a_parameter_is_crossed_on_both_sides(cli, vendor_zip) -> None:  # type: ignore[no-untyped-def]
+    # The patched copy's V2 tier starts past 4096 tokens; the vendor's heuristic still names 8192: both are crossed.
+    result = cli("verify-numerics", vendor_zip, "--set", "three-tier-decode.small_max=4096", "--cases")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert ("decode thresholds crossed at T and T+1 tokens: 4096 (a literal in forward_decode), 8192 (a literal in "
+            "forward_decode), 9216 (PagedAttention._PYTORCH_DECODE_THRESHOLD)") in lines
+    tiers: dict[tuple[str, str], str] = {}
+    ops = tier = ""
+    for line in lines:
+        if line.startswith("forward_decode, "):
+            ops = line.split(", ")[1].split(":")[0]
+        elif line.startswith("  ") and not line.startswith("    "):
+            tier = line.split("  ")[1].strip()
+        elif "head_dim=128" in line and "threshold 4096" in line:
+            tiers[ops.split()[0], line.split("lengths [5, ")[1].split("]")[0]] = tier
+    assert tiers == {("BI-V100", "4096"): "V1 -> V1", ("BI-V100", "4097"): "V1 -> V2 failed, V1",
+                     ("ops", "4096"): "V1 -> V1", ("ops", "4097"): "V1 -> V2"}
+    assert lines[-1] == "result: OK: prefill bitwise equal in all 61 case(s); decode within fp32 round-off in all 103"
