@@ -31,9 +31,13 @@ THRESHOLDS = ((8192, "a literal in forward_decode"), (9216, "PagedAttention._PYT
 def run() -> dict[str, Any]:
     """One comparison of the fixture's vendor and patched copies, with what progress saw while it ran."""
     seen: list[tuple[int, int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append((done, total, torch.get_num_threads()))
+        assert seen[-1][2] == 1, "more than one thread: each call costs several times the CPU"
+
     before = torch.get_num_threads()
-    result = compare_sources(VENDOR_SOURCE, PATCHED.read_bytes(),
-                             progress=lambda done, total: seen.append((done, total, torch.get_num_threads())))
+    result = compare_sources(VENDOR_SOURCE, PATCHED.read_bytes(), progress=progress)
     return {"result": result, "progress": seen, "threads": (before, torch.get_num_threads())}
 
 

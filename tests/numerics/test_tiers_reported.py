@@ -40,8 +40,10 @@ def decode(*lengths: int, dtype: torch.dtype = torch.float32):  # type: ignore[n
 
 
 def tiers(pair: _Pair, *lengths: int) -> tuple[str, str]:
-    comparison = pair.decode(decode(*lengths), "case")
+    comparison = pair.decode(decode(*lengths), f"lengths {list(lengths)}")
     assert comparison.ok, comparison
+    assert (comparison.function, comparison.ops, comparison.case) == ("forward_decode", pair.ops_mode,
+                                                                      f"lengths {list(lengths)}")
     return comparison.vendor_tier, comparison.patched_tier
 
 
