@@ -201,17 +201,18 @@ def empty_caches(num_blocks: int = 4, dtype: torch.dtype = torch.float16) -> tup
 
 def test_reshape_and_cache_writes_each_token_to_its_slot_and_skips_padding() -> None:
     key_cache, value_cache = empty_caches()
-    key = torch.randn(3, 2, 16, generator=torch.Generator().manual_seed(1))
-    value = torch.randn(3, 2, 16, generator=torch.Generator().manual_seed(2))
+    key = torch.randn(4, 2, 16, generator=torch.Generator().manual_seed(1))
+    value = torch.randn(4, 2, 16, generator=torch.Generator().manual_seed(2))
     ops = StubOps()
-    ops.reshape_and_cache(key, value, key_cache, value_cache, torch.tensor([6, -1, 13]))
+    # vLLM's slot mapping: -1 marks a padding token, which has no slot.
+    ops.reshape_and_cache(key, value, key_cache, value_cache, torch.tensor([[6, -1], [0, 13]]))
     assert ops.calls == {"reshape_and_cache": 1}
     assert key_cache.dtype == torch.float16
-    for token, slot in ((0, 6), (2, 13)):
+    for token, slot in ((0, 6), (2, 0), (3, 13)):
         block, offset = divmod(slot, 4)
         assert torch.equal(key_cache[block, :, :, offset, :].reshape(2, 16), key[token].half())
         assert torch.equal(value_cache[block, :, :, offset], value[token].half())
-    written = {(1, 2), (3, 1)}
+    written = {(1, 2), (0, 0), (3, 1)}
     for block in range(4):
         for offset in range(4):
             if (block, offset) not in written:
