@@ -92,7 +92,7 @@ class PrefixCase:
             cols = torch.arange(ctx_len + q_len).unsqueeze(0)
             outputs.append(_attend(q, self.cache.keys[i], self.cache.values[i],
                                    self.head_dim ** -0.5, mask=cols > rows))
-        return torch.cat(outputs, dim=0)
+        return torch.cat(outputs, dim=0) if outputs else torch.zeros(0, *query.shape[1:])
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ class DecodeCase:
                 continue
             outputs.append(_attend(query[i:i + 1], self.cache.keys[i], self.cache.values[i],
                                    self.kwargs["scale"], mask=None))
-        return torch.cat(outputs, dim=0)
+        return torch.cat(outputs, dim=0) if outputs else torch.zeros(0, *query.shape[1:])
 
 
 def fresh_copies(kwargs: dict[str, Any]) -> dict[str, Any]:

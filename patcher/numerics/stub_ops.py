@@ -239,8 +239,8 @@ def _check_decode_args(
     if rest and rest[0] != "auto":
         raise NotImplementedError(f"stub paged attention: kv_cache_dtype={rest[0]!r}")
     if value_cache.shape[1] != num_kv_heads or key_cache.shape[1] != num_kv_heads:
-        raise ValueError(
-            f"num_kv_heads={num_kv_heads} but the caches have {value_cache.shape[1]} kv heads")
+        raise ValueError(f"num_kv_heads={num_kv_heads} but the key cache has {key_cache.shape[1]} kv heads "
+                         f"and the value cache {value_cache.shape[1]}")
     if value_cache.shape[3] != block_size:
         raise ValueError(
             f"block_size={block_size} but the value cache has blocks of {value_cache.shape[3]}")

@@ -6,12 +6,19 @@ import functools
 from typing import Any
 
 from patcher.numerics.loader import load_paged_attn
+from patcher.numerics.quiet_torch import torch
 from patcher.numerics.stub_ops import StubOps
 from patcher.patchset import load_patch_set
 from patcher.patchset.runner import patch_source
 
 from tests.fixtures_patches import VENDOR_SOURCE
 from tests.fixtures_vendor import PATCHES, SHIPPED
+
+# Every numerics test runs PyTorch on one thread, as verify-numerics does: a process forked after
+# PyTorch has run on several threads hangs in the child at its next parallel kernel (GNU OpenMP
+# is not fork-safe), and mutation testing runs each mutant in a fork of the process that ran the
+# tests. The tensors here are small; more threads would only cost CPU.
+torch.set_num_threads(1)
 
 
 def patches_with(value: int | None) -> Any:

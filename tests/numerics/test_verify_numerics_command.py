@@ -6,6 +6,7 @@ import importlib.util
 
 import pytest
 
+from tests.fixtures_patches import copy_patch_set, edit_file
 from tests.fixtures_vendor import SHIPPED
 
 pytest.importorskip("torch")
@@ -59,3 +60,19 @@ def test_help_documents_exit_codes(cli) -> None:  # type: ignore[no-untyped-def]
     text = " ".join(cli("verify-numerics", "--help").stdout.split())
     assert ("Exit codes: 0 prefill bitwise equal, decode within fp32 round-off, and every input holding the same "
             "bits after either copy, everywhere; 1 a difference" in text)
+
+
+def test_the_stub_v1_fails_past_the_policys_v1_length_limit(cli, vendor_zip, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # A card whose V1 kernel gives up at 9000 tokens: the copies' V1 calls at 9216 tokens fail, on both kinds of ops.
+    patches = copy_patch_set(tmp_path / "set")
+    edit_file(patches / "policy.toml", "max-tokens = 32768", "max-tokens = 9000")
+    result = cli("verify-numerics", vendor_zip, "--patches", patches)
+    assert result.exit_code == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    error = "vendor: RuntimeError: paged_attention_v1: max_seq_len=9216 exceeds the kernel's shared memory (limit 9000)"
+    case = "block=16 kv_heads=1 gqa=2 float32 threshold 9216 (PagedAttention._PYTORCH_DECODE_THRESHOLD): lengths [5, 9216]"
+    assert [line for line in lines if line.startswith("DIFFERENT")] == [
+        f"DIFFERENT: forward_decode, BI-V100 ops (V2 raises NotImplementedError), head_dim=128 {case}: {error}",
+        f"DIFFERENT: forward_decode, BI-V100 ops (V2 raises NotImplementedError), head_dim=256 {case}: {error}",
+        f"DIFFERENT: forward_decode, ops with a working V2 (as on upstream GPUs), head_dim=128 {case}: {error}"]
+    assert lines[-1] == "result: 3 of 158 comparison(s) differ"

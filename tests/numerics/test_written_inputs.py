@@ -164,6 +164,52 @@ def test_writes_are_found_bit_for_bit_not_by_equality() -> None:
     assert writes == (ArgumentWrite("zeros", True, False, False, 0.0), ArgumentWrite("ints", True, True, True, 0.0))
 
 
+def test_writes_after_non_tensor_arguments_are_found_in_every_tensor() -> None:
+    # forward_prefix's arguments in the order a caller passes them: strings, numbers and None among the tensors.
+    before = _prefix(torch.float32).kwargs
+    vendor, patched = fresh_copies(before), fresh_copies(before)
+    assert list(before)[3] == "kv_cache_dtype" and before["alibi_slopes"] is None
+    vendor["value_cache"][0, 0, 0, 0] += 1.0  # after kv_cache_dtype, a string
+    patched["context_lens"][0] -= 1  # after seq_lens_tensor; max_query_len and the Nones follow
+    vendor["k_scale"] = 2.0  # a float a copy rebinds is not the caller's: nothing to see
+    assert compare._writes(before, vendor, patched) == (ArgumentWrite("value_cache", True, False, False, 1.0),
+                                                        ArgumentWrite("context_lens", False, True, False, 1.0))
+
+
+def test_each_way_of_writing_is_said_in_one_sentence() -> None:
+    only_patched = ArgumentWrite("key_cache", False, True, False, 0.25)
+    assert only_patched.sides == ("patched",)
+    assert only_patched.message == ("only patched writes into `key_cache` (vendor leaves it as it was), so the caller "
+                                    "sees different `key_cache` contents afterwards, max abs diff 0.25")
+    assert ArgumentWrite("query", True, True, True).sides == ("vendor", "patched")
+    assert ArgumentWrite("query", True, True, True).message == "vendor and patched write the same values into `query`"
+    assert InPlaceWrite("forward_decode", "key_cache", ("patched",), ("float32", "float16"), ("bfloat16",),
+                        equal=False, cases=3, max_abs_diff=0.25).message == (
+        "only patched forward_decode writes into `key_cache` in place, for float32, float16 inputs (bfloat16 inputs "
+        "are left alone); vendor leaves it as it was, so the caller sees different `key_cache` contents afterwards "
+        "(3 case(s), max abs diff 0.25)")
+    assert InPlaceWrite("forward_decode", "key_cache", ("vendor", "patched"), ("float32",), ("float16", "bfloat16"),
+                        equal=False, cases=1, max_abs_diff=1e-3).message == (
+        "vendor and patched forward_decode write different values into `key_cache` for float32 inputs (float16, "
+        "bfloat16 inputs are left alone) (1 case(s), max abs diff 0.001)")
+    # One copy alone cannot leave "the same values" as the other, but the sentence still reads right.
+    assert InPlaceWrite("forward_prefix", "query", ("vendor",), ("float32",), ()).message == (
+        "vendor forward_prefix writes into `query` in place for float32 inputs")
+
+
+def test_a_nan_left_by_either_copy_is_the_largest_difference_of_its_way() -> None:
+    def comparison(dtype: str, diff: float) -> compare.Comparison:
+        return compare.Comparison("forward_prefix", BI_V100, "case", "PyTorch", "PyTorch", True, 0.0, 0.0,
+                                  dtype=dtype, writes=(ArgumentWrite("query", True, False, False, diff),))
+
+    result = NumericsResult((comparison("float32", 0.5), comparison("float16", float("nan")),
+                             comparison("bfloat16", 2.0)), ())
+    (write,) = result.in_place_writes
+    assert write.cases == 3 and write.dtypes == ("float32", "float16", "bfloat16") and write.untouched == ()
+    assert write.max_abs_diff != write.max_abs_diff  # nan
+    assert write.message.endswith("(3 case(s), max abs diff nan)")
+
+
 # -- the command --------------------------------------------------------------------------------
 
 
