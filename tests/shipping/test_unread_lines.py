@@ -9,6 +9,8 @@ variable), at any time.
 
 from __future__ import annotations
 
+import pytest
+
 from patcher.shipping.shell_interpreter import MAX_DEPTH, MAX_ITERATIONS
 from tests.shipping.conftest import notes_of, plan_of, script_context
 
@@ -133,3 +135,36 @@ def test_a_function_that_calls_itself_is_read_to_a_limit() -> None:
     plan = plan_of(script_context(recursive_function_script()))
     assert plan.image[TARGET_IMAGE].source == "s/x.py"
     assert [n.kind for n in plan.notes] == ["unread"]
+
+
+# -- limits and how notes read -----------------------------------------------------
+
+@pytest.mark.parametrize(("script", "files", "note"), [
+    ("f() { f; }\nf\n", {}, ("s/i.sh", 1, "f", "calls nest more than 16 deep; the reader does not follow this one")),
+    ("X='eval \"$X\"'\neval \"$X\"\n", {},
+     ("s/i.sh", 2, 'eval "$X"', "eval nests more than 16 deep; the reader does not follow this one")),
+    (". ./lib.sh\n", {"s/lib.sh": ". ./lib.sh\n"},
+     ("s/lib.sh", 1, ". ./lib.sh", "reads ./lib.sh into the shell, which the reader cannot follow")),
+    ("./i.sh\n", {}, ("s/i.sh", 1, "./i.sh", "scripts nest more than 16 deep; the reader does not follow this one")),
+])
+def test_what_nests_past_the_limit_is_one_note_where_it_stopped(script: str, files: dict[str, str],
+                                                                 note: tuple[str, int, str, str]) -> None:
+    plan = plan_of(script_context(script, files=files))
+    assert [(n.file, n.line, n.text, n.reason) for n in plan.notes] == [note]
+    assert plan.notes[0].kind == "unread" and plan.notes[0].stage == "stage 0"
+
+
+def test_a_line_read_several_times_is_noted_once() -> None:
+    plan = plan_of(script_context("for i in 1 2 3; do eval \"$U\"; done\nf() { make; }\nf; f\n"))
+    assert [(n.kind, n.line, n.text) for n in plan.notes] == [("unread", 1, 'eval "$U"'), ("program", 2, "make")]
+    assert plan.notes[0].order < plan.notes[1].order
+
+
+def test_a_note_is_one_line_clipped_to_its_limits() -> None:
+    long_path = "/" + "d" * 400
+    plan = plan_of(script_context(f"cp x.py {long_path}/$U/x.py\nmake  \\\n   all\n"))
+    (first, second) = plan.notes
+    assert first.text == f"cp x.py {long_path}"[:117] + "..."
+    assert first.reason == f"cp {long_path}/$U/x.py: a path that depends on a value the reader cannot work out"[:297] + "..."
+    assert (second.text, second.line) == ("make all", 2)
+
