@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tarfile
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -45,6 +43,8 @@ def check_path(
 def open_tree(path: Path) -> Iterator[SourceTree]:
     """Open a vendor zip or folder, or a build context tar that apply wrote, as a tree."""
     if path.is_file() and path.name.endswith(TAR_SUFFIXES):
+        import tempfile  # tarfile and tempfile load only for a tar: a zip or a folder needs neither
+
         with tempfile.TemporaryDirectory(prefix="patcher-") as folder:
             _unpack_tar(path, Path(folder))
             with open_source(Path(folder)) as tree:
@@ -87,6 +87,8 @@ def manifest_overrides(tree: SourceTree) -> tuple[tuple[str, str], ...]:
 def _unpack_tar(path: Path, folder: Path) -> None:
     # A build context that apply wrote: plain files and folders. The "data"
     # filter refuses links out of the folder, devices and absolute names.
+    import tarfile
+
     if not hasattr(tarfile, "data_filter"):
         raise PatcherError(f"checking a tar needs Python 3.10.12 or later (this is {sys.version.split()[0]})",
                            where=str(path), hint="unpack it and check the folder")

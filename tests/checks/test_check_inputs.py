@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from patcher.checks import inputs
 from patcher.checks.inputs import check_path
 from patcher.errors import BadArchive, PatcherError
 
@@ -83,7 +82,7 @@ def test_a_tar_that_is_not_one_is_a_bad_archive(tmp_path: Path) -> None:
 def test_a_python_without_the_tar_data_filter_is_told_to_unpack_it(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     tar = _context_tar(tmp_path / "ctx.tar", "w")
-    monkeypatch.delattr(inputs.tarfile, "data_filter")  # as on Python 3.10.11 and older
+    monkeypatch.delattr(tarfile, "data_filter")  # as on Python 3.10.11 and older
     with pytest.raises(PatcherError) as raised:
         check_path(tar, POLICY)
     version = sys.version.split()[0]
