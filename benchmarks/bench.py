@@ -55,6 +55,7 @@ import hashlib
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -188,13 +189,12 @@ class Bench:
         """Run COMMAND; return its wall time in seconds (CPU seconds in self.cpu), failing on an unexpected exit."""
         sink = open(stdout, "wb") if stdout else subprocess.DEVNULL
         try:
-            before = os.times()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)  # microseconds, where os.times counts ticks
             start = time.perf_counter()
             result = subprocess.run(command, stdout=sink, stderr=subprocess.PIPE, env=env)
             elapsed = time.perf_counter() - start
-            after = os.times()
-            self.cpu.append(after.children_user - before.children_user
-                            + after.children_system - before.children_system)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            self.cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         finally:
             if stdout:
                 sink.close()  # type: ignore[union-attr]
