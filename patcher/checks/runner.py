@@ -155,8 +155,11 @@ def _tree_findings(build: BuildContext, tree_rules: Sequence[tuple[TreeRule, Set
         return [v for rule, settings in tree_rules for v in rule.check_tree(build, settings)]
     # What every tree rule may read besides files: the plan (by value), the targets, the shipped
     # Python files and which of them mention each word. Which files it read is in the entry.
-    inputs = value_digest([build.plan, list(build.targets), list(build.python),
-                           sorted((word, list(paths)) for word, paths in build.words.items())])
+    try:
+        inputs = value_digest([build.plan, list(build.targets), list(build.python),
+                               sorted((word, list(paths)) for word, paths in build.words.items())])
+    except RecursionError:  # a plan nested too deep (or holding a cycle) to digest: judge it uncached
+        return _tree_findings(build, tree_rules, None)
     found: list[Violation] = []
     for rule, settings in tree_rules:
         key = cache.key(settings, inputs)

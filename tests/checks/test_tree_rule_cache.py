@@ -214,3 +214,25 @@ def test_the_vendors_install_script_is_judged_from_the_cache(rule_cache: Path, r
     assert results[0] == results[1] and any(v.rule == "install-fails-loudly" and v.path == SCRIPT
                                             for v in results[0])
     assert sorted(runs) == sorted(TREE_RULES)
+
+
+@dataclass(frozen=True)
+class Loop:
+    name: str
+    back: list[Any] = field(default_factory=list)
+
+
+def test_a_plan_that_cannot_be_digested_is_judged_without_the_cache(rule_cache: Path, runs: list[str]) -> None:
+    # A plan holding a cycle (or nested deeper than the digest goes) is no error: the rules run uncached.
+    looped = Loop("x")
+    looped.back.append(looped)
+    with pytest.raises(RecursionError):
+        value_digest(looped)
+    tree = build()
+    plan = plan_shipping(tree)
+    object.__setattr__(plan, "copy_counts", {0: looped})  # this one plan value, frozen or not
+    for _ in range(2):
+        result = check_tree(tree, plan, POLICY, targets=[EXAMPLE_TARGET])
+        assert any("defines the Triton kernel _k" in v.message and v.path == IMPORTER for v in result.violations)
+    assert runs.count("no-triton-kernels") == 2
+    assert not any("read" in json.loads((rule_cache / name).read_bytes()[:-64]) for name in os.listdir(rule_cache))
