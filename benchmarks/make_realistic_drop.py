@@ -1,9 +1,9 @@
 """Build a zip shaped like the real vendor drop, reproducibly from a seed.
 
-Usage: python benchmarks/make_realistic_drop.py [--output PATH] [--seed N]
+Usage: python benchmarks/make_realistic_drop.py [--profile real-size|benchmark] [--output PATH] [--seed N]
 
 Where ``make_vendor_scale.py`` adds filler that never ships, this drop
-has the real one's proportions where they cost time: about 480 files
+has the real one's proportions where they cost time: about 480 members
 under one top folder, of which the Dockerfile ships ``qwen3_6_scripts/``
 only, and there 26 Python files (100 to about 1,200 lines each, some
 11,000 lines and 460 KB in all, CRLF and LF mixed, one without a final
@@ -11,8 +11,18 @@ newline) that ``patch_ops.sh`` installs with ``cp`` lines. The shipped
 ``paged_attn.py`` is the fixture's, in CRLF and with the kind of
 diagnostics helpers later versions grew appended, so the patch series
 applies to it. The rest: the stale root copies and service files of the
-fixture, about 400 modules of the vendor's vLLM that do not ship, JSON
-and YAML data, and a wheel-like incompressible blob.
+fixture, a few hundred modules of the vendor's vLLM that do not ship,
+JSON and YAML data, and a wheel-like incompressible blob.
+
+Two profiles (``PROFILES``), the same shipped files in both:
+
+- ``real-size`` (the default): the real drop's size, 480 members, 6.1 MB
+  unpacked, 1.5 MB zipped, the shipped ``paged_attn.py`` 547 lines. On a
+  drop this small the GNU pipeline is quick, and patcher's fixed costs
+  (start, imports, parsing, the whole-tree rules) are what shows.
+- ``benchmark``: the drop the bench used before (512 members, 11.3 MB
+  unpacked, 7.8 MB zipped: a 6 MB wheel, a 634-line ``paged_attn.py``),
+  byte for byte as before, so figures across sessions compare.
 
 Python is generated from a small grammar (imports, constants, dataclasses,
 classes with methods, functions with loops, branches, try blocks,
@@ -37,14 +47,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import make_vendor_scale as scale  # noqa: E402  (zip member rules and the binary/JSON makers)
 
-OUTPUT = HERE / "out" / "realistic-drop.zip"
 SEED = 20261201
 TOP = scale.TOP
 FIXTURE = scale.TREE
 SCRIPTS = "qwen3_6_scripts"
 DIST = "/usr/local/corex/lib/python3/dist-packages/vllm"
 WHEEL = "wheels/ixformer-0.6.0+corex.4.2.0-cp310-cp310-linux_x86_64.whl"
-WHEEL_SIZE = 6 << 20
 
 # The shipped modules besides paged_attn.py: (path under qwen3_6_scripts/,
 # where patch_ops.sh installs it, lines). 25 files, 100 to 1,210 lines.
@@ -76,8 +84,36 @@ SHIPPED: tuple[tuple[str, str, int], ...] = (
     ("qwen3_5_moe/__init__.py", "model_executor/models/qwen3_5_moe/__init__.py", 110),
     ("tokenizer_patch.py", "transformers_utils/tokenizer_patch.py", 100),
 )
-VLLM_MODULES = 390  # unshipped vendored vLLM sources
-DATA_FILES = 45  # JSON and YAML next to them
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How large the parts of a drop are that do not ship, and how the shipped paged_attn.py ends."""
+
+    name: str
+    output: Path
+    vllm_modules: int  # unshipped vendored vLLM sources
+    vllm_lines: int  # their median length in lines (lognormal)
+    data_files: int  # JSON and YAML next to them
+    json_scale: float  # the JSON files' size against the benchmark profile's
+    requests: int  # entries of data/sample_requests.json
+    wheel_size: int  # a wheel-like incompressible blob
+    diagnostics: bool  # paged_attn.py grew the diagnostics helpers (634 lines), else a short tail (547)
+    triton_utils: tuple[str, ...] = ()  # shipped modules that import vllm.triton_utils (cache management)
+
+
+PROFILES = {
+    profile.name: profile
+    for profile in (
+        Profile("real-size", HERE / "out" / "real-size-drop.zip", vllm_modules=358, vllm_lines=116, data_files=45,
+                json_scale=4.5, requests=1200, wheel_size=24 << 10, diagnostics=False,
+                triton_utils=("api_server.py", "scheduler.py", "qwen3_5/gated_delta_net.py")),
+        Profile("benchmark", HERE / "out" / "realistic-drop.zip", vllm_modules=390, vllm_lines=160, data_files=45,
+                json_scale=1.0, requests=200, wheel_size=6 << 20, diagnostics=True),
+    )
+}
+DEFAULT = PROFILES["real-size"]
+OUTPUT = DEFAULT.output
 
 _WORDS = (
     "attention block cache config decode device dtype engine expert forward gate head hidden "
@@ -114,11 +150,11 @@ class Member:
     executable: bool = False
 
 
-def build(output: Path, seed: int = SEED) -> Path:
-    """Write the drop to OUTPUT (atomically) and return OUTPUT."""
+def build(output: Path, seed: int = SEED, profile: Profile = DEFAULT) -> Path:
+    """Write the drop PROFILE describes to OUTPUT (atomically) and return OUTPUT."""
     rng = random.Random(seed)
-    members = _fixture_members() + _shipped(rng) + _vendored(rng) + _data(rng)
-    members.append(Member(WHEEL, _wheel(rng)))
+    members = _fixture_members() + _shipped(rng, profile) + _vendored(rng, profile) + _data(rng, profile)
+    members.append(Member(WHEEL, _wheel(rng, profile)))
     files = {m.name: m for m in members}  # generated names never replace fixture files: checked below
     if len(files) != len(members):
         raise AssertionError("two members of the drop share a name")
@@ -159,11 +195,13 @@ def _crlf(data: bytes) -> bytes:
     return data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
 
 
-def _shipped(rng: random.Random) -> list[Member]:
-    members = [Member(f"{SCRIPTS}/paged_attn.py", _paged_attn(rng)), Member(f"{SCRIPTS}/patch_ops.sh", _patch_ops(),
+def _shipped(rng: random.Random, profile: Profile = DEFAULT) -> list[Member]:
+    members = [Member(f"{SCRIPTS}/paged_attn.py", _paged_attn(rng, profile)), Member(f"{SCRIPTS}/patch_ops.sh", _patch_ops(),
                                                                              executable=True)]
     for number, (path, _, lines) in enumerate(SHIPPED):
         text = _python_file(rng, lines, package=path.endswith("__init__.py"))
+        if path in profile.triton_utils:
+            text = text.replace("\nfrom torch import nn\n", "\nfrom torch import nn\n" + _TRITON_UTILS, 1)
         ast.parse(text, filename=path, feature_version=(3, 10))  # a shipped file the image cannot import is a bug here
         data = text.encode()
         if number % 5 == 3:
@@ -174,10 +212,20 @@ def _shipped(rng: random.Random) -> list[Member]:
     return members
 
 
-def _paged_attn(rng: random.Random) -> bytes:
+# As the vendor's vLLM still does: Triton's cache manager for tensor
+# parallelism, never a kernel (HAS_TRITON is hard-coded False there).
+_TRITON_UTILS = ("# Triton kernels hang the BI-V100; only its cache manager is used (tensor parallel).\n"
+                 "from vllm.triton_utils import maybe_set_triton_cache_manager\n")
+
+
+def _paged_attn(rng: random.Random, profile: Profile) -> bytes:
     # The fixture's shipped copy, with the diagnostics helpers that later
     # versions appended (module level, after the class the patches edit).
     base = (FIXTURE / SCRIPTS / "paged_attn.py").read_text(encoding="utf-8")
+    if not profile.diagnostics:  # the real drop's copy: 547 lines, a debug switch read at import
+        tail = ["", "", "# Diagnostics (BI-V100 bring-up): read once at import.", "import os", "",
+                '_DEBUG_LEVEL = int(os.environ.get("PAGED_ATTN_DEBUG", "0"))']
+        return _crlf((base.rstrip("\n") + "\n" + "\n".join(tail) + "\n").encode())
     extra = [
         "",
         "",
@@ -433,23 +481,23 @@ _VLLM_PACKAGES = (
 ).split()
 
 
-def _vendored(rng: random.Random) -> list[Member]:
+def _vendored(rng: random.Random, profile: Profile) -> list[Member]:
     used: set[str] = set()
     out = []
-    for number in range(VLLM_MODULES):
+    for number in range(profile.vllm_modules):
         name = f"vllm/{rng.choice(_VLLM_PACKAGES)}/{_ident(rng)}.py"
         while name in used or name.startswith("vllm/attention/ops/__init__") or name == "vllm/utils.py":
             name = name.removesuffix(".py") + f"_{number}.py"
         used.add(name)
-        lines = max(20, min(2500, int(rng.lognormvariate(0, 0.9) * 160)))
+        lines = max(20, min(2500, int(rng.lognormvariate(0, 0.9) * profile.vllm_lines)))
         data = _python_file(rng, lines).encode()
         out.append(Member(name, _crlf(data) if rng.random() < 0.7 else data))
     return out
 
 
-def _data(rng: random.Random) -> list[Member]:
+def _data(rng: random.Random, profile: Profile) -> list[Member]:
     out = []
-    for number in range(DATA_FILES):
+    for number in range(profile.data_files):
         stem = f"{_ident(rng)}_{number}"
         if number % 3 == 0:
             lines = [f"# {_sentence(rng)}", f"name: {stem}"]
@@ -458,14 +506,14 @@ def _data(rng: random.Random) -> list[Member]:
             out.append(Member(f"configs/{stem}.yaml", ("\n".join(lines) + "\n").encode()))
         else:
             size = max(300, min(400_000, int(rng.lognormvariate(0, 1.2) * 8_000)))
-            out.append(Member(f"data/{stem}.json", scale._json(rng, size)))
+            out.append(Member(f"data/{stem}.json", scale._json(rng, int(size * profile.json_scale))))
     out.append(Member("data/sample_requests.json", json.dumps(
-        [{"role": "user", "content": _sentence(rng)} for _ in range(200)], indent=2).encode()))
+        [{"role": "user", "content": _sentence(rng)} for _ in range(profile.requests)], indent=2).encode()))
     return out
 
 
-def _wheel(rng: random.Random) -> bytes:
-    return b"PK\x03\x04" + rng.randbytes(WHEEL_SIZE - 4)
+def _wheel(rng: random.Random, profile: Profile) -> bytes:
+    return b"PK\x03\x04" + rng.randbytes(profile.wheel_size - 4)
 
 
 # --------------------------------------------------------------------------- summary
@@ -480,6 +528,7 @@ def summary(path: Path) -> dict[str, object]:
         texts = {i.filename.removeprefix(f"{TOP}/"): archive.read(i) for i in shipped}
     lines = {name: data.count(b"\n") + (not data.endswith(b"\n")) for name, data in texts.items()}
     return {
+        "paged_attn_lines": lines.get(f"{SCRIPTS}/paged_attn.py", 0),
         "members": len(infos),
         "files": len(files),
         "shipped_py": len(texts),
@@ -496,11 +545,16 @@ def summary(path: Path) -> dict[str, object]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=OUTPUT, help="where to write the zip (default: %(default)s)")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default=DEFAULT.name,
+                        help="which drop: the real one's size, or the bench's former larger one (default: %(default)s)")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="where to write the zip (default: benchmarks/out/<the profile's name>)")
     parser.add_argument("--seed", type=int, default=SEED, help="generator seed (default: %(default)s)")
     args = parser.parse_args(argv)
-    build(args.output, args.seed)
-    print(json.dumps({"path": str(args.output), **summary(args.output)}, indent=2), file=sys.stderr)
+    profile = PROFILES[args.profile]
+    output = args.output or profile.output
+    build(output, args.seed, profile)
+    print(json.dumps({"path": str(output), "profile": profile.name, **summary(output)}, indent=2), file=sys.stderr)
     return 0
 
 

@@ -1,4 +1,11 @@
-"""Render the manifest that records what a run did, from ``templates/manifest.json.j2``."""
+"""Write the manifest that records what a run did: JSON, laid out one patch, mirror and changed file a line.
+
+The bytes are those the Jinja2 template ``manifest.json.j2`` wrote before
+(each value as its ``tojson`` filter gives it: keys sorted, non-ASCII and
+``< > & '`` escaped), so manifests of older runs compare line by line with
+new ones. ``json.dumps`` makes them without importing Jinja2, which a run
+the patch cache answers would otherwise load for this alone.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +13,10 @@ import json
 from typing import Any, Mapping
 
 from . import __version__
-from .patchset.templates import make_environment, render
 from .manifest_file import Record, RecordedPatch
 from .patchset.outcome import PatchOutcome, Status
 from .pipeline import Build, sha256_hex
 from .records import StepPrint
-from .resources import tool_templates_dir
-
-TEMPLATE = "manifest.json.j2"
 
 
 def render_manifest(build: Build, input_name: str) -> bytes:
@@ -59,8 +62,31 @@ def render_manifest(build: Build, input_name: str) -> bytes:
         "changed": dict(sorted(changed.items())),
         "allowed": [{"rule": rule, "reason": reason} for rule, reason in build.allowed],
     }
-    text = render(make_environment(tool_templates_dir()), name=TEMPLATE, values=values)
-    json.loads(text)  # a template edit that breaks JSON must fail here, not in a reader
+    return manifest_bytes(values)
+
+
+def manifest_bytes(values: Mapping[str, Any]) -> bytes:
+    """Lay ``values`` (the keys ``render_manifest`` fills) out as the manifest's JSON text, UTF-8."""
+    patches = [f'    {{"id": {_json(p["id"])}, "file": {_json(p["file"])}, "status": {_json(p["status"])},'
+               f' "params": {_json(p["params"])},\n'
+               f'     "steps": {_json(p["steps"])}}}' for p in values["patches"]]
+    mirrors = [f'    {{"path": {_json(m["path"])}, "synced_to": {_json(m["shipped"])},'
+               f' "differed_before": {_json(m["differed"])}}}' for m in values["mirrors"]]
+    changed = [f"    {_json(path)}: {_json(digest)}" for path, digest in values["changed"].items()]
+    text = (
+        "{\n"
+        f'  "tool": {{"name": "patcher", "version": {_json(values["version"])}}},\n'
+        f'  "input": {{"name": {_json(values["input_name"])}, "sha256": {_json(values["input_sha256"])}}},\n'
+        f'  "patch_set": {{"series": {_json(values["series"])}, "commit": {_json(values["commit"])},'
+        f' "commit_reason": {_json(values["commit_reason"])}}},\n'
+        f'  "patches": [\n{_lines(patches)}  ],\n'
+        f'  "mirrors": [\n{_lines(mirrors)}  ],\n'
+        f'  "changed_files": {{\n{_lines(changed)}  }},\n'
+        f'  "allowed_rules": {_json(values["allowed"])},\n'
+        f'  "origin": {{"name": {_json(values["origin_name"])}, "sha256": {_json(values["origin_sha256"])}}}\n'
+        "}\n"
+    )
+    json.loads(text)  # a layout edit that breaks JSON must fail here, not in a reader
     return text.encode("utf-8")
 
 
@@ -77,6 +103,17 @@ def _kept(record: Record | None, outcome: PatchOutcome, path: str) -> RecordedPa
 def _canonical(params: Mapping[str, Any]) -> str:
     # As JSON, the way the manifest holds them: 8192 and 8192, NaN and NaN compare equal.
     return json.dumps(params, sort_keys=True)
+
+
+def _json(value: Any) -> str:
+    """``value`` as Jinja2's ``tojson`` writes it: ``json.dumps`` with sorted keys, then HTML-safe."""
+    return (json.dumps(value, sort_keys=True).replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("&", "\\u0026").replace("'", "\\u0027"))
+
+
+def _lines(items: list[str]) -> str:
+    """One item a line, separated by commas (none after the last)."""
+    return ",\n".join(items) + "\n" if items else ""
 
 
 def _step_json(step: StepPrint) -> dict[str, object]:

@@ -193,6 +193,8 @@ class BuildContext:
     # For each word a tree rule declares (``TreeRule.WORDS``), the shipped Python files whose bytes
     # hold it (a file with non-ASCII bytes always counts): noted while the file rules read them.
     words: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    # Files the file rules parsed in this process, kept for the tree rules: each file is parsed once.
+    parsed: Mapping[str, PythonSource] = field(default_factory=dict)
 
     def mentioning(self, word: str) -> Sequence[str]:
         """Return the shipped Python files that can mention ``word`` (every one if it was not noted)."""
@@ -210,11 +212,15 @@ class BuildContext:
         return self.read(path).decode("utf-8-sig", "replace")
 
     def source(self, path: str) -> PythonSource | None:
-        """Return a shipped Python file to parse, or None when the context lacks it."""
+        """Return a shipped Python file to parse (the file rules' parse, if they kept it), or None when the context lacks it."""
         try:
-            return PythonSource(path, self.reader(path))
+            data = self.reader(path)
         except KeyError:
             return None
+        known = self.parsed.get(path)
+        if known is not None and (known.data is data or known.data == data):
+            return known
+        return PythonSource(path, data)
 
 
 class Rule:

@@ -9,7 +9,7 @@ import pickle
 import re
 import signal
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
@@ -17,7 +17,7 @@ from ..archive.tree import SourceTree
 from ..errors import PatcherError
 from ..shipping import ShipPlan
 from .base import PARSE_ERRORS, BuildContext, FileRule, PythonSource, Settings, Severity, TreeRule, Violation
-from .cache import RuleCache, cache_dir
+from .cache import Recorder, RuleCache, TreeRuleCache, cache_dir, value_digest
 from .policy import Policy, canonical
 from .python_3_10 import Python310
 from .reachability import names_set_by
@@ -91,13 +91,16 @@ def run_rules(
 ) -> CheckResult:
     """Run every file rule on ``files`` and, given a plan, every tree rule on it.
 
-    ``files`` are read one at a time and dropped once checked. A file that
-    does not parse or decode gets only the python-3.10 finding: the other
-    rules cannot read it. What the file rules find is cached by content
-    (``cache.py``). ``read`` gives tree rules the context's files as they
-    will be written (KeyError for a path that is not one). ``ahead`` holds
-    what the file rules found in some files already (``FileRulesAhead``),
-    used for a file only if its bytes are the ones judged there.
+    ``files`` are read one at a time and dropped once checked, but for those
+    that mention a word of a tree rule: their parse is kept for the tree
+    rules, so no file is parsed twice. A file that does not parse or decode
+    gets only the python-3.10 finding: the other rules cannot read it. What
+    the file rules find is cached by content, what a tree rule finds by
+    what it read (``cache.py``). ``read`` gives tree rules the context's
+    files as they will be written (KeyError for a path that is not one).
+    ``ahead`` holds what the file rules found in some files already
+    (``FileRulesAhead``), used for a file only if its bytes are the ones
+    judged there.
     """
     found_in: dict[str, list[Violation]] = {}
     readers: dict[str, Reader] = {}
@@ -105,14 +108,17 @@ def run_rules(
     file_rules = _file_rules(policy)
     folder = cache_dir() if use_cache else None
     cache = RuleCache(folder, [s for _, s in file_rules]) if folder is not None else None
-    tree_rules = [(rule, s) for r, s in policy.rules.items() if isinstance(rule := RULES[r], TreeRule)]
+    tree_rules = _tree_rules(policy)
     words: dict[str, list[str]] = {w: [] for rule, _ in tree_rules for w in rule.WORDS}
+    parsed: dict[str, PythonSource] = {}
     for path, reader in files:
         readers[path] = reader
         data = reader()
+        wanted = False
         for word, holding in words.items():
             if word.encode() in data or not data.isascii():
                 holding.append(path)
+                wanted = True
         key = cache.key(data) if cache is not None else ""
         hit = cache.get(key, path) if cache is not None else None
         if hit is not None:
@@ -120,12 +126,15 @@ def run_rules(
             continue
         early = ahead.get(path) if ahead else None
         if early is not None and early[0] == hashlib.sha256(data).hexdigest():
-            found, readable = list(early[1]), early[2]
-        else:
-            source = PythonSource(path, data)
-            found, readable = _check_file(source, file_rules)
-            if readable and _reasoned(found):
-                tested[path] = source.reachability.tested_flags()
+            # Judged ahead (and cached there), maybe under another name: upgrade hands its child files by digest.
+            found_in[path] = [v if v.path == path else replace(v, path=path) for v in early[1]]
+            continue
+        source = PythonSource(path, data)
+        found, readable = _check_file(source, file_rules)
+        if readable and _reasoned(found):
+            tested[path] = source.reachability.tested_flags()
+        if wanted and readable:
+            parsed[path] = source
         found_in[path] = found
         if cache is not None and readable:
             cache.put(key, found)
@@ -134,9 +143,9 @@ def run_rules(
     checked = list(found_in)
     violations = [v for found in found_in.values() for v in found]
     if plan is not None:
-        build = BuildContext(plan, tuple(targets), tuple(checked), read or _no_files, words)
-        for tree_rule, settings in tree_rules:
-            violations.extend(tree_rule.check_tree(build, settings))
+        build = BuildContext(plan, tuple(targets), tuple(checked), read or _no_files, words, parsed)
+        store = cache.store if cache is not None else None
+        violations.extend(_tree_findings(build, tree_rules, TreeRuleCache(folder, store) if folder else None))
     violations.sort(key=lambda v: (v.path, v.line, v.rule, v.message))
     return CheckResult(policy, tuple(violations), tuple(checked),
                        {canonical(rule): reason for rule, reason in allowed})
@@ -213,6 +222,34 @@ def _file_rules(policy: Policy) -> list[tuple[FileRule, Settings]]:
     return [(rule, s) for r, s in policy.rules.items() if isinstance(rule := RULES[r], FileRule)]
 
 
+def _tree_rules(policy: Policy) -> list[tuple[TreeRule, Settings]]:
+    return [(rule, s) for r, s in policy.rules.items() if isinstance(rule := RULES[r], TreeRule)]
+
+
+def _tree_findings(build: BuildContext, tree_rules: Sequence[tuple[TreeRule, Settings]],
+                   cache: TreeRuleCache | None) -> list[Violation]:
+    """Run each tree rule on ``build``, or take what it found from ``cache`` while the files it read are unchanged."""
+    if cache is None:
+        return [v for rule, settings in tree_rules for v in rule.check_tree(build, settings)]
+    # What every tree rule may read besides files: the plan (by value), the targets, the shipped
+    # Python files and which of them mention each word. Which files it read is in the entry.
+    try:
+        inputs = value_digest([build.plan, list(build.targets), list(build.python),
+                               sorted((word, list(paths)) for word, paths in build.words.items())])
+    except RecursionError:  # a plan nested too deep (or holding a cycle) to digest: judge it uncached
+        return _tree_findings(build, tree_rules, None)
+    found: list[Violation] = []
+    for rule, settings in tree_rules:
+        key = cache.key(settings, inputs)
+        hit = cache.get(key, build.reader)
+        if hit is None:
+            recorder = Recorder(build.reader)
+            hit = list(rule.check_tree(replace(build, reader=recorder), settings))
+            cache.put(key, hit, recorder.read)
+        found.extend(hit)
+    return found
+
+
 Ahead = tuple[str, tuple[Violation, ...], bool]  # sha256 of the bytes judged, what the file rules found, readable
 
 
@@ -221,19 +258,37 @@ class FileRulesAhead:
 
     Parsing every shipped file is most of what the rules cost, and patching
     needs none of it: on a machine with a second core the two overlap. The
+    rule cache is asked first, here: what it knows is ``known`` at once, and
+    only the other files go to a child (none: no child, nothing to wait
+    for). Nor do files that mention a tree rule's word: the tree rules read
+    those here after the file rules, which parse them here too, once. The
     child gets the files' bytes in memory (it never reads the input, whose
     file offset it would share), sends back what it found, and exits. Where
     ``fork`` is missing, other threads run (a child could inherit a held
-    lock), or anything fails, ``results`` is empty and the rules run here.
-    Use it as a context manager: leaving it ends a child not waited for.
+    lock), or anything fails, ``results`` holds only what the cache knew
+    and the rules run here. Use it as a context manager: leaving it ends a
+    child not waited for.
     """
 
-    def __init__(self, files: Mapping[str, bytes], policy: Policy) -> None:
+    def __init__(self, files: Mapping[str, bytes], policy: Policy, *, use_cache: bool = True) -> None:
         self._pid: int | None = None
         self._pipe = -1
+        self.known: dict[str, Ahead] = {}  # what the rule cache knew (then also what the child found)
+        file_rules = _file_rules(policy)
+        folder = cache_dir() if use_cache and files else None
+        self._cache = RuleCache(folder, [s for _, s in file_rules]) if folder is not None else None
+        if self._cache is not None:
+            for path, data in files.items():
+                hit = self._cache.get(self._cache.key(data), path)
+                if hit is not None:
+                    self.known[path] = (hashlib.sha256(data).hexdigest(), tuple(hit), True)
+            self._cache.store.close()  # opened again to store what the child finds: no descriptor held meanwhile
+        words = [w.encode() for rule, _ in _tree_rules(policy) for w in rule.WORDS]
+        files = {path: data for path, data in files.items()
+                 if path not in self.known and data.isascii() and not any(w in data for w in words)}
+        self._given = files
         if not files or not hasattr(os, "fork") or threading.active_count() > 1:
             return
-        file_rules = _file_rules(policy)
         read, write = os.pipe()
         try:
             pid = os.fork()
@@ -256,22 +311,38 @@ class FileRulesAhead:
         self._pid, self._pipe = pid, read
 
     def results(self) -> dict[str, Ahead]:
-        """Wait for the child; return what it found per path, or {} if it failed."""
-        if self._pid is None:
-            return {}
+        """Wait for the child, if there is one; return what the cache knew and what the child found, per path.
+
+        What the child found goes into the rule cache (``run_rules`` stores
+        only what it judges itself): a file the run then changes, such as
+        a patch target, is known to the next run as it is in the input.
+        """
+        if self._pid is not None:
+            self.known.update(self._collect())
+        return dict(self.known)
+
+    def _collect(self) -> dict[str, Ahead]:
         try:
             with os.fdopen(self._pipe, "rb") as pipe:
                 payload = pipe.read()
         finally:
-            _, status = os.waitpid(self._pid, 0)
+            _, status = os.waitpid(self._pid or 0, 0)
             self._pid = None
+        given, self._given = self._given, {}
         if status != 0:
             return {}
         try:
             found = pickle.loads(payload)
         except Exception:  # a child that died mid-write: judge the files here
             return {}
-        return found if isinstance(found, dict) else {}
+        if not isinstance(found, dict):
+            return {}
+        if self._cache is not None:
+            for path, (_, violations, readable) in found.items():
+                if readable and path in given:
+                    self._cache.put(self._cache.key(given[path]), violations)
+            self._cache.store.close()
+        return found
 
     def __enter__(self) -> "FileRulesAhead":
         return self
@@ -299,6 +370,8 @@ class Pending(Mapping[str, Ahead]):
     def __getitem__(self, path: str) -> Ahead:
         if path not in self._paths:
             raise KeyError(path)
+        if path in self._ahead.known:
+            return self._ahead.known[path]  # the cache's: no wait
         if self._found is None:
             self._found = self._ahead.results()
         return self._found[path]

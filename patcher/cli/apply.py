@@ -54,7 +54,6 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     """
     from ..archive import open_source
     from ..manifest import render_manifest
-    from ..review import history
     from ..checks import parse_allowed
     from ..pipeline import build, check, check_input, prefetch_unchanged, rules_ahead, write
     from ..shipping import plan_shipping
@@ -67,6 +66,8 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     output = output or Path("build") / f"{_stem(source)}.tar.gz"
     _check_apart(source, output)
     if record_git is not None:
+        from ..review import history  # git and the series replay load only for --record-git
+
         history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
         plan = plan_shipping(tree)
@@ -87,6 +88,8 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
             with ProgressBar(f"writing {output.name}") as bar:
                 sha = write(result, output, manifest, force=force, progress=bar.update, prefetch=prefetch)
         if record_git is not None:
+            from ..review import history
+
             commits = history.record_git(result, manifest, record_git, source.name, force=force)
             click.echo(f"recorded {len(commits)} commits in {record_git}", err=True)
     report = ApplyReport(result, str(output), sha, checks, str(source))

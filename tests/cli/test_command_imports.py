@@ -57,3 +57,14 @@ def test_read_only_commands_need_only_the_targets_of_the_patches(tmp_path: Path,
     assert probe_imports(tmp_path, "apply", vendor_zip, "--patches", patches, "-o", tmp_path / "out.tar.gz")["exit"] == 2
     assert probe_imports(tmp_path, "verify-sync", vendor_zip, "--patches", patches)["exit"] == 1
     assert probe_imports(tmp_path, "inspect", vendor_zip, "--patches", patches)["exit"] == 0
+
+
+def test_an_apply_the_caches_answer_loads_no_heavy_library(tmp_path: Path, vendor_zip: Path) -> None:
+    # The daily CI case: the same drop, the same patches. The patch cache answers without libcst
+    # or Jinja2 (the manifest is json.dumps' work), and the rule cache without a parse.
+    cache = tmp_path / "cache"
+    first = probe_imports(tmp_path, "apply", vendor_zip, "-o", tmp_path / "first.tar.gz", cache=cache)
+    assert first["exit"] == 0 and {"libcst", "jinja2"} <= set(first["heavy"])  # type: ignore[arg-type]
+    again = probe_imports(tmp_path, "apply", vendor_zip, "-o", tmp_path / "again.tar.gz", cache=cache)
+    assert again == {"exit": 0, "heavy": [], "writer": True}
+    assert (tmp_path / "again.tar.gz").read_bytes() == (tmp_path / "first.tar.gz").read_bytes()
