@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -18,12 +19,26 @@ def _bundled(name: str) -> Path:
     return _CHECKOUT / name
 
 
+def nearest_patches_dir(start: Path) -> Path | None:
+    """Find the patch set above ``start``, as git finds ``.git``: the nearest ``patches/`` holding ``series``.
+
+    ``start`` itself counts, and so does a ``patches/`` folder ``start`` is
+    inside (``series`` beside it). None when no folder up to the root has one.
+    A ``series`` of any kind counts (a link, a FIFO): the loader then refuses
+    it by name, rather than patcher quietly using another set.
+    """
+    start = Path(os.path.abspath(start))
+    for folder in (start, *start.parents):
+        if folder.name == "patches" and os.path.lexists(folder / "series"):
+            return folder
+        if os.path.lexists(folder / "patches" / "series"):
+            return folder / "patches"
+    return None
+
+
 def default_patches_dir(cwd: Path | None = None) -> Path:
-    """``./patches`` when the current directory has one, else the bundled set."""
-    local = (cwd or Path.cwd()) / "patches"
-    if (local / "series").is_file():
-        return local
-    return _bundled("patches")
+    """The nearest ``patches/`` at or above the current folder (as ``nearest_patches_dir``), else the bundled set."""
+    return nearest_patches_dir(cwd or Path.cwd()) or _bundled("patches")
 
 
 def templates_dir_for(patches: Path) -> Path:

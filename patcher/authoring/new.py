@@ -11,9 +11,9 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import PatcherError, PatchSetError
 from ..patchset.folder import PatchFolder, shown
-from ..patchset.load import MAX_ID_LENGTH, SERIES, LazyEnvironment, build_patch, read_patch_file, templates_digest
+from ..patchset.load import MAX_ID_LENGTH, LazyEnvironment, build_patch, read_patch_file, templates_digest
 from ..patchset.templates import TemplateFailure, make_environment, render
-from ..resources import templates_dir_for, tool_templates_dir
+from ..resources import nearest_patches_dir, templates_dir_for, tool_templates_dir
 from .series_file import Series, inactive_line, open_series, write_series
 
 TEMPLATE = "new-patch/patch.toml.j2"
@@ -35,21 +35,6 @@ class NewPatch:
     def patch_id(self) -> str:
         """The new patch's id."""
         return self.path.stem
-
-
-def nearest_patches_dir(start: Path) -> Path | None:
-    """Find the patch set above ``start``, as git finds ``.git``: the nearest ``patches/`` holding ``series``.
-
-    ``start`` itself counts, and so does a ``patches/`` folder ``start`` is
-    inside (``series`` beside it). None when no folder up to the root has one.
-    """
-    start = Path(os.path.abspath(start))
-    for folder in (start, *start.parents):
-        if folder.name == "patches" and os.path.lexists(folder / SERIES):
-            return folder
-        if os.path.lexists(folder / "patches" / SERIES):
-            return folder / "patches"
-    return None
 
 
 def patches_dir_for_new(given: Path | None, cwd: Path | None = None) -> Path:

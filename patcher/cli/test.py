@@ -41,13 +41,12 @@ def test_command(patch_ids: tuple[str, ...], activate: bool, fmt: str, patches_d
                  verbose: bool) -> None:
     """Run the examples of a patch set: its patches' and its safety rules'."""
     from ..authoring.cases import collect_cases, run_cases
-    from ..authoring.new import nearest_patches_dir
     from ..authoring.series_file import activate as activate_lines
     from ..authoring.series_file import load_with, open_series
     from ..errors import PatcherError
     from ..resources import default_patches_dir
 
-    directory = patches_dir or nearest_patches_dir(Path.cwd()) or default_patches_dir()
+    directory = patches_dir or default_patches_dir()
     _, series = open_series(directory)
     if activate and not patch_ids:
         example = series.inactive[0] if series.inactive else "ID"

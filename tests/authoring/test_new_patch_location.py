@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from patcher.authoring.new import nearest_patches_dir
+from patcher.resources import nearest_patches_dir
 
 from tests.fixtures_patches import copy_patch_set, one_error_line
 from tests.fixtures_vendor import PATCHES
