@@ -70,13 +70,18 @@ def test_without_output_it_writes_build_stem_tar_gz(cli, tmp_path, name: str, st
     assert [p.name for p in (cli.cwd / "build").iterdir()] == [f"{stem}.tar.gz"]
 
 
-def test_the_current_folder_as_input_writes_build_context_tar_gz(cli, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_current_folder_as_input_refuses_the_default_output_inside_it_with_a_hint_that_works(cli, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     tree = tmp_path / "tree"
     shutil.copytree(VENDOR_TREE, tree)
     monkeypatch.chdir(tree)
-    result = cli("apply", ".")
-    assert (result.exit_code, result.stdout) == (0, "build/context.tar.gz\n"), result.stderr
-    assert (tree / "build" / "context.tar.gz").is_file()
+    refused = cli("apply", ".")
+    assert refused.exit_code == 2
+    assert refused.stderr == ("error: build/context.tar.gz: is inside the input folder, which apply never modifies "
+                              "(write elsewhere, e.g. -o ../context.tar.gz)\n")
+    assert not (tree / "build").exists()
+    hinted = cli("apply", ".", "-o", "../context.tar.gz")
+    assert (hinted.exit_code, hinted.stdout) == (0, "../context.tar.gz\n"), hinted.stderr
+    assert (tmp_path / "context.tar.gz").is_file()
 
 
 def _git(folder: Path, *args: str) -> None:

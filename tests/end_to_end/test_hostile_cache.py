@@ -12,13 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zipfile
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
 from tests.fixtures_hostile_cache import deep_json, fifo, forge, never_blocks, payload_of, private_config, sign
-from tests.fixtures_vendor import SHIPPED, VENDOR_ZIP
+from tests.fixtures_vendor import PATCHES, SHIPPED, VENDOR_ZIP
 
 __all__ = ["private_config"]  # the autouse fixture: the key goes to tmp, never ~/.config
 
@@ -108,9 +109,30 @@ def test_apply_writes_what_it_writes_uncached_whatever_the_entries_hold(
         cli: Any, hermetic_cache: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
     code, stdout, stderr, written = _same_as_uncached(cli, VENDOR_ZIP, hermetic_cache, monkeypatch, SPOIL[kind])
     assert code == 0 and written is not None and stdout.strip() == "out.tar.gz"
-    # The entries were overwritten with what this run computed: the spoiled ones are gone.
+    # The entries were overwritten with what this run computed: the spoiled ones are gone. One
+    # entry the run may not compute: the rules' findings on the patch target as the input has it,
+    # which only the forked rule checker judges (for the next run), and never_blocks' watcher
+    # thread keeps apply from forking (see FileRulesAhead).
+    not_needed = {_rules_key(hermetic_cache, _member(VENDOR_ZIP, SHIPPED))} if kind == "fifo" else set()
     for entry in _entries(hermetic_cache, "patched") + _entries(hermetic_cache, "checks"):
-        assert entry.is_file() and b"planted" not in entry.read_bytes()
+        if entry.name not in not_needed:
+            assert entry.is_file() and b"planted" not in entry.read_bytes(), entry.name
+
+
+def _member(zip_path: Path, path: str) -> bytes:
+    with zipfile.ZipFile(zip_path) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith("/" + path)]
+        return archive.read(name)
+
+
+def _rules_key(hermetic_cache: Path, data: bytes) -> str:
+    """The name of the rule cache's entry for a file of these bytes, under the shipped policy."""
+    from patcher.checks.cache import RuleCache
+    from patcher.checks.policy import load_policy
+    from patcher.checks.runner import _file_rules
+
+    settings = [s for _, s in _file_rules(load_policy(PATCHES / "policy.toml"))]
+    return RuleCache(hermetic_cache / "checks", settings).key(data)
 
 
 def test_blank_rule_findings_do_not_let_a_triton_kernel_ship(cli: Any, hermetic_cache: Path, vendor_copy: Path,

@@ -80,7 +80,8 @@ def test_a_shipped_copy_that_does_not_parse_is_refused_with_the_parse_error(vend
     shipped = vendor_copy / SHIPPED
     shipped.write_bytes(shipped.read_bytes() + b"\ndef broken(:\n")
     error = refused(vendor_copy)
-    assert re.match(f"the patch set does not apply: {SHIPPED}: line 54[34], column 0: expected ", error.message)
+    assert re.match(f"the patch set does not apply: {SHIPPED}: line 54[34]: invalid syntax; it does not parse under "
+                    "Python ", error.message)
     assert "three-tier-decode" not in error.message  # the file, not each patch, is what failed
     assert error.hint == "run 'patcher apply' for the full report"
 

@@ -17,8 +17,8 @@ import pytest
 from patcher.archive.dir_source import DirSource
 from patcher.errors import PatcherError
 from patcher.patchset.model import SeriesOutline
-from patcher.review.sync import (ConfigError, CopyState, DeclaredGroup, GroupCheck, SyncReport, check_sync, copy_diff,
-                                 endings, load_config)
+from patcher.review.sync import (ApplyOutlook, ConfigError, CopyState, DeclaredGroup, GroupCheck, SyncReport,
+                                 check_sync, copy_diff, endings, load_config)
 from patcher.shipping.shell_interpreter import Note
 
 from tests.fixtures_cli import INSTALLED, TARGET
@@ -93,7 +93,11 @@ def test_the_summary_counts_groups_and_drift() -> None:
     assert SyncReport("t", (same,), None).summary() == "the mirror group is in sync"
     assert SyncReport("t", (same, same), None).summary() == "all 2 mirror groups in sync"
     assert SyncReport("t", (drifted,), None).summary() == (
-        "1 of 1 mirror group drifted: 'patcher apply' re-syncs them, or copy the shipped file over each stale copy")
+        "1 of 1 mirror group drifted: copy the shipped file over each stale copy")
+    apply = ApplyOutlook("patcher apply drop.zip", True, frozenset({"paged_attn.py"}))
+    assert SyncReport("t", (drifted,), None).summary(apply) == (
+        "1 of 1 mirror group drifted: 'patcher apply drop.zip' re-syncs them, or copy the shipped file over each "
+        "stale copy")
     assert SyncReport("t", (same, drifted, drifted), None).summary().startswith("2 of 3 mirror groups drifted: ")
     assert [int(SyncReport("t", groups, None).exit_code) for groups in ((), (same,), (same, drifted))] == [0, 0, 1]
     assert SyncReport("t", (same, drifted), None).drifted == (drifted,)
