@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from patcher.archive.dir_source import DirSource
-from patcher.archive.limits import Limits
+from patcher.archive.limits import Limits, open_regular
 from patcher.archive.tree import SourceFile, SourceTree
 from patcher.archive.zip_source import ZipSource
 from patcher.errors import BadArchive
@@ -20,13 +22,19 @@ def open_source(path: Path, limits: Limits = Limits()) -> Iterator[SourceTree]:
     """Open PATH, a zip file or a folder, as the tree of its build context.
 
     A zip is recognised by its content, not its name. Raise BadArchive if
-    PATH is missing, unreadable, unsafe or holds no unique Dockerfile.
-    Limits apply to zips only; a folder on disk cannot be a zip bomb.
+    PATH is missing, unreadable, unsafe, past the limits, not a regular
+    file or folder (a fifo, a device, a socket: refused before anything
+    reads it, so none can block or stream forever), or holds no unique
+    Dockerfile.
     """
-    if path.is_dir():
-        yield DirSource(path)
-    elif path.exists():
-        with ZipSource(path, limits) as source:
-            yield source
-    else:
-        raise BadArchive("no such file or folder", where=str(path))
+    try:
+        is_folder = stat.S_ISDIR(os.stat(path).st_mode)
+    except FileNotFoundError:
+        raise BadArchive("no such file or folder", where=str(path)) from None
+    except OSError as error:
+        raise BadArchive(f"cannot read it: {error.strerror}", where=str(path)) from None
+    if is_folder:
+        yield DirSource(path, limits)
+        return
+    with ZipSource(path, limits, open_regular(path, str(path), limits.max_input_size)) as source:
+        yield source
