@@ -395,3 +395,28 @@ def _close_string(stack: list[_Frame], running: int) -> int:
     while stack[-1].field:
         running = _close(stack, running)
     return _close(stack, running)
+
+
+# JSON and TOML read from a vendor tree (a manifest, patcher.toml, a Dockerfile's
+# exec form) are a few levels deep; json's decoder and tomllib recurse per level
+# and give up past a few hundred with a RecursionError that names no line.
+MAX_DATA_NESTING = 100
+_JSON = re.compile(r'"(?:[^"\\\r\n]|\\.)*"|[\[{]|[\]}]|\n')
+_TOML = re.compile(r'"""(?:[^"\\]|\\[\s\S]|"(?!""))*"""|' + r"'''[\s\S]*?'''|"
+                   r'"(?:[^"\\\r\n]|\\.)*"|' + r"'[^'\r\n]*'|#[^\r\n]*|[\[{]|[\]}]|\n")
+
+
+def data_nesting_problem(text: str, limit: int = MAX_DATA_NESTING, *, toml: bool = False) -> TooDeep | None:
+    """Return where JSON (or, with TOML, TOML) TEXT first nests arrays and tables deeper than LIMIT, or None."""
+    depth, line = 0, 1
+    for found in (_TOML if toml else _JSON).finditer(text):
+        token = found.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return TooDeep(line, limit)
+        elif token in "]}":
+            depth -= 1
+        else:
+            line += token.count("\n")
+    return None

@@ -18,6 +18,7 @@ import shlex
 from typing import Callable, Mapping, Sequence
 
 # The install-script reader's own joiner and expansion: a script is read the same way for both.
+from ..depth import data_nesting_problem
 from ..shipping.install_script import expand_variables, logical_lines
 
 __all__ = ["dockerfile_runs", "logical_lines", "pip_installs", "project_name"]
@@ -72,6 +73,8 @@ def dockerfile_runs(text: str) -> list[tuple[int, str]]:
             continue
         command = words[1].strip()
         if command.startswith("["):  # exec form: RUN ["pip", "install", "triton"]
+            if data_nesting_problem(command) is not None:
+                continue  # not a list of words; json would recurse once per level
             try:
                 argv = json.loads(command)
             except ValueError:

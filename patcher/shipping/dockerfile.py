@@ -19,6 +19,7 @@ from typing import Mapping
 from dockerfile_parse import DockerfileParser
 from dockerfile_parse.util import WordSplitter
 
+from ..depth import data_nesting_problem
 from ..errors import ShippingError
 
 _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
@@ -140,6 +141,9 @@ def _words(value: str, where: str, variables: dict[str, str] | None = None) -> l
         stripped = stripped.lstrip()
     if stripped.startswith("["):
         # The JSON (exec) form; flags still come first, outside the array.
+        if data_nesting_problem(stripped) is not None:  # json recurses per level
+            raise ShippingError(f"COPY/ADD has a malformed JSON array, nested too deep: {value[:60]!r}...",
+                                where=where)
         try:
             words = json.loads(stripped)
         except json.JSONDecodeError:
@@ -202,8 +206,8 @@ def _shell_options(words: list[str]) -> tuple[list[str], list[str]]:
 
 def _exec_form(command: str) -> list[list[str]]:
     """``RUN ["./script.sh", "arg"]``: one command, no shell."""
-    if not command.strip().startswith("["):
-        return []
+    if not command.strip().startswith("[") or data_nesting_problem(command) is not None:
+        return []  # a shell command, or JSON nested too deep to be a list of words (json recurses per level)
     try:
         words = json.loads(command)
     except json.JSONDecodeError:

@@ -21,6 +21,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Mapping, MutableMapping
 
+from ..errors import ShippingError
 from .dockerfile import names_folder
 
 # $VAR, ${VAR}, and ${VAR:-word}-style forms (-, =, + and ?, with or without the colon),
@@ -32,9 +33,19 @@ _CONTROL = ("do", "then", "else", "fi", "elif", "if", "while", "{", "}")
 _SELF = r'"?\$(?:0|\{0\}|BASH_SOURCE|\{BASH_SOURCE(?:\[0\])?\})"?'
 _DIRNAME = re.compile(rf"\$\(\s*dirname\s+{_SELF}\s*\)|`\s*dirname\s+{_SELF}\s*`")
 _PWD = re.compile(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$(?:PWD\b|\{PWD\})")
-_CD_PWD = re.compile(r"\$\(\s*cd\s+(\"?)([^\"()`;&|]+)\1\s*(?:&&|;)\s*pwd\s*\)")
+# The folder neither starts nor ends with a space: each run of spaces is matched one
+# way only (three overlapping runs made a line of 4,000 spaces take minutes).
+_CD_PWD = re.compile(r"\$\(\s*cd\s+(\"?)([^\s\"()`;&|](?:[^\"()`;&|]*[^\s\"()`;&|])?)\1\s*(?:&&|;)\s*pwd\s*\)")
 _ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)=(.*)$")
 _SEPARATORS = (";", "&&", "||", "|", "&")
+
+# Bounds on what following a hostile script may cost (a vendor's is ~100 lines
+# of 'cp'): a logical line, a variable's value ('A=$A$A' doubles it each line),
+# the commands its loops replay (loops multiply), and how deep loops nest.
+MAX_LINE = 64 << 10
+MAX_VALUE = 64 << 10
+MAX_COMMANDS = 100_000
+MAX_LOOPS = 32
 
 
 @dataclass(frozen=True)
@@ -59,26 +70,33 @@ class InstallScript:
 
 
 def read_install_script(text: str, cwd: str, environment: Mapping[str, str] | None = None,
-                        script: str | None = None) -> InstallScript:
+                        script: str | None = None, where: str | None = None) -> InstallScript:
     """Follow ``text`` as if run as the image path ``script`` in the image directory ``cwd``.
 
     ``environment`` holds the variables it inherits: the Dockerfile's ENV and ARG values.
+    ``where`` (the script's context path) is where a ShippingError says a
+    script past the bounds above went wrong.
     """
-    state = _State(cwd, environment or {}, script)
+    where = where or script
+    state = _State(cwd, environment or {}, script, where)
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if first.startswith("#!") and re.search(r"\s-\w*e", first):
         state.errexit = state.errexit_first = True
-    for line_number, line in logical_lines(text):
+    for line_number, line in logical_lines(text, where):
         state.run_line(line, line_number)
     return InstallScript(tuple(state.copies), state.errexit_first, tuple(sorted(state.unknown)))
 
 
-def logical_lines(text: str) -> list[tuple[int, str]]:
+def logical_lines(text: str, where: str | None = None) -> list[tuple[int, str]]:
+    """Join continued lines; each (first line number, text). Raise ShippingError for one past ``MAX_LINE``."""
     lines: list[tuple[int, str]] = []
     pending, start = "", 0
     for number, raw in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
         if not pending:
             start = number
+        if len(pending) + len(raw) > MAX_LINE:
+            raise ShippingError(f"line {start} is longer than {MAX_LINE} characters (continued lines joined)",
+                                where=where, hint="a line this long is not the vendor's: check the input")
         if raw.endswith("\\"):
             pending += raw[:-1] + " "
             continue
@@ -97,9 +115,21 @@ def expand_variables(word: str, variables: MutableMapping[str, str], unknown: se
     ``${VAR+word}`` gives ``word`` when VAR is set, ``${VAR:+word}`` when it is
     set and not empty, else nothing. ``word`` is itself expanded. A variable
     with no value and no default stays as written, and its name goes into
-    ``unknown``.
+    ``unknown``. A word that would expand past ``MAX_VALUE`` characters
+    raises ShippingError.
     """
+    produced = 0
+
     def lookup(match: re.Match[str]) -> str:
+        nonlocal produced
+        value = _lookup(match)
+        produced += len(value)
+        if produced > MAX_VALUE:  # before re.sub joins it: 'A=$A$A' lines double a value each
+            raise ShippingError(f"a word expands past {MAX_VALUE} characters: {word[:60]!r}...",
+                                hint="a value this long is not the vendor's: check the input")
+        return value
+
+    def _lookup(match: re.Match[str]) -> str:
         name, operator, alternative = match.group(1) or match.group(4), match.group(2), match.group(3)
         value = variables.get(name)
         # With a colon, an empty value counts as unset.
@@ -121,9 +151,12 @@ def expand_variables(word: str, variables: MutableMapping[str, str], unknown: se
 
 
 class _State:
-    def __init__(self, cwd: str, environment: Mapping[str, str], script: str | None = None):
+    def __init__(self, cwd: str, environment: Mapping[str, str], script: str | None = None,
+                 where: str | None = None):
         self.cwd = cwd
         self.script = script
+        self.where = where
+        self.commands = 0  # followed so far, loop replays included
         self.pushed: list[str] = []  # pushd's stack
         self.variables: dict[str, str] = dict(environment)
         self.copies: list[ScriptCopy] = []
@@ -140,7 +173,12 @@ class _State:
         tokens = _tokens(self._substitute_commands(line))
         if tokens is None:
             return
-        self._run_tokens(tokens, number)
+        try:
+            self._run_tokens(tokens, number)
+        except ShippingError as error:
+            if error.where is not None:
+                raise
+            raise ShippingError(f"line {number}: {error.message}", where=self.where, hint=error.hint) from None
 
     def _run_tokens(self, tokens: list[str], number: int) -> None:
         for command in _split(tokens):
@@ -150,6 +188,10 @@ class _State:
         words = command.words
         if not words:
             return
+        self.commands += 1
+        if self.commands > MAX_COMMANDS:
+            raise ShippingError(f"following its loops runs more than {MAX_COMMANDS} commands",
+                                hint="loops this large are not the vendor's: check the input")
         head = words[0]
         if self.loop is not None:
             keyword = next((w for w in words if w not in ("do", "then", "else", "{")), "")
@@ -157,6 +199,8 @@ class _State:
                 self._replay(*self.loop)
             else:
                 self.nesting += (keyword in _LOOPS) - (keyword == "done")
+                if self.nesting > MAX_LOOPS:  # replaying them recurses once per level
+                    raise ShippingError(f"loops nest more than {MAX_LOOPS} deep")
                 self.loop[2].append((number, command))
             return
         if head == "for" and len(words) >= 3 and words[2] == "in":
@@ -203,6 +247,8 @@ class _State:
             if word in (";", "do"):
                 break
             values.extend(self._expand(word).split())
+            if len(values) > MAX_COMMANDS:  # an empty body replays nothing, but each value costs a pass
+                raise ShippingError(f"a loop runs over more than {MAX_COMMANDS} values")
         return values
 
     def _expand(self, word: str) -> str:

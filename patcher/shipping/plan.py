@@ -115,7 +115,7 @@ def plan_shipping(tree: SourceTree) -> ShipPlan:
         script = by_image.get(run.script)
         if script is None:
             continue  # a script from the base image: nothing of ours to follow
-        body = read_install_script(_text(tree, script), run.cwd, run.environment, run.script)
+        body = read_install_script(_text(tree, script), run.cwd, run.environment, run.script, where=script)
         scripts.append(Script(script, run.script, run.line, body))
         for step in body.copies:
             for source_path, image_path in _expand_install(copied, step.source, step.destination, step.recursive):
@@ -124,7 +124,16 @@ def plan_shipping(tree: SourceTree) -> ShipPlan:
     return ShipPlan(dockerfile, copied, tuple(scripts), tuple(installed), ignored, copied_by, rules)
 
 
+# A Dockerfile is a few lines and an install script a few hundred; both are read
+# whole and followed line by line, so a hostile one is refused by size first.
+MAX_SCRIPT = 1 << 20
+
+
 def _text(tree: SourceTree, path: str) -> str:
+    size = next((f.size for f in tree.files() if f.path == path), 0)
+    if size > MAX_SCRIPT:
+        raise ShippingError(f"is {size} bytes; patcher follows scripts of at most {MAX_SCRIPT}", where=path,
+                            hint="a Dockerfile or install script this large is not the vendor's: check the input")
     try:
         return tree.read(path).decode("utf-8-sig")
     except UnicodeDecodeError:
