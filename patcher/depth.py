@@ -54,6 +54,9 @@ BRACKET = 2  # the display or call, then the element or argument holding the val
 BLOCK = 2  # the compound statement, then its indented block
 STATEMENT = 2  # the statement line, then the statement
 SHORT = 120  # the longest bracket read in one step
+# A parse holds tens of times its source in memory: past this a vendor file is
+# refused rather than risk the OOM killer (whose SIGKILL leaves no message).
+MAX_SOURCE = 16 << 20
 GROUP_SLACK = 3 * BRACKET  # a short bracket nests three deep at most, a trailer each
 
 # Keywords that nest: boolean operators, tests, comparisons, comprehensions, awaits.
@@ -139,17 +142,17 @@ _NEWLINE, _STRING, _FSTRING, _GROUP_TOKEN, _OPEN, _CLOSE, _COMMA, _COLON, _LAMBD
 
 @dataclass(frozen=True)
 class TooDeep:
-    """Where a source nests past what patcher parses safely."""
+    """Why a vendor source is not handed to a parser: where, and what about it."""
 
-    line: int  # 1-based
-    limit: int
+    line: int  # 1-based; 0 for the file as a whole
+    reason: str  # a predicate of the file: "nests deeper than 200 levels (...)"
 
     def __str__(self) -> str:
-        return f"nesting deeper than {self.limit} levels at line {self.line}"
+        return f"{self.reason} at line {self.line}" if self.line else self.reason
 
 
 class TooDeepError(SourceError, SyntaxError):
-    """A vendor file nests past the bound: bad input (exit 2), and a SyntaxError to every parse's own error path."""
+    """A vendor file past the bounds: bad input (exit 2), and a SyntaxError to every parse's own error path."""
 
     def __init__(self, problem: TooDeep, where: str) -> None:
         super().__init__(f"cannot be parsed: {problem}", where=where, hint=HINT)
@@ -157,12 +160,25 @@ class TooDeepError(SourceError, SyntaxError):
         self.filename, self.lineno, self.msg = where, problem.line, f"cannot be parsed: {problem}"
 
 
-HINT = f"patcher reads at most {MAX_NESTING} levels of brackets, operators and blocks; split that expression"
+HINT = (f"patcher parses Python files of at most {MAX_SOURCE >> 20} MiB nesting at most {MAX_NESTING} levels "
+        "of brackets, operators and blocks; split what goes past that")
 
 
-def require_shallow(source: str | bytes, where: str, *, strings_nest: bool = True) -> None:
-    """Raise TooDeepError when SOURCE nests deeper than ``MAX_NESTING``; call it before any parse of vendor Python."""
-    problem = nesting_problem(source, strings_nest=strings_nest)
+def parse_problem(source: str | bytes, *, strings_nest: bool = True) -> TooDeep | None:
+    """Return why SOURCE should not be handed to a parser (too large, or nesting too deep), or None.
+
+    ``strings_nest``: adjacent strings (``"a" "b"``) nest, as in libcst's
+    tree; ``ast`` joins them into one constant, so a caller that parses
+    with ``ast`` alone passes False.
+    """
+    if len(source) > MAX_SOURCE:  # characters or bytes: either way a parse holds far more in memory
+        return TooDeep(0, f"is {len(source)} bytes, more than the {MAX_SOURCE} patcher parses")
+    return nesting_problem(source, strings_nest=strings_nest)
+
+
+def require_parseable(source: str | bytes, where: str, *, strings_nest: bool = True) -> None:
+    """Raise TooDeepError when ``parse_problem`` finds one; call it before any parse of vendor Python."""
+    problem = parse_problem(source, strings_nest=strings_nest)
     if problem is not None:
         raise TooDeepError(problem, where)
 
@@ -192,7 +208,8 @@ def nesting_problem(source: str | bytes, limit: int = MAX_NESTING, *, strings_ne
     if found is None:
         return None
     head = text[:found]
-    return TooDeep(head.count("\n") + head.count("\r") - head.count("\r\n") + 1, limit)
+    line = head.count("\n") + head.count("\r") - head.count("\r\n") + 1
+    return TooDeep(line, f"nests deeper than {limit} levels (brackets, operators, blocks)")
 
 
 class _Frame:
@@ -414,7 +431,7 @@ def data_nesting_problem(text: str, limit: int = MAX_DATA_NESTING, *, toml: bool
         if token in "[{":
             depth += 1
             if depth > limit:
-                return TooDeep(line, limit)
+                return TooDeep(line, f"nests deeper than {limit} levels of arrays and tables")
         elif token in "]}":
             depth -= 1
         else:

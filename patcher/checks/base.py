@@ -24,7 +24,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence, TypeVar
 
-from ..depth import require_shallow
+from ..depth import require_parseable
 
 if TYPE_CHECKING:
     from ..shipping import ShipPlan
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 FEATURE_VERSION = (3, 10)
 
 # What reading a shipped file can raise: SyntaxError (also for a bad coding
-# line, and depth.TooDeepError for nesting too deep to parse safely),
+# line, and depth.TooDeepError for a file too large or nesting too deep to parse safely),
 # UnicodeDecodeError for bytes that are not in the file's encoding,
 # ValueError for null bytes on Python 3.10. Rule python-3.10 reports each.
 PARSE_ERRORS = (SyntaxError, UnicodeDecodeError, ValueError)
@@ -127,8 +127,8 @@ class PythonSource:
         A file with newer syntax is still read by the other rules (the
         python-3.10 rule reports it, from ``newer_syntax``).
         """
-        # Vendor bytes: a file nesting too deep to parse safely raises TooDeepError (a SyntaxError).
-        require_shallow(self.text, self.path, strings_nest=False)
+        # Vendor bytes: a file too large or deep to parse safely raises TooDeepError (a SyntaxError).
+        require_parseable(self.text, self.path, strings_nest=False)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences in vendor code are not our concern
             try:

@@ -6,7 +6,7 @@ import ast
 import re
 from typing import Iterator
 
-from ..depth import TooDeepError, nesting_problem
+from ..depth import TooDeepError, parse_problem
 from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation
 
 # The file is read with the stdlib parser held to the 3.10 grammar
@@ -69,8 +69,7 @@ class Python310(FileRule):
         """Say why a file this interpreter cannot parse at all is not Python 3.10."""
         if isinstance(error, TooDeepError):  # never handed to a parser: it could crash this process
             return settings.violation(source.path, error.problem.line, (
-                f"nests deeper than {error.problem.limit} levels (brackets, operators, blocks): "
-                "patcher does not parse it, so no rule can vouch for it"))
+                f"{error.problem.reason}: patcher does not parse it, so no rule can vouch for it"))
         line, problem = _where(error)
         if b"\0" in source.data:
             return settings.violation(source.path, 0, f"does not parse: {problem}")
@@ -142,7 +141,7 @@ def _named_by_libcst(data: bytes) -> list[tuple[int, str]] | None:
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    if nesting_problem(data) is not None:  # ast's bound counts adjacent strings once; libcst nests them
+    if parse_problem(data) is not None:  # ast's bound counts adjacent strings once; libcst nests them
         return None
     try:
         module = cst.parse_module(data)

@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator, Sequence
 import libcst as cst
 import torch
 
-from ..depth import require_shallow
+from ..depth import require_parseable
 from .cases import DecodeCase, PrefixCase, make_decode_case, make_prefix_case
 from .loader import load_paged_attn
 from .stub_ops import StubOps
@@ -320,7 +320,7 @@ def _ref_error(output: torch.Tensor | None, reference: torch.Tensor) -> float:
 
 def _literal_thresholds(source: bytes) -> list[int]:
     """Integer literals ``forward_decode`` compares lengths with (e.g. ``actual_max > 8192``)."""
-    require_shallow(source, "the shipped paged_attn.py")
+    require_parseable(source, "the shipped paged_attn.py")
     module = cst.parse_module(source)
     found: list[int] = []
 

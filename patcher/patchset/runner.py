@@ -11,7 +11,7 @@ from typing import Sequence
 import libcst as cst
 from libcst._nodes.internal import CodegenState  # what Module.code generates with (see _Codegen)
 
-from ..depth import HINT, nesting_problem
+from ..depth import HINT, parse_problem
 from ..records import Diagnostic, StepPrint
 from ..transforms.base import ConfigError, Operation, StepFailed
 from ..transforms.closest import close_scopes, find_closest
@@ -24,7 +24,7 @@ from .outcome import FileOutcome, PatchOutcome, Status  # re-exported: callers i
 
 def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome:
     """Apply ``patches`` in order to ``source``, keeping every byte they do not change."""
-    deep = nesting_problem(source)  # before libcst, whose parser crashes on deep nesting
+    deep = parse_problem(source)  # before libcst, whose parser crashes on deep nesting
     if deep is not None:
         return FileOutcome(path, source, source, (), f"{deep} ({HINT})")
     try:

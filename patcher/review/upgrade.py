@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable
 
-from ..depth import nesting_problem
+from ..depth import parse_problem
 from ..patchset.model import Patch
 from ..patchset.runner import FileOutcome, PatchOutcome, Status
 from ..report import ExitCode
@@ -263,7 +263,7 @@ def _module(source: bytes) -> tuple[str, ast.Module] | None:
     # Callers never mutate the tree: _own works on copies.
     try:
         text = source.decode("utf-8-sig").replace("\r\n", "\n")
-        if nesting_problem(text, strings_nest=False) is not None:  # too deep to parse and dump safely
+        if parse_problem(text, strings_nest=False) is not None:  # too large or deep to parse and dump safely
             return None
         return text, ast.parse(text)
     except (SyntaxError, ValueError, UnicodeDecodeError):
