@@ -132,7 +132,12 @@ def fifo(path: Path) -> Path:
 def unix_socket(path: Path) -> tuple[Path, socket.socket]:
     """A unix socket bound at PATH; keep the returned socket open for as long as the file must live."""
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(str(path))
+    here = os.getcwd()
+    os.chdir(path.parent)  # bound by its short name: a socket's whole path must fit in 108 bytes
+    try:
+        server.bind(path.name)
+    finally:
+        os.chdir(here)
     return path, server
 
 

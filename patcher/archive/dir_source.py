@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, BinaryIO
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
-from patcher.archive.limits import Limits, open_regular
+from patcher.archive.limits import KINDS, Limits, open_regular
 from patcher.archive.paths import DOCKERFILE, check_collisions, path_problem, printable
 from patcher.archive.tree import IndexedTree, SourceFile
 from patcher.errors import BadArchive
@@ -107,8 +107,9 @@ class DirSource(IndexedTree):
                 found[path] = (SourceFile(path, st.st_size, bool(st.st_mode & 0o111)), location)
                 self._count(path, st.st_size, len(found))
             else:
+                kind = stat.S_IFMT(entry.stat(follow_symlinks=False).st_mode)
                 raise BadArchive(
-                    f"'{path}' is not a regular file or folder (a device, fifo or socket)",
+                    f"'{path}' is {KINDS.get(kind, 'a special file')}, not a regular file or folder",
                     where=self.label,
                 )
 

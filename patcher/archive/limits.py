@@ -40,7 +40,7 @@ class Limits:
 
 KiB = 1 << 10
 
-_KINDS = {
+KINDS = {  # what a path that is not a regular file is, in messages
     stat.S_IFIFO: "a fifo (named pipe)",
     stat.S_IFCHR: "a character device",
     stat.S_IFBLK: "a block device",
@@ -93,7 +93,7 @@ def _check(st: os.stat_result, where: str, max_size: int, option: str, name: str
     kind = stat.S_IFMT(st.st_mode)
     subject = f"'{name}' is" if name is not None else "is"
     if kind != stat.S_IFREG:
-        what = _KINDS.get(kind, f"of file type {kind:#o}")
+        what = KINDS.get(kind, f"of file type {kind:#o}")
         raise BadArchive(f"{subject} {what}, not a regular file", where=where,
                          hint=None if name else "pass the vendor .zip, a build context, or an unpacked folder")
     if st.st_size > max_size:
