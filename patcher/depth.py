@@ -98,15 +98,14 @@ _TOKEN = r"""(?:
 # f-string) and brackets, three deep in all, each level written as
 # "normal* (special normal*)*", which backtracks at most once a character.
 _CHARS = r"""[^()\[\]{}'"\\\#]*"""
-_STRINGS = r"""(?<![fF])(?<![fF][rR])
-     (?:'''(?:[^'\\]|\\[\s\S]|'(?!''))*'''
-       |\"\"\"(?:[^"\\]|\\[\s\S]|"(?!""))*\"\"\"
-       |(?!''')'(?:[^'\\\r\n]|\\[\s\S])*'
-       |(?!\"\"\")"(?:[^"\\\r\n]|\\[\s\S])*")
+_STRINGS = r"""'''(?<![fF]''')(?<![fF][rR]''')(?:[^'\\]|\\[\s\S]|'(?!''))*'''
+    |\"\"\"(?<![fF]\"\"\")(?<![fF][rR]\"\"\")(?:[^"\\]|\\[\s\S]|"(?!""))*\"\"\"
+    |'(?<![fF]')(?<![fF][rR]')(?!'')(?:[^'\\\r\n]|\\[\s\S])*'
+    |"(?<![fF]")(?<![fF][rR]")(?!"")(?:[^"\\\r\n]|\\[\s\S])*"
     |\#[^\r\n]*(?![^\r\n])|\\(?:\r\n|\r(?!\n)|\n)"""
 _GROUP = _STRINGS
 for _ in range(2):
-    _GROUP = _STRINGS + r"|[(\[{]" + _CHARS + "(?:(?:" + _GROUP + ")" + _CHARS + r")*[)\]}]"
+    _GROUP = r"[(\[{]" + _CHARS + "(?:(?:" + _GROUP + ")" + _CHARS + r")*[)\]}]|" + _STRINGS
 _TOKEN = _TOKEN.replace("(?P<open>", "(?P<group>[(\\[{]" + _CHARS + "(?:(?:" + _GROUP + ")" + _CHARS
                         + r")*[)\]}])" + "\n  | (?P<open>", 1)
 
