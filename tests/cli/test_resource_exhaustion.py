@@ -113,12 +113,12 @@ def test_a_full_disk_while_unpacking_a_build_context_says_so(tmp_path: Path, cli
 
 
 def test_a_bug_is_still_exit_3(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    import patcher.shipping
+    import patcher.review.inspect  # the command imports what it calls from here when it runs
 
-    def broken(tree: object) -> None:
+    def broken(tree: object, patch_set: object) -> None:
         raise ValueError("a bug")
 
-    monkeypatch.setattr(patcher.shipping, "plan_shipping", broken)
+    monkeypatch.setattr(patcher.review.inspect, "inspect_tree", broken)
     result = cli("inspect", VENDOR_ZIP)
     assert result.exit_code == 3
     assert result.stderr.strip().endswith("internal error: ValueError: a bug "
