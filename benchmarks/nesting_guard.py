@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from patcher.depth import MAX_NESTING, nesting_problem, parse_problem, source_text  # noqa: E402
+from patcher.depth import MAX_NESTING, nesting_count, parse_problem, source_text  # noqa: E402
 
 DROP = HERE / "out" / "realistic-drop.zip"
 FIXTURE = HERE.parent / "fixtures" / "vendor" / "enginex-vllm-bi100-qwen36-main"
@@ -52,17 +52,6 @@ def best(repeat: int, work: object) -> float:
     return fastest
 
 
-def deepest(source: str, strings_nest: bool = True) -> int:
-    low, high = -1, 1 << 16
-    while high - low > 1:
-        middle = (low + high) // 2
-        if nesting_problem(source, middle, strings_nest=strings_nest) is None:
-            high = middle
-        else:
-            low = middle
-    return high
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=9)
@@ -82,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  guard, ast's count            {guard_ast * 1e3:8.1f} ms  ({guard_ast / parse:.0%} of the parse)")
     for label, files in (("realistic drop", sources),
                          ("fixture tree", {str(p): p.read_text() for p in sorted(FIXTURE.rglob("*.py"))})):
-        worst = max(files, key=lambda name: deepest(files[name]))
-        print(f"  deepest count, {label:16} {deepest(files[worst]):4} of {MAX_NESTING} ({Path(worst).name})")
+        worst = max(files, key=lambda name: nesting_count(files[name]))
+        print(f"  deepest count, {label:16} {nesting_count(files[worst]):4} of {MAX_NESTING} ({Path(worst).name})")
     for folder in args.corpus:
         paths = sorted(folder.rglob("*.py"))
         start, flagged, scanned = time.perf_counter(), [], 0
@@ -99,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpus {folder}: {len(paths)} files, {scanned / 1e6:.1f} MB in {took:.1f} s; "
               f"{len(flagged)} past the bound as ast reads them")
         for path in flagged:
-            print(f"  {deepest(source_text(path.read_bytes()), False):6}  {path}")
+            print(f"  {nesting_count(source_text(path.read_bytes()), strings_nest=False):6}  {path}")
     return 0
 
 

@@ -211,6 +211,18 @@ def nesting_problem(source: str | bytes, limit: int = MAX_NESTING, *, strings_ne
     return TooDeep(line, f"nests deeper than {limit} levels (brackets, operators, blocks)")
 
 
+def nesting_count(source: str | bytes, *, strings_nest: bool = True) -> int:
+    """Return the count ``nesting_problem`` gives SOURCE: the least limit it lets through (for measuring)."""
+    low, high = -1, 1 << 16
+    while high - low > 1:
+        middle = (low + high) // 2
+        if nesting_problem(source, middle, strings_nest=strings_nest) is None:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
 class _Frame:
     """A bracket, an f-string, one of its fields, or the statement itself, being scanned."""
 

@@ -22,6 +22,7 @@ from patcher.depth import (
     MAX_NESTING,
     MAX_SOURCE,
     data_nesting_problem,
+    nesting_count,
     nesting_problem,
     parse_problem,
 )
@@ -37,18 +38,6 @@ from tests.fixtures_hostile_inputs import (
 from tests.fixtures_vendor import FIXTURES, ROOT, SHIPPED, VENDOR_TREE
 
 MULTI_LINE = {"elif chain", "blocks"}  # shapes whose depth grows line by line
-
-
-def deepest(source: str, *, strings_nest: bool = True) -> int:
-    """The count the guard gives SOURCE: the least limit it accepts."""
-    low, high = -1, 4096
-    while high - low > 1:
-        middle = (low + high) // 2
-        if nesting_problem(source, middle, strings_nest=strings_nest) is None:
-            high = middle
-        else:
-            low = middle
-    return high
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
@@ -153,7 +142,7 @@ def diagnostic_version() -> str:
 
 @pytest.mark.parametrize("name,source", [*vendor_python(), ("2,500-line diagnostic version", diagnostic_version())])
 def test_the_vendors_own_files_stay_far_inside_the_bound(name: str, source: str) -> None:
-    assert deepest(source) * KNOWN_GOOD_MARGIN <= MAX_NESTING, name
+    assert nesting_count(source) * KNOWN_GOOD_MARGIN <= MAX_NESTING, name
 
 
 def test_the_fixture_zip_member_as_bytes_is_let_through() -> None:
@@ -237,8 +226,8 @@ def test_the_count_is_never_below_the_depth_of_the_tree_a_parser_builds(source: 
             tree = ast.parse(source)
         except SyntaxError:
             assume(False)
-    assert ast_depth(tree) <= deepest(source, strings_nest=False) + FRAME_SLACK
-    assert libcst_depth(cst.parse_module(source)) <= deepest(source) + FRAME_SLACK
+    assert ast_depth(tree) <= nesting_count(source, strings_nest=False) + FRAME_SLACK
+    assert libcst_depth(cst.parse_module(source)) <= nesting_count(source) + FRAME_SLACK
 
 
 # -- JSON and TOML ---------------------------------------------------------------------------------
