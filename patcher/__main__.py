@@ -1,5 +1,18 @@
-"""Run the CLI as ``python -m patcher``."""
+"""Run the command line as ``python -m patcher``, and as the ``patcher`` program (``run``)."""
 
-from patcher.cli import main
+from patcher.interrupt import run_supervised
 
-main()
+
+def run() -> None:
+    """Run the ``patcher`` command line in a child process that a watcher stops at once on SIGINT or SIGTERM."""
+
+    def main() -> None:
+        from patcher.cli import main as cli
+
+        cli()
+
+    run_supervised(main)
+
+
+if __name__ == "__main__":
+    run()

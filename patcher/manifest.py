@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any, Mapping
 
 from . import __version__
 from .patchset.templates import make_environment, render
+from .manifest_file import Record, RecordedPatch
+from .patchset.outcome import PatchOutcome, Status
 from .pipeline import Build, sha256_hex
 from .records import StepPrint
 from .resources import tool_templates_dir
@@ -14,28 +17,66 @@ TEMPLATE = "manifest.json.j2"
 
 
 def render_manifest(build: Build, input_name: str) -> bytes:
-    """The manifest's bytes; every value is deterministic for the same input and patch set."""
+    """The manifest's bytes; every value is deterministic for the same input and patch set.
+
+    It says how the context was made from the vendor drop (``origin``):
+    when the input is a context apply wrote (``build.record``), each patch
+    this run finds already applied keeps the status and step fingerprints
+    that run recorded (same patch, file and parameters), each stale copy
+    whether it differed then, and the files that run changed stay listed,
+    so running apply on its own output gives an equivalent manifest: the
+    same but for ``input``, which names what this run read.
+    """
+    record = build.record
+    patches = []
+    for file in build.files:
+        for outcome in file.outcomes:
+            kept = _kept(record, outcome, file.path)
+            steps = [_step_json(step) for step in (kept.steps if kept else outcome.prints)]
+            patches.append({"id": outcome.patch.id, "file": file.path,
+                            "status": kept.status if kept else outcome.status.value,
+                            "params": dict(outcome.patch.values), "steps": steps})
+    differed = {(m.path, m.shipped) for m in record.mirrors if m.differed} if record else set()
+    changed = {path: sha256_hex(data) for path, data in build.changes.items()}
+    for path, digest in (record.changed.items() if record else ()):
+        changed.setdefault(path, digest)  # input_record checked the tree still holds these bytes
     values = {
         "version": __version__,
         "input_name": input_name,
         "input_sha256": build.tree.sha256(),
+        "origin_name": record.origin_name if record else input_name,
+        "origin_sha256": record.origin_sha256 if record else build.tree.sha256(),
         "series": [p.id for p in build.patch_set.patches],
         "commit": build.patch_set.commit,
-        "patches": [
-            {"id": o.patch.id, "file": f.path, "status": o.status.value, "params": dict(o.patch.values),
-             "steps": [_step_json(p) for p in o.prints]}
-            for f in build.files
-            for o in f.outcomes
-        ],
+        # Never a silent null: why there is no commit (vcs.read_commit), None when there is one.
+        "commit_reason": None if build.patch_set.commit is not None else (
+            build.patch_set.commit_reason or "not read: the patch set was loaded without reading its git commit"),
+        "patches": patches,
         "mirrors": [
-            {"path": m.path, "shipped": m.shipped, "differed": m.differed} for m in build.mirrors
+            {"path": m.path, "shipped": m.shipped, "differed": m.differed or (m.path, m.shipped) in differed}
+            for m in build.mirrors
         ],
-        "changed": {path: sha256_hex(data) for path, data in sorted(build.changes.items())},
+        "changed": dict(sorted(changed.items())),
         "allowed": [{"rule": rule, "reason": reason} for rule, reason in build.allowed],
     }
     text = render(make_environment(tool_templates_dir()), name=TEMPLATE, values=values)
     json.loads(text)  # a template edit that breaks JSON must fail here, not in a reader
     return text.encode("utf-8")
+
+
+def _kept(record: Record | None, outcome: PatchOutcome, path: str) -> RecordedPatch | None:
+    """The recorded run of a patch this run finds already applied: same patch, file and parameters."""
+    if record is None or outcome.status is not Status.ALREADY_APPLIED:
+        return None
+    kept = record.patch(outcome.patch.id, path)
+    if kept is None or kept.status == "failed" or _canonical(kept.params) != _canonical(dict(outcome.patch.values)):
+        return None
+    return kept
+
+
+def _canonical(params: Mapping[str, Any]) -> str:
+    # As JSON, the way the manifest holds them: 8192 and 8192, NaN and NaN compare equal.
+    return json.dumps(params, sort_keys=True)
 
 
 def _step_json(step: StepPrint) -> dict[str, object]:

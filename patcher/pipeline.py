@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Mapping
 
 from .archive import OutputFile
+from .archive.paths import printable
 from .archive.tree import SourceTree
 from .errors import PatcherError
+from .interrupt import test_hook
+from .manifest_file import MANIFEST, Record, RecordError, read_record
 from .patchset.model import PatchSet
 from .patchset.cache import cached_patch_source
 from .shipping import MirrorGroup, ShipPlan, find_mirrors, line_endings_only, plan_shipping
@@ -25,8 +28,10 @@ if TYPE_CHECKING:
     from .checks.runner import Ahead, FileRulesAhead
     from .patchset.outcome import FileOutcome
 
-MANIFEST = "patcher-manifest.json"
-
+# Test hook, unset outside the test suite: announce that patching (the
+# parse, which native code runs for seconds on a large target) starts, then
+# wait for a signal (patcher.interrupt.test_hook).
+TEST_PATCH_STARTED = "PATCHER_TEST_PATCH_STARTED"
 
 @dataclass(frozen=True)
 class MirrorSync:
@@ -51,6 +56,10 @@ class Build:
     changes: Mapping[str, bytes]  # context path -> new content, for every file the run changes
     allowed: tuple[tuple[str, str], ...] = field(default=())  # (rule id, reason) overrides, see checks
     manifest_ignored: bool = False  # .dockerignore gained the manifest: the Dockerfile copies the context root
+    # The record of the run that wrote the input (its manifest), when the input is a context apply
+    # wrote and still holds what that run wrote; the new manifest carries it forward.
+    record: Record | None = None
+    record_note: str | None = None  # why an input's manifest is not carried forward
 
     @property
     def failed(self) -> bool:
@@ -62,6 +71,7 @@ def build(tree: SourceTree, patch_set: PatchSet, plan: ShipPlan | None = None) -
     """Patch the shipped copy of every target and make its mirrors identical to it (``plan``: the tree's, if known)."""
     plan = plan or plan_shipping(tree)
     targets = {target: plan.shipped_copy(target) for target in patch_set.targets}
+    test_hook(TEST_PATCH_STARTED, "patch")
     outcomes: list[FileOutcome] = []
     changes: dict[str, bytes] = {}
     mirrors: list[MirrorSync] = []
@@ -73,8 +83,33 @@ def build(tree: SourceTree, patch_set: PatchSet, plan: ShipPlan | None = None) -
         group = find_mirrors(tree, path)
         mirrors.extend(_sync(tree, group, outcome.original, outcome.patched, changes))
     ignored = _keep_manifest_out_of_image(tree, plan, changes)
+    record, note = input_record(tree)
     return Build(tree, patch_set, plan, targets, tuple(outcomes), tuple(mirrors), changes,
-                 manifest_ignored=ignored)
+                 manifest_ignored=ignored, record=record, record_note=note)
+
+
+def input_record(tree: SourceTree) -> tuple[Record | None, str | None]:
+    """Return the record of the run that wrote TREE, if it still holds what that run wrote, else why not.
+
+    A context apply wrote carries a manifest saying how it was made from
+    the vendor drop; run again on it, apply finds every patch already
+    applied and recomputes nothing, so the record is what keeps the steps,
+    fingerprints and changed files. It is carried only while every file it
+    says the run changed still has the bytes the run wrote: after a hand
+    edit it no longer describes the tree.
+    """
+    try:
+        record = read_record(tree)
+    except RecordError as exc:
+        return None, f"{MANIFEST} is not one apply wrote ({exc}); the new one records this run alone"
+    if record is None:
+        return None, None
+    for path, digest in record.changed.items():
+        if not tree.exists(path) or sha256_hex(tree.read(path)) != digest:
+            how = "changed since" if tree.exists(path) else "is gone since"
+            return None, (f"{printable(path)} {how} {MANIFEST} was written; "
+                          "the new manifest records this run alone")
+    return record, None
 
 
 def _keep_manifest_out_of_image(tree: SourceTree, plan: ShipPlan, changes: dict[str, bytes]) -> bool:

@@ -6,12 +6,13 @@ import enum
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
+    from .patchset.model import Patch
+    from .patchset.outcome import FileOutcome
     from .records import Diagnostic
     from .checks import CheckResult, Violation
-    from .numerics.compare import Comparison, NumericsResult
     from .pipeline import Build
 
 
@@ -29,6 +30,89 @@ EXIT_CODES_HELP = (
     "Exit codes: 0 done; 1 a check found a difference; 2 bad input or usage, "
     "a patch does not apply, or a safety rule error (nothing is written); 3 internal error."
 )
+
+
+class Severity(enum.IntEnum):
+    """How serious one reason of a verdict is, least serious first."""
+
+    NOTE = 0  # worth saying; never fails a run (a rule's note, an error the new drop fixed)
+    WARNING = 1  # a rule warning: printed, never failing
+    REVIEW = 2  # a difference someone must look at before it ships (a scope or capture that changed)
+    UNSAFE = 3  # a safety-rule error in what would ship
+    BROKEN = 4  # it does not work: a patch that does not apply, a target not shipped, a failing case
+
+
+# The one place a verdict becomes an exit code: per command, the code each
+# severity gives (a severity not listed gives 0). The worst reason decides.
+VERDICT_EXIT_CODES: Mapping[str, Mapping[Severity, ExitCode]] = {
+    "apply": {Severity.BROKEN: ExitCode.BAD_INPUT, Severity.UNSAFE: ExitCode.BAD_INPUT},
+    "check": {Severity.BROKEN: ExitCode.DIFFERENCE, Severity.UNSAFE: ExitCode.DIFFERENCE},
+    "test": {Severity.BROKEN: ExitCode.DIFFERENCE},
+    # A CI gate on a new drop: anything short of "ships as before" needs a person.
+    "upgrade": {Severity.BROKEN: ExitCode.DIFFERENCE, Severity.UNSAFE: ExitCode.DIFFERENCE,
+                Severity.REVIEW: ExitCode.DIFFERENCE},
+}
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One thing a verdict rests on: how serious, about what, and what was found."""
+
+    severity: Severity
+    subject: str  # a patch id, a file, a target, "rules"
+    text: str
+
+    def line(self) -> str:
+        """``SEVERITY subject: text``, on one line."""
+        return f"{self.severity.name.lower()}: {self.subject}: {self.text}"
+
+    def to_json(self) -> dict[str, str]:
+        """Give the same as plain data."""
+        return {"severity": self.severity.name.lower(), "subject": self.subject, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a command concluded: a status per subject, its reasons (most serious first), what to run next.
+
+    ``apply``, ``check``, ``test`` and ``upgrade`` build one; its exit code
+    comes from ``VERDICT_EXIT_CODES`` and nowhere else.
+    """
+
+    command: str
+    statuses: tuple[tuple[str, str], ...]  # (subject, status) in the command's own order
+    reasons: tuple[Reason, ...]
+    next: str = ""  # the command to run next, "" when there is nothing to do
+
+    def __post_init__(self) -> None:
+        if self.command not in VERDICT_EXIT_CODES:
+            raise ValueError(f"no exit codes for command {self.command!r}")
+        # Most serious first; equal ones keep the order the command found them in.
+        ordered = tuple(sorted(self.reasons, key=lambda r: -r.severity))
+        object.__setattr__(self, "reasons", ordered)
+
+    @property
+    def worst(self) -> Severity | None:
+        """The most serious reason's severity, or None when there is no reason at all."""
+        return self.reasons[0].severity if self.reasons else None
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """The exit code of the most serious reason, under this command's table."""
+        table = VERDICT_EXIT_CODES[self.command]
+        return max((table.get(r.severity, ExitCode.OK) for r in self.reasons), default=ExitCode.OK)
+
+    @property
+    def failing(self) -> tuple[Reason, ...]:
+        """The reasons that make the exit code what it is (not 0), most serious first."""
+        table = VERDICT_EXIT_CODES[self.command]
+        return tuple(r for r in self.reasons if table.get(r.severity, ExitCode.OK) is not ExitCode.OK)
+
+    def to_json(self) -> dict[str, Any]:
+        """Give the verdict as plain data."""
+        return {"exit_code": int(self.exit_code), "passed": self.exit_code is ExitCode.OK,
+                "statuses": [{"subject": s, "status": status} for s, status in self.statuses],
+                "reasons": [r.to_json() for r in self.reasons], "next": self.next}
 
 def stale_hint(input_name: str | None, patch_args: tuple[str, ...] = ()) -> str:
     """Say what to run next when a patch does not apply: a command that works on that very input.
@@ -66,25 +150,40 @@ class ApplyReport:
 
     @property
     def counts(self) -> Counter[str]:
-        """How many patches ended in each status."""
-        return Counter(o.status.value for f in self.build.files for o in f.outcomes)
+        """How many patches ended in each status; every patch on a target that does not parse failed."""
+        counts = Counter(o.status.value for f in self.build.files for o in f.outcomes)
+        counts["failed"] += sum(len(patches) for patches in unparsed_patches(self.build).values())
+        return counts
+
+    @property
+    def verdict(self) -> Verdict:
+        """Each patch's status, and why the run stops: patches that fail, then rule errors, warnings, notes."""
+        statuses = tuple((o.patch.id, o.status.value) for f in self.build.files for o in f.outcomes)
+        reasons = []
+        for outcome in self.build.files:
+            if outcome.parse_error:
+                reasons.append(Reason(Severity.BROKEN, outcome.path, f"does not parse: {outcome.parse_error}"))
+            reasons.extend(Reason(Severity.BROKEN, f"patch {result.patch.id}", result.message)
+                           for result in outcome.outcomes if result.status.value == "failed")
+        if self.checks is not None:
+            reasons.extend(rule_reasons(self.checks))
+        rerun = " ".join(_quote(a) for a in (self.input_name or "VENDOR", *self.patch_args))
+        return Verdict("apply", statuses, tuple(reasons),
+                       f"patcher diff --keep-going {rerun}" if self.build.failed else "")
 
     @property
     def exit_code(self) -> ExitCode:
-        """2 when anything failed or a safety rule error stands, else 0."""
-        blocked = self.checks is not None and bool(self.checks.errors)
-        return ExitCode.BAD_INPUT if self.build.failed or blocked else ExitCode.OK
-
-    @property
-    def _unparsed(self) -> int:
-        return sum(1 for f in self.build.files if f.parse_error)
+        """2 when anything failed or a safety rule error stands, else 0 (see ``Verdict``)."""
+        return self.verdict.exit_code
 
     def errors(self) -> list[str]:
         """One actionable line per failure."""
         lines = []
         for outcome in self.build.files:
             if outcome.parse_error:
-                lines.append(f"{outcome.path}: does not parse: {outcome.parse_error}")
+                # Decoding and line-ending errors say what to do already; a syntax error does not.
+                hint = f" ({unparsed_hint(self.input_name)})" if "parse" in outcome.parse_error else ""
+                lines.append(f"{outcome.path}: does not parse: {outcome.parse_error}{hint}")
             for result in outcome.outcomes:
                 if result.status.value == "failed":
                     lines.append(f"{outcome.path}: patch {result.patch.id}: {result.message} "
@@ -96,10 +195,13 @@ class ApplyReport:
     def lines(self) -> list[str]:
         """The human report, for stderr."""
         out = []
+        unparsed = unparsed_patches(self.build)
         for outcome in self.build.files:
             out.append(f"{outcome.path}")
             for result in outcome.outcomes:
                 out.append(f"  {result.status.value:<16} {result.patch.id:<22} {result.patch.summary}")
+            for patch in unparsed.get(outcome.path, ()):
+                out.append(f"  {'failed':<16} {patch.id:<22} (not run: {_why_unpatchable(outcome)})")
         for mirror in () if self.build.failed else self.build.mirrors:
             if mirror.differed:
                 how = "differed only in line endings" if mirror.line_endings_only else "differed"
@@ -118,13 +220,15 @@ class ApplyReport:
         if self.checks is not None:
             out.extend(f"warning: {violation_line(v, self.checks)}" for v in self.checks.warnings)
             out.extend(f"allowed: {violation_line(v, self.checks)}" for v in self.checks.overridden)
+            # What a rule skipped because it cannot run: said as 'check' says it, never failing.
+            out.extend(f"note: {note_line(v)}" for v in self.checks.notes)
             for rule, reason in self.build.allowed:
                 out.append(f"override --allow {rule}: {reason} (recorded in the manifest)")
         if self.output is not None:
             out.append(f"wrote {self.output}")
             out.append(f"sha256 {self.sha256}")
         elif self.build.failed and self.checks is not None and self.checks.errors:
-            out.append(f"nothing written: {counts['failed'] + self._unparsed} patch failure(s) and "
+            out.append(f"nothing written: {counts['failed']} patch failure(s) and "
                        f"{len(self.checks.errors)} safety rule error(s) in the input as it is")
         elif self.checks is not None and self.checks.errors:
             out.append(f"nothing written: {len(self.checks.errors)} safety rule error(s) "
@@ -132,6 +236,30 @@ class ApplyReport:
         elif self.build.failed:
             out.append("nothing written")
         return out
+
+
+def unparsed_patches(build: "Build") -> dict[str, tuple["Patch", ...]]:
+    """The patches of each target that does not parse (so none of them could run), by shipped path."""
+    return {path: build.patch_set.for_target(target) for target, path in build.targets.items()
+            if any(f.path == path and f.parse_error for f in build.files)}
+
+
+def unparsed_hint(input_name: str | None) -> str:
+    """Say what to do about a target that does not parse: a command that shows it, on that very input."""
+    return (f"the drop itself is broken there: fix that line or ask the vendor for another drop; "
+            f"'patcher check {_quote(input_name or 'VENDOR')}' lists every shipped file that does not parse")
+
+
+def _why_unpatchable(outcome: "FileOutcome") -> str:
+    """Say in a few words why no patch ran on a file, with the line when the error names one."""
+    import re
+
+    error = outcome.parse_error or ""
+    what = ("the file cannot be decoded" if error.startswith("cannot be decoded") else
+            "the file would not round-trip byte for byte" if error.startswith("would not round-trip") else
+            "the file does not parse")
+    found = re.search(r"\bline \d+", error)
+    return f"{what}, {found.group()}" if found else what
 
 
 @dataclass(frozen=True)
@@ -168,17 +296,6 @@ def failed_patches(build: "Build") -> list[Failure]:
     return failures
 
 
-def failures_markdown(failures: list[Failure], rules: "CheckResult | None" = None) -> str:
-    """List the patches that did not apply, and the input's rule errors, as Markdown for the pull request."""
-    rows = [f"- `{f.path}`: **{f.patch or 'does not parse'}**: {f.detail}"
-            + (f"  \n  {f.diagnostic.describe()}" if f.diagnostic is not None else "") for f in failures]
-    text = "\n#### Patches that do not apply\n\n" + "\n".join(rows) + "\n"
-    errors = [] if rules is None else [f"- `{v.path}:{v.line}` {v.rule}: {v.message}" for v in rules.errors]
-    if errors:
-        text += "\n#### Safety rule errors in the input\n\n" + "\n".join(errors) + "\n"
-    return text
-
-
 def violation_line(violation: "Violation", result: "CheckResult") -> str:
     """``path:line: rule: what was found (why: the policy's reason)``, on one line."""
     where = f"{violation.path}:{violation.line}" if violation.line else violation.path
@@ -186,6 +303,18 @@ def violation_line(violation: "Violation", result: "CheckResult") -> str:
     allowed = result.allowed.get(violation.rule) if result.is_allowed(violation) else None
     tail = f"; allowed: {allowed}" if allowed else ""
     return f"{where}: {violation.rule}: {violation.message} (why: {why}{tail})"
+
+
+def rule_reasons(result: "CheckResult") -> list[Reason]:
+    """Turn what the rules found into reasons: errors unsafe, warnings and notes as they are."""
+    reasons = [Reason(Severity.UNSAFE, _where(v), f"{v.rule}: {v.message}") for v in result.errors]
+    reasons += [Reason(Severity.WARNING, _where(v), f"{v.rule}: {v.message}") for v in result.warnings]
+    reasons += [Reason(Severity.NOTE, _where(v), f"{v.rule}: {v.message}") for v in result.notes]
+    return reasons
+
+
+def _where(violation: "Violation") -> str:
+    return f"{violation.path}:{violation.line}" if violation.line else violation.path
 
 
 def note_line(note: "Violation") -> str:
@@ -202,9 +331,16 @@ class CheckReport:
     label: str
 
     @property
+    def verdict(self) -> Verdict:
+        """Each checked file passes or fails; the errors, warnings and notes are the reasons."""
+        failing = {v.path for v in self.result.errors}
+        statuses = tuple((path, "fails" if path in failing else "passes") for path in self.result.checked)
+        return Verdict("check", statuses, tuple(rule_reasons(self.result)))
+
+    @property
     def exit_code(self) -> ExitCode:
         """1 when an error violation stands (no override covers it), else 0: warnings do not fail."""
-        return ExitCode.DIFFERENCE if self.result.errors else ExitCode.OK
+        return self.verdict.exit_code
 
     def lines(self) -> list[str]:
         """One line per violation, errors and warnings first, then those an override allows."""
@@ -240,73 +376,3 @@ class CheckReport:
             "checked": list(result.checked),
             "violations": violations,
         }, indent=2)
-
-
-@dataclass(frozen=True)
-class NumericsReport:
-    """What ``verify-numerics`` prints: per function and ops, the tiers each copy ran and how close they are."""
-
-    result: "NumericsResult"
-    label: str  # which file was compared, and from where
-
-    @property
-    def exit_code(self) -> ExitCode:
-        """1 when a prefill output is not bitwise equal or a decode differs past fp32 round-off, else 0."""
-        return ExitCode.DIFFERENCE if self.result.failed else ExitCode.OK
-
-    def lines(self, cases: bool = False) -> list[str]:
-        """The report for stdout; ``cases`` lists every comparison, not only one line per tier."""
-        result = self.result
-        out = [f"compared {self.label}"]
-        out += [f"note: {note}" for note in result.notes]
-        # Inputs are fresh copies per call, so a write changes no comparison; it is worth knowing.
-        out += [f"warning: {write.message}; each call got fresh copies of its inputs, so it does not "
-                "affect the comparison" for write in result.in_place_writes]
-        crossed = ", ".join(f"{tokens} ({where})" for tokens, where in result.thresholds) or "none found"
-        out.append(f"decode thresholds crossed at T and T+1 tokens: {crossed}")
-        groups: dict[tuple[str, str], list["Comparison"]] = {}
-        for comparison in result.comparisons:
-            groups.setdefault((comparison.function, comparison.ops), []).append(comparison)
-        for (function, ops), group in groups.items():
-            out.append(f"{function}, {ops}: {len(group)} case(s); vendor tier -> patched tier:")
-            tiers: dict[tuple[str, str], list["Comparison"]] = {}
-            for comparison in group:
-                tiers.setdefault((comparison.vendor_tier, comparison.patched_tier), []).append(comparison)
-            for (vendor, patched), members in tiers.items():
-                out.append(f"  {vendor + ' -> ' + patched:<40} {_closeness(members)}; {_reference_errors(members)}")
-                if cases:
-                    out += [f"    {c.case}: {_closeness([c])}" for c in members]
-        for comparison in result.failed:
-            out.append(f"DIFFERENT: {comparison.function}, {comparison.ops}, {comparison.case}: "
-                       f"{comparison.error or _closeness([comparison])}")
-        prefix = [c for c in result.comparisons if c.function == "forward_prefix"]
-        decode = [c for c in result.comparisons if c.function != "forward_prefix"]
-        if result.failed:
-            out.append(f"result: {len(result.failed)} of {len(result.comparisons)} comparison(s) differ")
-        else:
-            out.append(f"result: OK: prefill bitwise equal in all {len(prefix)} case(s); "
-                       f"decode within fp32 round-off in all {len(decode)}")
-        return out
-
-
-def _reference_errors(group: "list[Comparison]") -> str:
-    """Each copy's worst error against the independent reference, per input dtype."""
-    parts = []
-    for dtype in dict.fromkeys(c.dtype for c in group):
-        members = [c for c in group if c.dtype == dtype]
-        vendor = max((c.vendor_ref_error for c in members), key=lambda e: (e == e, e))
-        patched = max((c.patched_ref_error for c in members), key=lambda e: (e == e, e))
-        parts.append(f"{dtype} {vendor:.1e}/{patched:.1e}")
-    return "max error vs reference (vendor/patched): " + ", ".join(parts)
-
-
-def _closeness(group: "list[Comparison]") -> str:
-    equal = sum(c.equal for c in group)
-    errors = [c for c in group if c.error]
-    text = f"{len(group)} case(s), {equal} bitwise equal"
-    if errors:
-        return f"{text}, {len(errors)} raised"
-    if equal < len(group):
-        worst = max(group, key=lambda c: c.max_abs_diff)
-        text += f", max abs diff {worst.max_abs_diff:.3g} (tolerance {worst.tolerance:.3g})"
-    return text

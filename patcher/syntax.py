@@ -19,6 +19,7 @@ LAYOUT_FIELDS = frozenset({
     "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "comma",
     "semicolon", "equal", "indent", "newline", "trailing_whitespace", "first_colon",
     "second_colon", "default_indent", "default_newline", "has_trailing_newline", "encoding",
+    "leading_whitespace", "trailing_comma",  # `if a:  b()`, `case {"k": v, **rest,}`
 })
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
-import secrets
+import re
 import shutil
 import subprocess
 import tempfile
@@ -22,31 +23,78 @@ class GitError(PatcherError):
     """A git repository, ref or path the user named cannot be used."""
 
 
+NOT_IN_GIT = "not in a git repository"
+
+
+@dataclass(frozen=True)
+class CommitRead:
+    """The commit that holds a folder, or why there is none to record."""
+
+    commit: str | None  # "<sha>" or "<sha>-dirty"
+    reason: str | None  # why ``commit`` is None: NOT_IN_GIT (expected), or what went wrong and what to do
+
+
 def describe_commit(folder: Path) -> str | None:
-    """The commit that holds ``folder`` ("<sha>" or "<sha>-dirty"), or None outside git."""
+    """The commit that holds ``folder`` ("<sha>" or "<sha>-dirty"), or None when it cannot be read."""
+    return read_commit(folder).commit
+
+
+def read_commit(folder: Path) -> CommitRead:
+    """Read the commit that holds ``folder``; when there is none, say why (``NOT_IN_GIT`` outside git).
+
+    Staged, unstaged and untracked changes under the folder make it
+    "<sha>-dirty". git refusing the repository (dubious ownership), no git,
+    no file descriptors left to run it, a broken HEAD or object: each is a
+    reason of its own, with what to do about it.
+    """
     # Plain git rather than GitPython: every apply asks this, and importing
     # GitPython costs more than the two git calls.
     program = shutil.which("git")
     if program is None:
-        return None
-    head = _git(program, folder, "rev-parse", "--verify", "--quiet", "HEAD")
-    if head is None:
-        return None  # not in a repository, or one without commits
+        return CommitRead(None, "git is not installed (install git, or put it on PATH)")
+    head = _git(program, folder, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    if isinstance(head, str):
+        return CommitRead(None, head)
+    if head.returncode == 1:  # --quiet: HEAD resolves to no commit, and git says nothing more
+        return CommitRead(None, "HEAD names no commit: the repository has no commit yet, or its HEAD is broken "
+                                "(commit the patch set)")
+    if head.returncode != 0:
+        return CommitRead(None, _refused(head.stderr, folder))
     # Staged, unstaged and untracked changes under the folder all count.
     status = _git(program, folder, "status", "--porcelain", "--untracked-files=all", "--", ".")
-    if status is None:
-        return None
-    sha = head.strip()
-    return f"{sha}-dirty" if status.strip() else sha
+    if isinstance(status, str):
+        return CommitRead(None, status)
+    if status.returncode != 0:
+        return CommitRead(None, _refused(status.stderr, folder))
+    sha = head.stdout.strip()
+    return CommitRead(f"{sha}-dirty" if status.stdout.strip() else sha, None)
 
 
-def _git(program: str, folder: Path, *args: str) -> str | None:
+def _git(program: str, folder: Path, *args: str) -> subprocess.CompletedProcess[str] | str:
+    """Run git in ``folder``; return what it did, or why it could not run."""
     try:
-        result = subprocess.run([program, "-C", str(folder), *args], capture_output=True, text=True,
-                                stdin=subprocess.DEVNULL, check=False)
-    except OSError:
-        return None
-    return result.stdout if result.returncode == 0 else None
+        return subprocess.run([program, "-C", str(folder), *args], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, check=False, errors="replace")
+    except OSError as error:  # EMFILE, ENOMEM, a git that cannot be executed
+        hint = " (raise the open-file limit: ulimit -n)" if error.errno == errno.EMFILE else ""
+        return f"cannot run git: {error.strerror or error}{hint}"
+
+
+def _refused(stderr: str, folder: Path) -> str:
+    """Say why git failed, from its last 'fatal:' line, and what to do; NOT_IN_GIT outside any repository."""
+    fatal = [line[len("fatal:"):].strip() for line in stderr.splitlines() if line.startswith("fatal:")]
+    said = fatal[-1] if fatal else (stderr.strip().splitlines() or ["git failed"])[-1].strip()
+    if said.startswith("not a git repository"):
+        dot_git = next((parent / ".git" for parent in (folder.resolve(), *folder.resolve().parents)
+                        if os.path.lexists(parent / ".git")), None)
+        if dot_git is None:
+            return NOT_IN_GIT
+        return f"git does not take {dot_git} for a repository (check its HEAD and config: git fsck)"
+    if "dubious ownership" in said:
+        found = re.search(r"repository at '(.*)'", said)
+        place = found.group(1) if found else str(folder)
+        return f"git refuses the repository: {said} (if you trust it: git config --global --add safe.directory {place})"
+    return f"git fails in the repository: {said} (check it with git fsck)"
 
 
 def _repository(folder: Path, purpose: str) -> git.Repo:
@@ -134,12 +182,22 @@ def record_history(dest: Path, snapshots: Iterable[Snapshot], *, date: int, forc
     """
     import git
 
+    from .archive.writer import remove_leftovers, temporary_name
+    from .interrupt import temporary
+
     dest = Path(os.path.abspath(dest))
     check_record_dest(dest, force)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    temp = dest.parent / f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.git.tmp"
-    actor = git.Actor(*AUTHOR)
-    stamp = f"{date} +0000"
+    remove_leftovers(dest.parent)  # of a record killed outright, as the archive writer does
+    temp = temporary_name(dest, "tmp")
+    with temporary(temp):  # an interrupt that cannot wait for the clean-up below removes it too
+        return _record(temp, dest, snapshots, git.Actor(*AUTHOR), f"{date} +0000")
+
+
+def _record(temp: Path, dest: Path, snapshots: Iterable[Snapshot], actor: git.Actor, stamp: str) -> list[str]:
+    """Build the repository at ``temp``, then move it to ``dest``; return the commits' hashes."""
+    import git
+
     hashes: list[str] = []
     try:
         for number, snapshot in enumerate(snapshots):

@@ -81,9 +81,25 @@ def fresh_statement_searches() -> None:
         pattern._FOUND.clear()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def hermetic_session_folders(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Point the cache and per-user settings at fresh folders for fixtures wider than one test.
+
+    ``hermetic_cache`` below does it per test; a module- or package-scoped
+    fixture that runs patcher starts before it, and must not write to
+    ~/.cache or ~/.config either.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        folder = tmp_path_factory.mktemp("session-cache")
+        patch.setenv("XDG_CACHE_HOME", str(folder))
+        patch.setenv("PATCHER_CACHE_DIR", str(folder / "patcher"))
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("session-config")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def hermetic_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point patcher's result cache (and XDG_CACHE_HOME) at a fresh folder: no test writes to ~/.cache.
+    """Point patcher's result cache (and XDG_CACHE_HOME, XDG_CONFIG_HOME) at fresh folders: no test writes to ~/.cache or ~/.config.
 
     Subprocesses inherit it through the environment. Tests of the cache's
     own location unset PATCHER_CACHE_DIR themselves.
@@ -91,6 +107,8 @@ def hermetic_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     folder = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
     monkeypatch.setenv("PATCHER_CACHE_DIR", str(folder / "patcher"))
+    # Per-user settings (the cache's secret among them) go to a fresh folder too, never ~/.config.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
     return folder / "patcher"
 
 

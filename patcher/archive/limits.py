@@ -13,6 +13,9 @@ from patcher.errors import BadArchive
 MiB = 1 << 20
 GiB = 1 << 30
 
+# Limits are there for untrusted input; a trusted archive may pass them.
+RAISE_HINT = "if the archive is trusted, raise the limit with {}"
+
 
 @dataclass(frozen=True)
 class Limits:

@@ -56,17 +56,25 @@ def parents(path: str) -> list[str]:
 
 
 def fold(path: str) -> str:
-    """Return the key under which case-insensitive file systems see PATH."""
-    # NFC as well as casefold: macOS stores names decomposed, so 'é' written
-    # two ways would also land on one file there.
-    return unicodedata.normalize("NFC", path).casefold()
+    """Return the key under which case-insensitive, normalisation-insensitive file systems see PATH.
+
+    Unicode's canonical caseless match (NFD, case fold, NFD again; NFC here,
+    which tells the same names apart): APFS and HFS+ store a name in one
+    normalisation, so 'café' written precomposed (NFC) and decomposed (NFD)
+    is one file on macOS, and macOS and Windows checkouts ignore letter case.
+    """
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", path).casefold())
 
 
-def check_collisions(where: str, files: Iterable[str], dirs: Iterable[str]) -> None:
-    """Raise BadArchive if paths clash as file and folder or by letter case.
+COLLISION_HINT = "rename one of them: a macOS or Windows checkout keeps only one"
+
+
+def check_collisions(where: str, files: Iterable[str], dirs: Iterable[str], hint: str = COLLISION_HINT) -> None:
+    """Raise BadArchive if paths clash as file and folder, by letter case or by Unicode normalisation.
 
     FILES and DIRS are slash-free paths; every ancestor of a file counts as
-    a folder even without an entry of its own.
+    a folder even without an entry of its own. ``hint`` says how to fix it
+    in the kind of input read (a zip is re-created, a folder renamed in).
     """
     file_set = set(files)
     dir_set = set(dirs)
@@ -79,11 +87,30 @@ def check_collisions(where: str, files: Iterable[str], dirs: Iterable[str]) -> N
     for path in sorted(file_set | dir_set):
         other = seen.setdefault(fold(path), path)
         if other != path:
-            raise BadArchive(
-                f"members '{other}' and '{path}' differ only in letter case"
-                " and would collide on case-insensitive file systems",
-                where=where,
-            )
+            raise BadArchive(_collision(other, path, file_set), where=where, hint=hint)
+
+
+def _collision(first: str, second: str, files: set[str]) -> str:
+    """Say how two paths that fold to one name differ, and where they would collide."""
+    one_normalisation = unicodedata.is_normalized("NFC", first) == unicodedata.is_normalized("NFC", second)
+    same_letters = unicodedata.normalize("NFC", first) == unicodedata.normalize("NFC", second)
+    if same_letters:
+        how = "are one name in two Unicode normalisations (NFC and NFD) and would collide on macOS file systems"
+    elif one_normalisation:
+        how = "differ only in letter case and would collide on case-insensitive file systems"
+    else:
+        how = ("differ only in letter case and Unicode normalisation and would collide on case-insensitive "
+               "file systems")
+    kinds = [path in files for path in (first, second)]
+    if kinds[0] != kinds[1]:
+        how += f" (the {'first' if kinds[0] else 'second'} is a file, the other a folder)"
+    return f"members '{_shown(first, same_letters or not one_normalisation)}' and " \
+           f"'{_shown(second, same_letters or not one_normalisation)}' {how}"
+
+
+def _shown(name: str, escaped: bool) -> str:
+    """Return NAME for a message; with ``escaped``, non-ASCII as escapes, so two normalisations look different."""
+    return name.encode("ascii", "backslashreplace").decode("ascii") if escaped else printable(name)
 
 
 def find_context_root(where: str, files: Iterable[str]) -> str:

@@ -32,7 +32,7 @@ def _write(out: BinaryIO, entries: list[Entry], mtime: int, progress: Progress |
     # The bytes tarfile.TarFile(format=PAX_FORMAT, encoding="utf-8").addfile()
     # and close() write, without their per-member copy of the header object
     # and bookkeeping: header, content, zeros to a whole block; at the end
-    # two zero blocks, then zeros to a whole record. test_archive_write
+    # two zero blocks, then zeros to a whole record. tests/archive/test_tar_bytes.py
     # checks the result against TarFile itself. The encoding is explicit:
     # tarfile's default follows the locale.
     offset = 0

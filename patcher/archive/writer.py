@@ -4,16 +4,23 @@ The output is first written beside its destination under a hidden,
 unique name (so concurrent runs never share one), synced to disk, then
 renamed into place. Until that rename the destination is untouched;
 after any failure, Ctrl-C included, the temporary is removed and so are
-the parent folders this call created.
+the parent folders this call created. The temporary is registered with
+``patcher.interrupt`` from before it exists, so an interrupt that cannot
+wait for that clean-up removes it too. A run killed outright (SIGKILL, a
+power cut) removes nothing: the next run writing to that folder removes
+what it left (``remove_leftovers``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
+import re
 import secrets
 import shutil
+import stat
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -32,8 +39,10 @@ from patcher.archive.layout import (
 from patcher.archive.tar_format import GZIP_LEVEL, write_tar
 from patcher.archive.zip_format import write_zip
 from patcher.errors import OutputError
+from patcher.interrupt import temporary, test_hook
 
-__all__ = ["DEFAULT_MTIME", "GZIP_LEVEL", "OutputFile", "OutputFormat", "write_output"]
+__all__ = ["DEFAULT_MTIME", "GZIP_LEVEL", "OutputFile", "OutputFormat", "remove_leftovers", "temporary_name",
+           "write_output"]
 
 _DISK_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 _DENIED = {errno.EACCES, errno.EPERM, errno.EROFS}
@@ -75,37 +84,44 @@ def write_output(
     advance = _counter(entries, progress) if progress is not None else None
     advance = _announce_write(advance)
     created = _make_parents(dest.parent)
-    temp = _beside(dest, "tmp")
-    try:
-        if fmt is OutputFormat.DIRECTORY:
-            digest = write_dir(temp, entries, stamp, advance)
-        else:
-            _write_archive(temp, entries, stamp, fmt, advance)
-            digest = _sha256_file(temp)
-        _move_into_place(temp, dest, force)
-        fsync_dir(dest.parent)  # makes the rename itself durable
-    except BaseException as exc:
-        if not _is_taken(exc, temp):
-            _remove(temp)
-        for folder in reversed(created):
-            _rmdir_quietly(folder)
-        if isinstance(exc, OSError):
-            raise _output_error(exc, dest) from exc
-        raise
+    remove_leftovers(dest.parent)
+    temp = temporary_name(dest, "tmp")
+    # Registered before it exists: an interrupt that cannot wait for the
+    # clean-up below (see patcher.interrupt) still removes it, and the
+    # folders made for it if they are still empty.
+    with contextlib.ExitStack() as held:
+        for folder in created:
+            held.enter_context(temporary(folder, folder_if_empty=True))
+        held.enter_context(temporary(temp))
+        try:
+            if fmt is OutputFormat.DIRECTORY:
+                digest = write_dir(temp, entries, stamp, advance)
+            else:
+                _write_archive(temp, entries, stamp, fmt, advance)
+                digest = _sha256_file(temp)
+            _move_into_place(temp, dest, force)
+            fsync_dir(dest.parent)  # makes the rename itself durable
+        except BaseException as exc:
+            if not _is_taken(exc, temp):
+                _remove(temp)
+            for folder in reversed(created):
+                _rmdir_quietly(folder)
+            if isinstance(exc, OSError):
+                raise _output_error(exc, dest) from exc
+            raise
     return digest
 
 
 # Test hook, unset outside the test suite: with PATCHER_TEST_WRITE_STARTED
 # naming a file (or a pipe, '/dev/fd/N'), once the first content bytes are
-# in the temporary the writer appends a line to it, then waits up to a
-# minute. A test can so signal a write known to be in progress instead of
-# racing one with a sleep.
+# in the temporary the writer appends "write started" to it, then waits up
+# to a minute (see patcher.interrupt.test_hook). A test can so signal a
+# write known to be in progress instead of racing one with a sleep.
 TEST_WRITE_STARTED = "PATCHER_TEST_WRITE_STARTED"
 
 
 def _announce_write(advance: Callable[[int], None] | None) -> Callable[[int], None] | None:
-    marker = os.environ.get(TEST_WRITE_STARTED)
-    if not marker:
+    if not os.environ.get(TEST_WRITE_STARTED):
         return advance
     started = False
 
@@ -115,9 +131,7 @@ def _announce_write(advance: Callable[[int], None] | None) -> Callable[[int], No
             advance(count)
         if not started:
             started = True
-            with open(marker, "ab") as announce_to:
-                announce_to.write(b"write started\n")
-            time.sleep(60)  # a signal ends it: Ctrl-C and SIGTERM both raise
+            test_hook(TEST_WRITE_STARTED, "write")
 
     return announce
 
@@ -163,7 +177,7 @@ def _move_into_place(temp: Path, dest: Path, force: bool) -> None:
         return
     # A folder cannot be replaced in one step: move the old one aside, move
     # the new one in (putting the old back if that fails), delete the old.
-    aside = _beside(dest, "old")
+    aside = temporary_name(dest, "old")
     os.rename(dest, aside)
     try:
         os.rename(temp, dest)
@@ -172,7 +186,8 @@ def _move_into_place(temp: Path, dest: Path, force: bool) -> None:
         raise
     # The new output is in place; failing to delete the old copy now must
     # not report the write as failed.
-    _remove(aside)
+    with temporary(aside):
+        _remove(aside)
 
 
 def _is_taken(exc: BaseException, temp: Path) -> bool:
@@ -186,10 +201,85 @@ def _is_taken(exc: BaseException, temp: Path) -> bool:
     )
 
 
-def _beside(dest: Path, kind: str) -> Path:
-    """Return a hidden name next to DEST that no other run will pick."""
+def temporary_name(dest: Path, kind: str) -> Path:
+    """Return a hidden name next to DEST that no other run will pick (LEFTOVER matches it)."""
     # The pid separates processes, the random part threads of one process.
     return dest.parent / f".{dest.name}.{os.getpid()}.{secrets.token_hex(8)}.{kind}"
+
+
+# What temporary_name names, and nothing else: '.NAME.PID.16 hex digits.tmp' (the
+# output being written) or '.old' (a folder output moved aside for --force).
+LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[0-9a-f]{16}\.(?:tmp|old)", re.DOTALL)
+LEFTOVER_AGE = 60.0  # seconds without a change after which an owner-less temporary is a leftover
+
+
+def remove_leftovers(folder: Path, now: float | None = None) -> list[Path]:
+    """Remove what killed runs left in FOLDER (their temporaries); return what was removed.
+
+    Only names LEFTOVER matches, only regular files and real folders (a
+    link is never followed, nor removed), only when the process the name
+    holds is gone and nothing in it changed for LEFTOVER_AGE seconds: a
+    concurrent run's temporary, fresh or still written, is left alone.
+    A SIGKILL leaves temporaries no clean-up in the killed process can
+    remove; the next run that writes beside them does.
+    """
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        found = LEFTOVER.fullmatch(entry.name)
+        if found is None or entry.is_symlink() or _running(int(found.group("pid"))):
+            continue
+        path = Path(entry.path)
+        newest = _newest_change(path)
+        if newest is None or now - newest <= LEFTOVER_AGE:
+            continue
+        _remove(path)
+        removed.append(path)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """Whether a process PID runs here (another user's counts): its temporary may still be written."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return pid > 0
+    # A killed process no one has reaped yet (a container's first process
+    # may never reap) still answers: its state says it is gone.
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as status:
+            state = status.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in (b"Z", b"X")
+
+
+def _newest_change(path: Path) -> float | None:
+    """The latest mtime of PATH and, for a real folder, of everything under it (links not followed)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if stat.S_ISREG(info.st_mode):
+        return info.st_mtime
+    if not stat.S_ISDIR(info.st_mode):
+        return None  # a link, a socket, a device: never a temporary of ours
+    newest = info.st_mtime
+    for root, folders, files in os.walk(path, followlinks=False):
+        for name in folders + files:
+            try:
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+            except OSError:
+                continue
+    return newest
 
 
 def _is_real_dir(path: Path) -> bool:

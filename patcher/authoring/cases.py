@@ -10,9 +10,14 @@ A patch without examples fails: "example not written yet". For each safety
 rule the set's policy declares: its VALID/INVALID examples, judged by
 ``patcher.checks.examples.judge_example`` as the checks' own tests judge
 them (a VALID one draws no violation and exactly its ``note``; an INVALID
-one is reported at its ``path`` and line, with its text).
+one is reported at its ``path`` and line, with its text). For each target
+file that more than one patch edits: each example of those patches (but
+the ``error`` ones) run through all of them in series order, after which
+every patch still present must be recognised by its applied-when markers,
+so that re-applying the series to its own output changes nothing (the
+runner's ``run_series`` check; a failure names the later patch).
 
-The project's own pytest suite (tests/test_patch_examples.py) runs these
+The project's own pytest suite (tests/patchset/test_shipped_examples.py) runs these
 same cases, so there is one implementation of what an example means.
 """
 
@@ -26,10 +31,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..errors import PatcherError, PatchSetError
-from ..patchset import Example, Patch, PatchSet, load_patch_set
-from ..patchset.runner import FileOutcome, Status, patch_source
-from ..report import ExitCode
-from ..resources import templates_dir_for
+from ..patchset import Example, Patch, PatchSet
+from ..patchset.runner import FileOutcome, Status, patch_source, run_series
+from ..report import ExitCode, Reason, Severity, Verdict
+from .series_file import load_with
 
 if TYPE_CHECKING:
     from ..checks import Policy
@@ -47,6 +52,7 @@ class Check(str, enum.Enum):
     RECOGNISED = "recognises its own result"
     TWICE = "applying twice changes nothing"
     NOT_WRITTEN = "has an example"
+    SERIES = "every marker holds after the series"
     RULE_VALID = "VALID"
     RULE_INVALID = "INVALID"
 
@@ -64,11 +70,12 @@ class Case:
     rule: str | None = None
     rule_example: "Valid | Invalid | None" = None
     problem: str | None = None  # why the case cannot even run (bad example params)
+    series: tuple[Patch, ...] = ()  # for a series case: the patches of the target, in order
 
     @property
     def label(self) -> str:
         """Say ``subject: name [check, variant]`` in one line."""
-        shown = self.check.value if self.check in (Check.RECOGNISED, Check.TWICE) else ""
+        shown = self.check.value if self.check in (Check.RECOGNISED, Check.TWICE, Check.SERIES) else ""
         detail = ", ".join(part for part in (shown, self.variant) if part)
         return f"{self.subject}: {self.name}" + (f" [{detail}]" if detail else "")
 
@@ -91,6 +98,7 @@ class TestReport:
 
     directory: str
     results: tuple[CaseResult, ...]
+    inactive: tuple[str, ...] = ()  # inactive patches of the series this run did not test
 
     @property
     def passed(self) -> int:
@@ -103,9 +111,16 @@ class TestReport:
         return len(self.results) - self.passed
 
     @property
+    def verdict(self) -> Verdict:
+        """Each case ok or FAIL; a failing case is a reason (``report.Verdict`` turns it into the exit code)."""
+        statuses = tuple((r.case.label, "ok" if r.passed else "FAIL") for r in self.results)
+        reasons = tuple(Reason(Severity.BROKEN, r.case.label, r.message) for r in self.results if not r.passed)
+        return Verdict("test", statuses, reasons)
+
+    @property
     def exit_code(self) -> ExitCode:
         """Return 0 when every case passed, 1 when one failed."""
-        return ExitCode.OK if self.failed == 0 else ExitCode.DIFFERENCE
+        return self.verdict.exit_code
 
     def summary(self) -> str:
         """Say ``N passed, M failed``."""
@@ -135,7 +150,8 @@ class TestReport:
             }
             for r in self.results
         ]
-        data = {"patches": self.directory, "passed": self.passed, "failed": self.failed, "cases": cases}
+        data = {"patches": self.directory, "passed": self.passed, "failed": self.failed, "cases": cases,
+                "inactive": list(self.inactive)}
         return json.dumps(data, indent=2)
 
 
@@ -194,9 +210,37 @@ def rule_cases(policy: "Policy") -> list[Case]:
     return cases
 
 
+def series_cases(patch_set: PatchSet, patches: Iterable[Patch]) -> list[Case]:
+    """List the series cases of the targets of ``patches``: each example of a target's patches, through all of them.
+
+    Only targets that more than one patch edits: with one patch the
+    RECOGNISED case already checks its markers on its own result. An
+    ``error`` example is left out (its patch must not apply there).
+    """
+    cases: list[Case] = []
+    for target in dict.fromkeys(p.target for p in patches):
+        series = patch_set.for_target(target)
+        if len(series) < 2:
+            continue
+        for patch in series:
+            for example in patch.examples:
+                if example.error is not None or not example.before.strip():
+                    continue
+                chained, problem = _series_with_params(patch_set, patch, example)
+                cases.append(Case("series", f"{patch.id}: {example.name}", Check.SERIES, "", patch, example,
+                                  problem=problem, series=chained))
+    return cases
+
+
 def collect_cases(patch_set: PatchSet, ids: Sequence[str] = (), *, rules: bool = True) -> list[Case]:
-    """List every case ``patcher test`` runs for ``patch_set``; rule cases only when no patch is named."""
-    cases = patch_cases(patch_set, select_patches(patch_set, ids))
+    """List every case ``patcher test`` runs for ``patch_set``; rule cases only when no patch is named.
+
+    The series cases cover the targets of the patches named (of all of
+    them when none is).
+    """
+    selected = select_patches(patch_set, ids)
+    cases = patch_cases(patch_set, selected)
+    cases.extend(series_cases(patch_set, selected))
     if rules and not ids:
         from ..checks import load_policy, policy_path
 
@@ -206,23 +250,35 @@ def collect_cases(patch_set: PatchSet, ids: Sequence[str] = (), *, rules: bool =
 
 def _with_params(patch_set: PatchSet, patch: Patch, example: Example) -> tuple[Patch, str | None]:
     # An example may set the patch's parameters: render the patch again with them.
+    reloaded, problem = _reloaded(patch_set, patch, example)
+    return next(p for p in reloaded.patches if p.id == patch.id), problem
+
+
+def _series_with_params(patch_set: PatchSet, patch: Patch, example: Example) -> tuple[tuple[Patch, ...], str | None]:
+    # The other patches of the target keep their defaults; the example's own patch takes its params.
+    reloaded, problem = _reloaded(patch_set, patch, example)
+    return reloaded.for_target(patch.target), problem
+
+
+def _reloaded(patch_set: PatchSet, patch: Patch, example: Example) -> tuple[PatchSet, str | None]:
+    """Load the set again with the example's params set on its patch (the same set when it has none)."""
     if not example.params:
-        return patch, None
+        return patch_set, None
     overrides = [f"{patch.id}.{name}={value}" for name, value in example.params.items()]
     try:
-        reloaded = load_patch_set(patch_set.directory, overrides=overrides,
-                                  templates=templates_dir_for(patch_set.directory))
+        # The same patches as ``patch_set``: an inactive patch under test is loaded again too.
+        reloaded = load_with(patch_set.directory, include=[p.id for p in patch_set.patches], overrides=overrides)
     except PatchSetError as error:
-        return patch, f"the example's params do not load: {error}"
-    return next(p for p in reloaded.patches if p.id == patch.id), None
+        return patch_set, f"the example's params do not load: {error}"
+    return reloaded, None
 
 
 # --------------------------------------------------------------------------- running
 
 
-def run_cases(directory: Path, cases: Iterable[Case]) -> TestReport:
-    """Run every case and gather the results."""
-    return TestReport(str(directory), tuple(run_case(case) for case in cases))
+def run_cases(directory: Path, cases: Iterable[Case], inactive: Sequence[str] = ()) -> TestReport:
+    """Run every case and gather the results; ``inactive``: the inactive patches left out of this run."""
+    return TestReport(str(directory), tuple(run_case(case) for case in cases), tuple(inactive))
 
 
 def run_case(case: Case) -> CaseResult:
@@ -236,6 +292,8 @@ def run_case(case: Case) -> CaseResult:
     if case.check in (Check.RULE_VALID, Check.RULE_INVALID):
         return _run_rule_example(case)
     assert case.patch is not None and case.example is not None
+    if case.check is Check.SERIES:
+        return _run_series(case, case.series, case.example)
     newline = dict(NEWLINES)[case.variant]
     if case.check is Check.EXAMPLE:
         return _run_example(case, case.patch, case.example, newline)
@@ -280,6 +338,21 @@ def _run_unchanged(case: Case, patch: Patch, source: bytes, what: str) -> CaseRe
         return CaseResult(case, True)
     return CaseResult(case, False, f"on {what} the patch should report 'already applied' and change nothing, "
                                    f"got {_said(result)}", _diff_bytes(source, result.patched))
+
+
+def _run_series(case: Case, series: Sequence[Patch], example: Example) -> CaseResult:
+    """Run the target's whole series on the example; every patch still present must hold its markers at the end.
+
+    The other patches may well not apply to this example (their scope is
+    elsewhere): that is their own examples' business, not this case's.
+    """
+    run = run_series(EXAMPLE_PATH, _encode(example.before, "\n"), series)
+    if run.file.parse_error is not None:
+        return CaseResult(case, False, f"'before' does not parse: {run.file.parse_error}")
+    if not run.breaks:
+        return CaseResult(case, True)
+    said = "; ".join(f"patch {b.breaker.id}: {b.detail}" for b in run.breaks)
+    return CaseResult(case, False, said)
 
 
 def _run_rule_example(case: Case) -> CaseResult:

@@ -112,14 +112,12 @@ def locate(explanation: Explanation, patch_set: PatchSet, vendor: Path) -> Expla
         data = tree.read(shipped)
     patch = explanation.patch
     earlier = list(patch_set.for_target(patch.target))[: _index(patch_set, patch)]
-    changed_by: tuple[str, ...] = ()
-    received = data
-    if earlier:
-        before = patch_source(shipped, data, earlier)
-        changed_by = tuple(o.patch.id for o in before.outcomes if o.status is Status.APPLIED)
-        received = before.patched
-    # Run the series as apply does: the same verdict, and closest code at the shipped file's lines.
-    result = patch_source(shipped, data, [*earlier, patch])
+    # Run the series as apply does, once: the same verdict, the closest code at the shipped file's
+    # lines, and the bytes this patch received from the patches before it.
+    inputs: list[bytes] = []
+    result = patch_source(shipped, data, [*earlier, patch], inputs=inputs)
+    changed_by = tuple(o.patch.id for o in result.outcomes[:-1] if o.status is Status.APPLIED)
+    received = inputs[-1] if inputs else data
     if result.parse_error is not None:
         location = Location(str(vendor), shipped, patch.scope, None, changed_by, "fails",
                             f"does not parse: {result.parse_error}", None, (), ())

@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import errno
 import json
-import sys
-import tarfile
-import tempfile
-import zlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
 from ..archive import open_source
-from ..archive.limits import Limits, open_regular
+from ..archive.limits import open_regular
 from ..archive.tree import SourceTree
 from ..depth import data_nesting_problem
-from ..errors import BadArchive, PatcherError, ShippingError
-from ..pipeline import MANIFEST
+from ..errors import PatcherError, ShippingError
+from ..manifest_file import MANIFEST
 from ..shipping import plan_shipping
 from .policy import Policy
 from .runner import CheckResult, FileRulesAhead, Pending, check_tree, last_half, read_shipped_python, run_rules
 
-TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
 MAX_SOURCE = 16 << 20  # one .py file given to check: far past any source, short of a parse that eats the memory
 
 
@@ -51,13 +45,7 @@ def check_path(
 @contextmanager
 def open_tree(path: Path) -> Iterator[SourceTree]:
     """Open a vendor zip or folder, or a build context tar that apply wrote, as a tree."""
-    if path.name.endswith(TAR_SUFFIXES) and not path.is_dir():
-        with tempfile.TemporaryDirectory(prefix="patcher-") as folder:
-            _unpack_tar(path, Path(folder))
-            with open_source(Path(folder)) as tree:
-                yield tree
-        return
-    with open_source(path) as tree:
+    with open_source(path) as tree:  # a tar is read in place, like a zip (archive.tar_source)
         yield tree
 
 
@@ -94,34 +82,3 @@ def manifest_overrides(tree: SourceTree) -> tuple[tuple[str, str], ...]:
     except (ValueError, AttributeError, KeyError, TypeError):
         raise PatcherError("allowed_rules is unreadable", where=MANIFEST,
                            hint="was the manifest edited by hand? re-run 'patcher apply'") from None
-
-
-def _unpack_tar(path: Path, folder: Path, limits: Limits = Limits()) -> None:
-    # A build context that apply wrote: plain files and folders. The "data"
-    # filter refuses links out of the folder, devices, fifos and absolute
-    # names; the zip's limits bound what is unpacked (a gzip bomb declares
-    # its sizes in the tar headers, and tarfile holds each member to them).
-    if not hasattr(tarfile, "data_filter"):
-        raise PatcherError(f"checking a tar needs Python 3.10.12 or later (this is {sys.version.split()[0]})",
-                           where=str(path), hint="unpack it and check the folder")
-    try:
-        with open_regular(path, str(path), limits.max_input_size) as stream, \
-                tarfile.open(fileobj=stream) as archive:
-            count = total = 0
-            for member in archive:  # read lazily: a bomb stops at its first header past the limits
-                count += 1
-                total += member.size
-                if count > limits.max_members:
-                    raise BadArchive(f"holds more than {limits.max_members} members", where=str(path),
-                                     hint="if the archive is trusted, raise the limit with --max-members")
-                if total > limits.max_total_size:
-                    raise BadArchive(f"members declare more than {limits.max_total_size} bytes in all: "
-                                     "possible tar bomb", where=str(path),
-                                     hint="if the archive is trusted, raise the limit with --max-size")
-                archive.extract(member, folder, filter="data")
-    except (tarfile.TarError, EOFError, zlib.error) as error:
-        raise BadArchive(f"not a readable tar: {error}", where=str(path)) from None
-    except OSError as error:
-        if error.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EMFILE, errno.ENFILE):
-            raise  # the machine ran out, not the input: cli.errors says what
-        raise BadArchive(f"not a readable tar: {error}", where=str(path)) from None

@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation, dotted
-from .paged_attention import CLASS, PagedAttentionClass, classes, guarded_calls
+from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation
+from .paged_attention import CLASS, GuardedCall, PagedAttentionClass, classes, guarded_calls
+from .syntax_index import dotted
 
 PREFIX = "_forward_prefix_pytorch"
 DECODE = "_forward_decode_pytorch"
@@ -35,7 +36,11 @@ class KeepPytorchFallbacks(FileRule):
 
     ``forward_prefix`` must call ``_forward_prefix_pytorch``; ``forward_decode``
     must call ``_forward_decode_pytorch`` when the length is above the
-    decode threshold (or always).
+    decode threshold (or always), itself or through a method of the class it
+    calls there (one level). Only a call that can run counts: one under
+    ``if False:``, after a ``return``, under a module flag that is never
+    true or inside a nested function nothing calls is no fallback (see
+    ``reachability``).
     """
 
     ID = "keep-pytorch-fallbacks"
@@ -72,6 +77,27 @@ class KeepPytorchFallbacks(FileRule):
         return PagedAttention._forward_decode_pytorch(query)
 """),
         Valid("class Other:\n    pass\n"),
+        # Long contexts handed to a helper method that calls the fallback: it is reached.
+        Valid(_HEAD + """\
+    @staticmethod
+    def _decode_long(query):
+        return PagedAttention._forward_decode_pytorch(query)
+
+    @staticmethod
+    def forward_decode(query, n):
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._decode_long(query)
+        return query
+"""),
+        # A dead call beside a live one: the live one keeps the fallback.
+        Valid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query)
+            return PagedAttention._forward_decode_pytorch(query.contiguous())
+        return query
+"""),
         # The threshold test through a local flag, and the vendor's own CRLF file.
         Valid(_HEAD + """\
     @staticmethod
@@ -143,6 +169,30 @@ class KeepPytorchFallbacks(FileRule):
                 return PagedAttention._forward_decode_pytorch(query)
         return query
 """, line=20, found="calls _forward_decode_pytorch only where it cannot run (its test `False` is always false)"),
+        # Nor is one after a `return`, under a module flag that is never true, or in a function nothing calls.
+        Invalid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        return ixf_f.paged_attention_v2_long(query, n)
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return PagedAttention._forward_decode_pytorch(query)
+""", line=20, found="only where it cannot run (it comes after the `return` at line 18)"),
+        Invalid("USE_PYTORCH_DECODE = False\n" + _HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD and USE_PYTORCH_DECODE:
+            return PagedAttention._forward_decode_pytorch(query)
+        return ixf_f.paged_attention_v2_long(query, n)
+""", line=20, found="only where it cannot run (`USE_PYTORCH_DECODE` is always False"),
+        Invalid(_HEAD + """\
+    @staticmethod
+    def forward_decode(query, n):
+        def long_context(q):
+            return PagedAttention._forward_decode_pytorch(q)
+        if n > PagedAttention._PYTORCH_DECODE_THRESHOLD:
+            return ixf_f.paged_attention_v2_long(query, n)
+        return query
+""", line=19, found="(`long_context` is defined inside another function that never uses it)"),
         Invalid(_HEAD.replace("    _PYTORCH_DECODE_THRESHOLD = 32768\n", "") + """\
     @staticmethod
     def forward_decode(query, n):
@@ -162,6 +212,32 @@ class KeepPytorchFallbacks(FileRule):
                 yield settings.violation(source.path, source.line(node), message)
 
 
+def _reaching(source: PythonSource, cls: PagedAttentionClass, function: ast.FunctionDef | ast.AsyncFunctionDef,
+              callee: str, attribute: str) -> list[GuardedCall]:
+    """Return the calls of ``callee`` in ``function``, and its calls of a method of the class that calls ``callee``.
+
+    One level deep: ``forward_decode`` may hand long contexts to a helper
+    method (``PagedAttention._decode_long(...)``) that calls the fallback.
+    Such a helper call counts when the fallback call inside the helper can
+    run; it stands where the helper is called, under the tests of both.
+    """
+    found = guarded_calls(source, function, callee, attribute)
+    dead = source.reachability.dead
+    for name, helper in cls.methods.items():
+        if helper is function or name == callee:
+            continue
+        inner = [g for g in guarded_calls(source, helper, callee, attribute) if dead(g.call) is None]
+        if not inner:
+            continue
+        for site in guarded_calls(source, function, name, attribute):
+            if dotted(site.call.func).rsplit(".", 1)[0] not in (CLASS, "cls", "self"):
+                continue  # another object's method of that name
+            first = inner[0]
+            found.append(GuardedCall(site.call, (*site.chain, *first.chain[1:]), site.threshold or first.threshold,
+                                     site.test if site.threshold is not None else first.test))
+    return found
+
+
 def _problems(source: PythonSource, cls: PagedAttentionClass, attribute: str) -> Iterator[tuple[str, ast.AST]]:
     index, dead = source.index, source.reachability.dead
     for name in (PREFIX, DECODE):
@@ -171,7 +247,7 @@ def _problems(source: PythonSource, cls: PagedAttentionClass, attribute: str) ->
     if prefix is None:
         yield f"class {CLASS} has no forward_prefix, so nothing calls {PREFIX}", cls.node
     else:
-        calls = guarded_calls(source, prefix, PREFIX, attribute)
+        calls = _reaching(source, cls, prefix, PREFIX, attribute)
         live = [g for g in calls if dead(g.call) is None]
         if not calls:
             yield f"forward_prefix does not call {PREFIX}", prefix
@@ -182,7 +258,7 @@ def _problems(source: PythonSource, cls: PagedAttentionClass, attribute: str) ->
     if decode is None:
         yield f"class {CLASS} has no forward_decode, so nothing calls {DECODE}", cls.node
         return
-    every = guarded_calls(source, decode, DECODE, attribute)
+    every = _reaching(source, cls, decode, DECODE, attribute)
     if not every:
         yield f"forward_decode never calls {DECODE}", decode
         return

@@ -6,7 +6,8 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator, Mapping
 
-from .base import FUNCTIONS, SCOPES, PythonSource, SyntaxIndex, dotted, integer_value
+from .base import PythonSource
+from .syntax_index import FUNCTIONS, SCOPES, SyntaxIndex, dotted, integer_value
 
 CLASS = "PagedAttention"
 

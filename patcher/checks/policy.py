@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import difflib
-import sys
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the image-side tool may run on 3.10
-    import tomli as tomllib
-
 from ..errors import PatchSetError, PatcherError
+from ..patchset.folder import FileMissing, PatchFolder, read_toml
 from .base import Settings, Severity
 from .rules import RULES
 
@@ -51,19 +47,22 @@ def policy_path(patches: Path) -> Path:
     from ..resources import _bundled
 
     own = patches / POLICY
-    return own if own.is_file() else _bundled("patches") / POLICY
+    # Whatever stands at that name is the set's policy: a link that leads
+    # out or a FIFO is refused when read, never silently replaced.
+    return own if os.path.lexists(own) else _bundled("patches") / POLICY
 
 
 def load_policy(path: Path) -> Policy:
-    """Parse and validate the policy file: known keys, every rule declared once."""
+    """Parse and validate the policy file: known keys, every rule declared once.
+
+    It is read as the rest of a patch set is (``patcher.patchset.folder``):
+    a regular file inside its own folder once symlinks are resolved, of
+    bounded size and nesting.
+    """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+        data = read_toml(path, roots=(PatchFolder.open(path.parent).root,), what="policy file")
+    except FileMissing:
         raise PatchSetError("no policy file", where=str(path), hint="the safety rules are declared there") from None
-    except tomllib.TOMLDecodeError as error:
-        raise PatchSetError(f"not valid TOML: {error}", where=str(path)) from None
-    except UnicodeDecodeError:
-        raise PatchSetError("not UTF-8 text", where=str(path)) from None
     _check_keys(data, TOP_KEYS, path, "")
     entries = data.get("rules", [])
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):

@@ -6,6 +6,7 @@ import functools
 import hashlib
 import os
 import pickle
+import re
 import signal
 import threading
 from dataclasses import dataclass, field
@@ -19,9 +20,12 @@ from .base import PARSE_ERRORS, BuildContext, FileRule, PythonSource, Settings, 
 from .cache import RuleCache, cache_dir
 from .policy import Policy, canonical
 from .python_3_10 import Python310
+from .reachability import names_set_by
 from .rules import RULES
 
 Reader = Callable[[], bytes]
+# What a module must spell to reach another module without naming it (then it may set any of its names).
+_REACHES_A_MODULE = (b"sys.modules", b"import_module", b"__import__")
 
 
 @dataclass(frozen=True)
@@ -95,15 +99,16 @@ def run_rules(
     what the file rules found in some files already (``FileRulesAhead``),
     used for a file only if its bytes are the ones judged there.
     """
-    violations: list[Violation] = []
-    checked: list[str] = []
+    found_in: dict[str, list[Violation]] = {}
+    readers: dict[str, Reader] = {}
+    tested: dict[str, frozenset[str]] = {}  # module flags a file's tests read, when it was parsed here
     file_rules = _file_rules(policy)
     folder = cache_dir() if use_cache else None
     cache = RuleCache(folder, [s for _, s in file_rules]) if folder is not None else None
     tree_rules = [(rule, s) for r, s in policy.rules.items() if isinstance(rule := RULES[r], TreeRule)]
     words: dict[str, list[str]] = {w: [] for rule, _ in tree_rules for w in rule.WORDS}
     for path, reader in files:
-        checked.append(path)
+        readers[path] = reader
         data = reader()
         for word, holding in words.items():
             if word.encode() in data or not data.isascii():
@@ -111,16 +116,23 @@ def run_rules(
         key = cache.key(data) if cache is not None else ""
         hit = cache.get(key, path) if cache is not None else None
         if hit is not None:
-            violations.extend(hit)
+            found_in[path] = list(hit)
             continue
         early = ahead.get(path) if ahead else None
         if early is not None and early[0] == hashlib.sha256(data).hexdigest():
             found, readable = list(early[1]), early[2]
         else:
-            found, readable = _check_file(PythonSource(path, data), file_rules)
-        violations.extend(found)
+            source = PythonSource(path, data)
+            found, readable = _check_file(source, file_rules)
+            if readable and _reasoned(found):
+                tested[path] = source.reachability.tested_flags()
+        found_in[path] = found
         if cache is not None and readable:
             cache.put(key, found)
+    for path, untrusted in _flags_set_elsewhere(found_in, readers, tested).items():
+        found_in[path], _ = _check_file(PythonSource(path, readers[path](), untrusted), file_rules)
+    checked = list(found_in)
+    violations = [v for found in found_in.values() for v in found]
     if plan is not None:
         build = BuildContext(plan, tuple(targets), tuple(checked), read or _no_files, words)
         for tree_rule, settings in tree_rules:
@@ -128,6 +140,73 @@ def run_rules(
     violations.sort(key=lambda v: (v.path, v.line, v.rule, v.message))
     return CheckResult(policy, tuple(violations), tuple(checked),
                        {canonical(rule): reason for rule, reason in allowed})
+
+
+def _flags_set_elsewhere(found_in: Mapping[str, Sequence[Violation]], readers: Mapping[str, Reader],
+                         tested: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    """Return, per file, the module flags it tests that another of ``readers``' files assigns.
+
+    A module flag (``USE_TRITON = False``, never rebound in its module)
+    decides branches only while no other module sets it
+    (``paged_attn.USE_TRITON = True``, ``setattr(paged_attn, "USE_TRITON", 1)``).
+    Only files where a rule found something are looked at: a flag that
+    decides nothing a rule reports cannot change a finding. ``tested`` holds
+    the flags of the files parsed in this run; another (a cache hit) is
+    parsed only if its bytes can hold a flag its tests read. The other files
+    are searched for the flag's name (or a way to reach a module without
+    naming it) as bytes before any is parsed.
+    """
+    result: dict[str, frozenset[str]] = {}
+    for path, found in found_in.items():
+        if not _reasoned(found):
+            continue
+        flags = tested.get(path)
+        if flags is None:
+            data = readers[path]()
+            if not _may_test_a_flag(data):
+                continue
+            try:
+                flags = PythonSource(path, data).reachability.tested_flags()
+            except (*PARSE_ERRORS, RecursionError):
+                continue
+        if not flags:
+            continue
+        untrusted: set[str] = set()
+        for other, reader in readers.items():
+            if other == path:
+                continue
+            data = reader()
+            named = [flag for flag in flags if flag.encode() in data or not data.isascii()]
+            if not named and not any(word in data for word in _REACHES_A_MODULE):
+                continue
+            try:
+                assigned = names_set_by(PythonSource(other, data).index, here=False)
+            except (*PARSE_ERRORS, RecursionError):
+                continue
+            untrusted.update(flags if "*" in assigned else assigned.intersection(named))
+        if untrusted:
+            result[path] = frozenset(untrusted)
+    return result
+
+
+def _reasoned(found: Sequence[Violation]) -> bool:
+    """Whether a rule that reasons about code that can run found something (python-3.10 does not reason so)."""
+    return any(v.rule != Python310.ID for v in found)
+
+
+# A top-level name set to a literal: what a module flag looks like in bytes.
+_TOP_LEVEL_LITERAL = re.compile(rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:[-+(]*[0-9.]|True\b|False\b|None\b|[rbuRBU]{0,2}['\"])",
+                                re.MULTILINE)
+
+
+def _may_test_a_flag(data: bytes) -> bool:
+    """Tell from the bytes whether a file can hold a module flag it reads again (non-ASCII: always)."""
+    if not data.isascii():
+        return True
+    names = set(_TOP_LEVEL_LITERAL.findall(data))
+    if len(names) > 64:
+        return True  # parsing is linear; a search per name over the whole file would not be
+    return any(len(re.findall(rb"\b" + re.escape(name) + rb"\b", data)) > 1 for name in names)
 
 
 def _file_rules(policy: Policy) -> list[tuple[FileRule, Settings]]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation, dotted, integer_value
+from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation
 from .keep_pytorch_fallbacks import DECODE
 from .paged_attention import CLASS, Function, resolved, classes, guarded_calls
+from .syntax_index import dotted, integer_value
 
 
 # A real version's shape: the threshold raised, V2 "enabled" through the upstream heuristic

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Sequence
 
-from .base import SCOPES, TRY, FileRule, Invalid, PythonSource, Settings, Valid, Violation, dotted
+from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation
+from .syntax_index import SCOPES, TRY, dotted
 
 V1 = "paged_attention_v1"
 V2 = "paged_attention_v2"

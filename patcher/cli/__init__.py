@@ -7,10 +7,13 @@ so ``patcher --help`` costs little more than importing click.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+from typing import Any, NoReturn
 
 import click
 
-from ..report import EXIT_CODES_HELP
+from ..report import EXIT_CODES_HELP, ExitCode
 
 # name -> "module:function"; each module holds one command.
 COMMANDS = {
@@ -27,8 +30,54 @@ COMMANDS = {
 }
 
 
+# The exit code a command reached before printing its report: when the reader
+# of stdout stops early (``patcher check X | head -1``) the verdict still holds.
+_reached: list[int] = [ExitCode.OK]
+
+
+def reached(code: int) -> None:
+    """Record the exit code a command has reached, before it prints the report that explains it.
+
+    A command whose stdout reader stops reading exits with this code, quietly
+    (0 when nothing was recorded): a closed pipe is no failure of the
+    command, but it must not turn a failing verdict into a passing one.
+    """
+    _reached[0] = int(code)
+
+
+def _reader_stopped() -> NoReturn:
+    """End quietly after a write to a closed stdout (or stderr): no message, no traceback.
+
+    As Python's documentation recommends for SIGPIPE: point the standard
+    streams at os.devnull, so the interpreter's last flush at exit does not
+    fail again ("Exception ignored ... BrokenPipeError").
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (AttributeError, OSError, ValueError):  # not a real file (an in-process test runner)
+            pass
+    os.close(devnull)
+    sys.exit(_reached[0])
+
+
 class LazyGroup(click.Group):
-    """A group that imports a subcommand's module only when it is invoked or helped."""
+    """A group that imports a subcommand's module only when it is invoked or helped.
+
+    It also ends a command whose output reader went away: ``patcher diff X |
+    head -1`` exits as ``git log | head`` leaves the pipeline, without an
+    error (see ``reached`` for the exit code).
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        _reached[0] = ExitCode.OK
+        try:
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # what is still buffered fails here, not at interpreter exit
+            return result
+        except BrokenPipeError:
+            _reader_stopped()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..report import EXIT_CODES_HELP, ApplyReport, patch_arguments
+from . import reached
 from .errors import handle_errors
 from .options import (allow_options, input_argument, limit_options, limits_from, load_patches, load_policy_for,
                       patches_option, set_option, verbose_option)
 from .progress import ProgressBar
+
+if TYPE_CHECKING:
+    from ..patchset import PatchSet
 
 
 @click.command(
@@ -41,7 +47,10 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
                   allow: tuple[str, ...], reasons: tuple[str, ...], verbose: bool) -> None:
     """Patch the copy of each target the image ships, sync its mirrors, and pack the context.
 
-    The report goes to stderr; the output path is printed on stdout.
+    VENDOR is a vendor zip, a folder, or any output of apply (.tar.gz, .tar,
+    .zip, folder): run on its own output, apply finds every patch already
+    applied and writes the same tree. The report goes to stderr; the output
+    path is printed on stdout.
     """
     from ..archive import open_source
     from ..manifest import render_manifest
@@ -52,9 +61,11 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
 
     # Steps are built when a target misses the patch cache: a cached run loads no libcst.
     patch_set = load_patches(patches_dir, overrides, lazy=True)
+    _warn_without_commit(patch_set)
     policy = load_policy_for(patch_set.directory)
     allowed = parse_allowed(allow, reasons, policy)
     output = output or Path("build") / f"{_stem(source)}.tar.gz"
+    _check_apart(source, output)
     if record_git is not None:
         history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
@@ -80,10 +91,37 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
             click.echo(f"recorded {len(commits)} commits in {record_git}", err=True)
     report = ApplyReport(result, str(output), sha, checks, str(source))
     _print(report)
+    if result.record_note:
+        click.echo(f"note: {source}: {result.record_note}", err=True)
     click.echo(str(output))
 
 
+def _warn_without_commit(patch_set: PatchSet) -> None:
+    """Say why the manifest will record no commit, unless the patch set simply is not in git."""
+    from ..vcs import NOT_IN_GIT
+
+    if patch_set.commit is None and patch_set.commit_reason not in (None, NOT_IN_GIT):
+        click.echo(f'warning: {patch_set.directory}: the manifest records "commit": null: {patch_set.commit_reason}',
+                   err=True)
+
+
+def _check_apart(source: Path, output: Path) -> None:
+    """Refuse an OUTPUT that is the input, or lies inside the input folder: the input is never modified."""
+    from ..errors import OutputError
+
+    given, dest = source.resolve(), output.resolve()
+    if dest == given or (source.is_dir() and given in dest.parents):
+        where = "the input itself" if dest == given else "inside the input folder"
+        if dest == given:
+            outside = output.with_name(f"{_stem(output)}-2{output.name[len(_stem(output)):]}")
+        else:  # beside the input folder
+            outside = Path(os.path.relpath(given.parent / output.name))
+        raise OutputError(f"is {where}, which apply never modifies", where=str(output),
+                          hint=f"write elsewhere, e.g. -o {outside}")
+
+
 def _print(report: ApplyReport) -> None:
+    reached(report.exit_code)  # a reader of the report that stops early does not turn a failure into 0
     for line in report.errors():
         click.echo(f"error: {line}", err=True)
     for line in report.lines():

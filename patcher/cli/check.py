@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..report import CheckReport
+from . import reached
 from .errors import handle_errors
 from .options import allow_options, format_option, load_outline, load_policy_for, patches_option, verbose_option
 
@@ -46,6 +47,7 @@ def check_command(path: Path, fmt: str, patches_dir: Path | None, allow: tuple[s
     allowed = parse_allowed(allow, reasons, policy)
     result = check_path(path, policy, targets=patch_set.targets if patch_set else (), allowed=allowed)
     report = CheckReport(result, str(path))
+    reached(report.exit_code)
     if fmt == "json":
         click.echo(report.to_json())
     else:

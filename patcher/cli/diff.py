@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -13,9 +12,11 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import PatcherError
-from ..report import ExitCode, Failure, failed_patches, failures_markdown, patch_arguments
+from ..report import ApplyReport, ExitCode, Failure, failed_patches, patch_arguments
+from . import reached
 from .errors import handle_errors
-from .options import input_argument, load_patches, patches_option, set_option, verbose_option
+from .options import (color_option, colour_wanted, input_argument, load_patches, patches_option, set_option,
+                      verbose_option)
 
 if TYPE_CHECKING:
     from ..archive import SourceTree
@@ -44,7 +45,7 @@ EPILOG = (
 @click.option("--exit-code", "check", is_flag=True, help="Exit 1 when the diff is not empty.")
 @click.option("--format", "fmt", type=click.Choice(["unified", "json", "markdown"]), default="unified",
               show_default=True, help="unified for patch/git apply, json for machines, markdown for a pull request.")
-@click.option("--color/--no-color", "color", default=None, help="Colour the unified diff (default: only on a terminal).")
+@color_option
 @click.option("--keep-going", is_flag=True,
               help="When patches do not apply, show what the others change, then list the failures "
                    "with the closest code (exit 2).")
@@ -85,11 +86,12 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
             report = apply_diff(builds[0], source.name)
         failures = [failure for b in builds for failure in failed_patches(b)]
         rules = _input_rules(builds[-1], patch_set) if failures else None
-        _show(report, fmt, show_stat, color, failures, rules)
+        code = ExitCode.BAD_INPUT if failures else report.exit_code(check)
+        reached(code)
+        _show(report, builds[-1], fmt, show_stat, color, failures, rules)
     if failures:
-        _report_failures(failures, rules)
-        sys.exit(int(ExitCode.BAD_INPUT))
-    sys.exit(int(report.exit_code(check)))
+        _report_failures(failures, rules, sum(ApplyReport(b).counts["failed"] for b in builds))
+    sys.exit(int(code))
 
 
 def _build(tree: SourceTree, patch_set: PatchSet, label: str, rerun: tuple[str, ...], keep_going: bool) -> Build:
@@ -100,6 +102,7 @@ def _build(tree: SourceTree, patch_set: PatchSet, label: str, rerun: tuple[str, 
     if result.failed and not keep_going:
         report = ApplyReport(result, checks=_input_rules(result, patch_set), input_name=rerun[0],
                              patch_args=rerun[1:])
+        reached(report.exit_code)
         for line in report.errors():
             click.echo(f"error: {label}{line}", err=True)
         sys.exit(int(report.exit_code))
@@ -113,7 +116,7 @@ def _input_rules(result: Build, patch_set: PatchSet) -> CheckResult:
     return check_input(result, load_policy_for(patch_set.directory))
 
 
-def _report_failures(failures: list[Failure], rules: CheckResult | None) -> None:
+def _report_failures(failures: list[Failure], rules: CheckResult | None, failed: int) -> None:
     from ..report import violation_line
 
     for failure in failures:
@@ -121,11 +124,15 @@ def _report_failures(failures: list[Failure], rules: CheckResult | None) -> None
     if rules is not None:
         for violation in rules.errors:
             click.echo(f"error: {violation_line(violation, rules)}", err=True)
-    click.echo(f"{len(failures)} patch(es) did not apply; the diff above leaves them out "
-               "(update each one to the code named as closest)", err=True)
+    # Every patch on a target that does not parse failed too: no code was there to name as closest.
+    unparsed = sum(f.patch is None for f in failures)
+    todo = [f"fix the line named above in the {unparsed} target(s) that do not parse"] if unparsed else []
+    if any(f.patch for f in failures):
+        todo.append(f"update each {'other ' if unparsed else ''}one to the code named as closest")
+    click.echo(f"{failed} patch(es) did not apply; the diff above leaves them out ({'; '.join(todo)})", err=True)
 
 
-def _show(report: DiffReport, fmt: str, show_stat: bool, color: bool | None,
+def _show(report: DiffReport, build: Build, fmt: str, show_stat: bool, color: bool | None,
           failures: list[Failure], rules: CheckResult | None) -> None:
     from ..review import render
 
@@ -136,22 +143,15 @@ def _show(report: DiffReport, fmt: str, show_stat: bool, color: bool | None,
             {"rule": v.rule, "path": v.path, "line": v.line, "message": v.message} for v in rules.errors]
         click.echo(json.dumps(document, indent=2))
     elif fmt == "markdown":
-        click.echo(render.markdown(report, diffs=not show_stat), nl=False)
-        if failures:
-            click.echo(failures_markdown(failures, rules), nl=False)
+        rows = render.summary_rows(build, report)
+        click.echo(render.markdown(report, diffs=not show_stat, rows=rows, failures=failures, rules=rules), nl=False)
     elif show_stat:
         click.echo(render.stat(report), nl=False)
     else:
         data = render.unified(report)
-        if _colour_wanted(color):
+        if colour_wanted(color, sys.stdout):
             data = render.colour(data)
         # Bytes, not text: CRs and undecodable bytes must reach 'patch' unchanged.
         click.echo(data, nl=False)
     if report.empty:
         click.echo("no changes", err=True)
-
-
-def _colour_wanted(color: bool | None) -> bool:
-    if color is not None:
-        return color
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")

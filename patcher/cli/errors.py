@@ -4,26 +4,28 @@ from __future__ import annotations
 
 import errno
 import functools
-import signal
 import sys
 import traceback
 from typing import Any, Callable, TypeVar
 
 import click
 
+from ..cache_store import take_warnings
 from ..errors import PatcherError
+from ..interrupt import raise_on_signals
 from ..report import ExitCode
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def handle_errors(command: F) -> F:
-    """Run a command body: expected failures and exhausted resources exit 2, Ctrl-C 130, bugs 3; never a traceback unless --verbose."""
+    """Run a command body: bad input and exhausted resources exit 2, Ctrl-C 130, bugs 3; no traceback without --verbose."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         verbose = bool(kwargs.get("verbose"))
-        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        restore = raise_on_signals()  # SIGTERM too gets Ctrl-C's clean-up path: temporaries are removed
+        take_warnings()  # noted before this command began (an in-process caller's): not this run's
         try:
             return command(*args, **kwargs)
         except PatcherError as error:
@@ -34,7 +36,9 @@ def handle_errors(command: F) -> F:
             fail("interrupted; nothing was written", ExitCode.INTERRUPTED)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
-        except Exception as error:
+        except BrokenPipeError:
+            raise  # the reader of the output stopped: no bug, and cli.LazyGroup ends quietly
+        except Exception as error:  # resources running out, else a bug
             if verbose:
                 traceback.print_exc()
             exhausted = resource_message(error)
@@ -46,7 +50,9 @@ def handle_errors(command: F) -> F:
                 ExitCode.INTERNAL,
             )
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            restore()
+            for line in take_warnings():  # why the cache was off: a folder others can write, an unfit key
+                click.echo(f"warning: {line}", err=True)
 
     return wrapper  # type: ignore[return-value]
 
@@ -106,8 +112,3 @@ def _open_files_limit() -> str:
         return ""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     return "" if soft == resource.RLIM_INFINITY else f", the limit being {soft}"
-
-
-def _raise_interrupt(signum: int, frame: object) -> None:
-    # SIGTERM gets the same clean-up path as Ctrl-C: temporaries are removed.
-    raise KeyboardInterrupt

@@ -8,25 +8,33 @@ from pathlib import Path
 
 import click
 
+from . import reached
 from .errors import handle_errors
 from .options import format_option, input_argument, load_outline, patches_option, verbose_option
 
 EPILOG = (
     "The report goes to stdout; warnings (an install script that would hide a failed copy of a patched "
-    "file: no 'set -e', '|| true', '2>/dev/null', ...) go to stderr, and into the JSON. "
+    "file: no 'set -e', '|| true', '2>/dev/null', ...; a patch target that lines the reader could not read "
+    "could change) go to stderr, and into the JSON. "
     "Exit codes: 0 done; 1 with --strict, a warning or a patch target that does not ship; "
     "2 bad input or usage; 3 internal error."
 )
+
+stage_option = click.option(
+    "--target", "stage", metavar="STAGE", default=None,
+    help="The build stage that is the image, as 'docker build --target STAGE' (default: the last).")
 
 
 @click.command("inspect", epilog=EPILOG)
 @input_argument()
 @format_option
 @click.option("--strict", is_flag=True, help="Exit 1 when there is a warning or a patch target that does not ship.")
+@stage_option
 @patches_option
 @verbose_option
 @handle_errors
-def inspect_command(source: Path, fmt: str, strict: bool, patches_dir: Path | None, verbose: bool) -> None:
+def inspect_command(source: Path, fmt: str, strict: bool, stage: str | None, patches_dir: Path | None,
+                    verbose: bool) -> None:
     """Show what the Dockerfile and its install scripts put in the image, which of it the patches target,
     and which files of VENDOR never ship."""
     from ..archive import open_source
@@ -34,7 +42,8 @@ def inspect_command(source: Path, fmt: str, strict: bool, patches_dir: Path | No
 
     patch_set = load_outline(patches_dir)
     with open_source(source) as tree:
-        inspection = inspect_tree(tree, patch_set)
+        inspection = inspect_tree(tree, patch_set, stage)
+    reached(inspection.exit_code(strict))
     if fmt == "json":
         click.echo(json.dumps(to_json(inspection), indent=2))
     else:
@@ -44,4 +53,7 @@ def inspect_command(source: Path, fmt: str, strict: bool, patches_dir: Path | No
     for target in inspection.targets:
         if target.problem:
             click.echo(f"warning: {target.target}: {target.problem}", err=True)
+        caveat = target.caveat()
+        if caveat:
+            click.echo(f"warning: {target.target}: {caveat}", err=True)
     sys.exit(int(inspection.exit_code(strict)))

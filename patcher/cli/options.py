@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import IO, TYPE_CHECKING, Any, Callable
 
 import click
 
@@ -28,6 +30,31 @@ set_option = click.option(
 )
 verbose_option = click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for errors.")
 
+color_option = click.option(
+    "--color/--no-color", "color", default=None,
+    help="Colour the output: --color always, --no-color never; by default only on a terminal, and never "
+         "when NO_COLOR is set to anything but an empty value (no-color.org).",
+)
+
+
+def colour_wanted(choice: bool | None, stream: IO[Any]) -> bool:
+    """Decide whether to colour what goes to ``stream``: one rule for every command that colours.
+
+    ``--color`` / ``--no-color`` decide when given (a flag given for one
+    run outranks the environment, as no-color.org asks). Otherwise a
+    non-empty ``NO_COLOR`` turns colour off, on a terminal too; else colour
+    only on a terminal.
+    """
+    if choice is not None:
+        return choice
+    if os.environ.get("NO_COLOR", ""):
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no such method, or a closed stream
+        return False
+
+
 format_option = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
                              show_default=True, help="Output format on stdout.")
 
@@ -45,18 +72,20 @@ def load_patches(patches_dir: Path | None, overrides: tuple[str, ...], *, lazy: 
     from ..errors import PatchSetError
     from ..patchset import load_patch_set
     from ..resources import default_patches_dir, templates_dir_for
-    from ..vcs import describe_commit
+    from ..vcs import read_commit
 
     directory = patches_dir or default_patches_dir()
     if not directory.is_dir():
         raise PatchSetError("no such patch set folder", where=str(directory))
-    return load_patch_set(
+    recorded = read_commit(directory)
+    patch_set = load_patch_set(
         directory,
         overrides=overrides,
         templates=templates_dir_for(directory),
-        commit=describe_commit(directory),
+        commit=recorded.commit,
         lazy=lazy,
     )
+    return replace(patch_set, commit_reason=recorded.reason)
 
 
 def load_outline(patches_dir: Path | None) -> SeriesOutline:

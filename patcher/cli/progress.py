@@ -20,7 +20,11 @@ _WIDTH = 30
 
 
 class ProgressBar:
-    """Draw ``writing NAME [#####.....]  45%  46/102 MB`` on one line of STREAM."""
+    """Draw ``writing NAME [#####.....]  45%  46/102 MB`` on one line of STREAM.
+
+    ``unit`` and ``scale`` name what is counted: bytes shown as MB by
+    default, or e.g. ``unit="cases", scale=1`` for ``70/158 cases``.
+    """
 
     def __init__(
         self,
@@ -30,8 +34,12 @@ class ProgressBar:
         enabled: bool | None = None,
         delay: float = DELAY,
         clock: Callable[[], float] = time.monotonic,
+        unit: str = "MB",
+        scale: float = 1e6,
     ) -> None:
         self.label = label
+        self.unit = unit
+        self.scale = scale
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = _is_terminal(self.stream) if enabled is None else enabled
         self.delay = delay
@@ -40,7 +48,7 @@ class ProgressBar:
         self._drawn_at: float | None = None
 
     def update(self, done: int, total: int) -> None:
-        """Take the bytes written so far; redraw at most ten times a second."""
+        """Take the amount done so far (bytes by default); redraw at most ten times a second."""
         if not self.enabled:
             return
         now = self.clock()
@@ -54,7 +62,8 @@ class ProgressBar:
         share = done / total if total else 1.0
         filled = int(share * _WIDTH)
         bar = "#" * filled + "." * (_WIDTH - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {share:4.0%}  {done / 1e6:.0f}/{total / 1e6:.0f} MB")
+        amount = f"{done / self.scale:.0f}/{total / self.scale:.0f} {self.unit}"
+        self.stream.write(f"\r{self.label} [{bar}] {share:4.0%}  {amount}")
         self.stream.flush()
 
     def close(self) -> None:
@@ -65,6 +74,54 @@ class ProgressBar:
             self._drawn_at = None
 
     def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class StageLine:
+    """Say which stage a slow command is in, ``upgrade: patching NEW (3/5)``, on one line of STREAM.
+
+    For work that comes in steps rather than bytes. As with ``ProgressBar``,
+    nothing is drawn off a terminal, nor before DELAY seconds have passed
+    since the first stage: a quick run prints exactly what it printed before.
+    """
+
+    def __init__(self, label: str, stages: int, *, stream: TextIO | None = None, enabled: bool | None = None,
+                 delay: float = DELAY, clock: Callable[[], float] = time.monotonic) -> None:
+        self.label = label
+        self.stages = stages
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = _is_terminal(self.stream) if enabled is None else enabled
+        self.delay = delay
+        self.clock = clock
+        self._start: float | None = None
+        self._count = 0
+        self._drawn = False
+
+    def __call__(self, stage: str) -> None:
+        """Enter ``stage``; draw it once the run has taken longer than DELAY."""
+        self._count += 1
+        if not self.enabled:
+            return
+        now = self.clock()
+        if self._start is None:
+            self._start = now
+        if now - self._start < self.delay:
+            return
+        self.stream.write(f"\r\x1b[K{self.label}: {stage} ({min(self._count, self.stages)}/{self.stages})")
+        self.stream.flush()
+        self._drawn = True
+
+    def close(self) -> None:
+        """Erase the line, so the report starts on a clean one."""
+        if self._drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self._drawn = False
+
+    def __enter__(self) -> StageLine:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

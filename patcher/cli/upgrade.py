@@ -7,17 +7,29 @@ from pathlib import Path
 
 import click
 
+from . import reached
 from .errors import handle_errors
 from .options import limit_options, limits_from, load_patches, load_policy_for, patches_option, set_option, verbose_option
+from .progress import StageLine
 
 EPILOG = (
-    "OLD and NEW are vendor zips, folders or build contexts. Nothing is written. For each patch: its status "
-    "on OLD and NEW (applies, already-applied, fails with the closest code), whether what it captured changed, "
-    "and for each scope it touches or requires whether the vendor changed that scope's code (judged on syntax: "
-    "comments, blank lines, line breaks inside brackets and CRLF are no change), with a diff of that scope. "
-    "Then: shipped copies that moved, mirror groups that appeared or went, safety-rule errors new in NEW or "
-    "gone from it. Exit codes: 0 every patch behaves on NEW as on OLD and nothing it relies on changed; "
-    "1 something needs review; 2 bad input or usage; 3 internal error."
+    "OLD and NEW are vendor zips, folders or build contexts (any output of apply). A context counts as the "
+    "vendor drop it was made from while it still holds what its manifest says: each patch found already applied "
+    "there with the recorded file and parameters takes the recorded status and fingerprints, and scopes are "
+    "compared as patched on both drops; a context edited since, or whose manifest does not read, is compared as "
+    "a tree, with a note. Nothing is written. The report opens with the "
+    "verdict and its reasons, most serious first, and ends with the command to run next. For each patch: "
+    "its status on OLD and NEW (applies, already-applied, fails with the closest code, not-shipped), whether "
+    "what it captured changed, and for each scope it touches or requires whether the vendor changed that "
+    "scope's code (judged on syntax: comments, blank lines, line breaks inside brackets and CRLF are no "
+    "change), with that scope's diff printed once for all the patches that rely on it. Then: shipped copies "
+    "that moved or are no longer shipped, mirror groups that appeared or went, and the safety rules on each "
+    "drop as apply would write it (patched as far as the patches apply): errors and warnings new in NEW or "
+    "gone from it. Exit codes: 0 every patch applies (or is already applied) on NEW as on OLD with the same "
+    "captures, nothing it relies on changed, the patched NEW passes the safety rules and the shipped copies "
+    "are where they were; 1 something needs review (a patch that fails, a target NEW no longer ships, a rule "
+    "error in the patched NEW, a changed scope or capture, a moved copy, a new warning); 2 bad input or "
+    "usage; 3 internal error."
 )
 
 
@@ -35,18 +47,20 @@ def upgrade_command(old: Path, new: Path, fmt: str, patches_dir: Path | None, ov
                     max_members: int, max_size: int, max_ratio: int, verbose: bool) -> None:
     """Compare how the patch series applies to vendor drop OLD and to NEW."""
     from ..archive import open_source
+    from ..report import patch_arguments
     from ..review import upgrade, upgrade_render
 
-    patch_set = load_patches(patches_dir, overrides)
+    patch_set = load_patches(patches_dir, overrides, lazy=True)
     policy = load_policy_for(patch_set.directory)
     limits = limits_from(max_members, max_size, max_ratio)
-    with open_source(old, limits) as old_tree, open_source(new, limits) as new_tree:
-        report = upgrade.compare(upgrade.read_drop(old_tree, patch_set, policy, str(old)),
-                                 upgrade.read_drop(new_tree, patch_set, policy, str(new)))
-    if fmt == "json":
-        click.echo(upgrade_render.to_json_text(report))
-    elif fmt == "markdown":
-        click.echo(upgrade_render.markdown(report), nl=False)
-    else:
-        click.echo(upgrade_render.text(report), nl=False)
-    sys.exit(int(report.exit_code))
+    with StageLine("upgrade", 5) as progress:
+        with open_source(old, limits) as old_tree, open_source(new, limits) as new_tree:
+            drops = upgrade.read_drops(old_tree, new_tree, patch_set, policy, (str(old), str(new)), progress)
+        progress("comparing")
+        report = upgrade.compare(*drops, patch_args=patch_arguments(patches_dir, overrides))
+        rendered = (upgrade_render.to_json_text(report) + "\n" if fmt == "json" else
+                    upgrade_render.markdown(report) if fmt == "markdown" else upgrade_render.text(report))
+    code = report.exit_code
+    reached(code)
+    click.echo(rendered, nl=False)
+    sys.exit(int(code))

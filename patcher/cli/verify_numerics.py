@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 
 from ..errors import PatcherError
-from ..report import NumericsReport
+from ..numerics.report import NumericsReport
 from .errors import handle_errors
 from .options import input_argument, load_patches, load_policy_for, patches_option, set_option, verbose_option
+from .progress import ProgressBar
 
 EPILOG = (
     "Runs apply's patching in memory, loads the vendor's and the patched shipped paged_attn.py side by"
@@ -21,10 +22,13 @@ EPILOG = (
     " and lengths on both sides of each decode threshold. Every call gets fresh copies of its inputs."
     " Prints, per function, the tier each copy ran, whether the outputs are bitwise equal or how far"
     " apart, and each copy's max error against a reference computed from the unpaged keys and values."
-    " A copy that writes into one of its inputs (the vendor's prefill scales an fp32 query in place) is"
-    " printed once as a warning and does not change the exit code when both copies write the same"
-    " values; a write only one copy makes is a difference."
-    " Exit codes: 0 prefill bitwise equal and decode within fp32 round-off everywhere; 1 a difference;"
+    " Every tensor argument is compared too, bit for bit, after each copy: when both write the same"
+    " values into one (the vendor's prefill scales an fp32 query in place) it is printed once as a"
+    " warning; a write only one copy makes, or different values written, leaves the caller with"
+    " different contents and is a difference, naming the input, the copy, the dtypes and the max abs"
+    " diff. A progress bar is drawn on stderr when it is a terminal."
+    " Exit codes: 0 prefill bitwise equal, decode within fp32 round-off, and every input holding the"
+    " same bits after either copy, everywhere; 1 a difference;"
     " 2 bad input, a patch that does not apply, or PyTorch missing (pip install 'patcher[numerics]');"
     " 3 internal error."
 )
@@ -54,7 +58,9 @@ def verify_numerics_command(source: Path, patches_dir: Path | None, overrides: t
     v1_limit = int(load_policy_for(patch_set.directory).rules["v1-length-limit"].params["max-tokens"])
     with open_source(source) as tree:
         sources = paged_attn_sources(tree, patch_set)
-    result = compare_sources(sources.vendor, sources.patched, v1_limit=v1_limit, full_thresholds=full_thresholds)
+    with ProgressBar("verifying numerics", unit="cases", scale=1) as bar:
+        result = compare_sources(sources.vendor, sources.patched, v1_limit=v1_limit,
+                                 full_thresholds=full_thresholds, progress=bar.update)
     patches = ", ".join(sources.patches) or "no patch (already applied)"
     report = NumericsReport(result, f"{sources.path} of {source.name}: vendor vs patched ({patches})")
     for line in report.lines(cases=show_cases):

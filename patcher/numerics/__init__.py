@@ -11,9 +11,14 @@ imports nothing heavy, so ``import patcher`` stays light:
   ``forward_prefix`` / ``forward_decode``, and naive reference attention.
 - ``compare``: ``compare_sources`` runs a vendor and a patched copy side by
   side over a grid of shapes and says, per call, which decode tier each
-  ran and how close the outputs are (``patcher verify-numerics``).
+  ran, how close the outputs are and what each left in the tensors it was
+  given (``patcher verify-numerics``).
+- ``report`` (no PyTorch): ``NumericsReport``, the lines and exit code
+  ``verify-numerics`` prints for a comparison.
 - ``sources`` (no PyTorch): ``paged_attn_sources`` runs apply's core in
   memory and returns the shipped ``paged_attn.py`` before and after.
+- ``quiet_torch``: the one ``import torch`` of the modules above, without
+  the warning PyTorch raises at import when NumPy is absent.
 """
 
-__all__ = ["cases", "compare", "loader", "sources", "stub_ops"]
+__all__ = ["cases", "compare", "loader", "quiet_torch", "report", "sources", "stub_ops"]

@@ -13,20 +13,24 @@ shuffled, so a sequence's blocks are not contiguous, and every slot that
 no sequence owns (spare blocks, the tail of a last block, block-table
 padding) holds random garbage, so reading past a context shows up as a
 wrong result rather than passing by luck. Everything is a function of the
-arguments and ``seed``.
+arguments and ``seed``, and the values do not depend on ``dtype``: an fp16
+case holds the fp32 case's values of the same seed, rounded.
 
 ``kwargs`` holds the pristine inputs. A copy under test may write into its
 inputs (the vendor's prefill scales an fp32 ``query`` in place), so calls
 take ``fresh_kwargs()`` / ``pytorch_kwargs()``, which clone every tensor,
-and ``reference()`` always reads the pristine ones.
+and ``reference()`` always reads the pristine ones; it is computed once
+per case, so a case run on several copies or stub ops pays for it once.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-import torch
+from .quiet_torch import torch
 
 
 @dataclass(frozen=True)
@@ -68,11 +72,15 @@ class PrefixCase:
         return fresh_copies({name: self.kwargs[name] for name in names})
 
     def reference(self) -> torch.Tensor:
-        """Return the expected output in fp32, ``[num_tokens, num_q_heads, head_dim]``.
+        """Return the expected output in fp32, ``[num_tokens, num_q_heads, head_dim]`` (shared: do not modify it).
 
         Full softmax over context plus new tokens, causal among the new
         tokens, computed from the unpaged keys and values.
         """
+        return self._reference
+
+    @functools.cached_property
+    def _reference(self) -> torch.Tensor:
         query = self.kwargs["query"]
         outputs = []
         start = 0
@@ -84,7 +92,7 @@ class PrefixCase:
             cols = torch.arange(ctx_len + q_len).unsqueeze(0)
             outputs.append(_attend(q, self.cache.keys[i], self.cache.values[i],
                                    self.head_dim ** -0.5, mask=cols > rows))
-        return torch.cat(outputs, dim=0)
+        return torch.cat(outputs, dim=0) if outputs else torch.zeros(0, *query.shape[1:])
 
 
 @dataclass(frozen=True)
@@ -111,8 +119,29 @@ class DecodeCase:
         names = ("query", "key_cache", "value_cache", "block_tables", "seq_lens", "scale")
         return fresh_copies({name: self.kwargs[name] for name in names})
 
+    def with_lengths(self, seq_lens: Sequence[int]) -> DecodeCase:
+        """Return this case with sequence ``i`` holding only its first ``seq_lens[i]`` tokens.
+
+        The cache is shared, not drawn again: one long case serves every
+        length around a threshold. The slots past a shortened sequence's end
+        keep its other tokens, which to it are garbage like unowned slots.
+        ``max_seq_len`` becomes ``max(seq_lens)``.
+        """
+        if len(seq_lens) != len(self.seq_lens) or not all(0 <= n <= m for n, m in zip(seq_lens, self.seq_lens)):
+            raise ValueError(f"lengths {list(seq_lens)} do not shorten {list(self.seq_lens)}")
+        cache = dataclasses.replace(self.cache, keys=tuple(k[:n] for k, n in zip(self.cache.keys, seq_lens)),
+                                    values=tuple(v[:n] for v, n in zip(self.cache.values, seq_lens)))
+        lengths = self.kwargs["seq_lens"]
+        kwargs = {**self.kwargs, "seq_lens": torch.tensor(list(seq_lens), dtype=lengths.dtype, device=lengths.device),
+                  "max_seq_len": max(seq_lens, default=0)}
+        return dataclasses.replace(self, seq_lens=tuple(seq_lens), cache=cache, kwargs=kwargs)
+
     def reference(self) -> torch.Tensor:
-        """Return the expected output in fp32, ``[num_seqs, num_q_heads, head_dim]``."""
+        """Return the expected output in fp32, ``[num_seqs, num_q_heads, head_dim]`` (shared: do not modify it)."""
+        return self._reference
+
+    @functools.cached_property
+    def _reference(self) -> torch.Tensor:
         query = self.kwargs["query"]
         outputs = []
         for i, seq_len in enumerate(self.seq_lens):
@@ -121,7 +150,7 @@ class DecodeCase:
                 continue
             outputs.append(_attend(query[i:i + 1], self.cache.keys[i], self.cache.values[i],
                                    self.kwargs["scale"], mask=None))
-        return torch.cat(outputs, dim=0)
+        return torch.cat(outputs, dim=0) if outputs else torch.zeros(0, *query.shape[1:])
 
 
 def fresh_copies(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -243,11 +272,12 @@ def make_paged_sequences(
     spare_blocks: int = 3,
     pad_blocks: int = 1,
 ) -> PagedSequences:
-    """Fill a garbage-initialised paged cache with ``seq_lens[i]`` random tokens per sequence.
+    """Fill a paged cache with random values and hand ``seq_lens[i]`` of its slots to sequence ``i``.
 
     Blocks are handed out in a shuffled order; ``spare_blocks`` extra blocks
     stay unowned and each block-table row is padded with ``pad_blocks``
-    (or more) ids of random blocks.
+    (or more) ids of random blocks. A sequence's tokens are the values its
+    slots hold, so everything it does not own is garbage it must not read.
     """
     x = 16 // torch.empty((), dtype=dtype).element_size()
     if head_dim % x:
@@ -255,8 +285,13 @@ def make_paged_sequences(
     blocks_per_seq = [-(-n // block_size) for n in seq_lens]
     num_blocks = sum(blocks_per_seq) + spare_blocks
     width = max(blocks_per_seq, default=0) + pad_blocks
-    key_cache = _randn(gen, (num_blocks, num_kv_heads, head_dim // x, block_size, x), dtype)
-    value_cache = _randn(gen, (num_blocks, num_kv_heads, head_dim, block_size), dtype)
+    # Drawn slot-major, the same shape in every dtype, so that a seed gives the same values
+    # whatever x is; every slot is drawn once (the tokens are read back, not drawn again).
+    key_slots = _randn(gen, (num_blocks, block_size, num_kv_heads, head_dim), dtype)
+    value_slots = _randn(gen, (num_blocks, block_size, num_kv_heads, head_dim), dtype)
+    key_cache = (key_slots.view(num_blocks, block_size, num_kv_heads, head_dim // x, x)
+                 .permute(0, 2, 3, 1, 4).contiguous())
+    value_cache = value_slots.permute(0, 2, 3, 1).contiguous()
     block_tables = torch.randint(0, max(num_blocks, 1), (len(seq_lens), width),
                                  generator=gen, dtype=torch.int32)
     order = torch.randperm(num_blocks, generator=gen).to(torch.int32)
@@ -266,16 +301,11 @@ def make_paged_sequences(
     for i, (n, used) in enumerate(zip(seq_lens, blocks_per_seq)):
         block_tables[i, :used] = order[next_block:next_block + used]
         next_block += used
-        k = _randn(gen, (n, num_kv_heads, head_dim), dtype)
-        v = _randn(gen, (n, num_kv_heads, head_dim), dtype)
         positions = torch.arange(n)
         blocks = block_tables[i].long()[positions // block_size]
         offsets = positions % block_size
-        # Advanced indices on dims 0 and 3 put the token axis first.
-        key_cache[blocks, :, :, offsets, :] = k.reshape(n, num_kv_heads, head_dim // x, x)
-        value_cache[blocks, :, :, offsets] = v
-        keys.append(k)
-        values.append(v)
+        keys.append(key_slots[blocks, offsets])
+        values.append(value_slots[blocks, offsets])
     return PagedSequences(key_cache, value_cache, block_tables, tuple(keys), tuple(values))
 
 
@@ -292,10 +322,12 @@ def _attend(
     mask: torch.Tensor | None,
 ) -> torch.Tensor:
     """Return naive fp32 attention ``[q, q_heads, d]``; ``mask[r, j]`` hides key ``j`` from row ``r``."""
-    gqa_ratio = query.shape[1] // keys.shape[1]
-    k = keys.float().repeat_interleave(gqa_ratio, dim=1)
-    v = values.float().repeat_interleave(gqa_ratio, dim=1)
-    scores = torch.einsum("qhd,khd->hqk", query.float(), k) * scale
+    num_tokens, num_q_heads, head_dim = query.shape
+    num_kv_heads = keys.shape[1]
+    # Query heads grouped by the kv head they share ([q, kv, gqa, d]): no copy of the keys per head.
+    grouped = query.float().reshape(num_tokens, num_kv_heads, num_q_heads // num_kv_heads, head_dim)
+    scores = torch.einsum("qkgd,nkd->kgqn", grouped, keys.float()) * scale
     if mask is not None:
         scores = scores.masked_fill(mask, float("-inf"))
-    return torch.einsum("hqk,khd->qhd", torch.softmax(scores, dim=-1), v)
+    out = torch.einsum("kgqn,nkd->qkgd", torch.softmax(scores, dim=-1), values.float())
+    return out.reshape(num_tokens, num_q_heads, head_dim)

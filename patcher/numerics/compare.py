@@ -2,38 +2,47 @@
 
 Both copies are loaded with their own stub ``vllm._custom_ops`` (V1 in
 plain PyTorch; V2 raising ``NotImplementedError`` as on the BI-V100, or
-working, in a second pass) and called on the same seeded paged KV caches
-over a grid of shapes. Prefill must be bitwise equal: the patches only move
-where the same kernels read their inputs. Decode may take another kernel in
-the patched copy (V2, or PyTorch past a different threshold), so it must
-agree within fp32 round-off, and the report says which tier each side ran.
+working, in a second set of calls) and called on the same seeded paged KV
+caches over a grid of shapes. Prefill must be bitwise equal: the patches
+only move where the same kernels read their inputs. Decode may take another
+kernel in the patched copy (V2, or PyTorch past a different threshold), so
+it must agree within fp32 round-off, and the report says which tier each
+side ran.
 
-Every call gets fresh copies of all its inputs, so neither copy sees what
-the other wrote: the vendor's prefill scales an fp32 ``query`` in place
-(``.float()`` of an fp32 tensor is the tensor itself, then ``.mul_``).
-Such a write is a finding of its own (``InPlaceWrite``), not a numerical
-difference, as long as both copies write the same bits; a write only one
-copy makes, or different bits written, is a difference. Each output is also
-measured against the case's independent reference (naive attention over the
-unpaged keys and values), so the report shows both copies are right, not
-only equal.
+What a caller sees after a call is the output and every tensor it passed
+in, so both are compared. Every call gets fresh copies of all its inputs,
+so neither copy sees what the other wrote: the vendor's prefill scales an
+fp32 ``query`` in place (``.float()`` of an fp32 tensor is the tensor
+itself, then ``.mul_``). After the call, each tensor argument of each copy
+is compared bit for bit with what it held and with what the other copy left
+there (``ArgumentWrite``): both copies writing the same bits is a finding,
+not a difference; a write only one copy makes, or different values written,
+leaves the caller with different contents, and is a difference. Each output
+is also measured against the case's independent reference (naive attention
+over the unpaged keys and values), so the report shows both copies are
+right, not only equal.
+
+The grid is built once: a decode case that both kinds of stub ops run is
+generated, and its reference computed, once. PyTorch runs on one thread
+(see ``_threads``).
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import dataclasses
+import functools
 import itertools
 import math
 import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
-import libcst as cst
-import torch
-
 from ..depth import require_parseable
 from .cases import DecodeCase, PrefixCase, make_decode_case, make_prefix_case
 from .loader import load_paged_attn
+from .quiet_torch import torch
 from .stub_ops import StubOps
 
 CLASS = "PagedAttention"
@@ -46,6 +55,10 @@ THRESHOLD_GAP = 1024
 
 BI_V100 = "BI-V100 ops (V2 raises NotImplementedError)"
 V2_WORKS = "ops with a working V2 (as on upstream GPUs)"
+SIDES = ("vendor", "patched")
+
+#: Called after each comparison with (done, total).
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,35 @@ class Shape:
 
 
 @dataclass(frozen=True)
+class ArgumentWrite:
+    """A tensor argument that at least one copy wrote into during one call, and what each left in it."""
+
+    argument: str
+    vendor_wrote: bool
+    patched_wrote: bool
+    equal: bool  # both copies left the same bits in it
+    max_abs_diff: float = 0.0  # between what the two copies left; 0.0 when equal
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The copies that wrote into it."""
+        return tuple(side for side, wrote in zip(SIDES, (self.vendor_wrote, self.patched_wrote)) if wrote)
+
+    @property
+    def message(self) -> str:
+        """Say what the caller sees afterwards, for one call."""
+        name = f"`{self.argument}`"
+        if self.equal:
+            return f"vendor and patched write the same values into {name}"
+        if len(self.sides) == 2:
+            return f"vendor and patched write different values into {name}, max abs diff {self.max_abs_diff:.3g}"
+        writer = self.sides[0]
+        other = SIDES[1 - SIDES.index(writer)]
+        return (f"only {writer} writes into {name} ({other} leaves it as it was), so the caller sees different "
+                f"{name} contents afterwards, max abs diff {self.max_abs_diff:.3g}")
+
+
+@dataclass(frozen=True)
 class Comparison:
     """One call of one function on both copies."""
 
@@ -73,43 +115,77 @@ class Comparison:
     case: str
     vendor_tier: str
     patched_tier: str
-    equal: bool  # bitwise
+    equal: bool  # the outputs, bitwise
     max_abs_diff: float
     tolerance: float  # 0 for prefill: only bitwise equality passes
-    error: str | None = None  # an exception on either side, or inputs written differently
+    error: str | None = None  # an exception on either side, or outputs of another shape or dtype
     dtype: str = "float32"  # of the inputs
     #: Each copy's max abs error against the case's reference (nan when it raised).
     vendor_ref_error: float = math.nan
     patched_ref_error: float = math.nan
-    #: The arguments each copy wrote into (both wrote the same bits when ``error`` is None).
-    vendor_writes: tuple[str, ...] = ()
-    patched_writes: tuple[str, ...] = ()
+    #: Every tensor argument either copy wrote into, with what each left there.
+    writes: tuple[ArgumentWrite, ...] = ()
+
+    @property
+    def outputs_ok(self) -> bool:
+        """No exception, and the outputs bitwise equal or (decode) within fp32 round-off."""
+        return self.error is None and (self.equal or 0 < self.tolerance and self.max_abs_diff <= self.tolerance)
+
+    @property
+    def written_differently(self) -> tuple[ArgumentWrite, ...]:
+        """The arguments the two copies leave different contents in."""
+        return tuple(w for w in self.writes if not w.equal)
 
     @property
     def ok(self) -> bool:
-        """Bitwise equal, or (decode) within fp32 round-off, with no exception."""
-        return self.error is None and (self.equal or self.max_abs_diff <= self.tolerance)
+        """The outputs agree and every argument holds the same bits after either copy."""
+        return self.outputs_ok and not self.written_differently
+
+    @property
+    def vendor_writes(self) -> tuple[str, ...]:
+        """The arguments the vendor's copy wrote into."""
+        return tuple(w.argument for w in self.writes if w.vendor_wrote)
+
+    @property
+    def patched_writes(self) -> tuple[str, ...]:
+        """The arguments the patched copy wrote into."""
+        return tuple(w.argument for w in self.writes if w.patched_wrote)
 
 
 @dataclass(frozen=True)
 class InPlaceWrite:
-    """A function that writes into one of its inputs, aggregated over every case."""
+    """One function writing into one of its arguments, the same way in every case listed, aggregated.
+
+    ``equal``: both copies write, and leave the same bits (a finding, not a
+    difference). Otherwise the caller sees different contents afterwards:
+    one copy writes and the other does not, or both write different values.
+    """
 
     function: str
     argument: str
-    sides: tuple[str, ...]  # "vendor", "patched"
-    dtypes: tuple[str, ...]  # input dtypes for which it wrote
-    untouched: tuple[str, ...]  # input dtypes tried for which it did not
+    sides: tuple[str, ...]  # "vendor", "patched": the copies that write
+    dtypes: tuple[str, ...]  # input dtypes for which it happened
+    untouched: tuple[str, ...]  # input dtypes tried for which neither copy wrote into it
+    equal: bool = True
+    cases: int = 0
+    max_abs_diff: float = 0.0  # between what the two copies left, over those cases
 
     @property
     def message(self) -> str:
         """Say it in one sentence, for the report."""
         who = " and ".join(self.sides)
-        verb = "write" if len(self.sides) > 1 else "writes"
-        text = f"{who} {self.function} {verb} into `{self.argument}` in place for {', '.join(self.dtypes)} inputs"
-        if self.untouched:
-            text += f" ({', '.join(self.untouched)} inputs are left alone)"
-        return text
+        name = f"`{self.argument}`"
+        dtypes = f"for {', '.join(self.dtypes)} inputs"
+        alone = f" ({', '.join(self.untouched)} inputs are left alone)" if self.untouched else ""
+        if self.equal:
+            verb = "write" if len(self.sides) > 1 else "writes"
+            return f"{who} {self.function} {verb} into {name} in place {dtypes}{alone}"
+        measured = f"{self.cases} case(s), max abs diff {self.max_abs_diff:.3g}"
+        if len(self.sides) > 1:
+            return f"vendor and patched {self.function} write different values into {name} {dtypes}{alone} ({measured})"
+        other = SIDES[1 - SIDES.index(self.sides[0])]
+        return (f"only {who} {self.function} writes into {name} in place, {dtypes}{alone}; {other} leaves it as it "
+                f"was, so the caller sees different {name} contents afterwards ({measured})")
 
 
 @dataclass(frozen=True)
@@ -127,52 +203,79 @@ class NumericsResult:
 
     @property
     def in_place_writes(self) -> tuple[InPlaceWrite, ...]:
-        """Return every (function, argument) some copy wrote into, once, with the sides and dtypes concerned."""
+        """Return each way a function writes into an argument, once, with the dtypes and cases concerned.
+
+        A way is who writes (vendor, patched or both) and whether both copies
+        leave the same bits; the same argument can show up once per way.
+        """
         tried: dict[str, list[str]] = {}
-        wrote: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
+        touched: dict[tuple[str, str], set[str]] = {}
+        found: dict[tuple[str, str, tuple[str, ...], bool], tuple[list[str], list[float]]] = {}
         for c in self.comparisons:
-            tried.setdefault(c.function, [])
-            if c.dtype not in tried[c.function]:
-                tried[c.function].append(c.dtype)
-            for side, names in (("vendor", c.vendor_writes), ("patched", c.patched_writes)):
-                for name in names:
-                    sides, dtypes = wrote.setdefault((c.function, name), ([], []))
-                    if side not in sides:
-                        sides.append(side)
-                    if c.dtype not in dtypes:
-                        dtypes.append(c.dtype)
+            dtypes = tried.setdefault(c.function, [])
+            if c.dtype not in dtypes:
+                dtypes.append(c.dtype)
+            for w in c.writes:
+                touched.setdefault((c.function, w.argument), set()).add(c.dtype)
+                written, diffs = found.setdefault((c.function, w.argument, w.sides, w.equal), ([], []))
+                if c.dtype not in written:
+                    written.append(c.dtype)
+                diffs.append(w.max_abs_diff)
         return tuple(
-            InPlaceWrite(function, name, tuple(s for s in ("vendor", "patched") if s in sides), tuple(dtypes),
-                         tuple(d for d in tried[function] if d not in dtypes))
-            for (function, name), (sides, dtypes) in wrote.items()
+            InPlaceWrite(function, name, sides, tuple(written),
+                         tuple(d for d in tried[function] if d not in touched[function, name]),
+                         equal, len(diffs), max(diffs, key=lambda d: (d != d, d)))  # NaN first
+            for (function, name, sides, equal), (written, diffs) in found.items()
         )
 
 
-def compare_sources(vendor: bytes, patched: bytes, *, v1_limit: int = V1_LIMIT,
-                    full_thresholds: bool = False) -> NumericsResult:
+def compare_sources(vendor: bytes, patched: bytes, *, v1_limit: int = V1_LIMIT, full_thresholds: bool = False,
+                    progress: Progress | None = None, threads: int = 1) -> NumericsResult:
     """Compare ``forward_prefix`` and ``forward_decode`` of two ``paged_attn.py`` sources.
 
     ``full_thresholds`` keeps the class decode thresholds at their values;
     otherwise, when both copies share one, it is lowered on both to just
     above the highest threshold that is a literal in the code, so that long
     contexts stay cheap on a CPU while every tier boundary is still crossed.
+    ``progress`` is called after each comparison with (done, total).
+    ``threads``: PyTorch's intra-op threads while it runs (restored after).
     """
     literals = sorted(set(_literal_thresholds(vendor)) | set(_literal_thresholds(patched)))
     notes: list[str] = []
+    pairs = {mode: _Pair(vendor, patched, mode, v1_limit) for mode in (BI_V100, V2_WORKS)}
+    lowered = _lower_thresholds(pairs[BI_V100], literals, full_thresholds, notes)
+    if lowered is not None:
+        pairs[V2_WORKS].set_threshold(lowered)
+    thresholds = _thresholds(pairs[BI_V100], literals)
+    plan = [*_prefix_grid(), *_decode_grid(thresholds)]
+    total = sum(len(planned.modes) for planned in plan)
     comparisons: list[Comparison] = []
-    lowered: int | None = None
-    for ops_mode in (BI_V100, V2_WORKS):
-        pair = _Pair(vendor, patched, ops_mode, v1_limit)
-        if ops_mode == BI_V100:
-            lowered = _lower_thresholds(pair, literals, full_thresholds, notes)
-        elif lowered is not None:
-            pair.set_threshold(lowered)
-        thresholds = _thresholds(pair, literals)
-        if ops_mode == BI_V100:
-            comparisons.extend(pair.prefix(case, label) for case, label in _prefix_grid())
-        for case, label in _decode_grid(thresholds, full=ops_mode == BI_V100):
-            comparisons.append(pair.decode(case, label))
+    with _threads(threads):
+        for planned in plan:
+            case = planned.build()
+            for mode in planned.modes:
+                comparisons.append(pairs[mode].call(planned.function, case, planned.label))
+                if progress is not None:
+                    progress(len(comparisons), total)
+    # In the report's order: prefill, then decode on each kind of ops (each pair's own calls keep their order).
+    order = {(function, mode): i for i, (function, mode) in
+             enumerate(itertools.product(("forward_prefix", "forward_decode"), (BI_V100, V2_WORKS)))}
+    comparisons.sort(key=lambda c: order[c.function, c.ops])
     return NumericsResult(tuple(comparisons), tuple(thresholds), tuple(notes))
+
+
+@contextlib.contextmanager
+def _threads(count: int) -> Iterator[None]:
+    """Run PyTorch on ``count`` intra-op threads, then give the caller back its setting."""
+    # The kernels here are small (a few thousand tokens at most); splitting each over threads
+    # costs more in wake-ups and spinning than it saves, and several times the CPU on a loaded
+    # machine (benchmarks/verify_numerics.py --threads 2 shows it).
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 # -- the two copies -----------------------------------------------------
@@ -185,7 +288,7 @@ class _Pair:
         self.ops_mode = ops_mode
         works = ops_mode == V2_WORKS
         self.sides = []
-        for name, source in (("vendor", vendor), ("patched", patched)):
+        for name, source in zip(SIDES, (vendor, patched)):
             ops = StubOps(v2_available=works, v1_max_seq_len=v1_limit)
             module = load_paged_attn(source, ops, f"paged_attn_{name}", filename=f"<{name} paged_attn.py>")
             self.sides.append(_Side(name, module, ops))
@@ -199,29 +302,23 @@ class _Pair:
             setattr(side.cls, THRESHOLD, value)
 
     def prefix(self, case: PrefixCase, label: str) -> Comparison:
-        return self._call("forward_prefix", case, label, tolerance=0.0)
+        return self.call("forward_prefix", case, label)
 
     def decode(self, case: DecodeCase, label: str) -> Comparison:
-        return self._call("forward_decode", case, label, tolerance=FP32_TOLERANCE)
+        return self.call("forward_decode", case, label)
 
-    def _call(self, function: str, case: PrefixCase | DecodeCase, label: str, tolerance: float) -> Comparison:
-        # Fresh copies for each side, so neither sees what the other wrote; after the call they hold what it did.
-        written = [case.fresh_kwargs() for _ in self.sides]
-        outs = [side.run(function, kwargs) for side, kwargs in zip(self.sides, written)]
+    def call(self, function: str, case: PrefixCase | DecodeCase, label: str) -> Comparison:
+        """Call ``function`` on both copies with fresh copies of the case's inputs; compare what each leaves."""
+        tolerance = 0.0 if function == "forward_prefix" else FP32_TOLERANCE
+        # Fresh copies for each side, so neither sees what the other wrote; after the call they hold what it left.
+        inputs = [case.fresh_kwargs() for _ in self.sides]
+        outs = [side.run(function, kwargs) for side, kwargs in zip(self.sides, inputs)]
         comparison = _compare(function, self.ops_mode, label, outs, tolerance)
-        writes = [tuple(name for name, value in after.items() if not _same_bits(value, case.kwargs[name]))
-                  for after in written]
-        error = comparison.error
-        if error is None and (writes[0] != writes[1]
-                              or not all(_same_bits(written[0][n], written[1][n]) for n in writes[0])):
-            error = (f"the copies write into their inputs differently: vendor into {_names(writes[0])}, "
-                     f"patched into {_names(writes[1])}" if writes[0] != writes[1] else
-                     f"both copies write into {_names(writes[0])}, but not the same values")
         reference = case.reference()
         return dataclasses.replace(
-            comparison, error=error, dtype=str(case.dtype).replace("torch.", ""),
+            comparison, dtype=str(case.dtype).replace("torch.", ""),
             vendor_ref_error=_ref_error(outs[0][0], reference), patched_ref_error=_ref_error(outs[1][0], reference),
-            vendor_writes=writes[0], patched_writes=writes[1])
+            writes=_writes(case.kwargs, inputs[0], inputs[1]))
 
 
 @dataclass
@@ -285,8 +382,8 @@ def _compare(function: str, ops_mode: str, label: str,
         return Comparison(function, ops_mode, label, vendor_tier, patched_tier, False, math.inf, tolerance,
                           f"vendor gives {tuple(vendor.shape)} {vendor.dtype}, patched {tuple(patched.shape)} "
                           f"{patched.dtype}")
-    equal = torch.equal(vendor, patched)
-    diff = 0.0 if equal else float((vendor.float() - patched.float()).abs().max())
+    equal = _same_bits(vendor, patched)
+    diff = 0.0 if equal else _max_abs_diff(vendor, patched)
     scale = max(1.0, float(vendor.float().abs().max())) if vendor.numel() else 1.0
     if tolerance and vendor.dtype != torch.float32:
         # The round-off of fp32 work can flip the last bit of a half-precision output.
@@ -294,19 +391,45 @@ def _compare(function: str, ops_mode: str, label: str,
     return Comparison(function, ops_mode, label, vendor_tier, patched_tier, equal, diff, tolerance * scale)
 
 
-def _same_bits(after: Any, before: Any) -> bool:
-    """Tell whether an argument still holds what it held (tensors: same shape, dtype and values, NaN included)."""
-    if not isinstance(after, torch.Tensor) or not isinstance(before, torch.Tensor):
-        return type(after) is type(before) and bool(after is before or after == before)
-    if after.shape != before.shape or after.dtype != before.dtype:
+def _writes(before: dict[str, Any], vendor: dict[str, Any], patched: dict[str, Any]) -> tuple[ArgumentWrite, ...]:
+    """Compare what each copy left in every tensor argument with what it held, and with the other copy."""
+    found = []
+    for name, pristine in before.items():
+        if not isinstance(pristine, torch.Tensor):
+            continue  # ints, floats, strings and None cannot be written into
+        vendor_wrote = not _same_bits(vendor[name], pristine)
+        patched_wrote = not _same_bits(patched[name], pristine)
+        if vendor_wrote or patched_wrote:
+            equal = vendor_wrote and patched_wrote and _same_bits(vendor[name], patched[name])
+            found.append(ArgumentWrite(name, vendor_wrote, patched_wrote, equal,
+                                       0.0 if equal else _max_abs_diff(vendor[name], patched[name])))
+    return tuple(found)
+
+
+# Integer dtypes of each width, to compare floating-point tensors bit for bit (NaN, -0.0 and all).
+_BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Tell whether two tensors have the same shape, dtype and bits."""
+    if a.shape != b.shape or a.dtype != b.dtype:
         return False
-    if after.is_floating_point():
-        return bool(((after == before) | (after.isnan() & before.isnan())).all())
-    return torch.equal(after, before)
+    if a.is_complex():
+        # Its two floats, each compared by its bits (complex128 has no 16-byte integer to view as).
+        a, b = torch.view_as_real(a), torch.view_as_real(b)
+    if a.is_floating_point():
+        bits = _BITS[a.element_size()]
+        return torch.equal(a.view(bits), b.view(bits))
+    return torch.equal(a, b)
 
 
-def _names(names: Sequence[str]) -> str:
-    return ", ".join(f"`{n}`" for n in names) or "none"
+def _max_abs_diff(a: torch.Tensor, b: torch.Tensor) -> float:
+    """Return the largest absolute difference of two tensors (inf for other shapes, nan where one holds NaN)."""
+    if a.shape != b.shape:
+        return math.inf
+    if not a.numel():
+        return 0.0
+    return float((a.double() - b.double()).abs().max())
 
 
 def _ref_error(output: torch.Tensor | None, reference: torch.Tensor) -> float:
@@ -318,42 +441,36 @@ def _ref_error(output: torch.Tensor | None, reference: torch.Tensor) -> float:
 # -- thresholds ---------------------------------------------------------
 
 
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
 def _literal_thresholds(source: bytes) -> list[int]:
     """Integer literals ``forward_decode`` compares lengths with (e.g. ``actual_max > 8192``)."""
-    require_parseable(source, "the shipped paged_attn.py")
-    module = cst.parse_module(source)
+    require_parseable(source, "the shipped paged_attn.py", strings_nest=False)  # ast: adjacent strings are one node
     found: list[int] = []
-
-    class _Decode(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            if node.name.value == "forward_decode":
-                node.visit(_Literals())
-                return False
-            return True
-
-    class _Literals(cst.CSTVisitor):
-        def visit_Comparison(self, node: cst.Comparison) -> None:
-            operands = (node.left, *(c.comparator for c in node.comparisons))
+    for function in ast.walk(ast.parse(source)):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name != "forward_decode":
+            continue
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Compare) or not all(isinstance(op, _ORDERING) for op in node.ops):
+                continue
+            operands = (node.left, *node.comparators)
             # Only comparisons of a length (actual_max, max_seq_len, seq_lens.max()), not of
             # strides or head counts.
             if not any(_is_length(operand) for operand in operands):
-                return
-            ordering = all(isinstance(c.operator, _ORDERING) for c in node.comparisons)
-            for operand in operands:
-                # A length threshold is at least a block of tokens; 0 and 1 test for emptiness.
-                if ordering and isinstance(operand, cst.Integer) and int(operand.evaluated_value) >= 16:
-                    found.append(int(operand.evaluated_value))
-
-    module.visit(_Decode())
+                continue
+            # A length threshold is at least a block of tokens; 0 and 1 test for emptiness.
+            found.extend(value for value in map(_int_value, operands) if value is not None and value >= 16)
     return found
 
 
-_ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+def _int_value(node: ast.expr) -> int | None:
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
 
 
-def _is_length(node: cst.BaseExpression) -> bool:
-    text = cst.Module(body=[]).code_for_node(node)
-    return not isinstance(node, cst.Integer) and ("max" in text or "len" in text)
+def _is_length(node: ast.expr) -> bool:
+    text = ast.unparse(node)
+    return _int_value(node) is None and ("max" in text or "len" in text)
 
 
 def _lower_thresholds(pair: _Pair, literals: Sequence[int], full: bool, notes: list[str]) -> int | None:
@@ -383,11 +500,24 @@ def _thresholds(pair: _Pair, literals: Sequence[int]) -> list[tuple[int, str]]:
 
 # -- the grid -----------------------------------------------------------
 
+
+@dataclass(frozen=True)
+class Planned:
+    """One case of the grid, built only when it runs, and the kinds of stub ops that run it."""
+
+    function: str
+    label: str
+    modes: tuple[str, ...]
+    build: Callable[[], PrefixCase | DecodeCase] = field(repr=False, compare=False)
+
+
 SHAPES = tuple(
     Shape(head_dim, block_size, kv, gqa)
     for head_dim, block_size, (kv, gqa) in itertools.product((128, 256), (16, 32), ((2, 1), (2, 2), (1, 6)))
 )
 HALF_SHAPES = (Shape(128, 16, 2, 2, torch.float16), Shape(256, 16, 1, 6, torch.bfloat16))
+# The shapes whose decode cases also run on ops with a working V2.
+V2_SHAPES = SHAPES[:3]
 # One sequence's context per label: none, one full block, a ragged last block.
 TILE_BLOCKS = 32  # _BLOCKS_PER_TILE in the vendor's _forward_prefix_pytorch
 # Two groups of 8192 tokens (prefix-pregather's default max_gather_tokens), then 3 tiles and a
@@ -395,7 +525,7 @@ TILE_BLOCKS = 32  # _BLOCKS_PER_TILE in the vendor's _forward_prefix_pytorch
 LONG_CONTEXT = 2 * 8192 + 3 * TILE_BLOCKS * 16 + 4 * 16 + 7
 
 
-def _prefix_grid() -> Iterator[tuple[PrefixCase, str]]:
+def _prefix_grid() -> Iterator[Planned]:
     seed = itertools.count()
     for shape in (*SHAPES, *HALF_SHAPES):
         bs = shape.block_size
@@ -413,16 +543,18 @@ def _prefix_grid() -> Iterator[tuple[PrefixCase, str]]:
             # last group and tile; and a context of exactly one group beside it.
             batches.append(("long contexts", [LONG_CONTEXT, 8192], [5, 3]))
         for label, contexts, queries in batches:
-            case = make_prefix_case(contexts, queries, num_kv_heads=shape.num_kv_heads, gqa_ratio=shape.gqa_ratio,
-                                    head_dim=shape.head_dim, block_size=bs, dtype=shape.dtype, seed=next(seed))
-            yield case, f"{shape} {label}: contexts {contexts}, new tokens {queries}"
+            build = functools.partial(make_prefix_case, contexts, queries, num_kv_heads=shape.num_kv_heads,
+                                      gqa_ratio=shape.gqa_ratio, head_dim=shape.head_dim, block_size=bs,
+                                      dtype=shape.dtype, seed=next(seed))
+            yield Planned("forward_prefix", f"{shape} {label}: contexts {contexts}, new tokens {queries}",
+                          (BI_V100,), build)
 
 
-def _decode_grid(thresholds: Sequence[tuple[int, str]], *, full: bool) -> Iterator[tuple[DecodeCase, str]]:
+def _decode_grid(thresholds: Sequence[tuple[int, str]]) -> Iterator[Planned]:
     seed = itertools.count(1000)
-    shapes = (*SHAPES, *HALF_SHAPES) if full else SHAPES[:3]
-    for shape in shapes:
+    for shape in (*SHAPES, *HALF_SHAPES):
         bs = shape.block_size
+        modes = (BI_V100, V2_WORKS) if shape in V2_SHAPES else (BI_V100,)
         batches: list[tuple[str, list[int], int | None]] = [
             ("one token", [1], None),
             ("one block", [bs], None),
@@ -431,15 +563,26 @@ def _decode_grid(thresholds: Sequence[tuple[int, str]], *, full: bool) -> Iterat
             ("padded max_seq_len", [37, 100], 4096),
         ]
         for label, lengths, max_seq_len in batches:
-            case = make_decode_case(lengths, num_kv_heads=shape.num_kv_heads, gqa_ratio=shape.gqa_ratio,
-                                    head_dim=shape.head_dim, block_size=bs, dtype=shape.dtype, seed=next(seed),
-                                    max_seq_len=max_seq_len)
-            yield case, f"{shape} {label}: lengths {lengths}" + (f", max_seq_len {max_seq_len}" if max_seq_len else "")
-    # Both sides of each threshold: T tokens stay in the lower tier, T + 1 go up.
-    for head_dim in (128, 256) if full else (128,):
+            build = functools.partial(make_decode_case, lengths, num_kv_heads=shape.num_kv_heads,
+                                      gqa_ratio=shape.gqa_ratio, head_dim=shape.head_dim, block_size=bs,
+                                      dtype=shape.dtype, seed=next(seed), max_seq_len=max_seq_len)
+            padded = f", max_seq_len {max_seq_len}" if max_seq_len else ""
+            yield Planned("forward_decode", f"{shape} {label}: lengths {lengths}{padded}", modes, build)
+    # Both sides of each threshold: T tokens stay in the lower tier, T + 1 go up. One cache per
+    # head size, as long as the longest, serves every length.
+    longest = max((value + 1 for value, _ in thresholds), default=0)
+    for head_dim in (128, 256):
         shape = Shape(head_dim, 16, 1, 2)
+        modes = (BI_V100, V2_WORKS) if head_dim == 128 else (BI_V100,)
+        base = functools.lru_cache(maxsize=1)(functools.partial(
+            make_decode_case, [5, longest], num_kv_heads=1, gqa_ratio=2, head_dim=head_dim, block_size=16,
+            seed=next(seed)))
         for value, where in thresholds:
             for length in (value, value + 1):
-                case = make_decode_case([5, length], num_kv_heads=1, gqa_ratio=2, head_dim=head_dim,
-                                        block_size=16, seed=next(seed))
-                yield case, f"{shape} threshold {value} ({where}): lengths [5, {length}]"
+                build = functools.partial(_shortened, base, [5, length])
+                yield Planned("forward_decode", f"{shape} threshold {value} ({where}): lengths [5, {length}]",
+                              modes, build)
+
+
+def _shortened(base: Callable[[], DecodeCase], lengths: list[int]) -> DecodeCase:
+    return base().with_lengths(lengths)

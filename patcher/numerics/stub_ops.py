@@ -25,7 +25,7 @@ from __future__ import annotations
 import collections
 from typing import Any, Sequence
 
-import torch
+from .quiet_torch import torch
 
 # Tokens per partition of the V2 kernel; upstream's _PARTITION_SIZE.
 V2_PARTITION_SIZE = 512
@@ -210,16 +210,19 @@ def gather_tokens(
 
 def _scores(query: torch.Tensor, keys: torch.Tensor, scale: float) -> torch.Tensor:
     """Return fp32 logits ``[num_q_heads, n]`` of one token's heads against ``keys``."""
-    gqa_ratio = query.shape[0] // keys.shape[1]
-    keys = keys.float().repeat_interleave(gqa_ratio, dim=1)  # [n, q_heads, d]
-    return torch.einsum("hd,nhd->hn", query.float(), keys) * scale
+    num_q_heads, head_dim = query.shape
+    num_kv_heads = keys.shape[1]
+    # Query heads grouped by the kv head they share ([kv, gqa, d]): no copy of the keys per head.
+    grouped = query.float().reshape(num_kv_heads, num_q_heads // num_kv_heads, head_dim)
+    return torch.einsum("kgd,nkd->kgn", grouped, keys.float()).reshape(num_q_heads, -1) * scale
 
 
 def _weighted_values(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     """Return ``[num_q_heads, d]``: ``weights [q_heads, n]`` applied to ``values``."""
-    gqa_ratio = weights.shape[0] // values.shape[1]
-    values = values.float().repeat_interleave(gqa_ratio, dim=1)
-    return torch.einsum("hn,nhd->hd", weights, values)
+    num_q_heads, n = weights.shape
+    num_kv_heads = values.shape[1]
+    grouped = weights.reshape(num_kv_heads, num_q_heads // num_kv_heads, n)
+    return torch.einsum("kgn,nkd->kgd", grouped, values.float()).reshape(num_q_heads, -1)
 
 
 def _check_decode_args(
@@ -236,8 +239,8 @@ def _check_decode_args(
     if rest and rest[0] != "auto":
         raise NotImplementedError(f"stub paged attention: kv_cache_dtype={rest[0]!r}")
     if value_cache.shape[1] != num_kv_heads or key_cache.shape[1] != num_kv_heads:
-        raise ValueError(
-            f"num_kv_heads={num_kv_heads} but the caches have {value_cache.shape[1]} kv heads")
+        raise ValueError(f"num_kv_heads={num_kv_heads} but the key cache has {key_cache.shape[1]} kv heads "
+                         f"and the value cache {value_cache.shape[1]}")
     if value_cache.shape[3] != block_size:
         raise ValueError(
             f"block_size={block_size} but the value cache has blocks of {value_cache.shape[3]}")

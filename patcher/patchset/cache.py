@@ -13,30 +13,32 @@ changes that code without changing the version). Computing the key
 neither renders nor parses a patch: a run that hits loads neither
 Jinja2 nor libcst.
 
-An entry is never trusted blindly: it holds its own key and the sha256
-of the patched bytes, and is used only if both check out and it names the
-same patches in the same order (none, for a file that could not be parsed
-or decoded); anything else is a miss, and the result is computed again. Entries are written atomically, so concurrent runs at
-worst each compute the same result.
+The folder's content is not trusted (CI restores it from other
+branches): ``patcher.cache_store`` keeps the entries, each authenticated
+with this user's secret key, and hands back only payloads that verify.
+A payload is then decoded strictly: every field of the expected type,
+the same patches in the same order (none, for a file that could not be
+parsed or decoded), the recorded sha256 of the patched bytes, and bytes
+equal to the input when no patch applied. Anything else, for any
+reason, is a miss: the result is computed again and overwrites it.
 
 Location: ``$PATCHER_CACHE_DIR``, else ``$XDG_CACHE_HOME/patcher``, else
-``~/.cache/patcher``. ``PATCHER_NO_CACHE=1`` turns it off. Deleting the
-folder is always safe.
+``~/.cache/patcher``, under ``patched/``. ``PATCHER_NO_CACHE=1`` turns
+it off. Deleting the folder is always safe.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import secrets
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import __version__
+from ..cache_store import Store, cache_root
 
 if TYPE_CHECKING:
     from .model import Patch
@@ -45,19 +47,14 @@ if TYPE_CHECKING:
 # libcst and the runner are imported by the functions that use them: a
 # command that imports the pipeline only to read a tree (check) loads neither.
 
-FORMAT = 2  # 2: outcomes carry their diagnostic and fingerprints
+FORMAT = 3  # 2: outcomes carry their diagnostic and fingerprints; 3: authenticated entries
 _KEEP = 512  # entries kept; the oldest beyond this are removed when one is written
+MAX_ENTRY = 64 << 20  # bytes of payload: a larger entry is a miss unread, a larger result is not stored
 
 
 def cache_dir() -> Path | None:
     """Return the cache folder, or None when caching is turned off."""
-    if os.environ.get("PATCHER_NO_CACHE", "").strip() not in ("", "0"):
-        return None
-    explicit = os.environ.get("PATCHER_CACHE_DIR", "").strip()
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return (Path(base) if base else Path.home() / ".cache") / "patcher"
+    return cache_root()
 
 
 def cached_patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome:
@@ -66,17 +63,15 @@ def cached_patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> F
     if folder is None:
         return patch_source(path, source, patches)
     key = _key(source, patches)
-    entry = folder / "patched" / key
-    hit = _read(entry, key, path, source, patches)
-    if hit is not None:
-        try:
-            os.utime(entry)  # recently used: kept longest when pruning
-        except OSError:
-            pass
-        return hit
-    outcome = patch_source(path, source, patches)
-    _write(entry, key, outcome)
-    return outcome
+    with Store(folder / "patched", MAX_ENTRY) as store:
+        payload = store.read(key)
+        hit = None if payload is None else _decode(payload, key, path, source, patches)
+        if hit is not None:
+            return hit
+        outcome = patch_source(path, source, patches)
+        if store.write(key, _encode(key, outcome)):
+            store.prune(_KEEP)
+        return outcome
 
 
 def patch_source(path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome:
@@ -133,8 +128,9 @@ def _code_digest() -> str:
     """Digest the modules whose code decides a patched result."""
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
-    # The field walker the pattern engine matches with, and the records an entry holds.
-    modules = [package / "syntax.py", package / "records.py"]
+    # The field walker the pattern engine matches with, the records an entry
+    # holds, and the line diff that decides which patch wrote which line.
+    modules = [package / "syntax.py", package / "records.py", package / "linediff.py"]
     for folder in ("patchset", "transforms"):
         modules += sorted((package / folder).glob("*.py"))
     for module in modules:
@@ -142,58 +138,81 @@ def _code_digest() -> str:
     return digest.hexdigest()
 
 
-def _read(entry: Path, key: str, path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome | None:
-    from .outcome import FileOutcome, PatchOutcome
-
-    try:
-        raw = entry.read_bytes()
-    except OSError:
-        return None
-    header, _, patched = raw.partition(b"\n")
-    try:
-        meta = json.loads(header)
-        if meta["key"] != key or meta["sha256"] != hashlib.sha256(patched).hexdigest():
-            return None
-        recorded = meta["outcomes"]
-        parse_error = meta["parse_error"]
-        # A file that cannot be patched (not parsed, not decoded) has no outcome per patch.
-        if [r[0] for r in recorded] != ([] if parse_error is not None else [p.id for p in patches]):
-            return None
-        outcomes = tuple(PatchOutcome.from_record(p, r) for p, r in zip(patches, recorded))
-    except (ValueError, KeyError, TypeError, IndexError):
-        return None  # damaged, or written by another format: compute again
-    return FileOutcome(path, source, patched, outcomes, parse_error)
-
-
-def _write(entry: Path, key: str, outcome: FileOutcome) -> None:
+def _encode(key: str, outcome: FileOutcome) -> bytes:
     meta = {
         "key": key,
         "sha256": hashlib.sha256(outcome.patched).hexdigest(),
         "outcomes": [o.to_record() for o in outcome.outcomes],
         "parse_error": outcome.parse_error,
     }
-    temp = entry.with_name(f".{entry.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    return json.dumps(meta).encode() + b"\n" + outcome.patched
+
+
+def _decode(payload: bytes, key: str, path: str, source: bytes, patches: Sequence[Patch]) -> FileOutcome | None:
+    """Read back what ``_encode`` wrote; None if anything in it is not what it writes, whatever the error."""
+    from .outcome import FileOutcome, PatchOutcome, Status
+
+    header, _, patched = payload.partition(b"\n")
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        temp.write_bytes(json.dumps(meta).encode() + b"\n" + outcome.patched)
-        os.replace(temp, entry)
-        _prune(entry.parent)
-    except OSError:
-        # A cache that cannot be written (read-only home, full disk) only
-        # costs the next run its speed-up.
-        try:
-            temp.unlink()
-        except OSError:
-            pass  # never written, or already gone
+        meta = json.loads(header)
+        if not (isinstance(meta, dict) and meta.keys() == {"key", "sha256", "outcomes", "parse_error"}
+                and meta["key"] == key and meta["sha256"] == hashlib.sha256(patched).hexdigest()):
+            return None
+        recorded, parse_error = meta["outcomes"], meta["parse_error"]
+        if not (isinstance(recorded, list) and all(_is_record(r) for r in recorded)
+                and (parse_error is None or isinstance(parse_error, str) and parse_error)):
+            return None
+        # A file that cannot be patched (not parsed, not decoded) has no outcome per patch.
+        if [r[0] for r in recorded] != ([] if parse_error is not None else [p.id for p in patches]):
+            return None
+        outcomes = tuple(PatchOutcome.from_record(p, r) for p, r in zip(patches, recorded))
+        # What the runner never gives: a failure without a reason, bytes changed with no patch applied.
+        if any(o.status is Status.FAILED and not o.detail for o in outcomes):
+            return None
+        if patched != source and not any(o.status is Status.APPLIED for o in outcomes):
+            return None
+        return FileOutcome(path, source, patched, outcomes, parse_error)
+    except Exception:  # RecursionError (deep JSON), MemoryError, bad UTF-8, a shape this did not foresee
+        return None
 
 
-def _prune(folder: Path) -> None:
-    entries = [e for e in os.scandir(folder) if not e.name.startswith(".")]
-    if len(entries) <= _KEEP:
-        return
-    entries.sort(key=lambda e: e.stat().st_mtime)
-    for stale in entries[: len(entries) - _KEEP]:
-        try:
-            os.unlink(stale.path)
-        except OSError:
-            pass
+_STATUSES = frozenset({"applied", "already applied", "failed"})
+_DIAGNOSTIC = frozenset({"kind", "scope", "pattern", "step", "closest", "scopes", "text"})
+_CLOSEST_INTS = frozenset({"first_line", "last_line", "statement", "matched", "differing_tokens"})
+_CLOSEST_TEXTS = frozenset({"pattern", "code", "inside"})
+
+
+def _is_record(record: Any) -> bool:
+    """Tell whether ``record`` has the shape ``PatchOutcome.to_record`` gives, every field of its type."""
+    return (isinstance(record, list) and len(record) == 5 and _all(str, record[0], record[2])
+            and record[1] in _STATUSES and (record[3] is None or _is_diagnostic(record[3]))
+            and isinstance(record[4], list) and all(_is_step_print(p) for p in record[4]))
+
+
+def _is_diagnostic(data: Any) -> bool:
+    if not (isinstance(data, dict) and data.keys() == _DIAGNOSTIC):
+        return False
+    closest = data["closest"]
+    return (data["kind"] in ("step", "requires", "scope") and _all(str, data["scope"], data["pattern"], data["text"])
+            and (data["step"] is None or _all(int, data["step"]))
+            and isinstance(data["scopes"], list) and _all(str, *data["scopes"])
+            and (closest is None or isinstance(closest, dict) and closest.keys() == _CLOSEST_INTS | _CLOSEST_TEXTS
+                 and _all(int, *(closest[k] for k in _CLOSEST_INTS))
+                 and _all(str, *(closest[k] for k in _CLOSEST_TEXTS))))
+
+
+def _is_step_print(data: Any) -> bool:
+    return (isinstance(data, dict) and data.keys() == {"step", "matches"} and _all(int, data["step"])
+            and isinstance(data["matches"], list)
+            and all(isinstance(m, dict) and m.keys() == {"code", "bindings"} and _is_print(m["code"])
+                    and isinstance(m["bindings"], dict) and all(_is_print(b) for b in m["bindings"].values())
+                    for m in data["matches"]))
+
+
+def _is_print(data: Any) -> bool:
+    return isinstance(data, list) and len(data) == 2 and _all(str, *data)
+
+
+def _all(kind: type, *values: Any) -> bool:
+    """Tell whether every value is exactly of ``kind`` (so True is not an int here)."""
+    return all(type(v) is kind for v in values)

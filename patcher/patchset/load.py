@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import hashlib
 import json
-import sys
+import math
+import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the image-side tool may run on 3.10
-    import tomli as tomllib
-
 from ..errors import PatchSetError
-from .model import PARAM_TYPES, AppliedMarker, Built, Example, Param, Patch, PatchCode, PatchSet, SeriesOutline
+from .folder import FileMissing, PatchFolder, decode, parse_toml, shown, templates_digest
+from .model import (PARAM_TYPES, STR_KINDS, AppliedMarker, Built, Example, Param, Patch, PatchCode, PatchSet,
+                    SeriesOutline)
 
 if TYPE_CHECKING:
-    import jinja2
+    from .templates import PatcherEnvironment
 
 # Rendering (Jinja2) and building steps (libcst) are imported where they are
 # used: commands that only need the outline of the series load neither.
@@ -29,8 +29,18 @@ PATCH_KEYS = frozenset({
     "target", "scope", "params", "applied-when", "requires", "steps", "examples",
 })
 REQUIRED_KEYS = ("id", "description", "origin", "last-update", "target", "scope", "steps")
-PARAM_KEYS = frozenset({"type", "default", "help", "min", "max"})
+PARAM_KEYS = frozenset({"type", "default", "help", "min", "max", "kind", "allow-nonfinite"})
 EXAMPLE_KEYS = frozenset({"name", "before", "after", "error", "params"})
+# An id names files (ID.toml), cache entries, git commits and markdown table
+# cells: letters, digits, '.' and '-', short enough for every file system.
+PATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*")
+MAX_ID_LENGTH = 100
+# More patches than any set needs; each file is read once and capped.
+MAX_SERIES_ENTRIES = 1000
+# What --set accepts: plain ASCII decimal numbers (int() alone would take
+# ' 1_0 ', Arabic-Indic digits, and float() 'infinity').
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+_FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|nan)", re.IGNORECASE)
 
 
 def load_patch_set(
@@ -51,12 +61,12 @@ def load_patch_set(
     """
     # Only the patch set's own templates: a template missing from it must not
     # be found in the tool's folder by accident.
-    folder = templates or directory.parent / "templates"
+    folder = PatchFolder.open(directory, templates or directory.parent / "templates")
     environment = LazyEnvironment(folder)
-    raw = [read_patch_file(path) for path in series_files(directory)]
+    raw = [read_patch_file(path, folder) for path in series_files(folder)]
     ids = [data["id"] for _, data in raw]
     values = parse_overrides(overrides, {data["id"]: (path, data) for path, data in raw})
-    shared = templates_digest(folder)
+    shared = templates_digest(folder.templates or directory.parent / "templates")
     patches = tuple(build_patch(path, data, environment, values.get(data["id"], {}), shared) for path, data in raw)
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
@@ -70,11 +80,11 @@ def load_patch_set(
 class LazyEnvironment:
     """The Jinja2 environment of a load, made when the first patch is built (Jinja2 loads then)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: PatchFolder) -> None:
         self.folder = folder
-        self._env: jinja2.Environment | None = None
+        self._env: PatcherEnvironment | None = None
 
-    def get(self) -> jinja2.Environment:
+    def get(self) -> PatcherEnvironment:
         """Return the environment, making it on first use."""
         if self._env is None:
             from .templates import make_environment
@@ -83,26 +93,14 @@ class LazyEnvironment:
         return self._env
 
 
-def templates_digest(folder: Path) -> str:
-    """Digest every file of the templates folder (names and bytes): what a patch's templates can read."""
-    digest = hashlib.sha256()
-    if folder.is_dir():
-        for item in sorted(p for p in folder.rglob("*") if p.is_file()):
-            # A name never holds NUL and the content's digest has a fixed
-            # length, so no two folders feed the same bytes (content itself
-            # may hold NUL, and so a separator after it would not suffice).
-            name = item.relative_to(folder).as_posix().encode()
-            digest.update(name + b"\0" + hashlib.sha256(item.read_bytes()).digest())
-    return digest.hexdigest()
-
-
 def load_outline(directory: Path) -> SeriesOutline:
     """Read which file each patch targets, checking the series and each file's keys but rendering nothing.
 
     For commands that only read the vendor tree (``verify-sync``,
     ``inspect``): they need the targets, not the steps.
     """
-    raw = [read_patch_file(path) for path in series_files(directory)]
+    folder = PatchFolder.open(directory)
+    raw = [read_patch_file(path, folder) for path in series_files(folder)]
     ids = [str(data["id"]) for _, data in raw]
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
@@ -110,48 +108,81 @@ def load_outline(directory: Path) -> SeriesOutline:
     return SeriesOutline(directory=directory, patches=tuple((str(d["id"]), str(d["target"])) for _, d in raw))
 
 
-def series_files(directory: Path) -> list[Path]:
-    """List the patch files named by ``series``, in order, checking each exists."""
-    series = directory / SERIES
-    if not series.is_file():
-        raise PatchSetError("no 'series' file listing the patches in order", where=str(directory),
-                            hint="is this a patch set folder?")
-    files = []
-    for number, line in enumerate(series.read_text(encoding="utf-8").splitlines(), 1):
+def series_files(folder: PatchFolder) -> list[Path]:
+    """List the patch files named by ``series``, in order; each must lie inside the folder."""
+    series = folder.directory / SERIES
+    try:
+        data = folder.read(series, what="series file")
+    except FileMissing:
+        raise PatchSetError("no 'series' file listing the patches in order", where=str(folder.directory),
+                            hint="is this a patch set folder?") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PatchSetError("not UTF-8 text", where=str(series)) from None
+    files: list[Path] = []
+    for number, line in enumerate(text.splitlines(), 1):
         name = line.partition("#")[0].strip()
         if not name:
             continue
-        path = directory / name
-        if not path.is_file():
-            raise PatchSetError(f"line {number} names '{name}', which does not exist", where=str(series))
+        if len(files) == MAX_SERIES_ENTRIES:
+            raise PatchSetError(f"line {number}: the series lists more than {MAX_SERIES_ENTRIES} patches",
+                                where=str(series))
+        path = folder.entry(name, series=series, line=number)
+        if not os.path.exists(path):
+            raise PatchSetError(f"line {number} names '{shown(name)}', which does not exist", where=str(series))
         files.append(path)
     if not files:
         raise PatchSetError("the series lists no patch", where=str(series))
     return files
 
 
-def read_patch_file(path: Path) -> tuple[Path, dict[str, Any]]:
-    """Parse one patch file and check its top-level keys."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        raise PatchSetError(f"not valid TOML: {error}", where=str(path)) from None
-    except UnicodeDecodeError:
-        raise PatchSetError("not UTF-8 text", where=str(path)) from None
+def read_patch_file(path: Path, folder: PatchFolder | None = None) -> tuple[Path, dict[str, Any]]:
+    """Parse one patch file (inside ``folder``, else inside its own folder) and check its top-level keys."""
+    folder = folder or PatchFolder.open(path.parent)
+    data = parse_toml(decode(folder.read(path, what="patch file"), path), path)
     _check_keys(data, PATCH_KEYS, path, "")
     for key in REQUIRED_KEYS:
         if key not in data:
             raise PatchSetError(f"missing key '{key}'", where=str(path))
+    _check_id(data["id"], path)
     expected = path.stem.replace("_", "-")
     if data["id"] != expected:
-        raise PatchSetError(f"id '{data['id']}' does not match the file name (expected '{expected}')", where=str(path))
+        raise PatchSetError(f"id '{data['id']}' does not match the file name (expected '{shown(expected)}')",
+                            where=str(path))
+    for key in ("description", "origin", "target", "scope"):
+        if not isinstance(data[key], str):
+            raise PatchSetError(f"'{key}' must be a string, not {_type_name(data[key])}", where=str(path))
+    if not isinstance(data["last-update"], (str, datetime.date)):
+        raise PatchSetError(f"'last-update' must be a date, not {_type_name(data['last-update'])}", where=str(path))
     return path, data
 
 
+def _check_id(value: Any, path: Path) -> None:
+    if not isinstance(value, str):
+        raise PatchSetError(f"'id' must be a string, not {_type_name(value)}", where=str(path))
+    if len(value) > MAX_ID_LENGTH:
+        raise PatchSetError(f"the id is {len(value)} characters long, more than {MAX_ID_LENGTH}", where=str(path),
+                            hint="choose a shorter id, and name the file after it")
+    if not PATCH_ID.fullmatch(value):
+        raise PatchSetError(f"the id '{shown(value)}' holds characters an id may not", where=str(path),
+                            hint="use letters, digits, '.' and '-', starting with a letter or digit, "
+                                 "e.g. 'decode-fast-path'")
+
+
+def _type_name(value: Any) -> str:
+    names = {str: "a string", bool: "a boolean", int: "an integer", float: "a float", list: "an array",
+             dict: "a table", datetime.date: "a date", datetime.datetime: "a date-time", datetime.time: "a time"}
+    return names.get(type(value), type(value).__name__)
+
+
 def parse_params(path: Path, data: Mapping[str, Any]) -> tuple[Param, ...]:
-    """Read the typed parameters a patch declares."""
+    """Read the typed parameters a patch declares, checking their bounds, kind and default."""
     params = []
-    for name, spec in data.get("params", {}).items():
+    table = data.get("params", {})
+    if not isinstance(table, Mapping):
+        raise PatchSetError("'params' must be a table of parameters ([params.NAME])", where=str(path))
+    for name, spec in table.items():
         where = f"params.{name}"
         if not isinstance(spec, Mapping):
             raise PatchSetError(f"'{where}' must be a table with 'type' and 'default'", where=str(path))
@@ -159,25 +190,147 @@ def parse_params(path: Path, data: Mapping[str, Any]) -> tuple[Param, ...]:
         kind = spec.get("type")
         if kind not in PARAM_TYPES:
             raise PatchSetError(f"'{where}.type' must be one of {', '.join(PARAM_TYPES)}, not {kind!r}", where=str(path))
+        if not name.isidentifier() or not name.isascii():
+            raise PatchSetError(f"'{shown(where)}': a parameter name must be a plain name (letters, digits, '_')",
+                                where=str(path))
         if "default" not in spec:
             raise PatchSetError(f"'{where}' has no 'default'", where=str(path))
-        param = Param(name, kind, spec["default"], spec.get("help", ""), spec.get("min"), spec.get("max"))
+        if not isinstance(spec.get("help", ""), str):
+            raise PatchSetError(f"'{where}.help' must be a string", where=str(path))
+        bounds = [_bound(spec, key, kind, where, path) for key in ("min", "max")]
+        if None not in bounds and bounds[0] > bounds[1]:  # type: ignore[operator]
+            raise PatchSetError(f"'{where}.min' ({bounds[0]}) is above '{where}.max' ({bounds[1]})", where=str(path))
+        str_kind = spec.get("kind", "literal")
+        if "kind" in spec and (kind != "str" or str_kind not in STR_KINDS):
+            raise PatchSetError(f"'{where}.kind' is for str parameters: one of {', '.join(STR_KINDS)}"
+                                + ("" if kind == "str" else f" (this one is {kind})"), where=str(path))
+        nonfinite = spec.get("allow-nonfinite", False)
+        if "allow-nonfinite" in spec and (kind != "float" or not isinstance(nonfinite, bool)):
+            raise PatchSetError(f"'{where}.allow-nonfinite' is true or false, for float parameters", where=str(path))
+        param = Param(name, kind, spec["default"], spec.get("help", ""), bounds[0], bounds[1], str_kind, nonfinite)
         check_value(param, spec["default"], f"{path}: {where}.default")
         params.append(param)
     return tuple(params)
 
 
+def _bound(spec: Mapping[str, Any], key: str, kind: str, where: str, path: Path) -> float | None:
+    """Read ``min`` or ``max``: a finite number for int and float, a length in characters for str."""
+    if key not in spec:
+        return None
+    value = spec[key]
+    if kind == "bool":
+        raise PatchSetError(f"'{where}.{key}': a bool parameter has no bounds", where=str(path))
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "str" and not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        raise PatchSetError(f"'{where}.{key}' bounds a str's length: a whole number >= 0, not {value!r}",
+                            where=str(path))
+    if not number or not math.isfinite(value):
+        raise PatchSetError(f"'{where}.{key}' must be a finite number, not {value!r}", where=str(path))
+    if kind == "int" and isinstance(value, float) and not value.is_integer():
+        raise PatchSetError(f"'{where}.{key}' bounds an int: a whole number, not {value!r}", where=str(path))
+    return value
+
+
 def check_value(param: Param, value: Any, where: str) -> Any:
-    """Check a parameter value against the declared type and bounds."""
+    """Check a parameter value against the declared type, bounds and kind; return it."""
     expected = PARAM_TYPES[param.type]
     if isinstance(value, bool) and expected is not bool or not isinstance(value, expected):
         if not (expected is float and isinstance(value, int) and not isinstance(value, bool)):
-            raise PatchSetError(f"expected {param.type}, got {value!r}", where=where)
+            raise PatchSetError(f"expected {param.type}, got {shown(repr(value))}", where=where)
+    if param.type == "float" and not math.isfinite(value):
+        if not param.allow_nonfinite:
+            raise PatchSetError(f"{value!r} is not a finite number", where=where,
+                                hint=f"give a number, or declare 'allow-nonfinite = true' for '{param.name}'")
+        if math.isnan(value) and (param.minimum is not None or param.maximum is not None):
+            raise PatchSetError(f"nan is not within the bounds of '{param.name}'", where=where)
+    if param.type == "str":
+        _check_text(param, value, where)
+        return value
     if param.minimum is not None and value < param.minimum:
         raise PatchSetError(f"{value!r} is below the minimum {param.minimum}", where=where)
     if param.maximum is not None and value > param.maximum:
         raise PatchSetError(f"{value!r} is above the maximum {param.maximum}", where=where)
     return value
+
+
+def _check_text(param: Param, value: str, where: str) -> None:
+    length = len(value)
+    if param.minimum is not None and length < param.minimum:
+        raise PatchSetError(f"{shown(repr(value))} is {length} characters long, below the minimum length "
+                            f"{param.minimum}", where=where)
+    if param.maximum is not None and length > param.maximum:
+        raise PatchSetError(f"{shown(repr(value))} is {length} characters long, above the maximum length "
+                            f"{param.maximum}", where=where)
+    if param.kind != "literal":
+        problem = _code_problem(param.kind, value)
+        if problem:
+            raise PatchSetError(f"{shown(repr(value))} is not a Python {param.kind}: {problem}", where=where)
+
+
+def _parse_code(value: str) -> Any:
+    """Parse a parameter's value as one Python expression with libcst (imported only for such parameters)."""
+    import libcst
+
+    return libcst.parse_expression(value)
+
+
+def _code_problem(kind: str, value: str) -> str | None:
+    """Say why ``value`` is not a one-line Python identifier or expression (libcst's grammar), or None."""
+    import io
+    import keyword
+    import tokenize
+
+    if "\n" in value or "\r" in value or not value.isprintable():
+        return "it must be one line of printable characters"
+    if kind == "identifier":
+        if not (value.isascii() and value.isidentifier()):
+            return "an identifier is ASCII letters, digits and '_', not starting with a digit"
+        if keyword.iskeyword(value):
+            return f"'{value}' is a keyword"
+    try:
+        tree = _parse_code(value)
+        tokens = list(tokenize.generate_tokens(io.StringIO(value).readline))
+    except Exception as error:  # libcst's ParserSyntaxError, tokenize's errors
+        return f"it does not parse ({' '.join(str(error).split())[:120]})"
+    if any(token.type == tokenize.COMMENT for token in tokens):
+        return "it holds a comment, which would swallow the rest of the line"
+    if kind == "identifier" and type(tree).__name__ != "Name":
+        return "it is not a single name"
+    return None
+
+
+def code_text(kind: str, value: str) -> str:
+    """Write a checked expression so that it stays one operand wherever a template puts it.
+
+    An atom (a name, a call, an attribute, a subscript, a literal) or an
+    expression already in parentheses is written as it is; anything else
+    (``a + b``, ``x if c else y``, ``1, 2``) gets parentheses, so that
+    ``{{ expr }} * 2`` multiplies the whole expression.
+    """
+    if kind != "expression":
+        return value
+    tree = _parse_code(value)
+    atoms = ("Name", "Attribute", "Call", "Subscript", "Integer", "Float", "Imaginary", "SimpleString",
+             "ConcatenatedString", "FormattedString", "List", "Dict", "Set", "ListComp", "SetComp", "DictComp",
+             "Ellipsis")
+    if getattr(tree, "lpar", None) or type(tree).__name__ in atoms:
+        return value
+    return f"({value})"
+
+
+def template_values(params: Sequence[Param], values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values a patch's templates see: a str is a ``Text`` literal unless its kind says it is code."""
+    from .templates import Text
+
+    kinds = {p.name: p for p in params}
+    seen: dict[str, Any] = {}
+    for name, value in values.items():
+        param = kinds.get(name)
+        if param is not None and param.type == "str":
+            seen[name] = Text(value) if param.kind == "literal" else code_text(param.kind, value)
+        else:
+            seen[name] = value  # int, bool, float: floats are written by the environment's finalize
+    return seen
 
 
 def parse_overrides(
@@ -207,15 +360,23 @@ def parse_overrides(
 
 
 def _parse_value(param: Param, text: str, where: str) -> Any:
+    """Read a --set value as the parameter's type; a number is plain ASCII decimal."""
+    if param.type == "str":
+        return text
+    lowered = text.strip().lower()
+    if param.type == "bool" and lowered in {"true", "false", "1", "0", "yes", "no"}:
+        return lowered in {"true", "1", "yes"}
     try:
-        if param.type == "bool":
-            lowered = text.strip().lower()
-            if lowered not in {"true", "false", "1", "0", "yes", "no"}:
-                raise ValueError
-            return lowered in {"true", "1", "yes"}
-        return PARAM_TYPES[param.type](text)
+        if param.type == "int" and _INT_TEXT.fullmatch(lowered) and len(lowered) < 1000:
+            return int(lowered)
+        if param.type == "float" and _FLOAT_TEXT.fullmatch(lowered):
+            number = float(lowered)
+            if math.isinf(number) and "inf" not in lowered:
+                raise PatchSetError(f"{shown(text)} is too large for a float", where=where)
+            return number
     except ValueError:
-        raise PatchSetError(f"expected {param.type}, got {text!r}", where=where) from None
+        pass
+    raise PatchSetError(f"expected {param.type}, got {shown(repr(text))}", where=where)
 
 
 def build_patch(path: Path, data: Mapping[str, Any], environment: LazyEnvironment,
@@ -226,13 +387,13 @@ def build_patch(path: Path, data: Mapping[str, Any], environment: LazyEnvironmen
     """
     params = parse_params(path, data)
     values = {p.name: p.default for p in params} | dict(overrides)
-    examples = tuple(_example(path, number, entry) for number, entry in
+    examples = tuple(_example(path, number, entry, params) for number, entry in
                      enumerate(_tables(data.get("examples", []), path, "examples"), 1))
     # Everything the steps are built from: the patch's own table, its values
     # and the templates it may render (parameter types are in the table).
     described = json.dumps([data, values, templates], sort_keys=True, default=repr)
     code = PatchCode(hashlib.sha256(described.encode()).hexdigest(),
-                     lambda: _build_code(path, data, environment, values))
+                     lambda: _build_code(path, data, environment, template_values(params, values)))
     return Patch(
         id=data["id"], path=path, description=str(data["description"]), origin=str(data["origin"]),
         last_update=str(data["last-update"]), target=str(data["target"]), scope=str(data["scope"]),
@@ -286,6 +447,10 @@ def _markers(path: Path, data: Mapping[str, Any], key: str, render_value: Any) -
         if not isinstance(entry, Mapping) or "pattern" not in entry:
             raise PatchSetError(f"'{where}' must be a pattern or a table with 'pattern'", where=str(path))
         _check_keys(entry, frozenset({"pattern", "scope"}), path, where + ".")
+        for field in ("pattern", "scope"):
+            if field in entry and not isinstance(entry[field], str):
+                raise PatchSetError(f"'{where}.{field}' must be a string, not {_type_name(entry[field])}",
+                                    where=str(path))
         try:
             pattern = parse_pattern("pattern", render_value("pattern", str(entry["pattern"])))
         except ConfigError as error:
@@ -294,12 +459,26 @@ def _markers(path: Path, data: Mapping[str, Any], key: str, render_value: Any) -
     return tuple(markers)
 
 
-def _example(path: Path, number: int, entry: Mapping[str, Any]) -> Example:
-    _check_keys(entry, EXAMPLE_KEYS, path, f"examples[{number}].")
+def _example(path: Path, number: int, entry: Mapping[str, Any], params: Sequence[Param]) -> Example:
+    where = f"examples[{number}]"
+    _check_keys(entry, EXAMPLE_KEYS, path, f"{where}.")
     if "before" not in entry:
-        raise PatchSetError(f"'examples[{number}]' has no 'before'", where=str(path))
+        raise PatchSetError(f"'{where}' has no 'before'", where=str(path))
+    for key in ("name", "before", "after", "error"):
+        if key in entry and not isinstance(entry[key], str):
+            raise PatchSetError(f"'{where}.{key}' must be a string, not {_type_name(entry[key])}", where=str(path))
+    given = entry.get("params", {})
+    if not isinstance(given, Mapping):
+        raise PatchSetError(f"'{where}.params' must be a table of parameter values, not {_type_name(given)}",
+                            where=str(path))
+    declared = {p.name: p for p in params}
+    for name, value in given.items():
+        if name not in declared:
+            raise PatchSetError(f"'{where}.params': the patch has no parameter '{shown(name)}'"
+                                f"{_did_you_mean(name, declared)}", where=str(path))
+        check_value(declared[name], value, f"{path}: {where}.params.{name}")
     return Example(name=entry.get("name", f"example {number}"), before=entry["before"],
-                   after=entry.get("after"), error=entry.get("error"), params=entry.get("params", {}))
+                   after=entry.get("after"), error=entry.get("error"), params=given)
 
 
 def _tables(value: Any, path: Path, key: str) -> list[Mapping[str, Any]]:
@@ -319,4 +498,4 @@ def _did_you_mean(word: str, choices: Any) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
-__all__ = ["load_outline", "load_patch_set"]
+__all__ = ["load_outline", "load_patch_set", "templates_digest"]

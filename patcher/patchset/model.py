@@ -12,11 +12,19 @@ if TYPE_CHECKING:  # annotations only: the outline of a series is read without l
     from ..transforms.pattern import Pattern
 
 PARAM_TYPES: dict[str, type] = {"int": int, "float": float, "str": str, "bool": bool}
+# How a str parameter is written into code: a string literal (the default),
+# or, when the parameter says so, a checked identifier or expression.
+STR_KINDS = ("literal", "identifier", "expression")
 
 
 @dataclass(frozen=True)
 class Param:
-    """A typed, documented knob of a patch, with its default."""
+    """A typed, documented knob of a patch, with its default.
+
+    ``minimum`` and ``maximum`` bound an int or float's value and a str's
+    length in characters. ``kind`` says how a str reaches the code (see
+    ``STR_KINDS``); ``allow_nonfinite`` lets a float be nan or infinite.
+    """
 
     name: str
     type: str
@@ -24,6 +32,8 @@ class Param:
     help: str = ""
     minimum: float | None = None
     maximum: float | None = None
+    kind: str = "literal"
+    allow_nonfinite: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,6 +135,7 @@ class PatchSet:
     directory: Path
     patches: tuple[Patch, ...]
     commit: str | None = None  # git commit of the patch set, when it lives in a repository
+    commit_reason: str | None = None  # why commit is None (vcs.read_commit): outside git, or what failed
 
     def for_target(self, target: str) -> tuple[Patch, ...]:
         """The patches of one target file, in series order."""

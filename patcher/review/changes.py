@@ -70,13 +70,28 @@ class DiffReport:
         return not self.files
 
     def stat(self) -> tuple[int, int, int]:
-        """Files changed, lines inserted, lines deleted (summed over sections under --per-patch)."""
-        added = removed = 0
+        """Files changed, lines inserted, lines deleted: each file once, from its first content to its last.
+
+        Under ``--per-patch`` a file changed by several patches is in several
+        sections, each patch's change on top of the ones before; the total is
+        the file's whole change (as ``diff --stat`` without ``--per-patch``
+        says), not the sum of the steps, which counts a line again each time
+        a later patch moves or rewrites the lines around it.
+        """
+        first: dict[str, FileChange] = {}
+        last: dict[str, FileChange] = {}
         for item in self.files:
-            plus, minus = item.change.counts()
+            first.setdefault(item.path, item.change)
+            last[item.path] = item.change
+        added = removed = 0
+        for path, change in first.items():
+            final = last[path]
+            whole = change if final is change else FileChange(
+                path, change.before, final.after, change.executable_before, final.executable_after)
+            plus, minus = whole.counts()
             added += plus
             removed += minus
-        return len({item.path for item in self.files}), added, removed
+        return len(first), added, removed
 
     def exit_code(self, check: bool) -> ExitCode:
         """1 for a non-empty diff under ``--exit-code``, else 0."""
@@ -89,7 +104,7 @@ def apply_diff(build: Build, input_name: str) -> DiffReport:
 
 
 def per_patch_diff(build: Build, input_name: str) -> DiffReport:
-    """One section per patch in series order, then the mirror sync; together they equal ``apply_diff``."""
+    """One section per patch in series order, then the mirror sync and other files; together they equal ``apply_diff``."""
     modes = _modes(build)
     sections = []
     for step in replay(build):
@@ -98,9 +113,16 @@ def per_patch_diff(build: Build, input_name: str) -> DiffReport:
             change = FileChange(step.path, step.before, step.after, modes[step.path], modes[step.path])
             files = (FileDiff(change, (step.patch,)),)
         sections.append(Section(files, patch=step.patch, status=step.status.value))
-    mirrors = tuple(f for f in _changed_files(build) if f.mirror_of is not None)
+    changed = _changed_files(build)
+    mirrors = tuple(f for f in changed if f.mirror_of is not None)
     if mirrors:
         sections.append(Section(mirrors, title="mirrors: stale copies made identical to the patched shipped copies"))
+    # What no patch wrote (.dockerignore gaining the manifest): without it the sections would not add up to apply.
+    shipped = set(build.targets.values())
+    others = tuple(f for f in changed if f.mirror_of is None and f.path not in shipped)
+    if others:
+        sections.append(Section(others, title=f"context: files apply changes beside the patches ({MANIFEST} kept "
+                                              "out of the image)"))
     return DiffReport(input_name, build.patch_set.commit, tuple(sections), per_patch=True)
 
 

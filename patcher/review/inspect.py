@@ -10,7 +10,8 @@ from ..errors import ShippingError
 from ..patchset.model import SeriesOutline
 from ..report import ExitCode
 from ..shipping import Installed, ShipPlan, find_mirrors, plan_shipping
-from ..shipping.plan import DOCKERFILE, parent_folders
+from ..shipping.install_script import Note
+from ..shipping.plan import DOCKERFILE, describe, parent_folders
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,14 @@ class TargetShipping:
     image_paths: tuple[str, ...]
     mirrors: tuple[str, ...]
     problem: str | None = None
+    unread: tuple[Note, ...] = ()  # commands not read that could change the shipped copy in the image
+
+    def caveat(self) -> str | None:
+        """One line saying that the answer depends on commands the reader did not read, if it does."""
+        if not self.unread:
+            return None
+        verb = "was not read: it could" if len(self.unread) == 1 else "were not read: they could"
+        return f"the image ships {self.shipped}, but {describe(self.unread)} {verb} change that"
 
 
 @dataclass(frozen=True)
@@ -58,14 +67,17 @@ class Inspection:
         return tuple(p for p in self.files if p not in self.plan.copied)
 
     def exit_code(self, strict: bool) -> ExitCode:
-        """1 under ``--strict`` when there is a warning or a target that does not ship, else 0."""
-        trouble = self.warnings or any(t.problem for t in self.targets)
+        """1 under ``--strict`` when there is a warning, a target that does not ship, or one that unread lines could change."""
+        trouble = self.warnings or any(t.problem or t.unread for t in self.targets)
         return ExitCode.DIFFERENCE if strict and trouble else ExitCode.OK
 
 
-def inspect_tree(tree: SourceTree, patch_set: SeriesOutline) -> Inspection:
-    """Follow the Dockerfile and its install scripts, and match them with the patch set's targets."""
-    plan = plan_shipping(tree)
+def inspect_tree(tree: SourceTree, patch_set: SeriesOutline, stage: str | None = None) -> Inspection:
+    """Follow the Dockerfile and its install scripts, and match them with the patch set's targets.
+
+    ``stage`` names the build stage that is the image (``docker build --target``); default the last.
+    """
+    plan = plan_shipping(tree, stage)
     targets = []
     warnings: list[HiddenFailure] = []
     for target in patch_set.targets:
@@ -78,14 +90,18 @@ def inspect_tree(tree: SourceTree, patch_set: SeriesOutline) -> Inspection:
             targets.append(TargetShipping(target, ids, None, image_paths, (), error.message))
             continue
         mirrors = find_mirrors(tree, shipped).mirrors
-        targets.append(TargetShipping(target, ids, shipped, image_paths, mirrors))
+        unread = plan.caveats(shipped, tuple(i.image_path for i in found if i.path == shipped))
+        targets.append(TargetShipping(target, ids, shipped, image_paths, mirrors, None, unread))
         warnings.extend(_hidden(i) for i in found if i.path == shipped and _hides(i))
-    return Inspection(tree.label, plan, tuple(f.path for f in tree.files()), tuple(targets), tuple(warnings))
+    return Inspection(tree.label, plan, tuple(f.path for f in tree.files()), tuple(targets), tuple(dict.fromkeys(warnings)))
+
+
+QUIET = ("2>/dev/null", "&>/dev/null", ">/dev/null 2>&1")  # they hide the message, not the failure
 
 
 def _hides(item: Installed) -> bool:
-    # Without set -e every failure is ignored; with it, only '||', '&&' lists and pipes hide one.
-    return not item.stops_on_error or any(h.startswith(("||", "&&", "|")) for h in item.hides_failure)
+    # Without set -e every failure is ignored; with it, '||', '&&' lists, pipes and a caller that goes on hide one.
+    return not item.stops_on_error or any(h not in QUIET for h in item.hides_failure)
 
 
 def _hidden(item: Installed) -> HiddenFailure:
@@ -96,15 +112,23 @@ def _hidden(item: Installed) -> HiddenFailure:
 def lines(inspection: Inspection) -> list[str]:
     """The human report, for stdout."""
     plan = inspection.plan
+    dockerfile = plan.dockerfile
     out = [f"{inspection.label}: {len(inspection.files)} files, {len(plan.copied)} shipped", "", DOCKERFILE]
-    events: list[tuple[int, str]] = [(w.line, f"WORKDIR {w.path}") for w in plan.dockerfile.workdirs]
-    for copy in plan.dockerfile.copies:
-        count = sum(1 for line in plan.copied_by.values() if line == copy.line)
+    events: list[tuple[int, str]] = [(w.line, f"WORKDIR {w.path}") for w in dockerfile.workdirs]
+    if len(dockerfile.stages) > 1:
+        shipping = dockerfile.shipping_stages()
+        for stage in dockerfile.stages:
+            role = ("the image" if stage.index == dockerfile.final else
+                    "used by the image" if stage.index in shipping else "not in the image")
+            name = f" AS {stage.name}" if stage.name else ""
+            events.append((stage.line, f"FROM {stage.base}{name} (stage {stage.index}: {role})"))
+    for copy in dockerfile.copies:
+        count = plan.copy_counts.get(copy.line, 0)
         flags = "".join(f" {f}" for f in copy.flags)
         out_sources = " ".join(copy.sources)
         events.append((copy.line, f"{copy.instruction}{flags} {out_sources} -> {copy.destination} "
                                   f"({count} file{'s' if count != 1 else ''})"))
-    for run in plan.dockerfile.runs:
+    for run in dockerfile.runs:
         events.append((run.line, f"RUN {run.script} (in {run.cwd})"))
     out.extend(f"  {line:>4}  {text}" for line, text in sorted(events))
     if plan.ignored:
@@ -116,10 +140,22 @@ def lines(inspection: Inspection) -> list[str]:
         errexit = "set -e" if script.body.stops_on_error else "no 'set -e': a failed command does not stop the build"
         out.append(f"  {script.path} (Dockerfile line {script.run_line}; {errexit})")
         for item in (i for i in plan.installed if i.script == script.path):
-            hides = f"  [{', '.join(item.hides_failure)}]" if item.hides_failure else ""
-            out.append(f"  {item.line:>4}  {item.path} -> {item.image_path}{hides}")
+            out.append(_installed_line(item))
         if script.body.unknown:
             out.append(f"        unresolved variables: {', '.join('$' + v for v in script.body.unknown)}")
+    run_lines = [i for i in plan.installed if i.script == DOCKERFILE]
+    if run_lines:
+        out.append("  the Dockerfile's own RUN lines")
+        out.extend(_installed_line(item) for item in run_lines)
+    for title, kinds in (("Not read", ("unread", "stop", "program")), ("Would fail", ("fails",)),
+                         ("Assumed", ("assumed",))):
+        notes = [n for n in plan.notes if n.kind in kinds]
+        if notes:
+            out += ["", f"{title} ({len(notes)})"]
+            for note in notes:
+                where = f" [{note.stage}]" if len(dockerfile.stages) > 1 else ""
+                out.append(f"  {note.file}:{note.line}{where}  {note.text}")
+                out.append(f"        {note.reason}")
     out += ["", "Patch targets"]
     for target in inspection.targets:
         if target.shipped is None:
@@ -129,14 +165,21 @@ def lines(inspection: Inspection) -> list[str]:
             out.extend(f"        -> {image}" for image in target.image_paths)
             if target.mirrors:
                 out.append(f"        stale copies synced by apply: {', '.join(target.mirrors)}")
+            if target.unread:
+                out.append(f"        could be changed by what was not read: {describe(target.unread)}")
         out.append(f"        patches: {', '.join(target.patches)}")
     out += ["", f"Shipped files ({len(plan.copied)})"]
     for path, image in sorted(plan.copied.items()):
-        installed = [i.image_path for i in plan.installed if i.path == path]
+        installed = [i.image_path for i in plan.installed if i.path == path and i.image_path != image]
         out.append(f"  {path} -> {', '.join([image, *installed])}")
     out += ["", f"Never shipped ({len(inspection.unshipped)} files)"]
     out.extend(f"  {entry}" for entry in _collapse(inspection.unshipped, set(plan.copied)))
     return out
+
+
+def _installed_line(item: Installed) -> str:
+    hides = f"  [{', '.join(item.hides_failure)}]" if item.hides_failure else ""
+    return f"  {item.line:>4}  {item.path} -> {item.image_path}{hides}"
 
 
 def _collapse(unshipped: tuple[str, ...], shipped: set[str]) -> list[str]:
@@ -165,10 +208,18 @@ def to_json(inspection: Inspection) -> dict[str, Any]:
              "stops_on_error": s.body.stops_on_error, "unresolved_variables": list(s.body.unknown)}
             for s in plan.scripts
         ],
+        "stages": [
+            {"index": st.index, "name": st.name, "base": st.base, "line": st.line, "from_stage": st.parent,
+             "uses": list(st.uses), "is_image": st.index == plan.dockerfile.final,
+             "in_image": st.index in plan.dockerfile.shipping_stages()}
+            for st in plan.dockerfile.stages
+        ],
         "shipped": [
-            {"path": path, "image_paths": [image, *(i.image_path for i in plan.installed if i.path == path)]}
+            {"path": path, "image_paths": [image, *(i.image_path for i in plan.installed
+                                                    if i.path == path and i.image_path != image)]}
             for path, image in sorted(plan.copied.items())
         ],
+        "image": [{"image_path": image, "path": placed.source} for image, placed in sorted(plan.image.items())],
         "installed": [
             {"path": i.path, "image_path": i.image_path, "script": i.script, "line": i.line,
              "hides_failure": list(i.hides_failure), "stops_on_error": i.stops_on_error}
@@ -176,9 +227,12 @@ def to_json(inspection: Inspection) -> dict[str, Any]:
         ],
         "targets": [
             {"target": t.target, "patches": list(t.patches), "shipped": t.shipped, "image_paths": list(t.image_paths),
-             "mirrors": list(t.mirrors), "problem": t.problem}
+             "mirrors": list(t.mirrors), "problem": t.problem, "unread": [note_json(n) for n in t.unread]}
             for t in inspection.targets
         ],
+        "unread": [note_json(n) for n in plan.notes if n.kind in ("unread", "stop", "program")],
+        "fails": [note_json(n) for n in plan.notes if n.kind == "fails"],
+        "assumed": [note_json(n) for n in plan.notes if n.kind == "assumed"],
         "never_shipped": list(inspection.unshipped),
         "dockerignored": list(plan.ignored),
         "warnings": [
@@ -187,3 +241,9 @@ def to_json(inspection: Inspection) -> dict[str, Any]:
             for w in inspection.warnings
         ],
     }
+
+
+def note_json(note: Note) -> dict[str, Any]:
+    """A note as plain data: where, what was written, why it was not read, what it could change."""
+    return {"file": note.file, "line": note.line, "text": note.text, "kind": note.kind, "reason": note.reason,
+            "stage": note.stage, "could_change": None if note.scope is None else list(note.scope)}

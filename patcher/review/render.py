@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..patchset.model import Patch
 from ..resources import tool_templates_dir
 from .changes import DiffReport, FileDiff, Section
-from .textdiff import split_lines
+from .textdiff import FileChange, split_lines
+
+if TYPE_CHECKING:
+    from ..checks import CheckResult
+    from ..pipeline import Build
+    from ..report import Failure
 
 MARKDOWN_TEMPLATE = "diff.md.j2"
 STAT_WIDTH = 50
@@ -131,8 +137,79 @@ def _patch_json(patch: Patch) -> dict[str, str]:
     return {"id": patch.id, "summary": patch.summary}
 
 
-def markdown(report: DiffReport, diffs: bool = True) -> str:
-    """The report as a pull-request comment, from ``templates/diff.md.j2``; ``diffs`` False keeps the summary."""
+@dataclass(frozen=True)
+class SummaryRow:
+    """One patch in the Markdown summary: its status, the files it changes and the lines it adds and removes."""
+
+    patch: Patch
+    status: str  # "applied", "already applied" or "failed"
+    files: tuple[str, ...]  # the shipped file it changes (none when it changed nothing)
+    mirrors: int  # stale copies made identical to that file
+    added: int
+    removed: int
+
+
+def summary_rows(build: "Build", report: DiffReport) -> tuple[SummaryRow, ...]:
+    """Say what each patch of the series did to the drop, in series order.
+
+    A patch's lines are those of its own step (as ``--per-patch`` shows
+    it): from the report's sections under ``--per-patch``, from the file's
+    diff when one patch alone changed the file, and otherwise from
+    replaying the series one patch at a time (``series.replay``).
+    """
+    statuses = {o.patch.id: o.status.value for f in build.files for o in f.outcomes}
+    mirrors = {path: sum(1 for m in build.mirrors if m.shipped == path) for path in build.targets.values()}
+    counts: dict[str, tuple[int, int]] = {}
+    if report.per_patch:
+        for section in report.sections:
+            if section.patch is not None:
+                counts[section.patch.id] = _summed(section.files)
+    else:
+        shared = [f for f in build.files if sum(1 for o in f.outcomes if o.status.value == "applied") > 1]
+        if shared:
+            from .series import replay
+
+            for step in replay(build):
+                if step.changed:
+                    counts[step.patch.id] = FileChange(step.path, step.before, step.after).counts()
+        for item in _diffed_targets(build):
+            if len(item.patches) == 1:
+                counts.setdefault(item.patches[0].id, item.change.counts())
+    rows = []
+    for patch in build.patch_set.patches:
+        path = build.targets.get(patch.target)
+        status = statuses.get(patch.id, "failed")  # no outcome: its file did not parse
+        added, removed = counts.get(patch.id, (0, 0))
+        changed = status == "applied" and path is not None and (added or removed)
+        rows.append(SummaryRow(patch, status, (path,) if changed and path else (),
+                               mirrors.get(path or "", 0) if changed else 0, added, removed))
+    return tuple(rows)
+
+
+def _diffed_targets(build: "Build") -> list[FileDiff]:
+    from .changes import apply_diff
+
+    shipped = set(build.targets.values())
+    return [item for item in apply_diff(build, "").files if item.path in shipped]
+
+
+def _summed(files: tuple[FileDiff, ...]) -> tuple[int, int]:
+    added = removed = 0
+    for item in files:
+        plus, minus = item.change.counts()
+        added, removed = added + plus, removed + minus
+    return added, removed
+
+
+def markdown(report: DiffReport, diffs: bool = True, rows: tuple[SummaryRow, ...] = (),
+             failures: "Sequence[Failure]" = (), rules: "CheckResult | None" = None) -> str:
+    """The report as a pull-request comment, from ``templates/diff.md.j2``; ``diffs`` False keeps the summary.
+
+    It opens with a summary table (patch, status, files, lines) and the
+    patches that do not apply with the code closest to them, then the
+    safety-rule errors of the input, then the diffs: a reviewer sees what
+    failed before scrolling.
+    """
     files, added, removed = report.stat()
     sections = []
     for section, title in zip(report.sections, titles(report)):
@@ -147,6 +224,12 @@ def markdown(report: DiffReport, diffs: bool = True) -> str:
         "base": None if report.base is None else {"ref": report.base.ref, "commit": report.base.commit},
         "per_patch": report.per_patch,
         "patches": [{"id": p.id, "summary": _cell(p.summary)} for p in patches],
+        "rows": [{"id": r.patch.id, "summary": _cell(r.patch.summary), "status": r.status, "files": list(r.files),
+                  "mirrors": r.mirrors, "insertions": r.added, "deletions": r.removed} for r in rows],
+        "failures": [{"path": f.path, "patch": f.patch, "detail": f.detail,
+                      "closest": "" if f.diagnostic is None else f.diagnostic.describe()} for f in failures],
+        "rule_errors": [] if rules is None else [
+            {"path": v.path, "line": v.line, "rule": v.rule, "message": v.message} for v in rules.errors],
         "sections": sections,
         "stat": {"files": files, "insertions": added, "deletions": removed},
     }
@@ -161,7 +244,6 @@ def _markdown_file(item: FileDiff, diffs: bool) -> dict[str, Any]:
     crlf = "\r\n" in text
     # A pull-request comment shows CRs as nothing at all; say so once instead.
     text = text.replace("\r\n", "\n")
-    longest = max((len(m) for m in re.findall(r"^`{3,}", text, flags=re.M)), default=2)
     return {
         "path": item.path,
         "mirror_of": item.mirror_of,
@@ -169,9 +251,20 @@ def _markdown_file(item: FileDiff, diffs: bool) -> dict[str, Any]:
         "insertions": added,
         "deletions": removed,
         "crlf": crlf,
-        "fence": "`" * max(3, longest + 1),
+        "fence": fence(text),
         "diff": text if diffs else None,
     }
+
+
+def fence(text: str) -> str:
+    """A code fence that no line of ``text`` closes: longer than any backtick run opening a line.
+
+    CommonMark closes a fence at a line of as many backticks or more
+    indented up to three spaces, so a diff's context line `` ```` `` (a
+    vendor docstring's own fence) counts too.
+    """
+    longest = max((len(run) for run in re.findall(r"^ {0,3}(`+)", text, flags=re.M)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _unique_patches(report: DiffReport) -> list[Patch]:

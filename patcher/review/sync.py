@@ -33,6 +33,8 @@ from ..errors import BadArchive, PatcherError
 from ..patchset.model import SeriesOutline
 from ..report import ExitCode
 from ..shipping import ShipPlan, find_mirrors, line_endings_only, plan_shipping
+from ..shipping.install_script import Note
+from ..shipping.plan import describe
 from .textdiff import FileChange, file_diff, line_count
 
 CONFIG = "patcher.toml"
@@ -75,6 +77,7 @@ class GroupCheck:
     origin: str  # "patch set" or the configuration file
     copies: tuple[CopyState, ...]
     diffs: tuple[bytes, ...]  # per copy, the diff turning it into the shipped file (b"" unless drifted)
+    unread: tuple[Note, ...] = ()  # commands the reader did not read that could change what the image holds
 
     @property
     def drifted(self) -> tuple[CopyState, ...]:
@@ -85,6 +88,9 @@ class GroupCheck:
         """One line a reader can act on."""
         ships = (f"the image ships {self.shipped} -> {', '.join(self.image_paths)}" if self.image_paths
                  else f"the image does not ship {self.shipped}")
+        if self.unread:
+            verb = "was not read: it could" if len(self.unread) == 1 else "were not read: they could"
+            ships += f", but {describe(self.unread)} {verb} change that"
         if not self.drifted:
             names = ", ".join(c.path for c in self.copies)
             return f"{names} == {self.shipped} ({_plural(self.lines, 'line')}); {ships}"
@@ -95,6 +101,16 @@ class GroupCheck:
             return f"{left} != {right} in line endings only; {ships}"
         left = ", ".join(f"{c.path} ({_plural(c.lines, 'line')}{_note(c)})" for c in self.drifted)
         return f"{left} != {self.shipped} ({_plural(self.lines, 'line')}); {ships}"
+
+
+@dataclass(frozen=True)
+class ApplyOutlook:
+    """What ``patcher apply`` would do on the same input, for the hint: write (and re-sync which copies), or why not."""
+
+    command: str  # the command line, on the very input: "patcher apply drops/x.zip"
+    writes: bool
+    synced: frozenset[str] = frozenset()  # the stale copies apply makes identical to their shipped file
+    why: str = ""  # when it would not write: what it would say, and where to look
 
 
 @dataclass(frozen=True)
@@ -115,14 +131,33 @@ class SyncReport:
         """1 when any copy drifted (line endings included), else 0."""
         return ExitCode.DIFFERENCE if self.drifted else ExitCode.OK
 
-    def summary(self) -> str:
-        """The closing line, for stderr."""
+    def summary(self, apply: ApplyOutlook | None = None) -> str:
+        """The closing line, for stderr; ``apply`` is what apply would do on this input, for the hint."""
         if not self.groups:
             return "no mirror groups: no shipped file has a stale copy in this tree"
+        uncertain = sum(1 for g in self.groups if g.unread)
+        caveat = (f"; which file the image holds for {_plural(uncertain, 'group')} depends on lines the reader "
+                  "did not read (see 'patcher inspect')") if uncertain else ""
         if not self.drifted:
-            return "the mirror group is in sync" if len(self.groups) == 1 else f"all {len(self.groups)} mirror groups in sync"
+            return ("the mirror group is in sync" if len(self.groups) == 1
+                    else f"all {len(self.groups)} mirror groups in sync") + caveat
         return (f"{len(self.drifted)} of {_plural(len(self.groups), 'mirror group')} drifted: "
-                "'patcher apply' re-syncs them, or copy the shipped file over each stale copy")
+                f"{self._remedy(apply)}") + caveat
+
+    def _remedy(self, apply: ApplyOutlook | None) -> str:
+        """Name apply only where it would re-sync, on this very input; else say why it would not."""
+        by_hand = "copy the shipped file over each stale copy"
+        if apply is None:
+            return by_hand
+        if not apply.writes:
+            return f"'{apply.command}' would write nothing ({apply.why}); {by_hand}"
+        stale = [c.path for g in self.drifted for c in g.drifted]
+        ours = [path for path in stale if path in apply.synced]
+        if not ours:
+            return by_hand  # copies only patcher.toml declares: apply does not touch them
+        if len(ours) < len(stale):
+            return f"'{apply.command}' re-syncs {len(ours)} of them; {by_hand.replace('each', 'each other')}"
+        return f"'{apply.command}' re-syncs them, or {by_hand}"
 
     def to_json(self, diffs: bool = False) -> dict[str, Any]:
         """The report as plain data."""
@@ -138,6 +173,8 @@ class SyncReport:
                     "image_paths": list(g.image_paths),
                     "origin": g.origin,
                     "in_sync": not g.drifted,
+                    "unread": [{"file": n.file, "line": n.line, "text": n.text, "kind": n.kind, "reason": n.reason}
+                               for n in g.unread],
                     "copies": [
                         {"path": c.path, "lines": c.lines, "line_endings": c.endings, "state": c.state,
                          **({"diff": _text(g, c)} if diffs else {})}
@@ -150,9 +187,9 @@ class SyncReport:
 
 
 def check_sync(tree: SourceTree, patch_set: SeriesOutline, declared: tuple[DeclaredGroup, ...] = (),
-               config: str | None = None) -> SyncReport:
-    """Compare every copy of every mirror group with the shipped copy."""
-    plan = plan_shipping(tree)
+               config: str | None = None, stage: str | None = None) -> SyncReport:
+    """Compare every copy of every mirror group with the shipped copy (``stage``: the build stage that is the image)."""
+    plan = plan_shipping(tree, stage)
     groups: dict[str, tuple[str, dict[str, None]]] = {}
     for target in patch_set.targets:
         shipped = plan.shipped_copy(target)
@@ -240,8 +277,9 @@ def _check(tree: SourceTree, plan: ShipPlan, shipped: str, origin: str, copies: 
         states.append(CopyState(path, line_count(data), endings(data), state))
         # a/ is the stale copy, b/ the shipped file: the diff says how to bring the copy in line.
         diffs.append(file_diff(FileChange(shipped, data, reference), old_path=path) if state == "drifted" else b"")
-    return GroupCheck(shipped, line_count(reference), endings(reference), _image_paths(plan, shipped), origin,
-                      tuple(states), tuple(diffs))
+    image_paths = _image_paths(plan, shipped)
+    return GroupCheck(shipped, line_count(reference), endings(reference), image_paths, origin,
+                      tuple(states), tuple(diffs), plan.caveats(shipped, image_paths))
 
 
 def copy_diff(group: GroupCheck, copy: CopyState) -> bytes:

@@ -1,44 +1,57 @@
-"""Read what a Dockerfile copies from the build context and which scripts it runs.
+"""Build a Dockerfile's stages against the model of the image, as BuildKit does.
 
-dockerfile-parse does the parsing (line continuations, comments, the
-instruction structure, ``ENV``/``ARG`` values per stage); this module only
-interprets ``COPY``/``ADD`` (shell and JSON forms, flags such as
-``--chown``), ``WORKDIR`` and the ``RUN`` lines that execute a script.
+Each ``FROM`` starts a stage with its own ``WORKDIR`` (``/``) and
+variables; a stage ``FROM`` an earlier one inherits its files, ``ENV``,
+``WORKDIR`` and ``SHELL``. ``ARG`` before the first ``FROM`` is seen by
+``FROM`` lines only, unless a stage declares it again (``ARG NAME``);
+``ENV`` overrides an ``ARG`` of the same name. Variables are substituted
+in ``FROM``, ``COPY``/``ADD`` (and their ``--from``), ``WORKDIR``, ``ENV``
+and ``ARG``, never in ``RUN`` (its shell does that). ``COPY`` takes files
+from the build context, from another stage (``--from=NAME`` or a
+number: what that stage holds, context files followed), or from an image
+(nothing of the context). ``RUN`` goes through the shell reader, with the
+stage's ``SHELL`` and ``--mount=type=bind`` folders. Only the final stage
+(or the ``--target`` one) is the image.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import posixpath
-import re
-import shlex
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Callable, Mapping
 
-from dockerfile_parse import DockerfileParser
-from dockerfile_parse.util import WordSplitter
-
-from ..depth import data_nesting_problem
 from ..errors import ShippingError
+from .docker_syntax import HEREDOC, DockerLexer, Instruction, env_pairs, json_or_words, read_instructions
+from .dockerignore import glob_regex, has_glob
+from .image_fs import ImageFS, Kind, Placement, Step, normalise
+from .shell_commands import dispatch
+from .shell_interpreter import Build, CommandContext, Exit, Shell, Stop
+from .shell_words import is_known
 
-_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+DEFAULT_SHELL = ("/bin/sh", "-c")
+_ARCHIVES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst", ".tzst")
+_PLATFORM_ARGS = ("BUILDPLATFORM", "BUILDOS", "BUILDARCH", "BUILDVARIANT", "TARGETPLATFORM", "TARGETOS",
+                  "TARGETARCH", "TARGETVARIANT")
+_COPY_FLAGS = frozenset({"from", "chown", "chmod", "link", "parents", "exclude", "checksum", "keep-git-dir",
+                         "unpack"})
 
 
 @dataclass(frozen=True)
 class ContextCopy:
-    """A ``COPY``/``ADD`` of context paths to an image path."""
+    """A ``COPY``/``ADD``: its sources (context paths, or paths in another stage) and image destination."""
 
     sources: tuple[str, ...]  # context-relative, normalised ("." for the root); may hold globs
     destination: str  # absolute image path; ends with "/" when it names a folder
     line: int  # 1-based line in the Dockerfile
     instruction: str = "COPY"  # or "ADD"
     flags: tuple[str, ...] = ()  # e.g. ("--chown=1000:1000",), as written
+    stage: int = 0
+    origin: str = "context"  # "context", "stage NAME", or "image REF"
 
 
 @dataclass(frozen=True)
 class ScriptRun:
-    """A ``RUN`` that executes a script shipped in the image."""
+    """A context script that a ``RUN`` executes (directly, or through a script it runs)."""
 
     script: str  # absolute image path of the script
     cwd: str  # the directory it runs in
@@ -52,6 +65,24 @@ class Workdir:
 
     path: str
     line: int
+    stage: int = 0
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A build stage: where it starts, what it is built FROM, and which stages it takes files from."""
+
+    index: int
+    name: str | None
+    base: str
+    line: int
+    parent: int | None  # the earlier stage it is FROM, if any
+    uses: tuple[int, ...] = ()  # the stages it copies or mounts from
+
+    @property
+    def label(self) -> str:
+        """How messages name it."""
+        return self.name or f"stage {self.index}"
 
 
 @dataclass(frozen=True)
@@ -61,64 +92,20 @@ class Dockerfile:
     copies: tuple[ContextCopy, ...]
     runs: tuple[ScriptRun, ...]
     workdirs: tuple[Workdir, ...] = ()
+    stages: tuple[Stage, ...] = ()
+    final: int = 0  # index of the stage that is the image
 
-
-def parse_dockerfile(text: str, where: str = "Dockerfile") -> Dockerfile:
-    """Parse the Dockerfile's COPY/ADD, WORKDIR and script-running RUN lines."""
-    parser = DockerfileParser(fileobj=io.BytesIO(text.encode("utf-8")))
-    try:
-        instructions = list(zip(parser.structure, parser.context_structure))
-    except (IndexError, ValueError) as error:
-        # dockerfile-parse fails this way on an instruction Docker rejects too (a bare ENV, ARG or LABEL).
-        raise ShippingError(
-            f"cannot be parsed ({type(error).__name__}: {error})", where=where,
-            hint="an ENV, ARG or LABEL line without arguments? 'docker build' rejects those too",
-        ) from None
-    workdir = "/"
-    copies: list[ContextCopy] = []
-    runs: list[ScriptRun] = []
-    workdirs: list[Workdir] = []
-    for instruction, context in instructions:
-        kind, value, line = instruction["instruction"], instruction["value"], instruction["startline"] + 1
-        # ENV and ARG values in force at this instruction, per stage, as Docker substitutes them.
-        variables = {**context.get_values(context_type="ARG"), **context.get_values(context_type="ENV")}
-        if kind == "FROM":
-            workdir = "/"  # each stage starts afresh; only the last stage ships, but all are read
-        elif kind == "WORKDIR":
-            workdir = posixpath.normpath(posixpath.join(workdir, _expand(value.strip(), variables)))
-            workdirs.append(Workdir(workdir, line))
-        elif kind in ("COPY", "ADD"):
-            copy = _copy(kind, value, workdir, line, f"{where}:{line}", variables)
-            if copy is not None:
-                copies.append(copy)
-        elif kind == "RUN":
-            runs.extend(_script_runs(value, workdir, line, variables))
-    return Dockerfile(tuple(copies), tuple(runs), tuple(workdirs))
-
-
-def _copy(kind: str, value: str, workdir: str, line: int, where: str,
-          variables: dict[str, str] | None = None) -> ContextCopy | None:
-    words = _words(value, where, variables or {})
-    flags = [w for w in words if w.startswith("--")]
-    paths = [w for w in words if not w.startswith("--")]
-    if any(f.startswith("--from") for f in flags):
-        return None  # copies from another stage or image, not from the context
-    if len(paths) < 2:
-        raise ShippingError(f"{kind} needs a source and a destination: {value!r}", where=where)
-    *sources, destination = paths
-    # ADD also fetches URLs and git repositories; those are not context files.
-    sources = [s for s in sources if not (kind == "ADD" and _is_remote(s))]
-    if not sources:
-        return None
-    folder = destination.endswith("/") or len(sources) > 1 or names_folder(destination)
-    absolute = posixpath.normpath(posixpath.join(workdir, destination))
-    return ContextCopy(
-        sources=tuple(posixpath.normpath(s.lstrip("/")) for s in sources),
-        destination=absolute.rstrip("/") + ("/" if folder else ""),
-        line=line,
-        instruction=kind,
-        flags=tuple(flags),
-    )
+    def shipping_stages(self) -> set[int]:
+        """The final stage and every stage it is built from or takes files from."""
+        wanted, pending = set(), [self.final]
+        while pending:
+            index = pending.pop()
+            if index in wanted or index >= len(self.stages):
+                continue
+            wanted.add(index)
+            stage = self.stages[index]
+            pending += [*stage.uses, *([stage.parent] if stage.parent is not None else [])]
+        return wanted
 
 
 def names_folder(path: str) -> bool:
@@ -126,114 +113,435 @@ def names_folder(path: str) -> bool:
     return posixpath.basename(path) in (".", "..")
 
 
-def _is_remote(source: str) -> bool:
-    return "://" in source or source.startswith("git@")
+@dataclass
+class _StageState:
+    stage: Stage
+    fs: ImageFS
+    env: dict[str, str]
+    args: dict[str, str | None]
+    workdir: str
+    shell: tuple[str, ...]
+    base_known: bool  # FROM scratch, or FROM a stage that is: no variable comes from elsewhere
+    uses: set[int] = field(default_factory=set)
 
 
-def _words(value: str, where: str, variables: dict[str, str] | None = None) -> list[str]:
-    """Split COPY/ADD arguments: flags first, then the JSON array or shell words, variables expanded."""
-    variables = variables or {}
-    stripped = value.strip()
-    flags = []
-    while stripped.startswith("--"):
-        flag, _, stripped = stripped.partition(" ")
-        flags.append(flag)
-        stripped = stripped.lstrip()
-    if stripped.startswith("["):
-        # The JSON (exec) form; flags still come first, outside the array.
-        if data_nesting_problem(stripped) is not None:  # json recurses per level
-            raise ShippingError(f"COPY/ADD has a malformed JSON array, nested too deep: {value[:60]!r}...",
-                                where=where)
-        try:
-            words = json.loads(stripped)
-        except json.JSONDecodeError:
-            raise ShippingError(f"COPY/ADD has a malformed JSON array: {value!r}", where=where) from None
-        if not isinstance(words, list):
-            raise ShippingError(f"COPY/ADD has a malformed JSON array: {value!r}", where=where)
-        return flags + [_expand(str(w), variables) for w in words]
-    try:
-        return flags + list(WordSplitter(stripped, args=variables).split())
-    except ValueError:
-        raise ShippingError(f"COPY/ADD has unbalanced quotes: {value!r}", where=where) from None
+@dataclass
+class Evaluated:
+    """What building the Dockerfile left: the image, the notes, the scripts run, the files each COPY took."""
+
+    dockerfile: Dockerfile
+    build: Build
+    image: ImageFS
+    counts: dict[int, int]  # COPY/ADD line -> files it placed
 
 
-def _expand(word: str, variables: dict[str, str]) -> str:
-    """Substitute ``$VAR`` and ``${VAR}`` and remove quotes, as Docker does (an unset variable is empty)."""
-    if not any(c in word for c in "$\"'\\"):
-        return word
-    return str(WordSplitter(word, args=variables).dequote())
+def evaluate(text: str, context: list[str], read_context: Callable[[str], str | None], target: str | None = None,
+             where: str = "Dockerfile") -> Evaluated:
+    """Build every stage of the Dockerfile ``text`` over the context files ``context``."""
+    return _Evaluator(context, read_context, where).run(read_instructions(text, where), target)
 
 
-def _script_runs(command: str, workdir: str, line: int, variables: Mapping[str, str]) -> list[ScriptRun]:
-    """Find ``./script``, ``sh script`` and ``bash [-e] script`` in a RUN, following ``cd`` and ``sh -c``.
+class _Evaluator:
+    def __init__(self, context: list[str], read_context: Callable[[str], str | None], where: str):
+        self.paths = context
+        self.path_set = set(context)
+        self.folders = {posixpath.dirname(p) for p in context}
+        for folder in list(self.folders):
+            while folder:
+                folder = posixpath.dirname(folder)
+                self.folders.add(folder)
+        self.folders.discard("")
+        self.where = where
+        self.build = Build(ImageFS(), read_context)
+        self.global_args: dict[str, str | None] = {
+            name: self.build.unknowns.mark(f"${name}") for name in _PLATFORM_ARGS}
+        self.stages: list[_StageState] = []
+        self.copies: list[ContextCopy] = []
+        self.workdirs: list[Workdir] = []
+        self.counts: dict[int, int] = {}
 
-    ENV and ARG values are the environment a RUN's shell sees, so ``$VAR`` is
-    expanded in its words; variables the RUN sets itself stay as written.
-    """
-    runs = []
-    cwd = workdir
-    for words in _exec_form(command) or _simple_commands(command, variables):
-        if not words:
-            continue
-        head = words[0]
-        if head == "cd" and len(words) > 1:
-            cwd = posixpath.normpath(posixpath.join(cwd, words[1]))
-        elif posixpath.basename(head) in ("sh", "bash"):
-            options, rest = _shell_options(words[1:])
-            if any("c" in o for o in options if not o.startswith("--")):
-                if rest:  # sh -c 'cd DIR && ./script': the string is a command line of its own
-                    runs.extend(_script_runs(rest[0], cwd, line, variables))
-            elif rest:
-                runs.append(ScriptRun(posixpath.normpath(posixpath.join(cwd, rest[0])), cwd, line, variables))
-        elif "/" in head and not head.startswith("/usr/bin") and not head.startswith("/bin"):
-            runs.append(ScriptRun(posixpath.normpath(posixpath.join(cwd, head)), cwd, line, variables))
-        elif head.endswith(".sh"):
-            runs.append(ScriptRun(posixpath.normpath(posixpath.join(cwd, head)), cwd, line, variables))
-    return runs
-
-
-def _shell_options(words: list[str]) -> tuple[list[str], list[str]]:
-    """Split ``sh``/``bash`` arguments into leading options (``-ex``, ``-o pipefail``) and the rest."""
-    options: list[str] = []
-    index = 0
-    while index < len(words) and words[index][:1] in ("-", "+") and words[index] not in ("-", "--"):
-        options.append(words[index])
-        index += 2 if words[index] in ("-o", "+o", "-O", "+O") else 1
-    if index < len(words) and words[index] == "--":
-        index += 1
-    return options, words[index:]
-
-
-def _exec_form(command: str) -> list[list[str]]:
-    """``RUN ["./script.sh", "arg"]``: one command, no shell."""
-    if not command.strip().startswith("[") or data_nesting_problem(command) is not None:
-        return []  # a shell command, or JSON nested too deep to be a list of words (json recurses per level)
-    try:
-        words = json.loads(command)
-    except json.JSONDecodeError:
-        return []
-    return [[str(w) for w in words]] if isinstance(words, list) else []
-
-
-def _simple_commands(command: str, variables: Mapping[str, str]) -> list[list[str]]:
-    lexer = shlex.shlex(_substitute(command, variables), posix=True, punctuation_chars=";&|")
-    lexer.whitespace_split = True
-    commands: list[list[str]] = [[]]
-    try:
-        for token in lexer:
-            if token in (";", "&&", "||", "|", "&"):
-                commands.append([])
+    def run(self, instructions: list[Instruction], target: str | None) -> Evaluated:
+        for instruction in instructions:
+            if instruction.keyword == "FROM":
+                self._from(instruction)
+            elif not self.stages:
+                if instruction.keyword != "ARG":
+                    raise self._error(instruction, f"{instruction.keyword} before the first FROM")
+                self._arg(instruction, global_scope=True)
             else:
-                commands[-1].append(token)
-    except ValueError:
-        return []  # unbalanced quotes: not a command we can follow
-    return commands
+                self._instruction(instruction)
+        if not self.stages:
+            raise ShippingError("no FROM: nothing is built", where=self.where,
+                                hint="'docker build' refuses it too; start the Dockerfile with FROM")
+        final = len(self.stages) - 1
+        if target is not None:
+            named = [s.stage.index for s in self.stages if s.stage.name == target.lower()]
+            if not named:
+                names = ", ".join(s.stage.name for s in self.stages if s.stage.name) or "none"
+                raise ShippingError(f"no build stage named {target!r} (named stages: {names})", where=self.where,
+                                    hint="give --target one of the names after AS in the FROM lines")
+            final = named[0]
+        stages = tuple(s.stage if not s.uses else Stage(s.stage.index, s.stage.name, s.stage.base, s.stage.line,
+                                                         s.stage.parent, tuple(sorted(s.uses)))
+                       for s in self.stages)
+        dockerfile = Dockerfile(tuple(self.copies), self._runs(), tuple(self.workdirs), stages, final)
+        return Evaluated(dockerfile, self.build, self.stages[final].fs, self.counts)
+
+    def _runs(self) -> tuple[ScriptRun, ...]:
+        seen: dict[tuple[str, int], ScriptRun] = {}
+        for record in self.build.scripts:
+            seen.setdefault((record.image_path, record.run_line),
+                            ScriptRun(record.image_path, record.cwd, record.run_line, dict(record.environment)))
+        return tuple(seen.values())
+
+    def _error(self, instruction: Instruction, what: str) -> ShippingError:
+        return ShippingError(f"cannot be parsed: line {instruction.line}: {what}", where=self.where,
+                             hint="'docker build' refuses it too; fix that line")
+
+    # -- variables ----------------------------------------------------------
+
+    def _lexer(self, state: _StageState | None) -> DockerLexer:
+        if state is None:
+            return DockerLexer(lambda name: self.global_args.get(name), lambda name: "")
+
+        def lookup(name: str) -> str | None:
+            if name in state.env:
+                return state.env[name]
+            return state.args.get(name)
+
+        def missing(name: str) -> str:
+            if name in state.args or state.base_known:
+                return ""  # declared without a value: empty, as Docker gives it
+            return self.build.unknowns.mark(f"${name}")  # the base image may set it
+
+        return DockerLexer(lookup, missing)
+
+    def _word(self, instruction: Instruction, lexer: DockerLexer, text: str) -> str:
+        try:
+            return lexer.word(text)
+        except ValueError as error:
+            raise self._error(instruction, f"{instruction.keyword} {text[:80]}: {error}") from None
+        except RecursionError:
+            raise self._error(instruction, f"{instruction.keyword}: variables nest too deeply") from None
+
+    # -- instructions -------------------------------------------------------
+
+    def _from(self, instruction: Instruction) -> None:
+        words = instruction.arguments.split()
+        if len(words) not in (1, 3) or (len(words) == 3 and words[1].upper() != "AS"):
+            raise self._error(instruction, "FROM takes an image and, optionally, AS NAME")
+        lexer = self._lexer(None)
+        base = self._word(instruction, lexer, words[0])
+        name = self._word(instruction, lexer, words[2]).lower() if len(words) == 3 else None
+        parent = next((s for s in reversed(self.stages) if s.stage.name == base.lower()), None)
+        index = len(self.stages)
+        stage = Stage(index, name, base, instruction.line, parent.stage.index if parent else None)
+        if parent is not None:
+            state = _StageState(stage, parent.fs.copy(), dict(parent.env), {}, parent.workdir, parent.shell,
+                                parent.base_known)
+        else:
+            state = _StageState(stage, ImageFS(), {}, {}, "/", DEFAULT_SHELL, base == "scratch")
+        self.stages.append(state)
+        self.build.fs, self.build.stage = state.fs, stage.label
+
+    def _arg(self, instruction: Instruction, global_scope: bool = False) -> None:
+        state = None if global_scope else self.stages[-1]
+        for item in instruction.arguments.split():
+            name, equals, default = item.partition("=")
+            lexer = self._lexer(state)
+            value = self._word(instruction, lexer, default) if equals else None
+            if state is None:
+                self.global_args[name] = value
+            else:
+                # A bare ARG inside a stage brings in the value declared before the first FROM.
+                state.args[name] = value if equals else self.global_args.get(name)
+
+    def _instruction(self, instruction: Instruction) -> None:
+        state = self.stages[-1]
+        keyword = instruction.keyword
+        if keyword == "ARG":
+            self._arg(instruction)
+        elif keyword == "ENV":
+            try:
+                pairs = env_pairs(instruction.arguments, self._lexer(state))
+            except ValueError as error:
+                raise self._error(instruction, f"ENV {error}") from None
+            if not pairs or not instruction.arguments.strip():
+                raise self._error(instruction, "ENV needs a name and a value")
+            state.env.update(pairs)  # every pair was read with the values from before this line
+        elif keyword == "WORKDIR":
+            path = self._word(instruction, self._lexer(state), instruction.arguments.strip())
+            state.workdir = normalise(posixpath.join(state.workdir, path))
+            if is_known(state.workdir):
+                state.fs.make_dir(state.workdir)
+            self.workdirs.append(Workdir(self.build.unknowns.show(state.workdir), instruction.line, state.stage.index))
+        elif keyword == "SHELL":
+            argv = instruction.exec_form()
+            if not argv:
+                raise self._error(instruction, 'SHELL needs a JSON array, e.g. ["/bin/bash", "-c"]')
+            state.shell = tuple(argv)
+        elif keyword in ("COPY", "ADD"):
+            self._copy(instruction, state)
+        elif keyword == "RUN":
+            self._run(instruction, state)
+
+    # -- COPY and ADD -------------------------------------------------------
+
+    def _copy(self, instruction: Instruction, state: _StageState) -> None:
+        lexer = self._lexer(state)
+        unknown_flags = [name for name, _ in instruction.flags if name not in _COPY_FLAGS]
+        args, _ = json_or_words(instruction)
+        heredoc_names = {h.name for h in instruction.heredocs}
+        if len(args) < 2:
+            raise self._error(instruction, f"{instruction.keyword} needs a source and a destination")
+        words = [self._word(instruction, lexer, a) for a in args]
+        *sources, destination = words
+        written = posixpath.join(state.workdir, destination)
+        dest = normalise(written)
+        folder = destination.endswith("/") or len(sources) > 1 or names_folder(destination)
+        origin_value = instruction.flag("from")
+        origin = "context"
+        source_stage: _StageState | None = None
+        if origin_value is not None:
+            reference = self._word(instruction, lexer, origin_value)
+            source_stage = self._stage(reference)
+            if source_stage is not None:
+                origin = f"stage {source_stage.stage.label}"
+                state.uses.add(source_stage.stage.index)
+            else:
+                origin = f"image {reference}"
+        shown = tuple(self.build.unknowns.show(s if origin != "context" or _is_url(instruction, s)
+                                               else posixpath.normpath(s.lstrip("/"))) for s in sources)
+        self.copies.append(ContextCopy(
+            shown, self.build.unknowns.show(dest.rstrip("/") + ("/" if folder else "")), instruction.line,
+            instruction.keyword, tuple(f"--{n}" + (f"={v}" if v is not None else "") for n, v in instruction.flags),
+            state.stage.index, origin))
+        ctx = CommandContext(instruction.line, instruction.text)
+        note = Shell(self.build, "Dockerfile", state.workdir, {}, dockerfile=True)
+        if unknown_flags:
+            note.unread(ctx, f"{instruction.keyword} with --{', --'.join(unknown_flags)}, which the reader "
+                             "does not follow", scope=(dest,) if is_known(dest) else None)
+            return
+        if not is_known(dest) or any(not is_known(s) for s in sources):
+            note.unread(ctx, "its paths depend on a variable only the base image could set")
+            return
+        step = Step("Dockerfile", instruction.line, instruction.keyword, stage=state.stage.label,
+                    order=self.build.tick())
+        placed = 0
+        if origin.startswith("image "):
+            if state.fs.below(dest) or dest in state.fs.files:
+                note.unread(ctx, f"copies files of {origin}, which the reader cannot see, over what the build "
+                                 f"placed in {dest}", scope=(dest,))
+            return
+        several = len(sources) > 1 or written.endswith("/") or names_folder(destination)
+        for source in sources:
+            if source in heredoc_names or source.lstrip("<-") in heredoc_names:
+                target = posixpath.join(dest, source.lstrip("<-")) if several else dest
+                state.fs.write_other(target)
+                continue
+            if source_stage is not None:
+                placed += self._copy_from_stage(source_stage, source, dest, several, step, state, note, ctx)
+            else:
+                placed += self._copy_from_context(instruction, source, dest, several, step, state, note, ctx)
+        self.counts[instruction.line] = self.counts.get(instruction.line, 0) + placed
+
+    def _stage(self, reference: str) -> _StageState | None:
+        if reference.isdigit():
+            index = int(reference)
+            return self.stages[index] if index < len(self.stages) - 1 else None
+        return next((s for s in self.stages[:-1] if s.stage.name == reference.lower()), None)
+
+    def _copy_from_context(self, instruction: Instruction, source: str, dest: str, several: bool, step: Step,
+                           state: _StageState, note: Shell, ctx: CommandContext) -> int:
+        if _is_url(instruction, source):
+            name = posixpath.basename(source.split("?")[0].rstrip("/")) or "index.html"
+            state.fs.write_other(posixpath.join(dest, name) if several else dest)
+            return 0
+        relative = posixpath.normpath(source.lstrip("/"))
+        matches = self._matches(relative)
+        if matches is None:
+            note.note(ctx, "fails", f"{source} is not in the build context, so 'docker build' stops here")
+            return 0
+        files, is_glob = matches
+        if instruction.keyword == "ADD" and any(p.endswith(_ARCHIVES) for p, _ in files):
+            note.unread(ctx, "ADD unpacks the archive it names; the files in it are not followed", scope=(dest,))
+            files = [(p, r) for p, r in files if not p.endswith(_ARCHIVES)]
+        into = several or is_glob or state.fs.kind(dest) is Kind.DIR
+        for path, rel in files:
+            if rel == "" and not into:
+                image = dest  # one file copied as DEST itself
+            else:
+                image = posixpath.join(dest, rel or posixpath.basename(path))
+            state.fs.place(image, Placement(path, (step,), self.build.tick()))
+        if not (len(files) == 1 and files[0][1] == "" and not into):
+            state.fs.make_dir(dest)  # a folder's contents, or files into a folder: DEST is a folder
+        return len(files)
+
+    def _matches(self, source: str) -> tuple[list[tuple[str, str]], bool] | None:
+        """The context files a COPY source names, each with its path under the destination ("" for a lone file)."""
+        if has_glob(source):
+            regex = glob_regex(source)
+            found: list[tuple[str, str]] = []
+            for match in sorted(m for m in [*self.paths, *self.folders] if regex.fullmatch(m)):
+                if match in self.path_set:
+                    found.append((match, posixpath.basename(match)))
+                else:  # a folder that matches: its contents land in the destination
+                    found += [(p, p[len(match) + 1:]) for p in self.paths if p.startswith(match + "/")]
+            return (found, True) if found else None
+        if source in ("", "."):
+            return [(p, p) for p in self.paths], False
+        if source in self.path_set:
+            return [(source, "")], False
+        prefix = source.rstrip("/") + "/"
+        found = [(p, p[len(prefix):]) for p in self.paths if p.startswith(prefix)]
+        return (found, False) if found or source in self.folders else None
+
+    def _copy_from_stage(self, origin: _StageState, source: str, dest: str, several: bool, step: Step,
+                         state: _StageState, note: Shell, ctx: CommandContext) -> int:
+        path = normalise(source)
+        unknown: list[str] = []
+        fs = origin.fs
+        if has_glob(path):
+            regex = glob_regex(path.lstrip("/"))
+            roots = [n for n in fs.names() if regex.fullmatch(n.lstrip("/"))]
+            several = several or len(roots) > 1
+        else:
+            roots = [path]
+        placed = 0
+        for root in roots:
+            kind = fs.kind(root)
+            if kind is Kind.DIR:
+                state.fs.make_dir(dest)
+                for image, held in fs.below(root):
+                    state.fs.place(posixpath.join(dest, image[len(root):].lstrip("/")),
+                                   Placement(held.source, held.steps + (step,), self.build.tick()))
+                    placed += 1
+                continue
+            target = posixpath.join(dest, posixpath.basename(root)) if several or state.fs.kind(dest) is Kind.DIR \
+                else dest
+            if root in fs.files:
+                held = fs.files[root]
+                state.fs.place(target, Placement(held.source, held.steps + (step,), self.build.tick()))
+                placed += 1
+            elif kind is Kind.FILE:
+                state.fs.write_other(target)  # a file of that stage that is not from the context
+            else:
+                unknown.append(root)
+        if unknown:
+            note.unread(ctx, f"copies {', '.join(unknown)} of {origin.stage.label}, which only its base image "
+                             "holds: the reader cannot see what that is", scope=(dest,))
+        return placed
+
+    # -- RUN ----------------------------------------------------------------
+
+    def _run(self, instruction: Instruction, state: _StageState) -> None:
+        environment = {name: value for name, value in state.args.items() if value is not None}
+        environment.update(state.env)
+        ctx = CommandContext(instruction.line, instruction.text, tail=True, stops_on_error=True)
+        top = Shell(self.build, "Dockerfile", state.workdir, environment, run_line=instruction.line,
+                    dockerfile=True)
+        restore = self._mount(instruction, state, top, ctx)
+        exec_form = instruction.exec_form()
+        commands: list[tuple[list[str], CommandContext]] = []
+        if exec_form is not None:
+            commands.append((exec_form, ctx))
+        elif instruction.heredocs and not _without_heredocs(instruction.arguments):
+            # RUN <<EOF: each here-document is a script for the stage's shell.
+            line = instruction.line + 1
+            for heredoc in instruction.heredocs:
+                commands.append(([*state.shell, heredoc.body], CommandContext(line, ctx.text, tail=True)))
+                line += heredoc.body.count("\n") + 1
+        else:
+            commands.append(([*state.shell, instruction.shell_text], ctx))
+        try:
+            for argv, context in commands:
+                if dispatch(top, argv, context) is False:
+                    top.note(context, "fails", "this RUN fails as the reader follows it, so 'docker build' stops "
+                                               "here (see the failures noted before it)")
+                    break
+        except Exit as end:
+            if end.status is False:
+                top.note(ctx, "fails", "this RUN fails, so 'docker build' stops here")
+        except Stop:
+            pass
+        restore()
+
+    def _mount(self, instruction: Instruction, state: _StageState, top: Shell,
+               ctx: CommandContext) -> Callable[[], None]:
+        """Lay out the RUN's ``--mount`` folders; return what puts the image back as it was under them."""
+        undo: list[Callable[[], None]] = []
+        for name, value in instruction.flags:
+            if name != "mount" or value is None:
+                continue
+            options = dict(part.partition("=")[::2] for part in value.split(","))
+            kind = options.get("type", "bind")
+            target = options.get("target") or options.get("dst") or options.get("destination")
+            if kind in ("secret", "ssh"):
+                continue
+            if target is None or kind not in ("bind", "cache", "tmpfs"):
+                top.unread(ctx, f"--mount={value}, which the reader does not follow")
+                continue
+            where = normalise(posixpath.join(state.workdir, target))
+            saved = _snapshot(state.fs, where)
+            undo.append(_restorer(state.fs, where, saved))
+            if kind != "bind":
+                # What stood there is hidden during the RUN: a tmpfs starts empty, a cache holds what builds left.
+                state.fs.remove(where)
+                state.fs.make_dir(where, new=kind == "tmpfs")
+                continue
+            step = Step("Dockerfile", instruction.line, "RUN --mount", stage=state.stage.label,
+                        order=self.build.tick())
+            source = options.get("source") or options.get("src") or "."
+            origin = self._stage(options["from"]) if "from" in options else None
+            if "from" in options and origin is None:
+                top.unread(ctx, f"mounts files of the image {options['from']}, which the reader cannot see",
+                           scope=(where,))
+                continue
+            state.fs.remove(where)  # the mounted files hide what stood there
+            if origin is not None:
+                state.uses.add(origin.stage.index)
+                root = normalise(source)
+                for image, held in origin.fs.below(root):
+                    state.fs.place(posixpath.join(where, image[len(root):].lstrip("/")),
+                                   Placement(held.source, held.steps + (step,), self.build.tick()))
+                continue
+            relative = posixpath.normpath(source.lstrip("/"))
+            found = self._matches(relative)
+            for path, rel in (found[0] if found else []):
+                state.fs.place(posixpath.join(where, rel) if rel else where,
+                               Placement(path, (step,), self.build.tick()))
+
+        def restore() -> None:
+            for step in reversed(undo):
+                step()
+
+        return restore
 
 
-def _substitute(command: str, variables: Mapping[str, str]) -> str:
-    """Expand the ``$VAR``/``${VAR}`` that ENV and ARG define; leave others to the shell."""
-    def lookup(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(2)
-        return variables.get(name, match.group(0))
+def _is_url(instruction: Instruction, source: str) -> bool:
+    """Whether an ADD source is fetched from the network (a URL or a git remote), not taken from the context."""
+    return instruction.keyword == "ADD" and ("://" in source or source.startswith("git@"))
 
-    return _VARIABLE.sub(lookup, command)
+
+def _without_heredocs(arguments: str) -> str:
+    return HEREDOC.sub("", arguments).strip()
+
+
+def _snapshot(fs: ImageFS, folder: str) -> tuple[dict[str, Placement], set[str], set[str]]:
+    inside = lambda path: path == folder or path.startswith(folder.rstrip("/") + "/")  # noqa: E731
+    return ({p: v for p, v in fs.files.items() if inside(p)}, {p for p in fs.others if inside(p)},
+            {d for d in fs.dirs if inside(d)})
+
+
+def _restorer(fs: ImageFS, folder: str,
+              saved: tuple[dict[str, Placement], set[str], set[str]]) -> Callable[[], None]:
+    """What puts back what stood under a mount point: what a RUN writes there is not kept."""
+    def restore() -> None:
+        files, others, dirs = saved
+        fs.remove(folder)
+        fs.files.update(files)
+        fs.others |= others
+        fs.dirs |= dirs
+        fs.make_dir(posixpath.dirname(folder))
+
+    return restore

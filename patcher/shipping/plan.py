@@ -1,26 +1,29 @@
-"""Work out which context file lands where in the image, from the Dockerfile and its scripts."""
+"""Work out which context file lands where in the image, from the Dockerfile and the scripts it runs."""
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from ..archive.tree import SourceTree
 from ..errors import ShippingError
-from .dockerfile import Dockerfile, parse_dockerfile
+from .dockerfile import Dockerfile, evaluate
 from .dockerignore import DOCKERIGNORE, IgnoreRule, glob_regex, has_glob, is_ignored, parse_dockerignore
-from .install_script import InstallScript, read_install_script
+from .image_fs import Placement
+from .install_script import InstallScript
+from .shell_interpreter import Note
 
 DOCKERFILE = "Dockerfile"
+_MOVED_BY_DOCKER = ("COPY", "ADD", "RUN --mount")
 
 
 @dataclass(frozen=True)
 class Installed:
-    """A context file and where an install script puts it in the image."""
+    """A context file and where a command of the build (an install script, a RUN line) puts it in the image."""
 
     path: str
     image_path: str
-    script: str  # context path of the install script
+    script: str  # context path of the install script ("Dockerfile" for a RUN line's own command)
     line: int
     hides_failure: tuple[str, ...]
     stops_on_error: bool = True  # False when a failed copy would not stop the image build
@@ -41,12 +44,15 @@ class ShipPlan:
     """Everything the Docker build takes from the context, and where it goes."""
 
     dockerfile: Dockerfile
-    copied: dict[str, str]  # context path -> image path, for every file COPY/ADD takes
+    copied: dict[str, str]  # context path -> an image path it has in the image, for every file that ships
     scripts: tuple[Script, ...]
     installed: tuple[Installed, ...]
     ignored: tuple[str, ...] = ()  # context files .dockerignore keeps out of the build context
-    copied_by: dict[str, int] = field(default_factory=dict)  # context path -> line of the COPY/ADD that ships it
+    copied_by: dict[str, int] = field(default_factory=dict)  # context path -> line of the COPY/ADD that brought it
     ignore_rules: tuple[IgnoreRule, ...] = ()  # the .dockerignore, for files a run adds
+    notes: tuple[Note, ...] = ()  # what the reader did not read or follow, in the order the build runs
+    image: Mapping[str, Placement] = field(default_factory=dict)  # image path -> the context file there
+    copy_counts: Mapping[int, int] = field(default_factory=dict)  # COPY/ADD line -> files it placed
 
     def ships(self, path: str) -> bool:
         """Whether a context file reaches the image at all."""
@@ -56,17 +62,29 @@ class ShipPlan:
         """Whether a file added to the context at ``path`` would be copied into the image."""
         if is_ignored(self.ignore_rules, path):
             return False
-        return any(_expand_copy([path], source, copy.destination)
-                   for copy in self.dockerfile.copies for source in copy.sources)
+        stages = self.dockerfile.shipping_stages()
+        for copy in self.dockerfile.copies:
+            if copy.origin != "context" or copy.stage not in stages:
+                continue
+            for source in copy.sources:
+                if source in ("", ".") or path == source or path.startswith(source.rstrip("/") + "/"):
+                    return True
+                if has_glob(source):
+                    regex = glob_regex(source)
+                    parts = path.split("/")
+                    if any(regex.fullmatch("/".join(parts[:n])) for n in range(1, len(parts) + 1)):
+                        return True
+        return False
 
     def find(self, target: str) -> list[Installed]:
-        """Every install whose image path ends with ``target`` (e.g. vllm/attention/ops/paged_attn.py)."""
+        """Every install whose image path is ``target`` or ends with ``/target`` (e.g. vllm/attention/ops/paged_attn.py)."""
         suffix = "/" + target.strip("/")
         found = [i for i in self.installed if i.image_path.endswith(suffix)]
         found += [
-            Installed(path, image, DOCKERFILE, 0, ())
-            for path, image in sorted(self.copied.items())
-            if image.endswith(suffix) and not any(i.path == path for i in found)
+            Installed(path, image, DOCKERFILE, 0, ())  # line 0: where COPY alone puts it (upgrade compares these)
+            for image, placed in sorted(self.image.items())
+            if image.endswith(suffix) and not any(i.image_path == image for i in found)
+            for path in [placed.source]
         ]
         return found
 
@@ -75,9 +93,11 @@ class ShipPlan:
         found = self.find(target)
         sources = sorted({i.path for i in found})
         if not sources:
-            scripts = ", ".join(s.path for s in self.scripts) or "none"
+            scripts = ", ".join(dict.fromkeys(s.path for s in self.scripts)) or "none"
+            unread = self.unread()
+            caveat = f"; {describe(unread)} could have placed it" if unread else ""
             raise ShippingError(
-                f"nothing the image ships lands at .../{target} (install scripts run: {scripts})",
+                f"nothing the image ships lands at .../{target} (install scripts run: {scripts}){caveat}",
                 where=DOCKERFILE,
                 hint="run 'patcher inspect' to see what the build copies where",
             )
@@ -89,39 +109,115 @@ class ShipPlan:
             )
         return sources[0]
 
+    def unread(self) -> tuple[Note, ...]:
+        """The commands of the stages that make the image that the reader did not read or follow."""
+        labels = {self.dockerfile.stages[i].label for i in self.dockerfile.shipping_stages()
+                  if i < len(self.dockerfile.stages)}
+        return tuple(n for n in self.notes if n.kind in ("unread", "stop", "program") and (n.stage in labels or
+                                                                                         not n.stage))
 
-def plan_shipping(tree: SourceTree) -> ShipPlan:
-    """Read the Dockerfile and the install scripts it runs."""
+    def caveats(self, path: str, image_paths: tuple[str, ...] | None = None) -> tuple[Note, ...]:
+        """The unread commands that could change what the image holds of context file ``path`` (at ``image_paths``)."""
+        found: dict[tuple[str, int, str], Note] = {}
+        for image_path, placed in self.image.items():
+            if placed.source != path or (image_paths is not None and image_path not in image_paths):
+                continue
+            for note in self.unread():
+                if _could_change(note, placed, image_path):
+                    found.setdefault((note.file, note.line, note.reason), note)
+        return tuple(sorted(found.values(), key=lambda n: n.order))
+
+
+def _could_change(note: Note, placed: Placement, image_path: str) -> bool:
+    """Whether ``note`` ran where and when it could change what the image holds at ``image_path``.
+
+    The file travels by steps (COPY, cp, COPY --from...): a command could
+    change it while it sat at one step's path, after that step and before
+    the next took it on, in that step's stage. A command that could change
+    the shell's own state (an unread ``eval``, a command named by an unknown
+    variable) counts before a step of its stage too: it could send the copy
+    elsewhere.
+    """
+    if note.kind not in ("unread", "stop", "program"):
+        return False
+    steps = placed.steps
+    for index, step in enumerate(steps):
+        if step.stage != note.stage:
+            continue
+        if note.kind == "unread" and note.scope is None and note.order < step.order:
+            return True
+        following = steps[index + 1].order if index + 1 < len(steps) else None
+        if step.order < note.order and (following is None or note.order < following):
+            if note.could_change(step.path or image_path):
+                return True
+    return False
+
+
+def describe(notes: tuple[Note, ...]) -> str:
+    """``line 12 of patch_ops.sh (`eval "$CMD"`)``, or ``lines 8 and 34 of patch_ops.sh (`a`, `b`)``."""
+    by_file: dict[str, list[Note]] = {}
+    for note in notes:
+        by_file.setdefault(note.file, []).append(note)
+    parts = []
+    for file, found in by_file.items():
+        shown = found[:3]
+        numbers = [str(n.line) for n in shown]
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        if len(shown) == 1:
+            where = f"line {numbers[0]}"
+        elif more:
+            where = f"lines {', '.join(numbers)}{more}"
+        else:
+            where = f"lines {', '.join(numbers[:-1])} and {numbers[-1]}"
+        texts = ", ".join(f"`{n.text}`" for n in shown)
+        parts.append(f"{where} of {file} ({texts})")
+    return "; ".join(parts)
+
+
+def plan_shipping(tree: SourceTree, target: str | None = None) -> ShipPlan:
+    """Read the Dockerfile and the install scripts it runs; ``target`` names the stage that is the image."""
     if not tree.exists(DOCKERFILE):
         raise ShippingError("no Dockerfile at the context root", where=tree.label)
-    text = _text(tree, DOCKERFILE)
-    dockerfile = parse_dockerfile(text)
-    rules = parse_dockerignore(_text(tree, DOCKERIGNORE)) if tree.exists(DOCKERIGNORE) else ()
+    _check_size(tree, DOCKERFILE)
+    try:
+        text = tree.read(DOCKERFILE).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ShippingError("not UTF-8 text", where=DOCKERFILE) from None
+    rules = parse_dockerignore(_script_text(tree, DOCKERIGNORE) or "") if tree.exists(DOCKERIGNORE) else ()
     all_paths = [f.path for f in tree.files()]
     ignored = tuple(p for p in all_paths if is_ignored(rules, p))
     skipped = set(ignored)
     paths = [p for p in all_paths if p not in skipped]
+    evaluated = evaluate(text, paths, lambda path: _script_text(tree, path), target)
+    image = evaluated.image.files
     copied: dict[str, str] = {}
     copied_by: dict[str, int] = {}
-    for copy in dockerfile.copies:
-        for source in copy.sources:
-            for path, image_path in _expand_copy(paths, source, copy.destination):
-                copied[path] = image_path
-                copied_by[path] = copy.line
-    by_image = {image: path for path, image in copied.items()}
-    scripts: list[Script] = []
     installed: list[Installed] = []
-    for run in dockerfile.runs:
-        script = by_image.get(run.script)
-        if script is None:
-            continue  # a script from the base image: nothing of ours to follow
-        body = read_install_script(_text(tree, script), run.cwd, run.environment, run.script, where=script)
-        scripts.append(Script(script, run.script, run.line, body))
-        for step in body.copies:
-            for source_path, image_path in _expand_install(copied, step.source, step.destination, step.recursive):
-                installed.append(Installed(source_path, image_path, script, step.line, step.hides_failure,
-                                           step.stops_on_error))
-    return ShipPlan(dockerfile, copied, tuple(scripts), tuple(installed), ignored, copied_by, rules)
+    for image_path, placed in sorted(image.items(), key=lambda item: item[1].order):
+        moves = [s for s in placed.steps if s.command not in _MOVED_BY_DOCKER]
+        copies = [s for s in placed.steps if s.command in ("COPY", "ADD")]
+        if copies:
+            copied_by.setdefault(placed.source, copies[-1].line if not moves else copies[0].line)
+        if not moves:
+            copied.setdefault(placed.source, image_path)
+            continue
+        last = moves[-1]
+        hides = tuple(dict.fromkeys(h for step in moves for h in step.hides_failure))
+        installed.append(Installed(placed.source, image_path, last.file, last.line, hides,
+                                   all(step.stops_on_error for step in moves)))
+    for item in installed:
+        copied.setdefault(item.path, item.image_path)  # reached the image only through a command
+    scripts: dict[tuple[str, int], Script] = {}
+    for record in evaluated.build.scripts:
+        key = (record.path, record.run_line)
+        body = InstallScript(tuple(record.copies), record.errexit_first, tuple(sorted(record.unknown)))
+        if key in scripts:
+            earlier = scripts[key].body
+            body = InstallScript(earlier.copies + body.copies, earlier.stops_on_error,
+                                 tuple(sorted({*earlier.unknown, *body.unknown})))
+        scripts[key] = Script(record.path, record.image_path, record.run_line, body)
+    return ShipPlan(evaluated.dockerfile, copied, tuple(scripts.values()), tuple(installed), ignored, copied_by,
+                    rules, tuple(evaluated.build.notes), dict(image), dict(evaluated.counts))
 
 
 # A Dockerfile is a few lines and an install script a few hundred; both are read
@@ -129,62 +225,27 @@ def plan_shipping(tree: SourceTree) -> ShipPlan:
 MAX_SCRIPT = 1 << 20
 
 
-def _text(tree: SourceTree, path: str) -> str:
+def _check_size(tree: SourceTree, path: str) -> None:
+    """Refuse a Dockerfile or script past ``MAX_SCRIPT`` bytes before it is read."""
     size = next((f.size for f in tree.files() if f.path == path), 0)
     if size > MAX_SCRIPT:
         raise ShippingError(f"is {size} bytes; patcher follows scripts of at most {MAX_SCRIPT}", where=path,
                             hint="a Dockerfile or install script this large is not the vendor's: check the input")
+
+
+def _script_text(tree: SourceTree, path: str) -> str | None:
+    """A context file as text (sh and Python read bytes; a file that is not UTF-8 is read as Latin-1)."""
+    _check_size(tree, path)
     try:
-        return tree.read(path).decode("utf-8-sig")
+        data = tree.read(path)
+    except KeyError:
+        return None
+    if b"\0" in data[:8192]:
+        return None  # a binary, not a script
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ShippingError("not UTF-8 text", where=path) from None
-
-
-def _expand_copy(paths: list[str], source: str, destination: str) -> list[tuple[str, str]]:
-    """Context files a COPY source names, with their image paths (Docker copies folder contents)."""
-    if has_glob(source):
-        # Docker matches each file and folder against the pattern; several
-        # matches need a folder destination, which then receives each one.
-        regex = glob_regex(source)
-        folders = sorted({parent for p in paths for parent in parent_folders(p)})
-        matches = [m for m in [*paths, *folders] if regex.fullmatch(m)]
-        into = destination if destination.endswith("/") or len(matches) < 2 else destination + "/"
-        found: list[tuple[str, str]] = []
-        for match in sorted(matches):
-            if match in paths:
-                found.append((match, posixpath.join(into, posixpath.basename(match)) if into.endswith("/") else into))
-            else:
-                found.extend(_expand_copy(paths, match, into))
-        return found
-    if source in ("", "."):
-        return [(p, posixpath.join(destination, p)) for p in paths]
-    if source in paths:
-        image = posixpath.join(destination, posixpath.basename(source)) if destination.endswith("/") else destination
-        return [(source, image)]
-    prefix = source.rstrip("/") + "/"
-    return [(p, posixpath.join(destination, p[len(prefix):])) for p in paths if p.startswith(prefix)]
-
-
-def _expand_install(copied: dict[str, str], source: str, destination: str, recursive: bool) -> list[tuple[str, str]]:
-    """Context files a ``cp`` in the image copies, with where they land."""
-    if has_glob(posixpath.basename(source)):
-        # cp ./*.py DEST/: each matching file lands in DEST under its own name.
-        regex = glob_regex(source)
-        return sorted((p, posixpath.join(destination, posixpath.basename(image)))
-                      for p, image in copied.items() if regex.fullmatch(image))
-    files = [(p, image) for p, image in copied.items() if image == source]
-    if files:
-        path = files[0][0]
-        if destination.endswith("/") or _looks_like_folder(destination, source):
-            return [(path, posixpath.join(destination, posixpath.basename(source)))]
-        return [(path, destination)]
-    if not recursive:
-        return []
-    prefix = source.rstrip("/") + "/"
-    # cp -r SRC DEST/ puts SRC inside DEST; cp -r SRC DEST (no slash) is read
-    # the same way, as vendor scripts copy packages into existing folders.
-    base = posixpath.join(destination, posixpath.basename(source.rstrip("/")))
-    return sorted((p, posixpath.join(base, image[len(prefix):])) for p, image in copied.items() if image.startswith(prefix))
+        return data.decode("latin-1")
 
 
 def parent_folders(path: str) -> list[str]:
@@ -193,6 +254,4 @@ def parent_folders(path: str) -> list[str]:
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def _looks_like_folder(destination: str, source: str) -> bool:
-    name, source_name = posixpath.basename(destination), posixpath.basename(source)
-    return "." not in name and "." in source_name
+__all__ = ["DOCKERFILE", "Installed", "Script", "ShipPlan", "describe", "parent_folders", "plan_shipping"]

@@ -15,14 +15,18 @@ names are listed instead.
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import re
 import textwrap
-from typing import Any, Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Callable, Collection, Iterator, Sequence
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst._nodes.internal import CodegenState  # what Module.code generates with (lines counted, see _LineState)
 
+from ..linediff import opcodes
 from ..records import Closest, Diagnostic
 from ..syntax import child_nodes, may_hold_blocks
 from .pattern import EMPTY, Bindings, Pattern, decode_metavariables, match, match_sequence, sequence_metavariable
@@ -46,16 +50,17 @@ def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
     best: tuple[int, int, int, int, float, int, int, cst.CSTNode] | None = None
     for block in _blocks(scope):
         body = list(block.body)  # type: ignore[attr-defined]
+        leading = _leading_table(patterns, body)
         for start in range(len(body)):
-            matched, stop = _leading(patterns, body, start, EMPTY)
+            matched, stop = leading[start] if leading is not None else _leading(patterns, body, start, EMPTY)
             if matched == len(patterns):
                 continue  # a full match: not what failed (a count mismatch); nothing to point at
             if best is not None and (0, -matched) > best[:2]:
                 continue
             code = body[stop] if stop < len(body) else None
-            tokens, unlike = _difference(patterns[matched], code)
+            tokens, unlike = _closeness(patterns[matched], code)
             # The same kind of statement (an assignment for an assignment) beats a shorter other one.
-            ours = int(line_of(body[start], positions[body[start]].start.line)[1])
+            ours = int(line_of(body[start], positions[body[start]][0])[1])
             candidate = (ours, -matched, int(_kind(patterns[matched]) != _kind(code)), tokens, unlike,
                          start, stop, block)
             if best is None or candidate[:5] < best[:5]:
@@ -65,13 +70,29 @@ def find_closest(pattern: Pattern, module: cst.Module, scope: cst.CSTNode,
     matched, tokens, start, stop, block = -best[1], best[3], best[5], best[6], best[7]
     body = list(block.body)  # type: ignore[attr-defined]
     end_node = body[min(stop, len(body) - 1)]
-    first = positions[body[start]].start.line
-    last = positions[end_node].end.line
+    first = positions[body[start]][0]
+    last = positions[end_node][1]
     first, last = line_of(body[start], first)[0], line_of(end_node, last, end=True)[0]
     last = max(first, last)
     path, pattern_at, code_at = _descend(patterns[matched], body[stop] if stop < len(body) else None)
     return Closest(first, last, matched + 1, "" if pattern_at is None else one_line(pattern_at),
                    "" if code_at is None else one_line(code_at), matched, tokens, ", ".join(path))
+
+
+def step_patterns(step: object) -> list[Pattern]:
+    """The statement patterns a step looks for, in the order it looks: its pattern or anchor, then any others.
+
+    reuse-buffers also looks for each temporary's assignment
+    (``m_blk = $S.amax(dim=-1)``): when that is what finds nothing, that is
+    the pattern whose closest code a failure names.
+    """
+    found = [p for p in (getattr(step, "pattern", None), getattr(step, "anchor", None)) if isinstance(p, Pattern)]
+    for buffer in getattr(step, "buffers", ()):
+        assignment = cst.SimpleStatementLine(body=[cst.Assign(
+            targets=[cst.AssignTarget(cst.Name(buffer.temporary))], value=buffer.compute)])
+        text = f"{buffer.temporary} = {decode_metavariables(cst.Module([]).code_for_node(buffer.compute))}"
+        found.append(Pattern(source=text, statements=(assignment,)))
+    return found
 
 
 def _descend(pattern: cst.CSTNode, code: cst.CSTNode | None
@@ -83,6 +104,8 @@ def _descend(pattern: cst.CSTNode, code: cst.CSTNode | None
     """
     if code is None or type(pattern) is not type(code) or not isinstance(pattern, cst.BaseCompoundStatement):
         return (), pattern, code
+    if _tokens_apart(_header(pattern), _header(code)):
+        return (), pattern, code  # the header differs: that is where they part, whatever the blocks hold
     theirs, ours = _suites(pattern), _suites(code)
     if [label for label, _ in theirs] != [label for label, _ in ours]:
         return (), pattern, code  # an else or a handler more or less: the statement as a whole differs
@@ -95,7 +118,7 @@ def _descend(pattern: cst.CSTNode, code: cst.CSTNode | None
             # More code than pattern; a trailing `$...X` would have taken it (a
             # run in a body may stop anywhere, a whole block may not).
             return (f"{label}, statement {stop + 1}",), None, found[stop]
-    return (), pattern, code  # the blocks agree: the header differs
+    return (), pattern, code  # the blocks agree (what differs is a metavariable's reach)
 
 
 def _suites(node: cst.CSTNode) -> list[tuple[str, list[cst.BaseStatement]]]:
@@ -165,6 +188,52 @@ def one_line(node: cst.CSTNode) -> str:
     return head if len(head) <= _SHOWN else head[: _SHOWN - 3] + "..."
 
 
+def _leading_table(patterns: Sequence[cst.BaseStatement],
+                   body: Sequence[cst.BaseStatement]) -> list[tuple[int, int]] | None:
+    """``_leading(patterns, body, start, EMPTY)`` for every start at once, for a pattern that opens with a run.
+
+    A leading ``$...X`` lets a run from any start take any length, so the
+    search from every start would try every length: quadratic in a block,
+    each try naming the differing statement's tokens. What the rest of the
+    pattern makes of each place does not depend on where the run began
+    (unless the rest uses X again: then None, and each start is searched),
+    so each place is tried once and each start takes the best place at or
+    after it, as ``_leading`` would: the first place where the rest
+    matches whole, else the most statements matched, then the fewest
+    differing tokens, then the earliest place.
+    """
+    first = patterns[0]
+    name = sequence_metavariable(first)
+    if name is None or len(patterns) == 1 or _names_in(patterns[1:], name):
+        return None
+    rest = patterns[1:]
+    table: list[tuple[int, int]] = [(0, 0)] * (len(body) + 1)
+    best: tuple[int, int, int] | None = None  # (matched, tokens, place) of the best place at or after
+    whole: tuple[int, int] | None = None  # (matched, stop) at the first place at or after where the rest matches
+    for place in range(len(body), -1, -1):
+        matched, stop = _leading(rest, body, place, EMPTY)
+        if matched == len(rest):
+            whole = (matched + 1, stop)
+        else:
+            tokens = _difference(rest[matched], body[stop] if stop < len(body) else None)[0]
+            if best is None or (matched, -tokens) >= (best[0], -best[1]):
+                best = (matched, tokens, stop)
+        table[place] = whole if whole is not None else ((best[0] + 1, best[2]) if best is not None else (1, place))
+    return table[: len(body)]
+
+
+def _names_in(patterns: Sequence[cst.CSTNode], name: str) -> bool:
+    """Whether any of PATTERNS uses the metavariable NAME (as ``$NAME`` or ``$...NAME``)."""
+    wanted = {f"__pv_{name}__", f"__pvs_{name}__"}
+    stack: list[cst.CSTNode] = list(patterns)
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name and node.value in wanted:
+            return True
+        stack.extend(child_nodes(node))
+    return False
+
+
 def _leading(patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseStatement], at: int,
              bindings: Bindings) -> tuple[int, int]:
     """Count the leading ``patterns`` that match from ``body[at]`` on; say where the code stopped matching."""
@@ -196,8 +265,14 @@ def _leading(patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseState
     return matched + 1, stop
 
 
+@lru_cache(maxsize=4096)
 def _difference(pattern: cst.CSTNode, code: cst.CSTNode | None) -> tuple[int, float]:
-    """Count differing tokens, then (for ties) measure how unlike the texts are character by character."""
+    """Count differing tokens, then (for ties) measure how unlike the texts are character by character.
+
+    Kept per pair of nodes (both immutable): every start of a search meets
+    the same statements again. Diffs are linediff's: difflib's answer for a
+    statement of ordinary size, near-linear for a huge one (a class).
+    """
     text = _full(pattern)
     # A metavariable matches any code: only the pattern's own tokens can differ.
     theirs = [t for t in _TOKEN.findall(text) if not t.startswith("__pv")]
@@ -206,10 +281,55 @@ def _difference(pattern: cst.CSTNode, code: cst.CSTNode | None) -> tuple[int, fl
     other = _full(code)
     ours = _TOKEN.findall(other)
     differ = 0
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, theirs, ours, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(theirs, ours):
         if tag != "equal":
             differ += max(i2 - i1, j2 - j1)
-    return differ, 1.0 - difflib.SequenceMatcher(None, text, other, autojunk=False).ratio()
+    same = sum(i2 - i1 for tag, i1, i2, _, _ in opcodes(text, other) if tag == "equal")
+    total = len(text) + len(other)
+    return differ, 1.0 - (2.0 * same / total if total else 1.0)
+
+
+def _closeness(pattern: cst.CSTNode, code: cst.CSTNode | None) -> tuple[int, float]:
+    """Rank CODE against a pattern statement: differing tokens, then how unlike the texts are.
+
+    Two compound statements of one kind are compared header to header and
+    block to block, a metavariable standing for whatever code it faces: a
+    loop whose header lost an argument but whose body holds all the pattern
+    asks for is closer than one with a look-alike header and none of it.
+    """
+    difference = _difference(pattern, code)
+    if code is None or type(pattern) is not type(code) or not isinstance(pattern, cst.BaseCompoundStatement):
+        return difference
+    theirs, ours = _suites(pattern), _suites(code)
+    if [label for label, _ in theirs] != [label for label, _ in ours]:
+        return difference  # an else or a handler more or less: compared whole
+    tokens = _tokens_apart(_header(pattern), _header(code))
+    for (_, wanted), (_, found) in zip(theirs, ours):
+        tokens += _tokens_apart("\n".join(map(_full, wanted)), "\n".join(map(_full, found)))
+    return tokens, difference[1]
+
+
+def _header(node: cst.CSTNode) -> str:
+    """A compound statement without its blocks (decorators and ``for ... :`` lines), as ``ast.unparse`` writes it."""
+    text = _full(node)
+    try:
+        statement = ast.parse(text).body[0]
+    except (SyntaxError, IndexError):
+        return text.split("\n", 1)[0]
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        if isinstance(getattr(statement, field, None), list):
+            setattr(statement, field, [])
+    return ast.unparse(statement)
+
+
+def _tokens_apart(pattern_text: str, code_text: str) -> int:
+    """Count the tokens two texts differ by, where a metavariable of the pattern stands for any code."""
+    theirs, ours = _TOKEN.findall(pattern_text), _TOKEN.findall(code_text)
+    apart = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, theirs, ours, autojunk=False).get_opcodes():
+        if tag != "equal" and not all(t.startswith("__pv") for t in theirs[i1:i2]) or tag == "insert":
+            apart += max(i2 - i1, j2 - j1)
+    return apart
 
 
 def _kind(node: cst.CSTNode | None) -> type | None:
@@ -227,7 +347,9 @@ def _full(node: cst.CSTNode) -> str:
 
 
 def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    if isinstance(scope, (cst.Module, cst.IndentedBlock)):
+    # A one-line suite (`def f(x): return g(x)`) is a block too: its statements
+    # are candidates, so a scope that holds any statement names one.
+    if isinstance(scope, (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)):
         yield scope
     if not may_hold_blocks(scope):
         return
@@ -235,11 +357,62 @@ def _blocks(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from _blocks(child)
 
 
-def _positions(module: cst.Module) -> Any:
-    # unsafe_skip_copy keeps the nodes themselves as keys: the scope was found in this very module.
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions: dict[cst.CSTNode, CodeRange] = dict(wrapper.resolve(PositionProvider))
-    return positions
+def _positions(module: cst.Module) -> dict[cst.CSTNode, tuple[int, int]]:
+    """The first and last line of every node of MODULE, as libcst's PositionProvider gives them.
+
+    Lines alone, kept as two ints per node: the provider's CodeRange of
+    line and column per node, made for every node of a large file, cost
+    most of the closest-code search there (six times what this does).
+    """
+    state = _LineState(default_indent=module.default_indent, default_newline=module.default_newline)
+    module._codegen(state)
+    return state.ranges
+
+
+class _LineState(CodegenState):
+    """Generate code counting lines; record each node's lines as PositionProvidingCodegenState records its range.
+
+    A node that records a syntactic position (a statement: from after its
+    leading lines to the end of its last small statement or block, start
+    and end taken from the nodes it names) keeps that; any other keeps the
+    lines its whole code spans.
+    """
+
+    def __init__(self, default_indent: str, default_newline: str) -> None:
+        super().__init__(default_indent=default_indent, default_newline=default_newline)
+        self.line = 1
+        self.ranges: dict[cst.CSTNode, tuple[int, int]] = {}
+        self._starts: list[int] = []
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        if "\n" in value or "\r" in value:
+            self.line += len(_NEWLINES.findall(value))
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._starts.append(self.line)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._starts.pop()
+        if node not in self.ranges:
+            self.ranges[node] = (start, self.line)
+
+    @contextmanager
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+                                  end_node: cst.CSTNode | None = None) -> Iterator[None]:
+        start = self.line
+        try:
+            yield
+        finally:
+            end = self.line
+            if start_node is not None:
+                start = self.ranges[start_node][0]
+            if end_node is not None:
+                end = self.ranges[end_node][1]
+            self.ranges[node] = (start, end)
+
+
+_NEWLINES = re.compile(r"\r\n?|\n")
 
 
 def _original_lines(module: cst.Module, original: cst.Module | None) -> Callable[..., tuple[int, bool]]:
@@ -254,7 +427,7 @@ def _original_lines(module: cst.Module, original: cst.Module | None) -> Callable
 
     def line_of(node: cst.CSTNode, line: int, end: bool = False) -> tuple[int, bool]:
         if node in known:
-            return (known[node].end.line if end else known[node].start.line), False
+            return known[node][1 if end else 0], False
         return mapper(line, end), line in written
 
     return line_of
@@ -269,11 +442,14 @@ def line_mapper(before: str, after: str) -> Callable[..., int]:
     within the old code it stands for.
     """
     old, new = before.splitlines(), after.splitlines()
-    opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    codes = opcodes(old, new)
+    starts = [j1 for _, _, _, j1, _ in codes]
 
     def back(line: int, end: bool = False) -> int:
         index = line - 1
-        for tag, i1, i2, j1, j2 in opcodes:
+        # The opcode holding the line: found by bisection, not a walk over every opcode.
+        at = bisect.bisect_right(starts, index) - 1
+        for tag, i1, i2, j1, j2 in codes[max(at, 0) :]:
             if j1 <= index < j2:
                 if tag == "equal":
                     return i1 + (index - j1) + 1
@@ -286,5 +462,5 @@ def line_mapper(before: str, after: str) -> Callable[..., int]:
 def written_lines(before: str, after: str) -> frozenset[int]:
     """List the 1-based lines of ``after`` that a change wrote (not lines of ``before``)."""
     old, new = before.splitlines(), after.splitlines()
-    opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
-    return frozenset(j + 1 for tag, _, _, j1, j2 in opcodes if tag in ("replace", "insert") for j in range(j1, j2))
+    return frozenset(j + 1 for tag, _, _, j1, j2 in opcodes(old, new) if tag in ("replace", "insert")
+                     for j in range(j1, j2))

@@ -50,7 +50,7 @@ class Insert(Operation):
         edits: dict[int, list[BodyEdit]] = defaultdict(list)
         for found in matches:
             try:
-                added = instantiate(self.code, found.bindings)
+                added = instantiate(self.code, found.bindings, module.default_newline)
             except UnboundMetavariable as error:
                 raise ConfigError("code", f"the code uses ${error.args[0]}, which the anchor does not capture") from None
             body = found.block.body  # type: ignore[attr-defined]

@@ -16,11 +16,12 @@ from the nodes).
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Iterator, Mapping, Sequence, Union
+from typing import Iterable, Iterator, Mapping, Sequence, Union
 
 import libcst as cst
 
@@ -188,27 +189,68 @@ def match_sequence(
     patterns: Sequence[object], nodes: Sequence[object], bindings: Bindings = EMPTY
 ) -> Bindings | None:
     """Match element by element, letting ``$...X`` absorb any run of nodes."""
-    if not patterns:
-        return bindings if not nodes else None
-    first = patterns[0]
+    return _sequence(patterns, 0, nodes, 0, bindings)
+
+
+def _sequence(patterns: Sequence[object], at: int, nodes: Sequence[object], on: int,
+              bindings: Bindings) -> Bindings | None:
+    """Match ``patterns[at:]`` against ``nodes[on:]`` (indices, not slices: a long run is not copied per try)."""
+    if at == len(patterns):
+        return bindings if on == len(nodes) else None
+    first = patterns[at]
     name = sequence_metavariable(first) if is_node(first) else None
     if name is not None:
+        earlier = bindings.get(name)
+        if at == len(patterns) - 1:
+            lengths: Iterable[int] = (len(nodes) - on,)  # the last one takes the rest
+        elif isinstance(earlier, tuple):
+            lengths = (len(earlier),)  # bound before: the same run again, so as long
+        else:
+            lengths = range(len(nodes) - on + 1)
         # Shortest run first: later patterns in the sequence anchor the rest.
-        for length in range(len(nodes) + 1):
-            run = tuple(n for n in nodes[:length] if is_node(n))
-            bound = _bind(bindings, name, run)
-            if bound is None:
-                continue
-            result = match_sequence(patterns[1:], nodes[length:], bound)
+        for length in lengths:
+            if name in bindings:
+                bound = _bind(bindings, name, _run(nodes, on, length))
+                result = None if bound is None else _sequence(patterns, at + 1, nodes, on + length, bound)
+            else:
+                # Bound once the rest matched, unless the rest uses it: a failed
+                # try then costs no copy of the run (see _bind_after).
+                result = _sequence(patterns, at + 1, nodes, on + length, bindings)
+                if result is not None:
+                    result = _bind_after(patterns, at, nodes, on, length, bindings, result, name)
             if result is not None:
                 return result
         return None
-    if not nodes:
+    if on >= len(nodes):
         return None
-    bound = match(first, nodes[0], bindings)
+    bound = match(first, nodes[on], bindings)
     if bound is None:
         return None
-    return match_sequence(patterns[1:], nodes[1:], bound)
+    return _sequence(patterns, at + 1, nodes, on + 1, bound)
+
+
+def _run(nodes: Sequence[object], on: int, length: int) -> tuple[cst.CSTNode, ...]:
+    return tuple(n for n in nodes[on : on + length] if is_node(n))
+
+
+def _bind_after(patterns: Sequence[object], at: int, nodes: Sequence[object], on: int, length: int,
+                bindings: Bindings, result: Bindings, name: str) -> Bindings | None:
+    """Add NAME's run to RESULT (what the rest bound), as if it had been bound first.
+
+    If the rest bound NAME itself, matching it again with NAME bound is
+    what binding first would have done. Otherwise binding first could not
+    have changed how the rest matched, and NAME goes where it would have
+    been, right after BINDINGS.
+    """
+    run = _run(nodes, on, length)
+    if name == _ANONYMOUS:
+        return result
+    if name in result:
+        bound = _bind(bindings, name, run)
+        return None if bound is None else _sequence(patterns, at + 1, nodes, on + length, bound)
+    merged = {**bindings, name: run}
+    merged.update((key, value) for key, value in result.items() if key not in bindings)
+    return MappingProxyType(merged)
 
 
 def same_code(a: Capture, b: Capture) -> bool:
@@ -317,11 +359,20 @@ _FOUND_KEPT = 256
 def _find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatch]:
     found: list[StatementMatch] = []
     first = pattern.statements[0]
+    runs = any(sequence_metavariable(p) is not None for p in pattern.statements)
     for block in _blocks(scope):
         body = list(block.body)  # type: ignore[attr-defined]
+        # A `$...X` lets a run start anywhere and end anywhere after: trying
+        # every end from every start is cubic in a large block. Where each
+        # of the pattern's own statements can match bounds the shortest run
+        # from a start (and rules out every start past the last of them).
+        reach = _Reach(pattern.statements, body) if runs else None
         start = 0
         while start < len(body):
-            hit = _match_at(pattern.statements, body, start) if _may_start(first, body[start]) else None
+            floor = reach.earliest_end(start) if reach is not None else None
+            if reach is not None and floor is None:
+                break  # no run from here on holds every statement the pattern names
+            hit = _match_at(pattern.statements, body, start, floor) if _may_start(first, body[start]) else None
             if hit is None:
                 start += 1
                 continue
@@ -329,6 +380,39 @@ def _find_statements(pattern: Pattern, scope: cst.CSTNode) -> list[StatementMatc
             found.append(StatementMatch(block, start, end, bindings))
             start = max(end, start + 1)
     return found
+
+
+class _Reach:
+    """Where each statement of a pattern could match in a body, to bound the runs that can match it."""
+
+    def __init__(self, patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseStatement]) -> None:
+        self.steps: list[list[int] | None] = []  # per pattern statement: the places it could match; None: any one
+        for pattern in patterns:
+            if sequence_metavariable(pattern) is not None:
+                continue  # any run, even an empty one
+            if single_metavariable(pattern) is not None:
+                self.steps.append(None)
+                continue
+            # Each on its own, without the bindings of the others: a place
+            # missing here cannot take part in any match.
+            self.steps.append([i for i, node in enumerate(body) if _may_start(pattern, node)
+                               and match(pattern, node) is not None])
+        self.size = len(body)
+
+    def earliest_end(self, start: int) -> int | None:
+        """The least end of a run from START that could match, or None if no run from START on can."""
+        at = start
+        for places in self.steps:
+            if places is None:
+                at += 1
+                if at > self.size:
+                    return None
+                continue
+            index = bisect.bisect_left(places, at)
+            if index == len(places):
+                return None
+            at = places[index] + 1
+        return at
 
 
 def _may_start(pattern: cst.BaseStatement, node: cst.BaseStatement) -> bool:
@@ -363,7 +447,7 @@ def _may_start(pattern: cst.BaseStatement, node: cst.BaseStatement) -> bool:
 
 
 def _match_at(
-    patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseStatement], start: int
+    patterns: Sequence[cst.BaseStatement], body: Sequence[cst.BaseStatement], start: int, floor: int | None = None
 ) -> tuple[int, Bindings] | None:
     # Every pattern statement but a `$...X` takes exactly one statement, so
     # runs shorter than their count cannot match, and without a `$...X` only
@@ -378,8 +462,9 @@ def _match_at(
         start >= len(body) or match(patterns[0], body[start]) is None
     ):
         return None
-    # Try the shortest run first so a trailing `$...` does not swallow the block.
-    for end in range(start + max(fixed, 1), len(body) + 1):
+    # Try the shortest run first so a trailing `$...` does not swallow the block
+    # (none shorter than FLOOR can match: see _Reach).
+    for end in range(max(start + max(fixed, 1), floor or 0), len(body) + 1):
         bindings = match_sequence(patterns, body[start:end])
         if bindings is not None:
             return end, bindings

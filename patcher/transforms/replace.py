@@ -48,7 +48,7 @@ class Replace(Operation):
         for found in matches:
             removed = list(found.block.body[found.start : found.end])  # type: ignore[attr-defined]
             try:
-                added = instantiate(self.code, found.bindings)
+                added = instantiate(self.code, found.bindings, module.default_newline)
             except UnboundMetavariable as error:
                 raise ConfigError("code", f"the code uses ${error.args[0]}, which the pattern does not capture") from None
             edits[id(found.block)].append(

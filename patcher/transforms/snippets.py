@@ -13,18 +13,24 @@ class UnboundMetavariable(KeyError):
     """The template uses a metavariable its pattern did not capture."""
 
 
-def instantiate(code: str, bindings: Bindings) -> list[cst.BaseStatement]:
-    """Parse ``code`` and replace each ``$X`` / ``$...X`` by what the match captured."""
+def instantiate(code: str, bindings: Bindings, newline: str = "\n") -> list[cst.BaseStatement]:
+    """Parse ``code`` and replace each ``$X`` / ``$...X`` by what the match captured.
+
+    ``newline`` is the line ending of the file the code goes into: a line
+    break inside a token of the template (a triple-quoted string, a
+    backslash continuation) takes it, as the file's own lines do.
+    """
     module = parse_snippet(code)
-    filled = module.visit(_Filler(bindings))
+    filled = module.visit(_Filler(bindings, newline))
     assert isinstance(filled, cst.Module)
     return list(filled.body)
 
 
 class _Filler(cst.CSTTransformer):
-    def __init__(self, bindings: Bindings):
+    def __init__(self, bindings: Bindings, newline: str = "\n"):
         super().__init__()
         self.bindings = bindings
+        self.newline = newline
 
     def _lookup(self, name: str) -> object:
         if name not in self.bindings:
@@ -34,6 +40,14 @@ class _Filler(cst.CSTTransformer):
     def on_leave(  # type: ignore[override]  # returns nodes of other types by design
         self, original: cst.CSTNode, updated: cst.CSTNode
     ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
+        if type(updated) is cst.EmptyLine and updated.comment is None and updated.indent:
+            # A blank line between the template's top-level statements parses as
+            # "indented" (the module's indentation is empty); placed in a block it
+            # would be written with the block's indentation: trailing whitespace.
+            return updated.with_changes(indent=False)
+        if self.newline != "\n" and type(updated) in _RAW_TEXT and "\n" in updated.value:  # type: ignore[attr-defined]
+            # Only the template's own nodes pass here: what a capture brings back is not visited.
+            return updated.with_changes(value=updated.value.replace("\n", self.newline))  # type: ignore[attr-defined]
         if isinstance(updated, cst.Name):
             name = single_metavariable(updated)
             if name is not None:
@@ -65,6 +79,10 @@ class _Filler(cst.CSTTransformer):
             value = self._lookup(name)
             out.extend(value if isinstance(value, tuple) else (value,))
         return out
+
+
+# Nodes whose text may hold a line break of its own (Newline nodes take the file's line ending by themselves).
+_RAW_TEXT = (cst.SimpleString, cst.FormattedStringText, cst.SimpleWhitespace)
 
 
 def _fix_commas(items: list[Any]) -> list[Any]:

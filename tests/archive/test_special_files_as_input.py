@@ -215,18 +215,6 @@ def test_a_fifo_member_of_a_build_context_is_refused(tmp_path: Path, cli: Any) -
     path = tar_with(tmp_path, [file_member("Dockerfile", b"FROM x\n"), (pipe, b"")])
     result = cli("check", path)
     assert result.exit_code == 2
-    assert f"error: {path}: not a readable tar: " in result.stderr
-    assert "special file" in result.stderr
+    assert result.stderr.startswith(f"error: {path.name}: ") and result.stderr.count("\n") == 1
+    assert "is a fifo, not a regular file or folder" in result.stderr
 
-
-def test_a_build_context_past_the_limits_is_refused_member_by_member(tmp_path: Path) -> None:
-    from patcher.checks.inputs import _unpack_tar
-
-    path = tar_with(tmp_path, [file_member(f"f{i}", b"x" * 600) for i in range(4)])
-    target = tmp_path / "unpacked"
-    target.mkdir()
-    with pytest.raises(BadArchive, match="members declare more than 1000 bytes in all: possible tar bomb"):
-        _unpack_tar(path, target, Limits(max_total_size=1000))
-    assert sorted(p.name for p in target.iterdir()) == ["f0"]  # what came before the limit, nothing after
-    with pytest.raises(BadArchive, match="holds more than 2 members"):
-        _unpack_tar(path, tmp_path / "again", Limits(max_members=2))

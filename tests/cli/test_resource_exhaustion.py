@@ -11,9 +11,10 @@ Exit 3 stays for bugs.
 from __future__ import annotations
 
 import errno
+import io
 import random
 import resource
-import tarfile
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -96,26 +97,30 @@ def test_a_full_disk_while_writing_leaves_no_output_and_no_temporary(tmp_path: P
     assert list(folder.iterdir()) == []
 
 
-def test_a_full_disk_while_unpacking_a_build_context_says_so(tmp_path: Path, cli: Any,
+def test_a_full_disk_while_inflating_a_build_context_says_so(tmp_path: Path, cli: Any,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    context = tmp_path / "ctx.tar"
+    from patcher.archive import tar_source
+
+    context = tmp_path / "ctx.tar.gz"
     assert cli("apply", VENDOR_ZIP, "-o", context).exit_code == 0
 
-    def fill_the_disk(self: tarfile.TarFile, member: tarfile.TarInfo, path: str = "", **kwargs: Any) -> None:
-        raise OSError(errno.ENOSPC, "No space left on device", str(Path(path) / member.name))
+    class FullDisk(io.BytesIO):  # the temporary file a .tar.gz is inflated into, on a full disk
+        def write(self, data: Any) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(tarfile.TarFile, "extract", fill_the_disk)
+    monkeypatch.setattr(tar_source, "_temporary_file", FullDisk)
     result = cli("check", context)
-    assert result.exit_code == 2
+    assert result.exit_code == 2, result.stderr
     line = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
-    assert len(line) == 1 and line[0].endswith(": no space left on the device (free some space there and run again)")
-    assert "not a readable tar" not in result.stderr  # the machine ran out, not the input
+    assert line == [f"error: {tempfile.gettempdir()}: cannot hold the inflated tar: No space left on device "
+                    "(free some space there, or point TMPDIR at a folder with more)"]
+    assert "Traceback" not in result.stderr and "not a tar" not in result.stderr  # the machine ran out, not the input
 
 
 def test_a_bug_is_still_exit_3(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     import patcher.review.inspect  # the command imports what it calls from here when it runs
 
-    def broken(tree: object, patch_set: object) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
         raise ValueError("a bug")
 
     monkeypatch.setattr(patcher.review.inspect, "inspect_tree", broken)

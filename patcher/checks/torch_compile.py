@@ -1,0 +1,215 @@
+"""Find ``torch.compile`` in Python code: TorchInductor, its default backend, writes Triton kernels.
+
+``torch.compile`` (and ``torch.compiler.compile``, ``torch._dynamo.optimize``)
+traces a function and hands the graph to a backend. The default backend,
+TorchInductor, generates Triton kernels for a GPU (PyTorch's documentation:
+"For NVIDIA, AMD and Intel GPUs, it leverages OpenAI Triton as the key
+building block"), so on the BI-V100 a compiled function hangs the card the
+first time it runs. Which backends write no Triton, read from
+``torch/_dynamo/backends/`` (PyTorch 2.1 to 2.13):
+
+- ``eager``, ``eager_noexcept``, ``eager_debug``, ``pre_dispatch_eager``:
+  run the captured graph op by op;
+- ``aot_eager``, ``aot_eager_default_partitioner``,
+  ``aot_eager_decomp_partition``: AOT Autograd with a compiler that does
+  nothing (the last borrows Inductor's decompositions, not its code
+  generator);
+- ``cudagraphs``: replays the graph's own aten kernels through CUDA graphs
+  (it uses Inductor's CUDA-graph trees, no code generation);
+- ``onnxrt`` and ``tvm``: hand the graph to ONNX Runtime or Apache TVM,
+  which compile with their own code generators.
+
+Not accepted: ``inductor`` and anything built on it; ``openxla``, whose
+GPU compiler (XLA) emits Triton for some fusions; ``ts``/``aot_ts``
+(TorchScript's GPU fusers generate kernels at run time too); any other name
+or a callable, which could be any of these. ``disable=True`` compiles
+nothing. Setting a ``TORCHINDUCTOR_*`` variable or a
+``torch._inductor.config`` value configures Inductor, so it counts as
+using it; Dynamo's own settings (``torch._dynamo.config``, ``reset``,
+``disable``) trace or stop tracing and compile nothing themselves.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from .base import PythonSource
+from .syntax_index import SyntaxIndex, dotted
+from .triton_python import Finding, Guard, Names, written_module
+
+# Backends that generate no Triton kernel (see the module's docstring for why each).
+TRITON_FREE_BACKENDS = frozenset({
+    "eager", "eager_noexcept", "eager_debug", "pre_dispatch_eager",
+    "aot_eager", "aot_eager_default_partitioner", "aot_eager_decomp_partition",
+    "cudagraphs", "onnxrt", "tvm",
+})
+DEFAULT_BACKEND = "inductor"
+INDUCTOR = "TorchInductor"
+ENVIRONMENT_PREFIX = "TORCHINDUCTOR_"
+# The functions that compile, and where each takes its backend: (position or None, keyword).
+COMPILERS = {
+    "torch.compile": (None, "backend"),
+    "torch.compiler.compile": (None, "backend"),
+    "torch._dynamo.optimize": (0, "backend"),
+    "torch._dynamo.optimize_assert": (0, "backend"),
+}
+# Inductor's own entry points, and export's: each generates code with TorchInductor.
+INDUCTOR_COMPILERS = frozenset({
+    "torch._inductor.compile", "torch._inductor.compile_fx.compile_fx", "torch._inductor.compile_fx.compile_fx_inner",
+    "torch._inductor.aot_compile", "torch._inductor.aoti_compile_and_package", "torch._inductor.standalone_compile",
+    "torch._export.aot_compile", "torch.export.aot_compile",
+})
+INDUCTOR_CONFIG = "torch._inductor.config."
+# Any of these bytes must be in a file that uses torch.compile (with "torch"), or sets Inductor's environment.
+WORDS = ("compile", "_dynamo", "_inductor")
+ENVIRONMENT_WORD = ENVIRONMENT_PREFIX
+WHY = "TorchInductor generates Triton kernels"
+_ENVIRONMENT_SETTERS = frozenset({"setdefault", "putenv", "update", "__setitem__"})
+
+
+def compile_findings(source: PythonSource) -> Iterator[Finding]:
+    """Yield each use of ``torch.compile`` with a backend that may write Triton, and each ``TORCHINDUCTOR_*`` set."""
+    if source.mentions(ENVIRONMENT_WORD):
+        yield from _environment(source)
+    if not (source.mentions("torch") and source.mentions(*WORDS)):
+        return
+    index = source.index
+    names = Names(index, {id(n): written_module(n) for n in index.of(ast.ImportFrom)})
+    guard = Guard(source)
+    called: set[int] = set()
+    for call in index.of(ast.Call):
+        called.add(id(call.func))
+        qualified = names.resolve(call.func)
+        if qualified in COMPILERS:
+            message = _backend_problem(source, call, qualified)
+            if message is not None:
+                yield Finding(call, f"{message}{guard(call)}")
+        elif qualified in INDUCTOR_COMPILERS:
+            yield Finding(call, f"calls {qualified}(...), which compiles with {INDUCTOR} ({WHY}){guard(call)}")
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = [*index.of(ast.FunctionDef),
+                                                               *index.of(ast.AsyncFunctionDef)]
+    decorators = {id(d) for f in functions for d in f.decorator_list}
+    for function in functions:
+        for decorator in function.decorator_list:
+            if not isinstance(decorator, ast.Call) and names.resolve(decorator) in COMPILERS:
+                yield Finding(decorator, f"decorates {function.name} with `@{source.code(decorator)}`, whose "
+                                         f"default backend, {INDUCTOR}, generates Triton kernels{guard(function)}")
+    for call in index.of(ast.Call):  # getattr(torch, "compile"): the same function, looked up by name
+        key = call.args[1] if dotted(call.func) == "getattr" and len(call.args) >= 2 else None
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            looked_up = f"{names.resolve(call.args[0])}.{key.value}"
+            if looked_up in COMPILERS:
+                yield Finding(call, f"looks up {looked_up} by name (`{source.code(call)}`), whose default backend, "
+                                    f"{INDUCTOR}, generates Triton kernels{guard(call)}")
+    for attribute in index.of(ast.Attribute):  # torch._inductor.config.max_autotune = True
+        if not isinstance(attribute.ctx, ast.Load) and names.resolve(attribute).startswith(INDUCTOR_CONFIG):
+            yield Finding(attribute, f"sets {names.resolve(attribute)}: it configures {INDUCTOR}, torch.compile's "
+                                     f"default backend, which generates Triton kernels{guard(attribute)}")
+    references: list[ast.Attribute | ast.Name] = [*index.of(ast.Attribute), *index.of(ast.Name)]
+    for reference in references:
+        if id(reference) in called or id(reference) in decorators or not isinstance(reference.ctx, ast.Load):
+            continue
+        qualified = names.resolve(reference)
+        if qualified in COMPILERS and _outermost(index, reference):
+            yield Finding(reference, f"hands on {qualified} (`{source.code(index.parent(reference) or reference)}`), "
+                                     f"whose default backend, {INDUCTOR}, generates Triton kernels"
+                                     f"{guard(reference)}")
+
+
+def _outermost(index: SyntaxIndex, node: ast.AST) -> bool:
+    """Tell whether ``node`` is a whole name, not the ``torch`` of ``torch.compile`` (nor its ``.x``)."""
+    parent = index.parent(node)
+    return not (isinstance(parent, ast.Attribute) and parent.value is node)
+
+
+def _backend_problem(source: PythonSource, call: ast.Call, qualified: str) -> str | None:
+    """Say why a compile call may write Triton kernels, or None when its backend writes none."""
+    position, keyword = COMPILERS[qualified]
+    if any(k.arg == "disable" and isinstance(k.value, ast.Constant) and k.value.value is True
+           for k in call.keywords):
+        return None  # compiles nothing
+    given: ast.expr | None = None
+    for item in call.keywords:
+        if item.arg == keyword:
+            given = item.value
+        elif item.arg is None:  # **options: the backend could be in there
+            return (f"calls {qualified}(..., **{source.code(item.value)}), whose backend cannot be read "
+                    f"(unless it is one that writes no Triton, {WHY})")
+    if given is None and position is not None and len(call.args) > position:
+        given = call.args[position]
+    if any(isinstance(a, ast.Starred) for a in call.args[: (position or 0) + 1]) and given is None:
+        return f"calls {qualified}(*...), whose backend cannot be read ({WHY}, its default)"
+    if given is None:
+        return f"calls {qualified}(...) without a backend: its default, {INDUCTOR}, generates Triton kernels"
+    value = _literal(source, given, call)
+    if value == DEFAULT_BACKEND:
+        return f"calls {qualified}(..., backend={value!r}): {WHY}"
+    if isinstance(value, str) and value in TRITON_FREE_BACKENDS:
+        return None
+    shown = repr(value) if isinstance(value, str) else f"`{source.code(given)}`"
+    return (f"calls {qualified}(..., backend={shown}), a backend not known to write no Triton kernels "
+            f"(those that write none: {', '.join(sorted(TRITON_FREE_BACKENDS))})")
+
+
+def _literal(source: PythonSource, node: ast.expr, at: ast.AST) -> object:
+    """Return the string ``node`` stands for: a literal, a local set to one, or a module flag; else None."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        value = source.reachability.value_of(node.id, at)
+        if isinstance(value, ast.Constant):
+            return value.value
+        flag = source.reachability.module_flags.get(node.id)
+        if value is None and flag is not None and function_free(source, node.id, at):
+            return flag.value
+    return None
+
+
+def function_free(source: PythonSource, name: str, at: ast.AST) -> bool:
+    """Tell whether ``name`` at ``at`` reads the module's global (no local, parameter or class name hides it)."""
+    flag = source.reachability.module_flags[name]
+    return source.reachability.reads_module(name, at, flag)
+
+
+def _environment(source: PythonSource) -> Iterator[Finding]:
+    """Yield each ``TORCHINDUCTOR_*`` variable set in ``os.environ`` (or through ``os.putenv``)."""
+    index = source.index
+    guard = Guard(source)
+    for subscript in index.of(ast.Subscript):
+        key = _inductor_key(subscript.slice)
+        if key is not None and isinstance(subscript.ctx, ast.Store) and _is_environ(subscript.value):
+            yield _set(source, subscript, key, guard)
+    for call in index.of(ast.Call):
+        func = call.func
+        if not isinstance(func, ast.Attribute) and dotted(func).split(".")[-1] != "putenv":
+            continue
+        method = dotted(func).split(".")[-1]
+        if method not in _ENVIRONMENT_SETTERS:
+            continue
+        if method != "putenv" and not (isinstance(func, ast.Attribute) and _is_environ(func.value)):
+            continue
+        keys: list[str | None] = [k.arg for k in call.keywords if k.arg]
+        keys += [_inductor_key(a) for a in call.args[:1]]
+        for argument in call.args[:1]:
+            if isinstance(argument, ast.Dict):
+                keys += [_inductor_key(k) for k in argument.keys if k is not None]
+        for key in keys:
+            if key is not None and key.startswith(ENVIRONMENT_PREFIX):
+                yield _set(source, call, key, guard)
+                break
+
+
+def _set(source: PythonSource, node: ast.AST, key: str, guard: Guard) -> Finding:
+    return Finding(node, f"sets {key} (`{source.code(node)}`): it configures {INDUCTOR}, torch.compile's default "
+                         f"backend, which generates Triton kernels{guard(node)}")
+
+
+def _inductor_key(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(ENVIRONMENT_PREFIX):
+        return node.value
+    return None
+
+
+def _is_environ(node: ast.expr) -> bool:
+    return dotted(node).split(".")[-1] == "environ"

@@ -1,0 +1,432 @@
+"""What ``cp``, ``install``, ``mv``, ``ln``, ``rsync``, ``rm``, ``mkdir`` and ``touch`` do to the image, as GNU coreutils do it.
+
+Options are read as getopt reads them (clusters such as ``-rf``, long
+options with ``=`` or a separate value, options after operands, ``--``
+ending them). An option that changes which files land where and that is
+not understood makes the whole command unread, never guessed. Where the
+answer depends on whether a path of the base image exists (``cp -r SRC
+DEST`` copies into DEST only if DEST is a folder), the build's own folders
+decide. For the base image's, a trailing ``/`` (or ``.``) means an existing
+folder; otherwise a folder is copied as DEST itself (DEST is taken not to
+exist), a file named like ``x.py`` copied to a name without a dot goes into
+it, and a file keeps DEST as its name; each such reading is noted as assumed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from .image_fs import Kind, Placement, Step, normalise, under
+
+if TYPE_CHECKING:
+    from .install_script import CommandContext, Shell
+
+
+@dataclass(frozen=True)
+class Options:
+    """A command line read by getopt's rules."""
+
+    flags: frozenset[str]  # short letters and long names ("r", "recursive")
+    values: dict[str, str]  # options that take a value: name -> value (last one wins)
+    operands: list[str]
+    unknown: list[str]
+
+
+def getopt(args: list[str], short: str, short_valued: str, long: set[str], long_valued: set[str]) -> Options:
+    """Split ``args`` into options and operands, GNU-style (options may follow operands).
+
+    A long option named in both ``long`` and ``long_valued`` takes an
+    optional argument (``--preserve[=LIST]``, ``--backup[=CONTROL]``): only
+    its ``=`` form gives one, as getopt_long reads it.
+    """
+    flags: set[str] = set()
+    values: dict[str, str] = {}
+    operands: list[str] = []
+    unknown: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            operands.extend(args[index:])
+            break
+        if arg.startswith("--"):
+            name, equals, value = arg[2:].partition("=")
+            if name in long and not equals:
+                flags.add(name)
+            elif name in long_valued:
+                if not equals:
+                    if index >= len(args):
+                        unknown.append(arg)
+                        break
+                    value = args[index]
+                    index += 1
+                values[name] = value
+            else:
+                unknown.append(arg)
+        elif arg.startswith("-") and arg != "-":
+            letters = arg[1:]
+            for position, letter in enumerate(letters):
+                if letter in short_valued:
+                    value = letters[position + 1:]
+                    if not value:
+                        if index >= len(args):
+                            unknown.append(arg)
+                            break
+                        value = args[index]
+                        index += 1
+                    values[letter] = value
+                    break
+                if letter in short:
+                    flags.add(letter)
+                else:
+                    unknown.append(f"-{letter}")
+        else:
+            operands.append(arg)
+    return Options(frozenset(flags), values, operands, unknown)
+
+
+# -- the copy itself -------------------------------------------------------
+
+def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[str], destination: str, *,
+             recursive: bool, into: bool | None, move: bool = False, link: bool = False,
+             no_clobber: bool = False, written: str | None = None) -> bool:
+    """Copy (or move, or link) image paths ``sources`` to ``destination``, as ``command`` would; False if it fails.
+
+    ``into`` True: ``destination`` is a folder to copy into (``-t``, several
+    sources); False: it is the new name (``-T``); None: it depends on what
+    stands there. ``written`` is the destination as the script wrote it (its
+    trailing slash counts).
+    """
+    fs = shell.build.fs
+    written = destination if written is None else written
+    destination = normalise(destination)
+    step = Step(shell.file, ctx.line, command, ctx.hides, ctx.stops_on_error, shell.build.stage, shell.build.tick())
+    shell.record_copy(ctx, sources, written, recursive)
+    ok = True
+    for raw in sources:
+        contents = raw.endswith("/.")  # cp -r SRC/. DEST: what is in SRC, not SRC itself
+        source = normalise(raw)
+        kind = fs.kind(source)
+        if kind is Kind.ABSENT:
+            shell.note(ctx, "fails", f"{source} does not exist at this point of the build, so nothing is copied")
+            ok = False
+            continue
+        is_dir = kind is Kind.DIR
+        if is_dir and not recursive:
+            how = "does not copy folders" if command == "install" else "was not told to copy folders (-r)"
+            shell.note(ctx, "fails", f"{source} is a folder and {command} {how}, so it copies nothing from it")
+            ok = False
+            continue
+        target = _target(shell, ctx, command, source, destination, written, is_dir, into, contents)
+        if target is None:
+            ok = False
+            continue
+        if no_clobber and fs.kind(target) is not Kind.ABSENT:
+            shell.note(ctx, "unread", f"{command} copies only if {target} does not exist yet, and the base image "
+                                      "may have it", scope=(target,))
+        if under(target, source) and is_dir and target != source:
+            shell.note(ctx, "fails", f"cannot copy the folder {source} into itself")
+            ok = False
+            continue
+        if kind is Kind.UNKNOWN:
+            # A file or folder of the base image: nothing of the context, but it replaces what stood there.
+            if recursive and not link:
+                shell.note(ctx, "unread", f"copies {source} from the base image, which the reader cannot see",
+                           scope=(target,))
+            else:
+                fs.write_other(target)
+            continue
+        moved = [(source, fs.files[source])] if source in fs.files else []
+        moved += [(path, placed) for path, placed in fs.below(source)]
+        if not is_dir and source not in fs.files:
+            fs.write_other(target)  # a file the build wrote from elsewhere
+            continue
+        if is_dir:
+            fs.make_dir(target)
+        for path, placed in moved:
+            relative = path[len(source):].lstrip("/")
+            image = posixpath.join(target, relative) if relative else target
+            fs.place(image, Placement(placed.source, placed.steps + (step,), shell.build.tick()))
+        if move and not link:
+            fs.remove(source)
+    return ok
+
+
+def _target(shell: "Shell", ctx: "CommandContext", command: str, source: str, destination: str, written: str,
+            is_dir: bool, into: bool | None, contents: bool) -> str | None:
+    """Where ``source`` lands: inside ``destination`` or as it."""
+    fs = shell.build.fs
+    name = posixpath.basename(source)
+    inside = posixpath.join(destination, name)
+    if contents:
+        return destination
+    if into is True:
+        if fs.kind(destination) in (Kind.FILE, Kind.ABSENT):
+            shell.note(ctx, "fails", f"{destination} is not a folder, so nothing is copied into it")
+            return None
+        return inside
+    if into is False:
+        return destination
+    kind = fs.kind(destination)
+    if kind is Kind.DIR:
+        return inside
+    if written.endswith("/") and kind is not Kind.UNKNOWN and not is_dir:
+        shell.note(ctx, "fails", f"{destination}/ is not a folder, so the copy fails")
+        return None
+    if kind in (Kind.FILE, Kind.ABSENT):
+        return destination
+    # The base image decides; read it the way the script's author evidently meant it.
+    if written.endswith("/") or posixpath.basename(written) in (".", ".."):
+        return inside
+    if command == "ln":
+        return destination  # a link is named for where it is made
+    destination_name = posixpath.basename(destination)
+    if destination_name == name:
+        return destination
+    if is_dir:
+        shell.note(ctx, "assumed", f"{destination} is taken not to exist in the base image "
+                                   f"(else {source} would land inside it, as {inside})")
+        return destination
+    if "." not in destination_name and "." in name:
+        shell.note(ctx, "assumed", f"{destination} is taken to be a folder of the base image "
+                                   f"(else {source} would be copied as {destination} itself)")
+        return inside
+    return destination
+
+
+# -- each command ----------------------------------------------------------
+
+def cp(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+    """``cp [-rRaTfinpv...] [-t DIR] SRC... DEST``."""
+    o = getopt(args, "aRrdfHiLlnPpsTuvxbZ", "tS",
+               {"archive", "recursive", "force", "interactive", "no-clobber", "preserve", "no-dereference",
+                "dereference", "link", "symbolic-link", "update", "verbose", "one-file-system", "no-target-directory",
+                "remove-destination", "strip-trailing-slashes", "backup", "parents", "debug", "reflink"},
+               {"target-directory", "suffix", "preserve", "no-preserve", "sparse", "reflink", "backup", "update"})
+    return _copy_like(shell, ctx, "cp", o, recursive=bool(o.flags & {"a", "R", "r", "archive", "recursive"}),
+                      no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
+
+
+def mv(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+    """``mv [-fnTv] [-t DIR] SRC... DEST``: like ``cp -r``, then the source is gone."""
+    o = getopt(args, "bfinTuvZ", "tS",
+               {"force", "interactive", "no-clobber", "no-target-directory", "update", "verbose",
+                "strip-trailing-slashes", "backup", "debug"},
+               {"target-directory", "suffix", "backup", "update"})
+    return _copy_like(shell, ctx, "mv", o, recursive=True, move=True,
+                      no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
+
+
+def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, *, recursive: bool,
+               move: bool = False, no_clobber: bool = False) -> bool | None:
+    if o.unknown:
+        shell.unread(ctx, f"{command} with {', '.join(o.unknown)}, which the reader does not follow")
+        return None
+    operands = o.operands
+    if "parents" in o.flags and len(operands) >= 2:
+        # cp --parents a/b/c DEST makes DEST/a/b/c: each source keeps the path it was named by.
+        *sources, destination = operands
+        ok = True
+        for source in sources:
+            target = posixpath.join(shell.path(destination), posixpath.normpath(source).lstrip("/"))
+            shell.build.fs.make_dir(posixpath.dirname(target))
+            ok &= transfer(shell, ctx, command, [shell.path(source, keep_slash=True)], target, recursive=recursive,
+                           into=False, move=move, no_clobber=no_clobber)
+        return ok
+    directory = o.values.get("t") or o.values.get("target-directory")
+    into: bool | None = True
+    if directory is not None:
+        sources, destination = operands, directory
+    else:
+        if len(operands) < 2:
+            shell.note(ctx, "fails", f"{command} needs a source and a destination")
+            return False
+        *sources, destination = operands
+        into = False if o.flags & {"T", "no-target-directory"} else (True if len(sources) > 1 else None)
+    return transfer(shell, ctx, command, [shell.path(s, keep_slash=True) for s in sources], shell.path(destination),
+                    recursive=recursive, into=into, move=move, no_clobber=no_clobber,
+                    written=shell.path(destination, keep_slash=True))
+
+
+def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+    """``install [-D] [-m MODE] [-t DIR] SRC... DEST`` and ``install -d DIR...``."""
+    o = getopt(args, "bcCdDpsTvZ", "gmotS",
+               {"compare", "directory", "preserve-timestamps", "strip", "verbose", "no-target-directory", "backup",
+                "debug", "preserve-context"},
+               {"group", "mode", "owner", "target-directory", "suffix", "backup", "strip-program", "context"})
+    if o.unknown:
+        shell.unread(ctx, f"install with {', '.join(o.unknown)}, which the reader does not follow")
+        return None
+    if o.flags & {"d", "directory"}:
+        for operand in o.operands:
+            shell.build.fs.make_dir(shell.path(operand))
+        return True
+    directory = o.values.get("t") or o.values.get("target-directory")
+    if directory is not None:
+        if "D" in o.flags:
+            shell.build.fs.make_dir(shell.path(directory))
+        return transfer(shell, ctx, "install", [shell.path(s) for s in o.operands], shell.path(directory),
+                        recursive=False, into=True)
+    if len(o.operands) < 2:
+        shell.note(ctx, "fails", "install needs a source and a destination")
+        return False
+    *sources, destination = o.operands
+    written = shell.path(destination, keep_slash=True)
+    into: bool | None = True if len(sources) > 1 else None
+    if o.flags & {"T", "no-target-directory"}:
+        into = False
+    if "D" in o.flags:
+        # -D makes the leading folders of DEST and installs as DEST (into it when it ends with '/').
+        if written.endswith("/") or into:
+            shell.build.fs.make_dir(shell.path(destination))
+            into = True
+        else:
+            shell.build.fs.make_dir(posixpath.dirname(shell.path(destination)))
+            into = False
+    return transfer(shell, ctx, "install", [shell.path(s) for s in sources], shell.path(destination),
+                    recursive=False, into=into, written=written)
+
+
+def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+    """``ln [-sfnT] TARGET LINK`` and ``ln -s TARGET... DIR``: the link shows the target's files at its own path."""
+    o = getopt(args, "bdfFiLnPrsTvS", "tS",
+               {"symbolic", "force", "no-dereference", "no-target-directory", "verbose", "relative", "interactive",
+                "logical", "physical", "backup"},
+               {"target-directory", "suffix", "backup"})
+    if o.unknown or o.flags & {"r", "relative"}:
+        shell.unread(ctx, f"ln with {', '.join(o.unknown or ['--relative'])}, which the reader does not follow")
+        return None
+    directory = o.values.get("t") or o.values.get("target-directory")
+    into: bool | None = True
+    if directory is not None:
+        targets, link_at = o.operands, directory
+    elif len(o.operands) == 1:
+        targets, link_at = o.operands, "."
+    elif len(o.operands) >= 2:
+        *targets, link_at = o.operands
+        into = False if o.flags & {"T", "no-target-directory", "n", "no-dereference"} and len(targets) == 1 else (
+            True if len(targets) > 1 else None)
+    else:
+        shell.note(ctx, "fails", "ln needs a target")
+        return False
+    symbolic = bool(o.flags & {"s", "symbolic"})
+    ok = True
+    for target in targets:
+        link_path = shell.path(link_at)
+        if symbolic and not target.startswith("/"):
+            # A relative symlink target is read from the link's own folder, not from the current one.
+            base = link_path if into or shell.build.fs.kind(link_path) is Kind.DIR else posixpath.dirname(link_path)
+            resolved = normalise(posixpath.join(base, target))
+        else:
+            resolved = shell.path(target)
+        if o.flags & {"f", "force"} and not into:
+            shell.build.fs.remove(link_path)
+        ok &= transfer(shell, ctx, "ln", [resolved], link_path, recursive=True, into=into, link=True,
+                       written=shell.path(link_at, keep_slash=True))
+    return ok
+
+
+def rsync(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+    """``rsync -a SRC... DEST``: ``SRC/`` copies what is in SRC, ``SRC`` copies SRC itself into DEST."""
+    o = getopt(args, "avrlptgoDzhPqucWHAXSxnim", "",
+               {"archive", "recursive", "verbose", "quiet", "progress", "partial", "links", "perms", "times", "group",
+                "owner", "devices", "specials", "compress", "human-readable", "checksum", "update", "delete",
+                "whole-file", "hard-links", "acls", "xattrs", "sparse", "one-file-system", "stats", "no-perms",
+                "no-owner", "no-group", "no-times", "mkpath", "itemize-changes", "inplace"},
+               {"chmod", "chown", "info", "out-format", "log-file"})
+    if o.unknown or o.flags & {"n", "u", "update"}:
+        shell.unread(ctx, f"rsync with {', '.join(o.unknown or ['--update/--dry-run'])}, which the reader "
+                          "does not follow")
+        return None
+    if len(o.operands) < 2:
+        shell.note(ctx, "fails", "rsync needs a source and a destination")
+        return False
+    recursive = bool(o.flags & {"a", "r", "archive", "recursive"})
+    *sources, destination = o.operands
+    fs = shell.build.fs
+    target_dir = shell.path(destination)
+    started = shell.build.counter  # what this rsync writes is placed after this point of the build
+    synced: list[str] = []  # the folders a folder source makes match it (--delete empties them of the rest)
+    several = len(sources) > 1 or destination.endswith("/")
+    ok = True
+    for source in sources:
+        path = shell.path(source)
+        is_dir = fs.kind(path) is Kind.DIR
+        if is_dir and not recursive:
+            shell.note(ctx, "fails", f"rsync skips the folder {path} without -r or -a")
+            ok = False
+            continue
+        if is_dir:
+            inside = target_dir if source.endswith("/") else posixpath.join(target_dir, posixpath.basename(path))
+            synced.append(inside)
+            fs.make_dir(inside)
+            ok &= transfer(shell, ctx, "rsync", [path + "/."], inside, recursive=True, into=None)
+        else:
+            into = True if several or fs.kind(target_dir) is Kind.DIR else False
+            if into:
+                fs.make_dir(target_dir)
+            ok &= transfer(shell, ctx, "rsync", [path], target_dir, recursive=False, into=into)
+    if "delete" in o.flags:
+        for folder in synced:
+            for path, placed in fs.below(folder):
+                if not placed.steps or placed.steps[-1].order <= started:
+                    fs.remove(path)
+    return ok
+
+
+def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+    """``rm [-rfv] PATH...``."""
+    o = getopt(args, "rRfidvI", "", {"recursive", "force", "dir", "verbose", "interactive", "one-file-system",
+                                     "no-preserve-root", "preserve-root"}, {"interactive"})
+    recursive = bool(o.flags & {"r", "R", "recursive"})
+    ok = True
+    for operand in o.operands:
+        path = shell.path(operand)
+        kind = shell.build.fs.kind(path)
+        if kind is Kind.DIR and not recursive:
+            shell.note(ctx, "fails", f"{path} is a folder and rm was not told -r, so it stays")
+            ok = False
+            continue
+        if kind is Kind.ABSENT and not o.flags & {"f", "force"}:
+            shell.note(ctx, "fails", f"{path} does not exist, so rm fails (without -f)")
+            ok = False
+        shell.build.fs.remove(path)
+    return ok
+
+
+def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+    """``mkdir [-p] [-m MODE] DIR...``: without -p, a folder that is already there is a failure."""
+    o = getopt(args, "pvZ", "m", {"parents", "verbose"}, {"mode", "context"})
+    parents = bool(o.flags & {"p", "parents"})
+    ok = True
+    for operand in o.operands:
+        path = shell.path(operand)
+        kind = shell.build.fs.kind(path)
+        if not parents and kind in (Kind.DIR, Kind.FILE):
+            shell.note(ctx, "fails", f"{path} already exists, so mkdir fails (without -p)")
+            ok = False
+            continue
+        if kind is Kind.FILE:
+            shell.note(ctx, "fails", f"{path} is a file, so mkdir -p fails")
+            ok = False
+            continue
+        shell.build.fs.make_dir(path, new=not parents)
+    return ok
+
+
+def touch(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+    """``touch FILE...``: creates an empty file where none is known (a placed file keeps its content)."""
+    o = getopt(args, "acfhm", "drt", {"no-create", "no-dereference"}, {"date", "reference", "time"})
+    for operand in o.operands:
+        path = shell.path(operand)
+        if path not in shell.build.fs.files and not o.flags & {"c", "no-create"}:
+            shell.build.fs.write_other(path)
+    return True
+
+
+FILE_COMMANDS: dict[str, Callable[["Shell", "CommandContext", list[str]], "bool | None"]] = {
+    "cp": cp, "mv": mv, "install": install, "ln": ln, "rsync": rsync, "rm": rm, "mkdir": mkdir, "touch": touch,
+}

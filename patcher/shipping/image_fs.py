@@ -1,0 +1,167 @@
+"""The image's file system as far as the build context decides it: which context file sits at which image path.
+
+The base image's own files are unknown. What the reader knows is what the
+build wrote: each context file placed at an image path (a ``Placement``,
+with the steps that put it there), files the build wrote from elsewhere
+(a redirection, ``COPY <<EOF``, ``touch``), and the folders it made or
+filled. A folder the build created where nothing stood is *owned*: a path
+under it that the build did not write is known to be absent. Elsewhere a
+path the build did not touch may or may not exist in the base image, and
+callers decide what to assume (and say so).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, replace
+from enum import Enum
+
+
+class Kind(Enum):
+    """What stands at an image path, as far as the build tells."""
+
+    DIR = "folder"
+    FILE = "file"
+    ABSENT = "absent"
+    UNKNOWN = "unknown"  # the base image decides
+
+
+@dataclass(frozen=True)
+class Step:
+    """One instruction or command that moved a context file on its way to an image path."""
+
+    file: str  # "Dockerfile", or the context path of the script that ran it
+    line: int
+    command: str  # "COPY", "cp", "install", "mv", "ln", "rsync", ...
+    hides_failure: tuple[str, ...] = ()
+    stops_on_error: bool = True  # whether a failure here stops the build
+    stage: str = ""  # the build stage it ran in
+    order: int = 0  # when it ran, in the order the build runs
+    path: str = ""  # the image path it put the file at (filled in by ImageFS.place)
+
+    @property
+    def in_script(self) -> bool:
+        """Whether a shell command (not a COPY/ADD) did it."""
+        return self.command not in ("COPY", "ADD")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A context file at an image path, and how it got there."""
+
+    source: str  # context path
+    steps: tuple[Step, ...]
+    order: int  # when it was written, in the order the build runs
+
+
+def normalise(path: str) -> str:
+    """An absolute image path without ``.``, ``..``, doubled or trailing slashes."""
+    path = posixpath.normpath("/" + path.lstrip("/")) if path else "/"
+    return "/" + path.lstrip("/")  # normpath keeps a leading "//"
+
+
+def under(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or inside it, on a path-component boundary."""
+    return folder == "/" or path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+class ImageFS:
+    """The image paths one build stage holds, as far as the build context decides them."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, Placement] = {}
+        self.others: set[str] = set()  # files the build wrote from outside the context
+        self.dirs: set[str] = {"/"}
+        self.owned: set[str] = set()  # folders the build created: their contents are all known
+        self.gone: set[str] = set()  # paths the build removed: absent until written again
+
+    def copy(self) -> ImageFS:
+        """An independent copy, for a stage built FROM this one."""
+        other = ImageFS()
+        other.files, other.others = dict(self.files), set(self.others)
+        other.dirs, other.owned, other.gone = set(self.dirs), set(self.owned), set(self.gone)
+        return other
+
+    def kind(self, path: str) -> Kind:
+        """What stands at ``path``."""
+        path = normalise(path)
+        if path in self.dirs:
+            return Kind.DIR
+        if path in self.files or path in self.others:
+            return Kind.FILE
+        prefix = path.rstrip("/") + "/"
+        if any(p.startswith(prefix) for p in self.files) or any(p.startswith(prefix) for p in self.others):
+            return Kind.DIR
+        if self.gone and any(under(path, removed) for removed in self.gone):
+            return Kind.ABSENT
+        parent = posixpath.dirname(path)
+        while True:
+            if parent in self.owned:
+                return Kind.ABSENT
+            if parent in self.files or parent in self.others:
+                return Kind.ABSENT  # under a file: nothing can be there
+            if parent == "/" or parent in self.dirs:
+                return Kind.UNKNOWN
+            parent = posixpath.dirname(parent)
+
+    def below(self, folder: str) -> list[tuple[str, Placement]]:
+        """The placements inside ``folder`` (not the folder itself), sorted by path."""
+        folder = normalise(folder)
+        return sorted((p, placed) for p, placed in self.files.items() if p != folder and under(p, folder))
+
+    def make_dir(self, path: str, new: bool = False) -> None:
+        """Create ``path`` and its parents; ``new``: the caller knows it was not there (``mkdir`` without ``-p``).
+
+        A folder created where nothing could stand, or one known to be new,
+        is owned: whatever the build does not write into it is absent.
+        """
+        path = normalise(path)
+        if new and path not in self.dirs:
+            self.owned.add(path)
+        current = path
+        while current not in self.dirs:
+            if self.kind(current) is Kind.ABSENT:
+                self.owned.add(current)
+            self.dirs.add(current)
+            current = posixpath.dirname(current)
+        self._revive(path)
+
+    def place(self, path: str, placement: Placement) -> None:
+        """Write a context file at ``path``, replacing what stood there."""
+        path = normalise(path)
+        self.make_dir(posixpath.dirname(path))
+        self.others.discard(path)
+        self._revive(path)
+        if placement.steps and not placement.steps[-1].path:
+            placement = replace(placement, steps=(*placement.steps[:-1], replace(placement.steps[-1], path=path)))
+        self.files[path] = placement
+
+    def write_other(self, path: str) -> None:
+        """Write a file that does not come from the context at ``path``."""
+        path = normalise(path)
+        self.make_dir(posixpath.dirname(path))
+        self._revive(path)
+        self.files.pop(path, None)
+        self.others.add(path)
+
+    def remove(self, path: str) -> list[str]:
+        """Remove ``path`` and everything under it; return the placements removed."""
+        path = normalise(path)
+        gone = [p for p in self.files if under(p, path)]
+        for p in gone:
+            del self.files[p]
+        self.others = {p for p in self.others if not under(p, path)}
+        if path != "/":
+            self.dirs = {d for d in self.dirs if not under(d, path)}
+            self.owned = {d for d in self.owned if not under(d, path)}
+            self.gone = {g for g in self.gone if not under(g, path)} | {path}
+        return gone
+
+    def _revive(self, path: str) -> None:
+        """Writing at ``path`` brings it and its folders back from a removal."""
+        if self.gone:
+            self.gone = {g for g in self.gone if not under(path, g)}
+
+    def names(self) -> list[str]:
+        """Every path the build knows of (files and folders), for glob matching."""
+        return sorted({*self.files, *self.others, *self.dirs})

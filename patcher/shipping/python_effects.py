@@ -1,0 +1,258 @@
+"""Which files a Python helper of the build context writes or removes, read from its code with ``ast``.
+
+Vendor install scripts run small Python programs that edit the base
+image's files in place (``python3 ./patch_scheduler.py``). The reader
+does not run them; it reads them, the way it reads the shell: every call
+that writes a file (``open`` in a writing mode, ``Path.write_text``,
+``os.replace``, ``shutil.copy``...) must name a path its code spells out
+(a literal, a name bound once to one, f-strings, ``+``, ``os.path.join``
+and ``Path`` of those). A program that runs other code (``subprocess``,
+``os.system``, ``exec``, ``importlib``), writes where the reader cannot
+work out, or does not parse gives None: it could change anything. Calls
+into other modules' functions are taken not to write files.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..depth import parse_problem
+
+_RUNS_CODE = frozenset({
+    "exec", "eval", "compile", "__import__", "os.system", "os.popen", "os.fork", "os.forkpty", "os.startfile",
+    "os.posix_spawn", "os.posix_spawnp", "pty.spawn", "runpy.run_path", "runpy.run_module",
+    "importlib.import_module", "importlib.reload", "builtins.exec", "builtins.eval", "os.execv", "os.execve",
+    "os.execl", "os.execle", "os.execlp", "os.execlpe", "os.execvp", "os.execvpe", "os.spawnl", "os.spawnle",
+    "os.spawnlp", "os.spawnlpe", "os.spawnv", "os.spawnve", "os.spawnvp", "os.spawnvpe",
+})
+_RUNS_CODE_MODULES = ("subprocess.", "multiprocessing.", "ctypes.", "importlib.")
+_OPENERS = frozenset({"open", "io.open", "codecs.open", "builtins.open", "os.fdopen"})
+# function -> (index of the path written, index of the path removed) among its arguments
+_FUNCTIONS: dict[str, tuple[int | None, int | None]] = {
+    "os.remove": (None, 0), "os.unlink": (None, 0), "os.rmdir": (None, 0), "os.removedirs": (None, 0),
+    "os.rename": (1, 0), "os.renames": (1, 0), "os.replace": (1, 0), "os.symlink": (1, None), "os.link": (1, None),
+    "os.truncate": (0, None), "os.open": (0, None), "os.mknod": (0, None), "os.mkfifo": (0, None),
+    "shutil.copy": (1, None), "shutil.copy2": (1, None), "shutil.copyfile": (1, None), "shutil.copytree": (1, None),
+    "shutil.move": (1, 0), "shutil.rmtree": (None, 0), "shutil.unpack_archive": (1, None),
+    "shutil.copyfileobj": (None, None),
+}
+_PATH_METHODS = {"write_text": "write", "write_bytes": "write", "touch": "write", "symlink_to": "write",
+                 "hardlink_to": "write", "unlink": "remove", "rmdir": "remove"}
+_PATH_ONLY_METHODS = frozenset({"write_text", "write_bytes", "touch", "symlink_to", "hardlink_to"})
+_PATH_CONSTRUCTORS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.PurePosixPath"})
+# A program that writes a file names one of these (or reaches names through one of the last few):
+# one that names none of them is not parsed at all.
+_WORDS = re.compile(
+    r"\b(?:open|fdopen|write_text|write_bytes|remove|removedirs|unlink|renames?|replace|rmdir|rmtree|copy\w*|move|"
+    r"touch|symlink\w*|link|hardlink_to|truncate|mknod|mkfifo|extract\w*|unpack_archive|system|popen|spawn\w*|"
+    r"posix_spawnp?|exec[lv]?p?e?|eval|compile|fork\w*|startfile|subprocess|multiprocessing|ctypes|importlib|"
+    r"import_module|runpy|pty|fileinput|getattr|__dict__|vars|globals|locals|__builtins__|__import__)\b")
+
+
+@dataclass(frozen=True)
+class PythonEffects:
+    """The paths a program writes and removes, as its code spells them (relative ones from its directory)."""
+
+    writes: tuple[str, ...]
+    removes: tuple[str, ...]
+
+
+NOTHING = PythonEffects((), ())
+
+
+class _Unknown(Exception):
+    """The program could write where the reader cannot tell."""
+
+
+@lru_cache(maxsize=64)
+def python_effects(source: str) -> PythonEffects | None:
+    """The files ``source`` writes or removes, or None when that cannot be read from its code."""
+    if not _WORDS.search(source):
+        return NOTHING
+    if parse_problem(source, strings_nest=False) is not None:  # vendor Python: too large or deep to parse safely
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    try:
+        reader = _Reader(tree)
+        return reader.effects()
+    except (_Unknown, RecursionError):
+        return None
+
+
+class _Reader:
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self.aliases: dict[str, str] = {}  # local name -> dotted name it imports
+        self.bound: dict[str, list[ast.expr]] = {}  # name -> every value bound to it (None: not a plain value)
+        plain: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    self.aliases[alias.asname or alias.name.split(".")[0]] = (
+                        alias.name if alias.asname else alias.name.split(".")[0])
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(target, ast.Name):
+                        self.bound.setdefault(target.id, []).append(node.value)
+                        plain.add(id(target))
+        unknown = ast.Constant(None)
+        for node in ast.walk(tree):
+            # Any other binding (a loop variable, an argument, +=, a with target) is not a constant.
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in plain:
+                self.bound.setdefault(node.id, []).append(unknown)
+            elif isinstance(node, ast.arg):
+                self.bound.setdefault(node.arg, []).append(unknown)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.bound.setdefault(node.name, []).append(unknown)
+
+    def effects(self) -> PythonEffects:
+        writes: list[str] = []
+        removes: list[str] = []
+        for node in ast.walk(self.tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = self.dotted(node.func)
+            if name is not None and (name in _RUNS_CODE or name.startswith(_RUNS_CODE_MODULES)):
+                raise _Unknown(name)
+            if name in ("getattr", "builtins.getattr") and len(node.args) > 1 and self.constant(node.args[1]) is None:
+                raise _Unknown("getattr with a name the reader cannot work out")
+            if name in ("vars", "globals", "locals") or (isinstance(node.func, ast.Subscript)):
+                raise _Unknown("a function looked up at run time")
+            if name in _OPENERS and name != "os.fdopen":
+                if self.writing_mode(node, 1):
+                    writes.append(self.path(node.args[0] if node.args else _keyword(node, "file")))
+                continue
+            if name in _FUNCTIONS:
+                written, removed = _FUNCTIONS[name]
+                if written is not None:
+                    writes.append(self.path(_argument(node, written)))
+                if removed is not None:
+                    removes.append(self.path(_argument(node, removed)))
+                continue
+            if name == "fileinput.input" or name == "fileinput.FileInput":
+                if _keyword(node, "inplace") is not None:
+                    raise _Unknown(name)
+                continue
+            if isinstance(node.func, ast.Attribute):
+                self.method(node, writes, removes)
+        return PythonEffects(tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(removes)))
+
+    def method(self, node: ast.Call, writes: list[str], removes: list[str]) -> None:
+        """``Path(...).write_text()``, ``.unlink()``, ``.open("w")``, ``.rename(x)``, ``.extractall()``..."""
+        assert isinstance(node.func, ast.Attribute)
+        attribute, receiver = node.func.attr, node.func.value
+        if attribute in ("extractall", "extract"):
+            raise _Unknown(attribute)
+        if attribute in _PATH_METHODS and self.is_path(receiver):
+            (writes if _PATH_METHODS[attribute] == "write" else removes).append(self.path(receiver))
+        elif attribute in _PATH_ONLY_METHODS:
+            raise _Unknown(f"{attribute} on a path the reader cannot work out")  # only a path has these
+        elif attribute == "open" and self.is_path(receiver) and self.writing_mode(node, 0):
+            writes.append(self.path(receiver))
+        elif attribute in ("rename", "replace") and len(node.args) == 1 and self.is_path(receiver):
+            removes.append(self.path(receiver))
+            writes.append(self.path(node.args[0]))
+
+    def is_path(self, node: ast.expr) -> bool:
+        """Whether ``node`` is a ``pathlib`` path (built here, or a name bound to one)."""
+        if isinstance(node, ast.Call):
+            return self.dotted(node.func) in _PATH_CONSTRUCTORS
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return self.is_path(node.left)
+        if isinstance(node, ast.Name):
+            values = self.bound.get(node.id, [])
+            return len(values) == 1 and self.is_path(values[0])
+        return False
+
+    def writing_mode(self, node: ast.Call, index: int) -> bool:
+        mode = node.args[index] if len(node.args) > index else _keyword(node, "mode")
+        if mode is None:
+            return False
+        value = self.constant(mode)
+        if value is None:
+            raise _Unknown("open() with a mode the reader cannot work out")
+        return any(c in value for c in "wax+")
+
+    def path(self, node: ast.expr | None) -> str:
+        value = self.constant(node) if node is not None else None
+        if value is None:
+            raise _Unknown("a path the reader cannot work out")
+        return value
+
+    def constant(self, node: ast.expr, depth: int = 0) -> str | None:
+        """The string ``node`` always evaluates to, or None."""
+        if depth > 20:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            values = self.bound.get(node.id, [])
+            return self.constant(values[0], depth + 1) if len(values) == 1 else None
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for value in node.values:
+                if isinstance(value, ast.FormattedValue):
+                    if value.format_spec is not None or value.conversion not in (-1, 115):
+                        return None
+                    text = self.constant(value.value, depth + 1)
+                else:
+                    text = self.constant(value, depth + 1)
+                if text is None:
+                    return None
+                parts.append(text)
+            return "".join(parts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Div)):
+            left, right = self.constant(node.left, depth + 1), self.constant(node.right, depth + 1)
+            if left is None or right is None:
+                return None
+            return left + right if isinstance(node.op, ast.Add) else posixpath.join(left, right)
+        if isinstance(node, ast.Call):
+            name = self.dotted(node.func)
+            if name in ("os.path.join", "posixpath.join", *_PATH_CONSTRUCTORS) and node.args and not node.keywords:
+                parts_ = [self.constant(a, depth + 1) for a in node.args]
+                return None if any(p is None for p in parts_) else posixpath.join(*parts_)  # type: ignore[arg-type]
+            if name in ("str", "os.fspath") and len(node.args) == 1:
+                return self.constant(node.args[0], depth + 1)
+        return None
+
+    def dotted(self, node: ast.expr, depth: int = 0) -> str | None:
+        """The dotted name a call goes to, with import aliases resolved (``sh.copy`` -> ``shutil.copy``).
+
+        A name bound once to another name or attribute (``rm = os.remove``)
+        or to ``getattr`` of a constant name is followed to what it names.
+        """
+        if depth > 20:
+            return None
+        if isinstance(node, ast.Name):
+            values = self.bound.get(node.id, [])
+            if len(values) == 1 and isinstance(values[0], (ast.Name, ast.Attribute, ast.Call)):
+                found = self.dotted(values[0], depth + 1)
+                if found is not None:
+                    return found
+            return self.aliases.get(node.id, node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.dotted(node.value, depth + 1)
+            return f"{base}.{node.attr}" if base is not None else None
+        if isinstance(node, ast.Call) and self.dotted(node.func, depth + 1) in ("getattr", "builtins.getattr") \
+                and len(node.args) >= 2:
+            base, attribute = self.dotted(node.args[0], depth + 1), self.constant(node.args[1])
+            return f"{base}.{attribute}" if base is not None and attribute is not None else None
+        return None
+
+
+def _argument(node: ast.Call, index: int) -> ast.expr | None:
+    return node.args[index] if len(node.args) > index else None
+
+
+def _keyword(node: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in node.keywords if k.arg == name), None)

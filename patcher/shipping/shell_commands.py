@@ -1,0 +1,756 @@
+"""What one simple command does: builtins, the file commands, scripts of the context, and other programs.
+
+A script of the build context that a command runs (``./patch_ops.sh``,
+``sh -ec "..."``, ``bash -x FILE``, ``. FILE``) is read too, in a child
+shell (or this one, for ``.`` and ``eval``) that inherits the exported
+variables and the directory. A Python program of the context is read
+for the files it writes (``python_effects.py``). Any other program is
+run by the image, not by the reader: it is noted (``program``) with what
+it could change, never guessed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Callable
+
+from .file_commands import FILE_COMMANDS, getopt
+from .image_fs import Kind, normalise
+from .shell_interpreter import (MAX_DEPTH, CommandContext, Exit, ScriptRecord, Shell, ShellSyntaxError, Stop,
+                                _Loop, _Return, shebang)
+from .shell_syntax import Redirect, Simple, heredoc_word, parse_script
+from .shell_words import is_known
+
+SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "zsh", "busybox-sh"})
+# Commands that change no file of the image and no state of the shell; what they print is unknown.
+PRINTING = frozenset({
+    "ls", "cat", "head", "tail", "grep", "egrep", "fgrep", "wc", "sort", "uniq", "cut", "tr", "date", "printenv",
+    "id", "whoami", "hostname", "uname", "nproc", "which", "type", "df", "du", "stat", "file", "md5sum",
+    "sha256sum", "sha1sum", "sha512sum", "cmp", "diff", "nvidia-smi", "ixsmi", "lscpu", "free", "uptime", "ps",
+    "getconf", "locale", "tty", "arch", "ldd", "nm", "od", "xxd", "hexdump", "jq", "column", "fold", "rev", "seq",
+    "yes", "tac", "nl", "expr", "sleep", "sync", "chmod", "chown", "chgrp", "ldconfig", "umask", "ulimit", "trap",
+    "wait", "hash", "shopt", "alias", "unalias", "true", ":", "false", "sed", "awk", "find", "hostnamectl",
+})
+# Programs that install packages: they write where the package manager puts things.
+PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf", "apk", "conda", "mamba", "micromamba",
+                              "npm", "gem", "dpkg", "rpm", "git", "curl", "wget", "tar", "unzip", "make", "cmake"})
+
+
+def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
+    """Expand and run one simple command."""
+    argv = shell.glob([f for word in node.words for f in shell.expand_word(word)])
+    assignments = [(name, shell.expand_one(value)) for name, value in node.assignments]
+    stdin = apply_redirects(shell, node.redirects, ctx)
+    if not argv:
+        for name, value in assignments:
+            if name.endswith("+"):
+                shell.assign(name[:-1], (shell.lookup(name[:-1]) or "") + value)
+            else:
+                shell.assign(name, value)
+        return True
+    return dispatch(shell, argv, ctx, dict(assignments), stdin, captured=not _stdout_redirected(node.redirects))
+
+
+def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandContext) -> str | None:
+    """Write what output redirections write; return a here-document's text (standard input) if any."""
+    stdin: str | None = None
+    for redirect in redirects:
+        if redirect.body is not None:
+            stdin = redirect.body if redirect.body_quoted else shell.expand_one(heredoc_word(redirect.body))
+            continue
+        if redirect.op not in (">", ">>", ">|", "&>", "&>>") or redirect.fd not in (None, 1, 2):
+            continue
+        target = shell.expand_one(redirect.target)
+        if target.startswith("/dev/") or target.isdigit():
+            continue
+        if not is_known(target):
+            shell.unread(ctx, f"writes to {shell.show(target)}, which the reader cannot work out")
+            continue
+        path = shell.path(target)
+        if redirect.op.endswith(">>") and path in shell.build.fs.files:
+            held = shell.build.fs.files[path].source
+            shell.unread(ctx, f"appends to {path}, which holds {held}: the image gets it changed", scope=(path,))
+        elif not redirect.op.endswith(">>") or shell.build.fs.kind(path) is not Kind.FILE:
+            shell.build.fs.write_other(path)
+    return stdin
+
+
+def _stdout_redirected(redirects: tuple[Redirect, ...]) -> bool:
+    return any(r.op in (">", ">>", ">|", "&>", "&>>") and r.fd in (None, 1) for r in redirects)
+
+
+def dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str] | None = None,
+             stdin: str | None = None, captured: bool = True) -> bool | None:
+    """Run ``argv`` (already expanded) as the shell would: function, builtin, script, file command, program.
+
+    ``captured`` False: its standard output goes to a file, so a ``$(...)`` around it hears nothing.
+    """
+    saved = shell.output
+    if not captured:
+        shell.output = None
+    try:
+        return _dispatch(shell, argv, ctx, env or {}, stdin)
+    finally:
+        shell.output = saved
+
+
+def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str],
+              stdin: str | None) -> bool | None:
+    name = argv[0]
+    if not is_known(name):
+        shell.unread(ctx, f"runs a command named by {shell.show(name)}, which the reader cannot work out")
+        return None
+    if name in shell.functions:
+        return shell.call(shell.functions[name], argv[1:], ctx)
+    builtin = BUILTINS.get(name)
+    if builtin is not None:
+        return builtin(shell, argv, ctx, env, stdin)
+    base = posixpath.basename(name)
+    if "/" in name:
+        path = shell.path(name)
+        if path in shell.build.fs.files:
+            return run_context_file(shell, path, argv, ctx, env)
+        if not path.startswith(("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/", "/usr/local/bin/")):
+            return _program(shell, ctx, name)
+    elif (found := _on_path(shell, name)) is not None:
+        return run_context_file(shell, found, argv, ctx, env)
+    if base in FILE_COMMANDS:
+        unknown = [a for a in argv[1:] if not is_known(a)]
+        if unknown:
+            scopes = [_known_prefix(shell, a) for a in unknown]
+            shell.unread(ctx, f"{base} {' '.join(shell.show(a) for a in unknown)}: a path that depends on a value "
+                              "the reader cannot work out",
+                         scope=None if any(s is None for s in scopes) else tuple(s for s in scopes if s))
+            return None
+        return FILE_COMMANDS[base](shell, ctx, argv[1:])
+    if base in SHELLS:
+        return run_shell(shell, argv, ctx, env, stdin)
+    if base.startswith("python"):
+        return run_python(shell, argv, ctx, stdin)
+    if base in ("pip", "pip3") or base.startswith("pip3."):
+        return run_pip(shell, argv[1:], ctx)
+    if base in ("sudo", "nohup", "time", "nice", "stdbuf", "timeout", "exec", "command", "builtin", "env"):
+        return _command(shell, argv, ctx, env, stdin)
+    if base in PRINTING:
+        return _printing(shell, base, argv, ctx)
+    if base in PACKAGE_MANAGERS:
+        return _program(shell, ctx, base)
+    return _program(shell, ctx, name)
+
+
+def _known_prefix(shell: Shell, word: str) -> str | None:
+    """The folder a path with an unknown part certainly lies in (None: it could be anywhere)."""
+    head = word[:word.index("\x00")]
+    if "/" not in head:
+        return None  # the unknown part could be an absolute path itself
+    return shell.path(head[:head.rindex("/")] or "/")
+
+
+def _on_path(shell: Shell, name: str) -> str | None:
+    """A context file placed in a folder of a PATH the build set, found as ``name``."""
+    path = shell.variables.get("PATH")
+    if path is None or not is_known(path):
+        return None
+    for folder in path.split(":"):
+        candidate = normalise(posixpath.join(folder or shell.cwd, name))
+        if candidate in shell.build.fs.files:
+            return candidate
+    return None
+
+
+def _program(shell: Shell, ctx: CommandContext, name: str, scope: tuple[str, ...] | None = None) -> bool | None:
+    shell.emit_unknown()
+    shell.note(ctx, "program", f"runs {name}, which the reader does not follow: it could change "
+                               f"{'any file' if scope is None else ', '.join(scope)}", scope)
+    return None
+
+
+def _printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) -> bool | None:
+    if base in ("true", ":"):
+        return True
+    if base == "false":
+        return False
+    if base == "sed":
+        o = getopt(argv[1:], "nrEsuzi", "ef", {"quiet", "silent", "regexp-extended", "separate", "unbuffered",
+                                               "null-data", "posix", "debug", "in-place"},
+                   {"expression", "file", "in-place", "line-length"})
+        if "i" in o.flags or "in-place" in o.flags or "in-place" in o.values:
+            scripts_given = o.values.keys() & {"e", "f", "expression", "file"}
+            files = o.operands if scripts_given else o.operands[1:]  # the first operand is the script
+            shell.unread(ctx, "edits files in place (sed -i)", scope=tuple(shell.path(f) for f in files) or None)
+        else:
+            shell.emit_unknown()
+        return True
+    if base == "awk" and any(">" in a or "system" in a for a in argv[1:]):
+        return _program(shell, ctx, "awk")
+    if base == "find" and any(a in ("-exec", "-execdir", "-ok", "-okdir", "-delete") or a.startswith("-fprint")
+                              for a in argv[1:]):
+        roots: list[str] = []  # the paths before the first test or action; none means "."
+        for arg in argv[1:]:
+            if arg.startswith(("-", "(", "!", ")")):
+                break
+            roots.append(arg)
+        known = all(is_known(root) for root in roots)
+        shell.unread(ctx, "runs commands on the files find lists, which the reader does not follow",
+                     scope=tuple(shell.path(root) for root in roots or ["."]) if known else None)
+        return None
+    shell.emit_unknown()
+    return True
+
+
+# -- scripts and shells ----------------------------------------------------
+
+def run_context_file(shell: Shell, path: str, argv: list[str], ctx: CommandContext, env: dict[str, str]) -> bool | None:
+    """Execute a context file placed at ``path`` as a program: by its ``#!`` line, else with sh."""
+    source = shell.build.fs.files[path].source
+    text = shell.build.read_context(source)
+    if text is None:
+        return _program(shell, ctx, f"{argv[0]} (not a text file)")
+    interpreter = shebang(text)
+    if interpreter is None:
+        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=[])
+    program, arguments = interpreter
+    base = posixpath.basename(program)
+    if base in SHELLS:
+        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=arguments)
+    if base.startswith("python"):
+        return _python_text(shell, ctx, text, f"{argv[0]}")
+    return _program(shell, ctx, argv[0])
+
+
+def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], ctx: CommandContext,
+               env: dict[str, str], flags: list[str]) -> bool | None:
+    """Read a context script in a child shell, as ``sh FLAGS FILE ARGS`` would run it."""
+    if shell.depth >= MAX_DEPTH:
+        shell.unread(ctx, f"scripts nest more than {MAX_DEPTH} deep; the reader does not follow this one")
+        return None
+    source = shell.build.fs.files[path].source
+    record = ScriptRecord(source, path, shell.run_line, shell.cwd, shell.environment(env))
+    shell.build.scripts.append(record)
+    options = _shell_flags(flags)
+    child = Shell(shell.build, source, shell.cwd, shell.environment(env), argv0=argv0, positional=args,
+                  errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
+                  run_line=shell.run_line, record=record, depth=shell.depth + 1)
+    record.errexit_first = child.errexit
+    child.output = shell.output  # a $(...) around the command hears what the script prints
+    try:
+        program = parse_script(text)
+    except RecursionError:
+        child.note(CommandContext(1, text.split("\n", 1)[0].strip()), "stop",
+                   f"nests too deeply to be read: {source} is not read")
+        return None
+    except ShellSyntaxError as error:
+        child.note(CommandContext(error.line, text.splitlines()[error.line - 1].strip() if 0 < error.line <= len(
+            text.splitlines()) else ""), "stop", f"cannot be parsed as shell ({error.message}): {source} is not "
+                                                 "read from here on")
+        return None
+    try:
+        return child.run(program)
+    except Exit as end:
+        return end.status
+    except Stop:
+        return None
+    except (_Return, _Loop):
+        return True
+    except RecursionError:
+        shell.note(ctx, "stop", f"{source} nests too deeply to be read; the reader stops there")
+        return None
+
+
+def _shell_flags(words: list[str]) -> set[str]:
+    """The single-letter options of ``sh -e -x``, ``-ex``, ``-o errexit`` (as "e")."""
+    found: set[str] = set()
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word in ("-o", "+o") and index + 1 < len(words):
+            if words[index + 1] == "errexit":
+                found.discard("e") if word == "+o" else found.add("e")
+            index += 2
+            continue
+        if word[:1] in "-+" and word not in ("-", "--"):
+            for letter in word[1:]:
+                found.discard(letter) if word[0] == "+" else found.add(letter)
+        index += 1
+    return found
+
+
+def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``sh [-eux] [-o opt] -c STRING [NAME ARGS]``, ``bash FLAGS FILE ARGS``, or ``sh`` reading a here-document."""
+    args = argv[1:]
+    flags: list[str] = []
+    command = False
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word in ("-o", "+o", "-O", "+O") and index + 1 < len(args):
+            flags += [word, args[index + 1]]
+            index += 2
+            continue
+        if word == "--":
+            index += 1
+            break
+        if word.startswith("--"):  # --login, --norc, --posix
+            index += 1
+            continue
+        if word[:1] in "-+" and len(word) > 1:
+            letters = word[1:]
+            if "c" in letters:
+                command = True
+                letters = letters.replace("c", "")
+            if "o" in letters and index + 1 < len(args):  # -euo pipefail: 'o' takes the next word
+                flags += [word[0] + letters.replace("o", ""), "-o" if word[0] == "-" else "+o", args[index + 1]]
+                index += 2
+                continue
+            flags.append(word[0] + letters)
+            index += 1
+            continue
+        break
+    rest = args[index:]
+    options = _shell_flags(flags)
+    if "n" in options:
+        return True  # sh -n reads without running
+    if command:
+        if not rest:
+            shell.note(ctx, "fails", f"{argv[0]} -c needs a command string")
+            return False
+        text, name, positional = rest[0], (rest[1] if len(rest) > 1 else argv[0]), rest[2:]
+        if not is_known(text):
+            shell.unread(ctx, f"runs the command string {shell.show(text)}, which the reader cannot work out")
+            return None
+        child = Shell(
+            shell.build, shell.file, shell.cwd, shell.environment(env), argv0=name, positional=positional,
+            errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
+            run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile)
+        child.output = shell.output
+        try:
+            return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
+                                                                 ctx.exempt, True))
+        except Exit as end:
+            return end.status
+        except Stop:
+            return None
+    if rest:
+        script = shell.path(rest[0])
+        if script in shell.build.fs.files:
+            body = shell.build.read_context(shell.build.fs.files[script].source)
+            if body is None:
+                return _program(shell, ctx, rest[0])
+            return run_script(shell, script, body, rest[0], rest[1:], ctx, env, flags)
+        return _program(shell, ctx, " ".join(argv[:2]))
+    if stdin is not None:
+        child = Shell(shell.build, shell.file, shell.cwd, shell.environment(env), argv0=argv[0],
+                      errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
+                      run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
+                      dockerfile=shell.dockerfile)
+        child.output = shell.output
+        try:
+            return child.run_text(stdin, ctx.line + 1, ctx)  # the here-document starts on the next line
+        except Exit as end:
+            return end.status
+        except Stop:
+            return None
+    return True
+
+
+# -- Python and pip --------------------------------------------------------
+
+def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | None) -> bool | None:
+    """``python3 [-u -B ...] (-c CODE | -m MODULE | FILE) ARGS``: read the code for the files it writes."""
+    args = argv[1:]
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] not in ("-c", "-m", "-"):
+        if args[index] in ("-V", "--version", "-h", "--help"):
+            shell.emit_unknown()
+            return True
+        index += 2 if args[index] in ("-W", "-X") else 1
+    rest = args[index:]
+    if not rest or rest[0] == "-":  # the program comes from standard input
+        name = " ".join([argv[0], *rest[:1]])
+        if stdin is not None:
+            return _python_text(shell, ctx, stdin, name)
+        return True if not rest else _program(shell, ctx, name)
+    if rest[0] == "-c" and len(rest) > 1:
+        return _python_text(shell, ctx, rest[1], f"{argv[0]} -c") if is_known(rest[1]) else _program(shell, ctx, argv[0])
+    if rest[0] == "-m" and len(rest) > 1:
+        if rest[1] == "pip":
+            return run_pip(shell, rest[2:], ctx)
+        if rest[1] in ("compileall", "py_compile", "site", "platform", "sysconfig", "json.tool"):
+            shell.emit_unknown()
+            return True
+        return _program(shell, ctx, f"{argv[0]} -m {rest[1]}")
+    path = shell.path(rest[0])
+    if path in shell.build.fs.files:
+        return _python_text(shell, ctx, shell.build.read_context(shell.build.fs.files[path].source), rest[0])
+    return _program(shell, ctx, f"{argv[0]} {rest[0]}")
+
+
+def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str) -> bool | None:
+    from .python_effects import python_effects  # ast is loaded only for a build that runs Python
+    effects = python_effects(text) if text is not None else None
+    shell.emit_unknown()
+    if effects is None:
+        return _program(shell, ctx, name)
+    fs = shell.build.fs
+    for written in effects.writes:
+        path = shell.path(written)
+        if any(p == path or p.startswith(path.rstrip("/") + "/") for p in fs.files):
+            shell.unread(ctx, f"{name} rewrites {path}, which the build placed there", scope=(path,))
+    for removed in effects.removes:
+        fs.remove(shell.path(removed))
+    return True
+
+
+def run_pip(shell: Shell, args: list[str], ctx: CommandContext) -> bool | None:
+    """``pip install NAME...`` replaces only those packages' folders; a path, URL or requirements file could be anything."""
+    shell.emit_unknown()
+    if not args or args[0] not in ("install", "uninstall"):
+        return True
+    o = getopt(args[1:], "qvUIyebr", "rceitdf",
+               {"upgrade", "force-reinstall", "no-deps", "user", "quiet", "verbose", "no-cache-dir", "pre", "yes",
+                "ignore-installed", "no-build-isolation", "break-system-packages", "no-index", "no-compile",
+                "disable-pip-version-check", "prefer-binary", "require-hashes", "isolated"},
+               {"requirement", "constraint", "editable", "index-url", "extra-index-url", "target", "prefix", "root",
+                "find-links", "trusted-host", "cache-dir", "root-user-action", "progress-bar", "only-binary",
+                "no-binary", "upgrade-strategy", "platform", "python-version", "implementation", "abi", "src",
+                "timeout", "retries", "proxy"})
+    if o.values.keys() & {"r", "requirement", "e", "editable", "c", "constraint", "t", "target", "prefix", "root"}:
+        return _program(shell, ctx, f"pip {args[0]}")
+    names = []
+    for operand in o.operands:
+        if "/" in operand or operand.startswith(".") or operand.endswith((".whl", ".tar.gz", ".zip")):
+            return _program(shell, ctx, f"pip {args[0]} {operand}")
+        names.append(operand.split("[")[0].split("=")[0].split("<")[0].split(">")[0].split("~")[0].split("!")[0])
+    packages = [n.strip().lower().replace("-", "_").replace(".", "_") for n in names if n.strip()]
+    scope = tuple(f"**/{site}/{package}" for package in packages for site in ("site-packages", "dist-packages"))
+    from .shell_interpreter import covers
+    if any(covers(s, p) for s in scope for p in shell.build.fs.files):
+        shell.unread(ctx, f"pip {args[0]} {' '.join(names)} replaces those packages' files", scope=scope)
+    return True
+
+
+# -- builtins --------------------------------------------------------------
+
+Builtin = Callable[[Shell, list[str], CommandContext, dict[str, str], "str | None"], "bool | None"]
+
+
+def _cd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    args = [a for a in argv[1:] if a not in ("-L", "-P", "-e", "-@")]
+    if not args:
+        target = shell.lookup("HOME") or "/root"
+    elif args[0] == "-":
+        if shell.oldpwd is None:
+            shell.note(ctx, "fails", "cd - before any cd: OLDPWD is not set")
+            return False
+        target = shell.oldpwd
+        shell.emit(target + "\n")
+    else:
+        target = args[0]
+    return shell.change_directory(target, ctx)
+
+
+def _pushd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    args = [a for a in argv[1:] if a != "-n"]
+    if args and args[0][:1] in "+-" and args[0][1:].isdigit():
+        shell.unread(ctx, "rotates the directory stack, which the reader does not follow")
+        return None
+    if not args:
+        if not shell.stack:
+            shell.note(ctx, "fails", "pushd: no other directory")
+            return False
+        previous = shell.cwd
+        shell.cwd, shell.stack[-1] = shell.stack[-1], previous
+        shell.oldpwd = previous
+        return True
+    previous = shell.cwd
+    if not shell.change_directory(args[0], ctx):
+        return False
+    shell.stack.append(previous)
+    shell.emit_unknown()
+    return True
+
+
+def _popd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    if any(a[:1] in "+-" and a[1:].isdigit() for a in argv[1:]):
+        shell.unread(ctx, "removes an entry inside the directory stack, which the reader does not follow")
+        return None
+    if not shell.stack:
+        shell.note(ctx, "fails", "popd: the directory stack is empty, so the directory does not change")
+        return False
+    shell.oldpwd, shell.cwd = shell.cwd, shell.stack.pop()
+    shell.emit_unknown()
+    return True
+
+
+def _dirs(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    if "-c" in argv[1:]:
+        shell.stack.clear()
+        return True  # dirs -c prints nothing
+    shell.emit(" ".join([shell.cwd, *reversed(shell.stack)]) + "\n")
+    return True
+
+
+def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    args = argv[1:]
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word == "--":
+            shell.positional = args[index + 1:]
+            return True
+        if word in ("-o", "+o"):
+            if index + 1 < len(args) and args[index + 1] == "errexit":
+                shell.set_errexit(word == "-o")
+            index += 2
+            continue
+        if word[:1] in "-+" and len(word) > 1:
+            letters = word[1:]
+            if "e" in letters:
+                shell.set_errexit(word[0] == "-")
+            if "o" in letters and index + 1 < len(args):
+                if args[index + 1] == "errexit":
+                    shell.set_errexit(word[0] == "-")
+                index += 2
+                continue
+            index += 1
+            continue
+        shell.positional = args[index:]
+        return True
+    return True
+
+
+def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    for word in argv[1:]:
+        if word.startswith("-"):
+            continue
+        name, equals, value = word.partition("=")
+        if equals:
+            shell.assign(name, value)
+        if argv[0] == "export":
+            shell.exported.add(name)
+    return True
+
+
+def _unset(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    for name in argv[1:]:
+        if name.startswith("-"):
+            continue
+        shell.variables.pop(name, None)
+        shell.functions.pop(name, None)
+        shell.unset.add(name)
+    return True
+
+
+def _exit(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    code = argv[1] if len(argv) > 1 else "0"
+    raise Exit(code == "0" if code.isdigit() else None)
+
+
+def _return(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    raise _Return()
+
+
+def _loop_control(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0 else 1
+    raise _Loop(argv[0], count)
+
+
+def _shift(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else 1
+    shell.positional = shell.positional[count:]
+    return True
+
+
+def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    if len(argv) < 2:
+        return True
+    path = shell.path(argv[1])
+    if path not in shell.build.fs.files:
+        shell.unread(ctx, f"reads {shell.show(argv[1])} into the shell, and that is not a file of the build context")
+        return None
+    source = shell.build.fs.files[path].source
+    text = shell.build.read_context(source)
+    if text is None or shell.depth >= MAX_DEPTH:
+        shell.unread(ctx, f"reads {argv[1]} into the shell, which the reader cannot follow")
+        return None
+    saved_file, saved_positional, saved_dockerfile = shell.file, shell.positional, shell.dockerfile
+    shell.file, shell.dockerfile = source, False
+    if len(argv) > 2:
+        shell.positional = argv[2:]
+    shell.depth += 1
+    try:
+        return shell.run_text(text, 1, CommandContext(1, ""))
+    except _Return:
+        return True
+    finally:
+        shell.file, shell.positional, shell.dockerfile = saved_file, saved_positional, saved_dockerfile
+        shell.depth -= 1
+
+
+def _eval(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    text = " ".join(argv[1:])
+    if not is_known(text):
+        shell.unread(ctx, f"evaluates {shell.show(text)}, which the reader cannot work out")
+        return None
+    if shell.depth >= MAX_DEPTH:
+        shell.unread(ctx, f"eval nests more than {MAX_DEPTH} deep; the reader does not follow this one")
+        return None
+    shell.depth += 1
+    try:
+        return shell.run_text(text, ctx.line, ctx)
+    finally:
+        shell.depth -= 1
+
+
+def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``sudo``, ``env``, ``nohup``, ``exec``, ``command``...: run what follows their own options."""
+    head = posixpath.basename(argv[0])
+    rest = argv[1:]
+    extra = dict(env)
+    if head == "command" and rest[:1] in (["-v"], ["-V"]):
+        shell.emit_unknown()
+        return None
+    while rest and rest[0].startswith("-"):
+        option = rest.pop(0)
+        if head == "sudo" and option in ("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"):
+            rest = rest[1:]
+        elif head in ("env",) and option == "-u":
+            rest = rest[1:]
+        elif head in ("nice", "timeout", "stdbuf") and option in ("-n", "-s", "-k", "-i", "-o", "-e"):
+            rest = rest[1:]
+        elif option == "--":
+            break
+    if head == "env":
+        while rest and "=" in rest[0] and not rest[0].startswith("="):
+            name, _, value = rest.pop(0).partition("=")
+            extra[name] = value
+    if head == "timeout" and rest:
+        rest = rest[1:]  # the duration
+    if not rest:
+        if head == "exec":
+            return True  # exec with redirections only
+        shell.emit_unknown()
+        return True
+    status = dispatch(shell, rest, ctx, extra, stdin)
+    if head == "exec":
+        raise Exit(status)
+    return status
+
+
+def _echo(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    args = argv[1:]
+    newline = True
+    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        newline = newline and "n" not in args[0]
+        args = args[1:]
+    shell.emit(" ".join(args) + ("\n" if newline else ""))  # an unknown part travels as its marker
+    return True
+
+
+def _printf(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    if len(argv) < 2:
+        return True
+    fmt, args = argv[1], argv[2:]
+    if fmt.count("%s") == len(args) and fmt.replace("%s", "").count("%") == 0:
+        text = fmt.replace("\\n", "\n")
+        for arg in args:
+            text = text.replace("%s", arg, 1)
+        shell.emit(text)
+    else:
+        shell.emit_unknown()
+    return True
+
+
+def _path_tool(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``pwd``, ``dirname``, ``basename``, ``realpath``, ``readlink -f``: what they print is a path the reader knows."""
+    head = argv[0]
+    operands = [a for a in argv[1:] if not a.startswith("-")]
+    if head == "pwd":
+        shell.emit(shell.cwd + "\n")
+    elif head == "dirname" and operands:
+        shell.emit("\n".join(_dirname(o) for o in operands) + "\n")
+    elif head == "basename" and operands:
+        name = posixpath.basename(operands[0].rstrip("/")) or "/"
+        if len(operands) > 1 and name.endswith(operands[1]) and name != operands[1]:
+            name = name[:-len(operands[1])]
+        shell.emit(name + "\n")
+    elif head in ("realpath", "readlink") and operands and (head == "realpath" or {"-f", "-m", "-e"} & set(argv)):
+        shell.emit(shell.path(operands[0]) + "\n" if is_known(operands[0]) else operands[0] + "\n")
+    else:
+        shell.emit_unknown()
+    return True
+
+
+def _dirname(path: str) -> str:
+    stripped = path.rstrip("/")
+    if not stripped:
+        return "/" if path else "."
+    parent = posixpath.dirname(stripped)
+    return parent.rstrip("/") or ("/" if parent else ".")
+
+
+def _test(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``test``/``[``/``[[``: decided where the build's own files or known values decide it, else unknown."""
+    args = argv[1:]
+    if argv[0] == "[" and args[-1:] == ["]"] or argv[0] == "[[" and args[-1:] == ["]]"]:
+        args = args[:-1]
+    negate = False
+    while args and args[0] == "!":
+        negate, args = not negate, args[1:]
+    result = _decide(shell, args)
+    return None if result is None else result != negate
+
+
+def _decide(shell: Shell, args: list[str]) -> bool | None:
+    if any(not is_known(a) for a in args):
+        return None
+    if len(args) == 1:
+        return args[0] != ""
+    if len(args) == 2 and args[0] in ("-n", "-z"):
+        return (args[1] != "") == (args[0] == "-n")
+    if len(args) == 2 and args[0] in ("-d", "-f", "-e", "-a"):
+        kind = shell.build.fs.kind(shell.path(args[1]))
+        if kind is Kind.UNKNOWN:
+            return None
+        if args[0] == "-d":
+            return kind is Kind.DIR
+        if args[0] == "-f":
+            return kind is Kind.FILE
+        return kind is not Kind.ABSENT
+    if len(args) == 3 and args[1] in ("=", "==", "!="):
+        return (args[0] == args[2]) == (args[1] != "!=")
+    return None
+
+
+def _read(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    for name in argv[1:]:
+        if not name.startswith("-"):
+            shell.assign(name, shell.unknowns.mark(f"$({' '.join(argv)})"))
+    return None
+
+
+def _tee(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    append = any(a in ("-a", "--append") for a in argv[1:])
+    for operand in (a for a in argv[1:] if not a.startswith("-")):
+        path = shell.path(operand)
+        if path in shell.build.fs.files and append:
+            shell.unread(ctx, f"appends to {path}, which the build placed there", scope=(path,))
+        elif not append:
+            shell.build.fs.write_other(path)
+    shell.emit_unknown()
+    return True
+
+
+def _getopts(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    return False  # the image runs the script without options: the option loop ends at once
+
+
+BUILTINS: dict[str, Builtin] = {
+    "cd": _cd, "pushd": _pushd, "popd": _popd, "dirs": _dirs, "set": _set, "export": _export, "readonly": _export,
+    "local": _export, "declare": _export, "typeset": _export, "unset": _unset, "exit": _exit, "return": _return,
+    "break": _loop_control, "continue": _loop_control, "shift": _shift, "source": _source, ".": _source,
+    "eval": _eval, "exec": _command, "command": _command, "builtin": _command, "echo": _echo, "printf": _printf,
+    "pwd": _path_tool, "dirname": _path_tool, "basename": _path_tool, "realpath": _path_tool,
+    "readlink": _path_tool, "test": _test, "[": _test, "[[": _test, "read": _read, "tee": _tee,
+    "getopts": _getopts,
+}

@@ -1,0 +1,666 @@
+"""Run a parsed shell script against the model of the image: the state a shell keeps, and its control flow.
+
+What one command does is ``shell_commands.py``'s business; this module
+keeps what sh keeps between commands (variables and which are exported,
+the working directory, ``OLDPWD`` and the ``pushd`` stack, functions,
+positional parameters, ``set -e``) and walks lists, ``&&``/``||``,
+pipelines, ``if``/``case`` (the branch a test decides, or every branch
+when the image decides), loops and subshells. The reader follows the
+build that succeeds: a command is taken to succeed unless it is known to
+fail. A line it cannot follow becomes a ``Note``, never a guess.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .image_fs import ImageFS, Kind, normalise
+from .shell_syntax import (AndOr, Case, Command, For, FunctionDef, Group, If, Loop, Pipeline, Redirect, Sequence,
+                           ShellSyntaxError, Simple, Sub, Word, parse_script, plain_text)
+from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_matches
+
+MAX_DEPTH = 16  # scripts, functions, eval and source nested in one another
+MAX_COMMANDS = 100_000  # commands one build may run before the reader gives up
+MAX_ITERATIONS = 1_000  # turns of one loop whose condition stays true
+QUIET = ("2>/dev/null", "&>/dev/null", ">/dev/null 2>&1")  # hide the message, not the failure
+
+
+@dataclass(frozen=True)
+class Note:
+    """A command the reader did not follow, or followed with a caveat, and what it could change."""
+
+    file: str  # "Dockerfile", or the context path of the script
+    line: int
+    text: str  # the command as written
+    reason: str
+    kind: str  # "unread", "stop" (nothing after it is read), "program", "fails", "assumed"
+    scope: tuple[str, ...] | None = None  # image paths (or "**/site-packages/NAME") it could change; None: any
+    order: int = 0
+    stage: str = ""  # the build stage, filled in by the plan
+
+    def could_change(self, image_path: str) -> bool:
+        """Whether what this command does could change the file at ``image_path``."""
+        if self.kind not in ("unread", "stop", "program"):
+            return False
+        if self.scope is None:
+            return True
+        return any(covers(scope, image_path) for scope in self.scope)
+
+
+def covers(scope: str, image_path: str) -> bool:
+    """Whether ``scope`` (an image path, or ``**/dist-packages/NAME``) holds ``image_path``, on component boundaries."""
+    if scope.startswith("**/"):
+        return f"/{scope[3:]}/" in image_path or image_path.endswith(f"/{scope[3:]}")
+    return image_path == scope or image_path.startswith(scope.rstrip("/") + "/")
+
+
+@dataclass
+class ScriptCopy:
+    """One file or folder a script copies, in image paths (kept for the callers of ``read_install_script``)."""
+
+    source: str
+    destination: str  # ends with "/" when it is certainly a folder
+    recursive: bool
+    line: int
+    hides_failure: tuple[str, ...] = ()
+    stops_on_error: bool = False
+
+
+@dataclass
+class ScriptRecord:
+    """One run of a context script: where, with what, and what it copied."""
+
+    path: str  # context path
+    image_path: str
+    run_line: int  # the Dockerfile line whose RUN started it
+    cwd: str
+    environment: dict[str, str]
+    copies: list[ScriptCopy] = field(default_factory=list)
+    errexit_first: bool = False
+    unknown: set[str] = field(default_factory=set)
+
+
+class Build:
+    """What all the shells of one build share: the image, the notes, the scripts run."""
+
+    def __init__(self, fs: ImageFS, read_context: Callable[[str], str | None]):
+        self.fs = fs
+        self.read_context = read_context  # the text of a context file, or None
+        self.unknowns = Unknowns()
+        self.notes: list[Note] = []
+        self.noted: set[tuple[object, ...]] = set()
+        self.scripts: list[ScriptRecord] = []
+        self.counter = 0
+        self.commands = 0
+        self.stage = ""  # the stage being built, for the steps and notes made now
+
+    def tick(self) -> int:
+        """The next point in the order the build runs."""
+        self.counter += 1
+        return self.counter
+
+
+@dataclass(frozen=True)
+class CommandContext:
+    """Where a command runs, and what would become of a failure there."""
+
+    line: int
+    text: str
+    hides: tuple[str, ...] = ()  # what hides its failure: this line's, then the callers'
+    stops_on_error: bool = False  # a failure stops the script (set -e in force, or the RUN ends on it)
+    exempt: bool = False  # set -e does not apply: a condition, left of && or ||, a pipe, '!'
+    tail: bool = False  # its status is the shell's exit status (nothing runs after it)
+
+
+@dataclass
+class Captured:
+    """What a ``$(...)`` hears: the text printed, and whether some of what was printed cannot be known."""
+
+    text: list[str] = field(default_factory=list)
+    unknown: bool = False
+
+
+class Exit(Exception):
+    """``exit``, or ``set -e`` ending a shell: with its status (None when unknown)."""
+
+    def __init__(self, status: bool | None = True):
+        super().__init__(status)
+        self.status = status
+
+
+class Stop(Exception):
+    """The reader cannot go on: what follows is unknown (a Note says why)."""
+
+
+class _Return(Exception):
+    pass
+
+
+class _Loop(Exception):
+    def __init__(self, kind: str, count: int):
+        super().__init__(kind)
+        self.kind, self.count = kind, count
+
+
+class Shell:
+    """One shell process: its variables, directory, options and functions over the shared build."""
+
+    def __init__(self, build: Build, file: str, cwd: str, variables: dict[str, str], *, argv0: str = "sh",
+                 positional: list[str] | None = None, errexit: bool = False, propagates: bool = True,
+                 inherited: tuple[str, ...] = (), run_line: int = 0, record: ScriptRecord | None = None,
+                 depth: int = 0, dockerfile: bool = False):
+        self.build = build
+        self.file = file
+        self.cwd = normalise(cwd)
+        self.oldpwd: str | None = None
+        self.stack: list[str] = []
+        self.variables = dict(variables)
+        self.exported = set(variables)
+        self.unset: set[str] = set()
+        self.argv0 = argv0
+        self.positional = list(positional or [])
+        self.functions: dict[str, Command] = {}
+        self.errexit = errexit
+        self.propagates = propagates  # whether this shell's failure fails the build
+        self.inherited = inherited
+        self.run_line = run_line
+        self.record = record
+        self.depth = depth
+        self.dockerfile = dockerfile  # a RUN's own shell: its lines are the Dockerfile's
+        self.output: Captured | None = None  # what a $(...) around this shell hears; shared with its children
+        self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
+
+    @property
+    def unknowns(self) -> Unknowns:
+        """The build's unknown values."""
+        return self.build.unknowns
+
+    # -- the expansion scope ------------------------------------------------
+
+    def lookup(self, name: str) -> str | None:
+        """A variable's value, or None when unset (or only the base image could tell)."""
+        if name == "PWD":
+            return self.cwd
+        if name == "OLDPWD":
+            return self.oldpwd
+        if name in ("0", "BASH_SOURCE", "BASH_SOURCE[0]"):
+            return self.argv0
+        if name.isdigit():
+            index = int(name)
+            return self.positional[index - 1] if 0 < index <= len(self.positional) else None
+        if name == "#":
+            return str(len(self.positional))
+        if name == "?":
+            return "0"  # the reader follows the build that succeeds
+        if name == "-":
+            return "e" if self.errexit else ""
+        if name == "HOME" and name not in self.variables:
+            return "/root"  # Docker sets HOME for the user RUN runs as; root's unless USER said otherwise
+        return self.variables.get(name)
+
+    def missing(self, name: str) -> str:
+        """What ``$NAME`` gives when nothing the reader saw set it: empty if unset on purpose, else unknown."""
+        if name in self.unset or name.isdigit() or name in "@*#?-!$":
+            return "" if name not in "$!" else self.unknowns.mark(f"${name}")
+        if self.record is not None:
+            self.record.unknown.add(name)
+        return self.unknowns.mark(f"${name}")
+
+    def arguments(self) -> list[str]:
+        """The positional parameters."""
+        return self.positional
+
+    def assign(self, name: str, value: str) -> None:
+        """Set a shell variable."""
+        self.variables[name] = value
+        self.unset.discard(name)
+
+    def substitute(self, sub: Sub) -> str:
+        """Run ``$(...)`` in a subshell and return what it prints, or a marker for what cannot be known."""
+        child = self.subshell()
+        child.output = heard = Captured()
+        try:
+            child.run(parse_script(sub.text, sub.line))
+        except (ShellSyntaxError, RecursionError):
+            heard.unknown = True
+        except (Exit, Stop):
+            pass
+        if heard.unknown:
+            return self.unknowns.mark(f"$({' '.join(sub.text.split())})")
+        return "".join(heard.text).rstrip("\n")
+
+    def expand_word(self, word: Word) -> list[Field]:
+        """Fields of a word, globs matched against what the build placed."""
+        return expand(word, self)
+
+    def expand_one(self, word: Word) -> str:
+        """A word as one string (assignments, case words, redirection targets)."""
+        return expand_one(word, self)
+
+    def path(self, text: str, keep_slash: bool = False) -> str:
+        """An image path for ``text`` as a command names it, relative to the current directory."""
+        joined = posixpath.join(self.cwd, text)
+        if keep_slash:
+            return joined
+        return normalise(joined)
+
+    def show(self, text: str) -> str:
+        """``text`` with unknown values spelled as written."""
+        return self.unknowns.show(text)
+
+    def emit(self, text: str) -> None:
+        """Write to standard output (only a ``$(...)`` listens)."""
+        if self.output is not None:
+            self.output.text.append(text)
+
+    def emit_unknown(self) -> None:
+        """Standard output the reader cannot know."""
+        if self.output is not None:
+            self.output.unknown = True
+
+    # -- notes --------------------------------------------------------------
+
+    def note(self, ctx: CommandContext, kind: str, reason: str, scope: tuple[str, ...] | None = None) -> None:
+        """Record what the reader could not follow here."""
+        note = Note(self.file, ctx.line, _clip(self.show(ctx.text), 120), _clip(self.show(reason), 300), kind, scope,
+                    self.build.tick(), self.build.stage)
+        key = (note.file, note.line, note.text, note.reason, note.kind, note.scope, note.stage)
+        if key not in self.build.noted:  # a loop or a script run twice says it once
+            self.build.noted.add(key)
+            self.build.notes.append(note)
+
+    def unread(self, ctx: CommandContext, reason: str, scope: tuple[str, ...] | None = None) -> None:
+        """Record a command the reader does not understand (what it prints is unknown too)."""
+        self.emit_unknown()
+        self.note(ctx, "unread", reason, scope)
+
+    def stop(self, ctx: CommandContext, reason: str) -> None:
+        """Record why the reader cannot go on, and stop reading."""
+        self.note(ctx, "stop", reason)
+        raise Stop(reason)
+
+    def record_copy(self, ctx: CommandContext, sources: list[str], written: str, recursive: bool) -> None:
+        """Keep the copy as ``read_install_script`` reports it."""
+        if self.record is None or self.dockerfile:
+            return
+        destination = written if written.endswith("/") else normalise(written)
+        for source in sources:
+            self.record.copies.append(ScriptCopy(normalise(source), self.show(destination), recursive, ctx.line,
+                                                 ctx.hides, ctx.stops_on_error))
+
+    def set_errexit(self, on: bool) -> None:
+        """``set -e`` / ``set +e``."""
+        self.errexit = on
+        if self.record is not None and not self.record.copies and not self.dockerfile:
+            self.record.errexit_first = on  # what counts is set -e as it stands at the first copy
+
+    # -- state for children -------------------------------------------------
+
+    def subshell(self) -> Shell:
+        """A copy of this shell (``( ... )``, ``$(...)``, a pipeline's parts): same image, its own state."""
+        child = Shell(self.build, self.file, self.cwd, {}, argv0=self.argv0, positional=self.positional,
+                      errexit=self.errexit, propagates=self.propagates, inherited=self.inherited,
+                      run_line=self.run_line, record=self.record, depth=self.depth, dockerfile=self.dockerfile)
+        child.variables, child.exported, child.unset = dict(self.variables), set(self.exported), set(self.unset)
+        child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
+        child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
+        return child
+
+    def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        """What a child process inherits: the exported variables."""
+        env = {name: value for name, value in self.variables.items() if name in self.exported}
+        env.update(extra or {})
+        return env
+
+    def fails_build(self, ctx: CommandContext) -> bool:
+        """Whether a failure of the command at ``ctx`` fails the image build."""
+        return self.propagates and ((self.errexit and not ctx.exempt and not self.ignoring_errexit) or ctx.tail)
+
+    def child_hides(self, ctx: CommandContext) -> tuple[str, ...]:
+        """What hides a failure inside a script this command runs: this line's hiding, then why it is ignored."""
+        hides = ctx.hides
+        if not self.fails_build(ctx) and self.propagates and not any(h not in QUIET for h in ctx.hides):
+            where = f"the RUN at Dockerfile line {self.run_line}" if self.dockerfile else self.file
+            hides = (*hides, f"{where} goes on after it fails")
+        return hides
+
+    # -- control flow -------------------------------------------------------
+
+    def run(self, sequence: Sequence, tail: bool = True) -> bool | None:
+        """Run a list of commands; return the status of the last (None: unknown)."""
+        status: bool | None = True
+        for index, item in enumerate(sequence.items):
+            status = self.and_or(item, tail and index == len(sequence.items) - 1)
+        return status
+
+    def and_or(self, item: AndOr, tail: bool) -> bool | None:
+        """``A && B || C``: a known status decides what runs; an unknown one runs both ways."""
+        pipes = [item.first, *(p for _, p in item.rest)]
+        ops = [op for op, _ in item.rest]
+        hides = _and_or_hides(pipes, ops)
+        status = self.pipeline(pipes[0], hides[0], exempt=bool(ops), tail=tail and "||" not in ops)
+        for index, (op, pipe) in enumerate(item.rest, 1):
+            runs = status is not False if op == "&&" else status is not True
+            if not runs:
+                continue
+            last = index == len(pipes) - 1
+            exempt, pipe_tail = not last, tail and "||" not in ops[index:]
+            if status is None:
+                result = self.either(lambda pipe=pipe, index=index: self.pipeline(  # type: ignore[misc]
+                    pipe, hides[index], exempt=exempt, tail=pipe_tail), pipe.commands[0])
+            else:
+                result = self.pipeline(pipe, hides[index], exempt=exempt, tail=pipe_tail)
+            status = result if status is not None else None
+        return status
+
+    def either(self, run: Callable[[], "bool | None"], where: Command) -> bool | None:
+        """Run what only the base image decides runs; if it leaves (exit, return, break, continue), read on.
+
+        The reader follows the build that does its work: a jump that only
+        one outcome of an unknown test takes is noted, not taken.
+        """
+        try:
+            return run()
+        except (Exit, _Return, _Loop) as jump:
+            word = "exit" if isinstance(jump, Exit) else "return" if isinstance(jump, _Return) else jump.kind
+            self.note(CommandContext(where.line, where.text), "assumed",
+                      f"the base image decides whether this {word} runs; the reader reads on as if it does not")
+            return None
+
+    def pipeline(self, pipe: Pipeline, hides: list[str], exempt: bool, tail: bool) -> bool | None:
+        """``[!] A | B``: each part runs; only the last one's status counts."""
+        status: bool | None = True
+        count = len(pipe.commands)
+        for index, command in enumerate(pipe.commands):
+            last = index == count - 1
+            own = [*hides, *([] if last else ["| ..."])]
+            ctx = self.context(command, own, exempt=exempt or not last or pipe.negated, tail=tail and last)
+            shell = self if count == 1 else self.subshell()
+            if not last:
+                shell.output = None  # it prints into the pipe: only the last part's output is heard
+            status = shell.command(command, ctx)
+        if pipe.negated and status is not None:
+            status = not status
+        if status is False and self.errexit and not self.ignoring_errexit and not exempt and not pipe.negated:
+            raise Exit(False)  # set -e: a command known to fail ends the shell here
+        return status
+
+    def context(self, command: Command, hides: list[str], exempt: bool, tail: bool) -> CommandContext:
+        """The context of ``command``: its line, what hides its failure, whether that failure stops the build."""
+        redirects = command.redirects + (command.node.redirects if isinstance(command.node, Simple) else ())
+        own = tuple(dict.fromkeys([*_redirect_hides(redirects), *hides]))
+        line, text = command.line, command.text
+        probe = CommandContext(line, text, own, exempt=exempt, tail=tail)
+        stops = self.fails_build(probe) if self.dockerfile else self.errexit and not self.ignoring_errexit
+        return CommandContext(line, text, (*own, *self.inherited), stops, exempt, tail)
+
+    def command(self, command: Command, ctx: CommandContext) -> bool | None:
+        """Run one command in ``ctx``; where sh exempts it from set -e, so is everything it runs in this shell."""
+        self.build.commands += 1
+        if self.build.commands > MAX_COMMANDS:
+            self.stop(ctx, f"the build runs more than {MAX_COMMANDS:,} commands; the reader stops here")
+        if not ctx.exempt:
+            return self._command(command, ctx)
+        self.ignoring_errexit += 1  # 'f || true', 'if f': set -e is off inside f's body too
+        try:
+            return self._command(command, ctx)
+        finally:
+            self.ignoring_errexit -= 1
+
+    def _command(self, command: Command, ctx: CommandContext) -> bool | None:
+        node = command.node
+        if isinstance(node, Simple):
+            from .shell_commands import run_simple
+            return run_simple(self, node, ctx)
+        if command.redirects:
+            from .shell_commands import apply_redirects
+            apply_redirects(self, command.redirects, ctx)
+        if isinstance(node, FunctionDef):
+            self.functions[node.name] = node.body
+            return True
+        if isinstance(node, If):
+            return self._if(node, ctx)
+        if isinstance(node, For):
+            return self._for(node, ctx)
+        if isinstance(node, Loop):
+            return self._loop(node, ctx)
+        if isinstance(node, Case):
+            return self._case(node, ctx)
+        if isinstance(node, Group):
+            if node.subshell:
+                child = self.subshell()
+                try:
+                    return child.run(node.body, ctx.tail)
+                except Exit as end:
+                    return end.status
+            return self.run(node.body, ctx.tail)
+        raise AssertionError(f"unknown node {node!r}")  # pragma: no cover - the parser makes no other
+
+    def condition(self, sequence: Sequence) -> bool | None:
+        """Run a test list (``if``/``while`` conditions): set -e does not apply inside."""
+        status: bool | None = True
+        for item in sequence.items:
+            pipes = [item.first, *(p for _, p in item.rest)]
+            hides = _and_or_hides(pipes, [op for op, _ in item.rest])
+            status = self.pipeline(pipes[0], hides[0], exempt=True, tail=False)
+            for index, (op, pipe) in enumerate(item.rest, 1):
+                if (status is not False) if op == "&&" else (status is not True):
+                    result = self.pipeline(pipe, hides[index], exempt=True, tail=False)
+                    status = result if status is not None else None
+        return status
+
+    def _if(self, node: If, ctx: CommandContext) -> bool | None:
+        for index, (condition, body) in enumerate(node.branches):
+            status = self.condition(condition)
+            if status is True:
+                return self.run(body, ctx.tail)
+            if status is None:
+                # The image decides: follow this branch, then what would run otherwise.
+                test = condition.items[0].first.commands[0] if condition.items else None
+                if test is not None:
+                    self.note(CommandContext(test.line, test.text), "assumed",
+                              "the base image decides whether this holds: the reader follows the branch for "
+                              "'yes', then the one for 'no'")
+                first = body.items[0].first.commands[0] if body.items else None
+                if first is not None:
+                    self.either(lambda: self.run(body, ctx.tail), first)
+                rest = If(node.branches[index + 1:], node.orelse, node.line, node.text)
+                otherwise = rest.orelse.items[0].first.commands[0] if rest.orelse and rest.orelse.items else None
+                if rest.branches or otherwise is not None:
+                    self.either(lambda: self._if(rest, ctx), otherwise or rest.branches[0][0].items[0].first.commands[0])
+                return None
+        if node.orelse is not None:
+            return self.run(node.orelse, ctx.tail)
+        return True
+
+    def _for(self, node: For, ctx: CommandContext) -> bool | None:
+        values = self.positional if node.words is None else [
+            text for word in node.words for text in self.glob(self.expand_word(word))]
+        status: bool | None = True
+        for value in values:
+            self.assign(node.name, value)
+            try:
+                status = self.run(node.body, False)
+            except _Loop as signal:
+                if signal.count > 1:
+                    raise _Loop(signal.kind, signal.count - 1) from None
+                if signal.kind == "break":
+                    break
+        return status
+
+    def _loop(self, node: Loop, ctx: CommandContext) -> bool | None:
+        for _ in range(MAX_ITERATIONS):
+            status = self.condition(node.condition)
+            if status is not None and status == node.until:
+                return True
+            try:
+                self.run(node.body, False)
+            except _Loop as signal:
+                if signal.count > 1:
+                    raise _Loop(signal.kind, signal.count - 1) from None
+                if signal.kind == "break":
+                    return True
+            if status is None:
+                return None  # how often it turns depends on the image: its body is read once
+        self.stop(ctx, f"a loop turns more than {MAX_ITERATIONS:,} times; the reader stops here")
+        return None
+
+    def _case(self, node: Case, ctx: CommandContext) -> bool | None:
+        subject = self.expand_one(node.subject)
+        status: bool | None = True
+        falling = False  # the item before ended ';&': this body runs without its patterns being tried
+        for patterns, body, falls in node.items:
+            if not falling:
+                texts = [self.expand_one(p) for p in patterns]
+                if not is_known(subject) or not all(is_known(t) for t in texts):
+                    self.note(CommandContext(node.line, node.text), "assumed",
+                              "the base image decides which branch runs: the reader reads every one")
+                    first = body.items[0].first.commands[0] if body.items else None
+                    if first is not None:
+                        self.either(lambda body=body: self.run(body, ctx.tail), first)  # type: ignore[misc]
+                    continue
+                if not any(pattern_matches(t, subject) for t in texts):
+                    continue
+            status = self.run(body, ctx.tail)
+            if not falls:
+                return status
+            falling = True
+        return status
+
+    def glob(self, fields: list[Field]) -> list[str]:
+        """Pathname expansion against what the build placed; a pattern that matches nothing stays as written."""
+        out: list[str] = []
+        for item in fields:
+            if item.glob is None or not is_known(item.text):
+                out.append(item.text)
+                continue
+            # The folders before the first component with a wildcard are taken as written (./, ../, /w/s/);
+            # each match is spelled with them, as sh spells it.
+            parts = item.text.split("/")
+            wild = next(i for i, part in enumerate(parts) if any(c in part for c in "*?["))
+            prefix = "/".join(parts[:wild]) + "/" if wild else ""
+            base = normalise(posixpath.join(self.cwd, prefix)).rstrip("/") + "/"
+            matches = []
+            for name in self.build.fs.names():
+                if not name.startswith(base):
+                    continue
+                rest = name[len(base):]
+                hidden = any(n.startswith(".") and not p.startswith(".") for n, p in zip(rest.split("/"), parts[wild:]))
+                if rest and not hidden and item.glob.fullmatch(prefix + rest):
+                    matches.append(prefix + rest)
+            out.extend(sorted(matches) or [item.text])
+        return out
+
+    def change_directory(self, target: str, ctx: CommandContext) -> bool:
+        """``cd``: into a folder that is not there, the rest of the script is unknown (unless a test handles it)."""
+        if not is_known(target):
+            if ctx.exempt:
+                return True
+            self.stop(ctx, f"cd into {self.show(target)}, which the reader cannot work out: the rest of "
+                           f"{self._what()} is not read")
+        path = self.path(target)
+        kind = self.build.fs.kind(path)
+        if kind in (Kind.ABSENT, Kind.FILE):
+            if ctx.exempt:
+                return False
+            self.stop(ctx, f"cd into {path}, which is not a folder at this point of the build: the rest of "
+                           f"{self._what()} is not read")
+        self.oldpwd, self.cwd = self.cwd, path
+        return True
+
+    def _what(self) -> str:
+        return f"this RUN (Dockerfile line {self.run_line})" if self.dockerfile else self.file
+
+    def call(self, body: Command, args: list[str], ctx: CommandContext) -> bool | None:
+        """Run a shell function with ``args`` as its positional parameters."""
+        if self.depth >= MAX_DEPTH:
+            self.unread(ctx, f"calls nest more than {MAX_DEPTH} deep; the reader does not follow this one")
+            return None
+        saved = self.positional
+        self.positional = args
+        self.depth += 1
+        try:
+            return self.command(body, ctx)
+        except _Return:
+            return True
+        finally:
+            self.positional = saved
+            self.depth -= 1
+
+    def run_text(self, text: str, line: int, ctx: CommandContext) -> bool | None:
+        """Run shell text in this shell (``eval``, a sourced file read in place)."""
+        try:
+            program = parse_script(text, line)
+        except ShellSyntaxError as error:
+            self.stop(ctx, f"cannot be parsed as shell ({error.message}, line {error.line}): the rest of "
+                           f"{self._what()} is not read")
+            return None
+        except RecursionError:
+            self.stop(ctx, f"nests too deeply to be read: the rest of {self._what()} is not read")
+            return None
+        try:
+            return self.run(program, ctx.tail)
+        except RecursionError:
+            self.stop(ctx, f"nests too deeply to be read: the rest of {self._what()} is not read")
+            return None
+
+
+def _clip(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _and_or_hides(pipes: list[Pipeline], ops: list[str]) -> list[list[str]]:
+    """What hides each pipeline's failure: ``&&`` after it, ``|| cmd`` anywhere after it (not ``|| exit``)."""
+    hides: list[list[str]] = [[] for _ in pipes]
+    for index, op in enumerate(ops):
+        following = pipes[index + 1].commands[0].node
+        word = plain_text(following.words[0]) if isinstance(following, Simple) and following.words else None
+        if op == "&&":
+            hides[index].append("&& ...")
+        elif word in ("true", ":"):
+            for earlier in hides[:index + 1]:
+                earlier.append("|| true")
+        elif word not in ("exit", "return", "false"):
+            for earlier in hides[:index + 1]:
+                earlier.append(f"|| {word or '...'}")
+    return hides
+
+
+def _redirect_hides(redirects: tuple[Redirect, ...]) -> list[str]:
+    """``2>/dev/null``, ``&>/dev/null`` or ``>/dev/null 2>&1``: the error message goes nowhere."""
+    found: list[str] = []
+    stdout_null = False
+    for redirect in redirects:
+        target = "".join(getattr(p, "text", "?") for p in redirect.target)
+        if redirect.op in ("&>", "&>>") and target == "/dev/null":
+            found.append("&>/dev/null")
+        elif redirect.op in (">", ">>", ">|") and target == "/dev/null":
+            if redirect.fd == 2:
+                found.append("2>/dev/null")
+            elif redirect.fd in (None, 1):
+                stdout_null = True
+        elif redirect.op == ">&" and redirect.fd == 2 and target == "1" and stdout_null:
+            found.append(">/dev/null 2>&1")
+    return found
+
+
+def shebang(text: str) -> tuple[str, list[str]] | None:
+    """The interpreter a script's ``#!`` line names (``env`` looked through) and its arguments."""
+    first = text.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    if not first.startswith("#!"):
+        return None
+    words = first[2:].split()
+    if not words:
+        return None
+    if posixpath.basename(words[0]) == "env":
+        words = words[1:]
+        while words and words[0].startswith("-"):  # env -S, env -i, env -u NAME
+            words = words[2:] if words[0] == "-u" else words[1:]
+        if not words:
+            return None
+    return words[0], words[1:]

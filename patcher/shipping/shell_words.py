@@ -1,0 +1,269 @@
+"""Expand shell words as sh does: parameters, command substitution, field splitting, quote removal, globs.
+
+A value the reader cannot know (a variable only the base image could
+set, the output of a program it does not run) is carried through as a
+marker: ``Unknowns.mark`` returns a token that stands for it inside the
+expanded text, ``Unknowns.show`` puts the original spelling back for
+messages, and any path holding one is not a path the reader can place.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..depth import parse_problem
+from .shell_syntax import Arith, Lit, Param, Part, Sub, Word
+
+IFS = " \t\n"
+# The longest word the reader keeps: 'A=$A$A' lines double a value each, and a
+# vendor's words are paths and versions. A longer one is an unknown value.
+MAX_WORD = 64 << 10
+_MARK = re.compile("\x00(\\d+)\x01")
+
+
+class Unknowns:
+    """The values the reader could not work out, each behind a marker."""
+
+    def __init__(self) -> None:
+        self.spelled: list[str] = []
+
+    def mark(self, spelling: str) -> str:
+        """A marker standing for a value written as ``spelling`` (``$VLLM``, ``$(python3 -c ...)``)."""
+        self.spelled.append(spelling)
+        return f"\x00{len(self.spelled) - 1}\x01"
+
+    def show(self, text: str) -> str:
+        """``text`` with each marker spelled as the script wrote it."""
+        return _MARK.sub(lambda m: self.spelled[int(m.group(1))], text)
+
+
+def is_known(text: str) -> bool:
+    """Whether ``text`` holds no unknown value."""
+    return "\x00" not in text
+
+
+class Scope(Protocol):
+    """What expansion needs from the shell that runs it."""
+
+    @property
+    def unknowns(self) -> Unknowns:
+        """Where unknown values are kept."""
+
+    def lookup(self, name: str) -> str | None:
+        """A variable's value, or None when unset (or set by nothing the reader saw)."""
+
+    def missing(self, name: str) -> str:
+        """What ``$NAME`` gives when ``lookup`` has no value: empty, or a marker when the base image could set it."""
+
+    def assign(self, name: str, value: str) -> None:
+        """``${NAME=word}``."""
+
+    def arguments(self) -> list[str]:
+        """``$1``... as the script was called."""
+
+    def substitute(self, sub: Sub) -> str:
+        """Run ``$(...)`` and return what it prints (trailing newlines removed), or a marker."""
+
+
+@dataclass(frozen=True)
+class Field:
+    """One word after expansion: its text, and a regular expression when unquoted glob characters remain."""
+
+    text: str
+    glob: re.Pattern[str] | None = None
+
+
+def expand(word: Word, scope: Scope) -> list[Field]:
+    """Expand a command word into fields: split where unquoted expansions hold blanks, glob patterns kept."""
+    fields: list[list[tuple[str, bool]]] = []
+    current: list[tuple[str, bool]] = []
+    started = False  # the current field exists, even if empty (a quoted "")
+
+    def end_field() -> None:
+        nonlocal current, started
+        if started:
+            fields.append(current)
+        current, started = [], False
+
+    for part in word:
+        if isinstance(part, Lit):
+            current.append((part.text, part.quoted))
+            started = True
+            continue
+        if isinstance(part, Param) and part.name in ("@", "*") and part.op == "":
+            values = scope.arguments()
+            if part.quoted and part.name == "@":
+                for index, value in enumerate(values):  # "$@": one field per argument
+                    if index:
+                        end_field()
+                    current.append((value, True))
+                    started = True
+                continue
+            text = " ".join(values)
+        else:
+            text = _value(part, scope)
+        if part.quoted:
+            current.append((text, True))
+            started = True
+            continue
+        for index, piece in enumerate(re.split(f"[{IFS}]+", text)):  # field splitting on IFS
+            if index:
+                end_field()
+            if piece:
+                current.append((piece, False))
+                started = True
+    end_field()
+    if sum(len(t) for segments in fields for t, _ in segments) > MAX_WORD:
+        return [Field(_too_long(fields, scope), None)]
+    return [Field("".join(t for t, _ in segments), _glob(segments)) for segments in fields]
+
+
+def expand_one(word: Word, scope: Scope) -> str:
+    """Expand a word without splitting or globbing (assignments, ``case`` words, redirection targets)."""
+    text = "".join(p.text if isinstance(p, Lit) else _value(p, scope) for p in word)
+    return text if len(text) <= MAX_WORD else _too_long([[(text, True)]], scope)
+
+
+def _too_long(fields: list[list[tuple[str, bool]]], scope: Scope) -> str:
+    """An unknown value in place of a word past ``MAX_WORD`` characters."""
+    size = sum(len(t) for segments in fields for t, _ in segments)
+    return scope.unknowns.mark(f"(a word of {size:,} characters, past the {MAX_WORD:,} the reader keeps)")
+
+
+def _glob(segments: list[tuple[str, bool]]) -> re.Pattern[str] | None:
+    if not any(not quoted and any(c in text for c in "*?[") for text, quoted in segments):
+        return None
+    regex = "".join(re.escape(text) if quoted else _glob_regex(text) for text, quoted in segments)
+    return re.compile(regex)
+
+
+def _glob_regex(pattern: str) -> str:
+    """A shell pattern as a regular expression: ``*`` and ``?`` stay inside one path component."""
+    out = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            end = pattern.find("]", index + 2)
+            if end < 0:
+                out.append(re.escape(char))
+            else:
+                body = pattern[index + 1:end]
+                body = "^" + body[1:] if body[:1] in "!^" else body
+                out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
+                index = end
+        else:
+            out.append(re.escape(char))
+        index += 1
+    return "".join(out)
+
+
+def pattern_matches(pattern: str, value: str) -> bool:
+    """Whether ``value`` matches the shell pattern ``pattern`` (``case``, ``${X#...}``)."""
+    return fnmatch.fnmatchcase(value, pattern)
+
+
+def _value(part: Part, scope: Scope) -> str:
+    if isinstance(part, Lit):
+        return part.text
+    if isinstance(part, Sub):
+        return scope.substitute(part)
+    if isinstance(part, Arith):
+        return _arithmetic(part.text, scope)
+    return _parameter(part, scope)
+
+
+def _parameter(part: Param, scope: Scope) -> str:
+    name, op = part.name, part.op
+    value = scope.lookup(name)
+    spelled = f"${{{name}}}" if op == "" else f"${{{name}{op}...}}"
+    if op == "":
+        return value if value is not None else scope.missing(name)
+    if op == "len":
+        return str(len(value)) if value is not None and "\x00" not in value else scope.unknowns.mark(f"${{#{name}}}")
+    word = part.arg or ()
+    colon = op.startswith(":") and len(op) == 2
+    unset = value is None or (colon and value == "")
+    kind = op[-1] if op[0] == ":" and len(op) == 2 else op
+    if kind in "-=":
+        if not unset:
+            return value or ""
+        default = expand_one(word, scope)
+        if kind == "=":
+            scope.assign(name, default)
+        return default
+    if kind == "+":
+        return "" if unset else expand_one(word, scope)
+    if kind == "?":
+        return value if not unset and value is not None else scope.unknowns.mark(spelled)
+    if value is None:
+        return ""
+    if "\x00" in value:
+        return scope.unknowns.mark(spelled)
+    pattern = expand_one(word, scope)
+    if op in ("#", "##"):
+        cuts = [i for i in range(len(value) + 1) if pattern_matches(pattern, value[:i])]
+        return value[(max(cuts) if op == "##" else min(cuts)):] if cuts else value
+    if op in ("%", "%%"):
+        cuts = [i for i in range(len(value) + 1) if pattern_matches(pattern, value[i:])]
+        return value[:(min(cuts) if op == "%%" else max(cuts))] if cuts else value
+    if op in ("/", "//"):
+        old, _, new = pattern.partition("/")
+        return value.replace(old, new) if op == "//" else value.replace(old, new, 1)
+    if op == ":":
+        offset, _, length = pattern.partition(":")
+        try:
+            start = int(offset)
+            return value[start:start + int(length)] if length else value[start:]
+        except ValueError:
+            return scope.unknowns.mark(spelled)
+    return scope.unknowns.mark(spelled)
+
+
+def _arithmetic(text: str, scope: Scope) -> str:
+    """``$((...))`` over integers and variables holding integers; anything else is unknown."""
+    def variable(match: re.Match[str]) -> str:
+        value = scope.lookup(match.group(1))
+        return value.strip() if value is not None and re.fullmatch(r"\s*-?\d+\s*", value) else "x"
+
+    expression = re.sub(r"\$?\{?([A-Za-z_]\w*)\}?", variable, text)
+    if parse_problem(expression, strings_nest=False) is not None:  # ast recurses per level of nesting
+        return scope.unknowns.mark(f"$(({text}))")
+    try:
+        return str(_integer(ast.parse(expression.strip(), mode="eval").body))
+    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError):
+        return scope.unknowns.mark(f"$(({text}))")
+
+
+def _divide(a: int, b: int) -> int:
+    """``a / b`` as sh computes it: rounded toward zero, exactly (no float on the way)."""
+    quotient = abs(a) // abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+# sh's / and % round toward zero (C), not down as Python's // and % do; sh has no //.
+_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+               ast.Div: _divide, ast.Mod: lambda a, b: a - b * _divide(a, b)}
+
+
+def _integer(node: ast.AST) -> int:
+    """Evaluate + - * / % over integer literals (no powers: their size has no bound)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int and node.value < 1 << 64:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _integer(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        result = _ARITHMETIC[type(node.op)](_integer(node.left), _integer(node.right))
+        if abs(result) >= 1 << 64:
+            raise ValueError("out of range")
+        return int(result)
+    raise ValueError("not integer arithmetic")

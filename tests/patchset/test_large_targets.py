@@ -1,0 +1,304 @@
+"""A large target is parsed only where the series can look, and patched exactly as a whole parse patches it.
+
+``patchset/sparse.py`` keeps every statement no search of the series can
+match as its source text (an ``Opaque`` node) and lets libcst parse the
+rest from a skeleton of the file. These tests build the shapes that could
+tell the two apart (comments after a statement at every depth, decorators,
+clauses, strings and brackets over several lines that hold ``class`` and
+``def`` lines, tabs, CRLF, no final newline, a BOM, another encoding) and
+check that the outcome is the whole parse's byte for byte, that the sparse
+parse really happened, and that a failure is the whole parse's failure.
+"""
+
+from __future__ import annotations
+
+import codecs
+from typing import Any, Callable
+
+import libcst as cst
+import pytest
+
+from patcher.patchset import runner, sparse
+from patcher.patchset.load import load_patch_set
+from patcher.patchset.model import PatchSet
+from patcher.patchset.runner import Status, patch_source
+from patcher.patchset.sparse import Opaque, logical_lines, parse_sparse
+from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED, VENDOR_TREE
+
+VENDOR = (VENDOR_TREE / SHIPPED).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def series() -> PatchSet:
+    return load_patch_set(PATCHES, templates=ROOT / "templates")
+
+
+@pytest.fixture
+def every_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parse sparsely whatever the size (the shapes below are small)."""
+    monkeypatch.setattr(sparse, "SPARSE_FROM", 0)
+
+
+def _patches(series: PatchSet) -> Any:
+    return series.for_target(series.patches[0].target)
+
+
+# --- the shapes ------------------------------------------------------------------------------
+
+HELPERS = '''
+
+def _describe(block_tables, where=""):
+    """Say what a block table holds: 'class Fake:' and 'def forward_decode(' in a docstring."""
+    text = ("[paged_attn] %s: %s"
+            % (where,
+               tuple(block_tables.shape)))  # brackets over lines
+    note = \'\'\'
+class PagedAttention:
+    def forward_decode(self):
+        pass
+\'\'\'
+    return text + note.strip() + "it's" + 'say "hi"' + "a\\\\" + f"{where!r:>{10}}"
+    # a comment at the body's depth after the last statement
+        # and a deeper one
+
+
+@staticmethod
+# a comment between decorator and definition
+def _check(x):
+    if x:
+        return 1
+    else:
+        return 2
+            # deeper than the else block
+
+
+if TYPE_CHECKING:
+    from typing import Any
+elif False:
+    pass
+else:
+    Any = object
+# a comment at the module's depth: the next statement's
+
+
+try:
+    import os
+except ImportError:  # no os
+    os = None
+finally:
+    _LOADED = True
+
+
+total = 1 + \\
+    2
+items = [
+    "a",  # inside brackets
+    "b",
+]; other = 3
+class _Small: x = 1
+def _one(): return 0
+'''
+
+MEMBERS = '''
+    @staticmethod
+    def _validate(block_tables):  # a member the series never searches
+        """Raise on a negative block id."""
+        if block_tables.min() < 0:
+            raise RuntimeError("bad block table")
+            # deeper than the if block
+        # at the member's depth, after it
+
+    _LOG_ONCE: set = set()
+
+    class _Cache:
+        size = 0
+'''
+
+
+def _shape(variant: str) -> str:
+    """The vendor file with helpers around the class and members between the ones the series edits."""
+    head, sep, tail = VENDOR.partition("\nclass PagedAttention:\n")
+    body, marker, rest = tail.partition("    @staticmethod\n    def forward_decode(")
+    assert sep and marker
+    text = "from typing import TYPE_CHECKING\n" + head + HELPERS + sep + body + MEMBERS + marker + rest + HELPERS
+    if variant == "tabs":  # a tab-indented helper first: the module's first indent is a tab
+        text = "def _tabbed():\n\treturn 1\n\n" + text
+    if variant == "crlf":
+        text = text.replace("\n", "\r\n")
+    if variant == "no-final-newline":
+        text = text.rstrip("\n") + "\n\ndef _last():\n    return 1"
+    return text
+
+
+VARIANTS = ["lf", "tabs", "crlf", "no-final-newline"]
+
+
+def _outcome(source: bytes, patches: Any, *, sparse_from: int, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(sparse, "SPARSE_FROM", sparse_from)
+    result = patch_source("paged_attn.py", source, patches)
+    return (result.patched, result.parse_error,
+            [(o.patch.id, o.status, o.detail, o.prints, o.diagnostic) for o in result.outcomes])
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_sparse_parse_patches_as_a_whole_parse_does(series: PatchSet, variant: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    source = _shape(variant).encode()
+    patches = _patches(series)
+    monkeypatch.setattr(sparse, "SPARSE_FROM", 0)
+    module = parse_sparse(source, patches)
+    assert module is not None and module.bytes == source
+    opaque = [s for s in module.body if type(s) is Opaque]
+    assert sum(len(s.text) for s in opaque) > 1.5 * len(HELPERS)  # the helpers, never parsed
+    whole = _outcome(source, patches, sparse_from=len(source) + 1, monkeypatch=monkeypatch)
+    assert [status for _, status, *_ in whole[2]] == [Status.APPLIED] * 3
+    assert _outcome(source, patches, sparse_from=0, monkeypatch=monkeypatch) == whole
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "latin-1"])
+def test_a_bom_or_another_encoding_is_kept(series: PatchSet, encoding: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _shape("lf").replace("a comment at the module's depth", "a comment: café")
+    if encoding == "latin-1":
+        text = "# -*- coding: latin-1 -*-\n" + text
+    source = text.encode(encoding)
+    assert source.startswith(codecs.BOM_UTF8) == (encoding == "utf-8-sig")
+    whole = _outcome(source, _patches(series), sparse_from=len(source) + 1, monkeypatch=monkeypatch)
+    assert whole[0] != source and whole[1] is None
+    assert _outcome(source, _patches(series), sparse_from=0, monkeypatch=monkeypatch) == whole
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_parsed_statement_is_the_one_a_whole_parse_gives(series: PatchSet, variant: str,
+                                                               every_size: None) -> None:
+    # Comments after an opaque statement are filed as a whole parse files
+    # them: a deeper one in its last block, the others above the next
+    # statement, where an insert before that statement finds them.
+    source = _shape(variant).encode()
+    module = parse_sparse(source, _patches(series))
+    whole = cst.parse_module(source)
+    assert module is not None
+    assert (module.default_indent, module.default_newline, module.has_trailing_newline, module.encoding) == (
+        whole.default_indent, whole.default_newline, whole.has_trailing_newline, whole.encoding)
+
+    def parsed(body: Any, real: Any) -> int:
+        """Match each parsed statement with the whole parse's, in order; return how many were compared."""
+        at = 0
+        compared = 0
+        for statement in body:
+            if type(statement) is Opaque:
+                continue
+            while not (type(real[at]) is type(statement) and (statement.deep_equals(real[at]) or (
+                    type(statement) is cst.ClassDef and statement.name.value == real[at].name.value))):
+                at += 1
+            if type(statement) is cst.ClassDef and not statement.deep_equals(real[at]):
+                assert len(statement.leading_lines) == len(real[at].leading_lines)
+                assert all(a.deep_equals(b) for a, b in zip(statement.leading_lines, real[at].leading_lines))
+                compared += parsed(statement.body.body, real[at].body.body)
+            compared += 1
+            at += 1
+        return compared
+
+    assert parsed(module.body, whole.body) >= 6
+
+
+def test_a_syntax_error_where_no_patch_looks_fails_the_file_as_a_whole_parse_does(
+    series: PatchSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _shape("lf").replace("def _one(): return 0", "def _one(): return 0 +").encode()
+    monkeypatch.setattr(sparse, "SPARSE_FROM", 0)
+    assert parse_sparse(source, _patches(series)) is None
+    result = patch_source("paged_attn.py", source, _patches(series))
+    assert result.parse_error is not None and "does not parse" in result.parse_error
+    assert result.patched == source
+
+
+def test_a_failing_patch_is_reported_from_the_whole_parse(series: PatchSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without the forced-V1 line, three-tier-decode's step finds nothing: the
+    # closest code is named in the file's lines, as a whole parse names them.
+    source = _shape("crlf").replace("        use_v1 = True  # BI-V100: the V2 kernel is not available\r\n", "").encode()
+    whole = _outcome(source, _patches(series), sparse_from=len(source) + 1, monkeypatch=monkeypatch)
+    assert whole[2][0][1] is Status.FAILED and whole[2][0][4] is not None
+    assert _outcome(source, _patches(series), sparse_from=0, monkeypatch=monkeypatch) == whole
+
+
+def test_a_second_definition_of_a_scope_hidden_in_a_clause_is_still_found(series: PatchSet,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # A member under `if` that defines forward_decode again: find_scope counts
+    # definitions under if/try too, and so the sparse parse keeps it.
+    twice = MEMBERS + "\n    if _LOG_ONCE:\n        def forward_decode(self):\n            return None\n"
+    source = _shape("lf").replace(MEMBERS, twice).encode()
+    whole = _outcome(source, _patches(series), sparse_from=len(source) + 1, monkeypatch=monkeypatch)
+    assert "2 definitions of 'forward_decode'" in whole[2][0][2]
+    assert _outcome(source, _patches(series), sparse_from=0, monkeypatch=monkeypatch) == whole
+
+
+def test_a_series_searching_the_whole_module_parses_it_whole(load_patch: Callable[[str], Any], every_size: None) -> None:
+    patch = load_patch('''
+id = "main"
+description = "An edit at module level"
+origin = "test"
+last-update = "2026-12-01"
+target = "x.py"
+scope = ""
+
+[[steps]]
+op = "replace"
+pattern = "total = 1 + 2"
+code = "total = 3"
+''')
+    assert parse_sparse(_shape("lf").encode(), [patch]) is None
+
+
+def test_a_large_target_parses_a_small_part_of_itself(series: PatchSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The vendor file with 2,400 helpers (about 700 KB, CRLF) around and
+    # inside its class: libcst is given the class's searched members, and
+    # placeholders for the rest.
+    helper = ("def _check_{n}(block_tables, num_blocks):\n"
+              "    if block_tables is None or block_tables.numel() == 0:\n"
+              "        return\n"
+              "    high = int(block_tables.max().item())\n"
+              "    if high >= num_blocks:\n"
+              '        raise RuntimeError("block %d of %d" % (high, num_blocks))\n\n\n')
+    head, sep, tail = VENDOR.partition("\nclass PagedAttention:\n")
+    members = "".join("    @staticmethod\n" + "".join("    " + line if line.strip() else line
+                                                       for line in helper.format(n=n).splitlines(True))
+                      for n in range(800))
+    text = head + "".join(helper.format(n=n) for n in range(800, 1600)) + sep + members + tail
+    text += "".join(helper.format(n=n) for n in range(1600, 2400))
+    source = text.replace("\n", "\r\n").encode()
+    assert len(source) > sparse.SPARSE_FROM * 4
+    parsed: list[int] = []
+    real = cst.parse_module
+
+    def counting(code: Any, *args: Any, **kwargs: Any) -> cst.Module:
+        parsed.append(len(code))
+        return real(code, *args, **kwargs)
+
+    monkeypatch.setattr(sparse.cst, "parse_module", counting)
+    result = patch_source("paged_attn.py", source, _patches(series))
+    assert [o.status for o in result.outcomes] == [Status.APPLIED] * 3
+    assert parsed and max(parsed) < len(source) // 10  # the skeleton, not the file
+    assert result.patched.replace(b"\r\n", b"\n").count(b"def _check_") == 2400
+    monkeypatch.setattr(sparse.cst, "parse_module", real)
+    monkeypatch.setattr(sparse, "SPARSE_FROM", len(source) + 1)
+    assert patch_source("paged_attn.py", source, _patches(series)).patched == result.patched
+
+
+@pytest.mark.parametrize("text", [
+    "x = '''\nclass A:\n'''\n",
+    'x = (1,\n     2)\ny = 3\n',
+    "x = 1 \\\n    + 2\n",
+    "s = 'a\\'b' + \"c\\\"d\"  # it's\n",
+    "def f():\n    return 1\n  # odd\n",
+    "if a:\n    pass\nelse:\n    pass\n",
+])
+def test_logical_lines_follow_pythons_tokenizer(text: str) -> None:
+    import io
+    import tokenize
+
+    ends = [t.end[0] for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.NEWLINE]
+    assert [text[: line.end].count("\n") for line in logical_lines(text)] == ends
+
+
+def test_the_runner_uses_the_sparse_parse() -> None:
+    assert runner.parse_sparse is sparse.parse_sparse

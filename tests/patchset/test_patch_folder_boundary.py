@@ -1,0 +1,342 @@
+"""A patch folder is a closed world: only its own regular files are read, each capped, each TOML shallow.
+
+Series entries, patch files, templates (and what they include), and
+policy.toml must resolve inside the patch folder (templates: inside the
+templates folder) after symlinks are resolved; a FIFO, device or socket is
+refused without being opened for a blocking read; every file has a size cap;
+TOML nesting is capped before tomllib sees it; ids, names and example fields
+that would crash later are refused at load. Each refusal is one line, exit 2,
+naming the entry, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from patcher.errors import PatchSetError
+from patcher.patchset.folder import (MAX_FILE_BYTES, MAX_NESTING, PatchFolder, nesting_problem, parse_toml, read_file,
+                                     templates_digest)
+from patcher.patchset.load import load_outline, load_patch_set
+from tests import fixtures_hostile_patchset as hostile
+from tests.fixtures_vendor import VENDOR_ZIP
+
+
+def _refused(cli: Any, patches: Path, *args: Any) -> str:
+    """Run ``diff VENDOR`` (or ``args``) on a hostile set: exit 2, one line, nothing written; return the line."""
+    result = cli(*(args or ("diff", VENDOR_ZIP)), "--patches", patches)
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: ")
+    assert list(cli.cwd.iterdir()) == []
+    return line
+
+
+# Symlinks and paths leading out ---------------------------------------------------
+
+
+def test_a_template_symlinked_out_is_refused_and_its_text_never_ships(cli: Any, tmp_path: Path) -> None:
+    secret = hostile.secret_outside(tmp_path)
+    patches = hostile.template_symlinked_out(tmp_path, secret)
+    line = _refused(cli, patches, "apply", VENDOR_ZIP, "-o", "ctx.tar")
+    template = hostile.templates_of(patches) / hostile.THRESHOLDS
+    assert line == (f"error: {template}: this template leads outside the templates folder (it resolves to {secret}) "
+                    "(a patch set reads only files inside its own folders)")
+
+
+def test_an_include_of_a_template_symlinked_out_is_refused(cli: Any, tmp_path: Path) -> None:
+    secret = hostile.secret_outside(tmp_path)
+    patches = hostile.include_outside(tmp_path, secret)
+    line = _refused(cli, patches, "diff", VENDOR_ZIP, "--format", "markdown")
+    assert f"{hostile.templates_of(patches) / 'leak.j2'}: this template leads outside the templates folder" in line
+    assert "SECRET" not in line
+
+
+def test_a_templates_folder_symlinked_out_is_refused(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.templates_folder_symlinked_out(tmp_path)
+    line = _refused(cli, patches)
+    assert line.startswith(f"error: {hostile.templates_of(patches)}: the templates folder leads outside the patch "
+                           f"folder (it resolves to {tmp_path / 'outside-templates'})")
+
+
+def test_a_templates_folder_linked_inside_the_set_is_read(tmp_path: Path) -> None:
+    patches = hostile.copy_patch_set(tmp_path)
+    inside = patches / "tpl"
+    hostile.templates_of(patches).rename(inside)
+    (patches / "templates").symlink_to("tpl", target_is_directory=True)
+    patch_set = load_patch_set(patches, templates=patches / "templates")
+    assert [p.id for p in patch_set.patches] == ["three-tier-decode", "prefix-pregather", "prefix-buffer-reuse"]
+
+
+@pytest.mark.parametrize(("entry", "said"), [
+    ("../x.toml", "line 1 names '../x.toml', which leads outside the patch folder"),
+    ("OUTSIDE", "line 1 names 'OUTSIDE', an absolute path (name each patch file relative to the patch folder)"),
+])
+def test_a_series_entry_outside_the_folder_is_refused(cli: Any, tmp_path: Path, entry: str, said: str) -> None:
+    patches = hostile.series_entry(tmp_path, entry)
+    line = _refused(cli, patches)
+    outside = str(tmp_path / "set" / "x.toml")
+    assert line.startswith(f"error: {patches / 'series'}: {said.replace('OUTSIDE', outside)}")
+
+
+def test_a_series_entry_that_goes_out_and_back_in_is_read(tmp_path: Path) -> None:
+    patches = hostile.copy_patch_set(tmp_path)
+    (patches / "series").write_text("../patches/three-tier-decode.toml\n")
+    assert load_outline(patches).patches == (("three-tier-decode", "vllm/attention/ops/paged_attn.py"),)
+
+
+def test_a_patch_file_symlinked_out_is_refused(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.patch_file_symlinked_out(tmp_path)
+    line = _refused(cli, patches)
+    assert line.startswith(f"error: {patches / 'series'}: line 2 names 'three-tier-decode.toml', which leads outside "
+                           "the patch folder")
+
+
+def test_a_patch_file_linked_inside_the_set_is_read(tmp_path: Path) -> None:
+    patches = hostile.copy_patch_set(tmp_path)
+    (patches / "three-tier-decode.toml").rename(patches / "kept.txt")
+    (patches / "three-tier-decode.toml").symlink_to("kept.txt")
+    assert load_outline(patches).ids_for("vllm/attention/ops/paged_attn.py")[0] == "three-tier-decode"
+
+
+def test_a_policy_symlinked_out_is_refused(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.policy_symlinked_out(tmp_path)
+    line = _refused(cli, patches, "apply", VENDOR_ZIP, "-o", "ctx.tar")
+    assert line.startswith(f"error: {patches / 'policy.toml'}: this policy file leads outside the patch folder")
+
+
+def test_a_template_symlinked_to_a_device_is_refused(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.device_in_place_of_template(tmp_path)
+    line = _refused(cli, patches)
+    assert "this template leads outside the templates folder (it resolves to /dev/zero)" in line
+
+
+# Only regular files -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("relative", "what"), [
+    ("patches/series", "series file"),
+    ("patches/three-tier-decode.toml", "patch file"),
+    ("patches/policy.toml", "policy file"),
+    (f"templates/{hostile.THRESHOLDS}", "template"),
+])
+def test_a_fifo_is_refused_at_once(cli: Any, tmp_path: Path, relative: str, what: str) -> None:
+    # The reader refuses it from lstat, before any open: opening a FIFO for
+    # reading would wait for a writer that never comes.
+    patches = hostile.fifo_in_place_of(tmp_path, relative)
+    line = _refused(cli, patches, "apply", VENDOR_ZIP, "-o", "ctx.tar")
+    assert line == (f"error: {patches.parent / relative}: this {what} is a FIFO, not a regular file "
+                    "(a patch set is made of plain files)")
+
+
+def test_a_device_is_refused_without_reading_it() -> None:
+    with pytest.raises(PatchSetError, match=r"^/dev/zero: this template is a character device, not a regular file"):
+        read_file(Path("/dev/zero"), roots=(Path("/dev"),), what="template")
+
+
+def test_a_socket_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))
+        with pytest.raises(PatchSetError, match=r"this file is a socket, not a regular file"):
+            read_file(path, roots=(tmp_path,))
+    finally:
+        server.close()
+
+
+def test_a_folder_in_place_of_a_patch_file_is_refused(tmp_path: Path) -> None:
+    patches = hostile.copy_patch_set(tmp_path)
+    (patches / "three-tier-decode.toml").unlink()
+    (patches / "three-tier-decode.toml").mkdir()
+    with pytest.raises(PatchSetError, match=r"three-tier-decode.toml: this patch file is a directory, not a regular"):
+        load_outline(patches)
+
+
+def test_files_are_capped_at_a_mebibyte(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.oversized_template(tmp_path, MAX_FILE_BYTES + 1)
+    line = _refused(cli, patches)
+    assert line == (f"error: {hostile.templates_of(patches) / hostile.THRESHOLDS}: this template is 1,048,577 bytes, "
+                    "more than the 1,048,576 a patch set file may hold")
+    exactly = tmp_path / "exactly"
+    exactly.mkdir()
+    (exactly / "f").write_bytes(b"x" * MAX_FILE_BYTES)
+    assert len(read_file(exactly / "f", roots=(exactly,))) == MAX_FILE_BYTES
+
+
+def test_one_load_reads_at_most_16_mebibytes(tmp_path: Path) -> None:
+    patches = hostile.oversized_set(tmp_path, files=17, size=MAX_FILE_BYTES)
+    with pytest.raises(PatchSetError) as refused:
+        load_outline(patches)
+    assert str(refused.value) == (f"{patches / 'padded-15.toml'}: the patch set holds more than the 16,777,216 bytes "
+                                  "one load may read")
+    assert len(load_outline(hostile.oversized_set(tmp_path / "fits", files=15, size=MAX_FILE_BYTES)).patches) == 18
+
+
+def test_the_templates_digest_refuses_what_rendering_would(tmp_path: Path) -> None:
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "a.j2").write_text("x")
+    before = templates_digest(folder)
+    (folder / "link.j2").symlink_to(hostile.secret_outside(tmp_path))
+    with pytest.raises(PatchSetError, match=r"link.j2: this template leads outside the templates folder"):
+        templates_digest(folder)
+    (folder / "link.j2").unlink()
+    os.mkfifo(folder / "pipe.j2")
+    with pytest.raises(PatchSetError, match=r"pipe.j2: this template is a FIFO, not a regular file"):
+        templates_digest(folder)
+    (folder / "pipe.j2").unlink()
+    assert templates_digest(folder) == before
+
+
+def test_the_templates_digest_follows_links_inside(tmp_path: Path) -> None:
+    folder = tmp_path / "templates"
+    (folder / "real").mkdir(parents=True)
+    (folder / "other").mkdir()
+    (folder / "real" / "a.j2").write_text("x")
+    (folder / "other" / "a.j2").write_text("x")
+    (folder / "link").symlink_to("real", target_is_directory=True)
+    first = templates_digest(folder)
+    (folder / "link").unlink()
+    (folder / "link").symlink_to("other", target_is_directory=True)
+    assert templates_digest(folder) != first  # the same files, but the link names another folder
+
+
+# TOML that tomllib would recurse on or crawl through ---------------------------------
+
+
+@pytest.mark.parametrize("shape", ["arrays", "inline tables", "dotted key"])
+def test_deep_toml_is_refused_with_its_line(cli: Any, tmp_path: Path, shape: str) -> None:
+    patches = hostile.deep_toml(tmp_path, shape)
+    assert _refused(cli, patches) == (
+        f"error: {patches / 'three-tier-decode.toml'}: line 1: values or keys nest more than {MAX_NESTING} levels deep "
+        "(a patch needs a few levels; flatten the tables)")
+
+
+def test_a_deep_policy_is_refused_with_its_line(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.deep_policy(tmp_path)
+    line = _refused(cli, patches, "apply", VENDOR_ZIP, "-o", "ctx.tar")
+    assert line.startswith(f"error: {patches / 'policy.toml'}: line 1: values or keys nest more than")
+
+
+def test_nesting_counts_brackets_and_dotted_keys_but_not_strings_or_comments() -> None:
+    assert nesting_problem("a = " + "[" * 32 + "]" * 32) is None
+    assert nesting_problem("a = " + "[" * 33 + "]" * 33) == (1, 33)
+    assert nesting_problem("x = 1\n\n" + "[t]\n" + "k" + ".k" * 33 + " = 1\n") == (4, 33)
+    assert nesting_problem("[" + "t." * 33 + "t]\n") == (1, 33)
+    assert nesting_problem("a = {b = {" + "c." * 40 + "d = 1}}") == (1, 33)
+    assert nesting_problem('a = "' + "[" * 100 + '"\nb = \'' + "{" * 100 + "'\n# " + "[" * 100) is None
+    assert nesting_problem('a = """\n' + "[" * 100 + '\n"""\nb = \'\'\'' + "." * 100 + "'''") is None
+    assert nesting_problem("a = 1.5\nb = [1.0, 2.0]\nc = 1979-05-27T07:32:00.999\n" + "d = " + "." * 0 + "3.14") is None
+    assert nesting_problem('a = "\\"[[["\nb = ' + "[" * 40 + "]" * 40) == (2, 33)
+
+
+def test_the_nesting_caps_leave_every_committed_toml_alone() -> None:
+    from tests.fixtures_vendor import PATCHES
+
+    for path in sorted(PATCHES.glob("*.toml")):
+        assert nesting_problem(path.read_text()) is None, path
+        parse_toml(path.read_text(), path)
+
+
+def test_an_integer_of_thousands_of_digits_is_bad_toml(tmp_path: Path) -> None:
+    with pytest.raises(PatchSetError, match=r"x.toml: not valid TOML: Exceeds the limit \(4300 digits\)"):
+        parse_toml("a = " + "1" * 5000, tmp_path / "x.toml")
+
+
+# Ids, names and fields that would crash later ------------------------------------------
+
+
+def test_a_long_patch_id_is_refused(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.long_patch_id(tmp_path)
+    line = _refused(cli, patches, "test")
+    assert line.endswith(": the id is 250 characters long, more than 100 (choose a shorter id, and name the file after it)")
+
+
+def test_a_series_entry_too_long_for_the_file_system_is_refused(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.series_naming_a_long_file(tmp_path)
+    line = _refused(cli, patches, "test")
+    assert line.startswith(f"error: {patches / 'series'}: line 1 names 'aaaa")
+    assert line.endswith("...': its name is too long for the file system (305 bytes; at most 255)")
+
+
+@pytest.mark.parametrize("patch_id", ["a|b", "a`b", "a b", "-ab", "a\u00e9"])
+def test_an_id_with_odd_characters_is_refused(cli: Any, tmp_path: Path, patch_id: str) -> None:
+    patches = hostile.odd_patch_id(tmp_path, patch_id)
+    line = _refused(cli, patches, "test")
+    assert line == (f"error: {patches / (patch_id + '.toml')}: the id '{patch_id}' holds characters an id may not "
+                    "(use letters, digits, '.' and '-', starting with a letter or digit, e.g. 'decode-fast-path')")
+
+
+def test_a_series_entry_with_control_characters_is_refused_and_shown_escaped(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.odd_patch_id(tmp_path, "a\x1b[31mb")
+    line = _refused(cli, patches, "test")
+    assert line == f"error: {patches / 'series'}: line 1 names 'a\\x1b[31mb.toml', which holds control characters"
+
+
+def test_new_refuses_a_long_id_before_touching_the_file_system(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.copy_patch_set(tmp_path)
+    series = (patches / "series").read_bytes()
+    result = cli("new", "a" * 300, "--target", "vllm/x.py", "--scope", "A.b", "--patches", patches)
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: 'aaaa") and "is not a patch id: 300 characters, more than 100" in line
+    assert (patches / "series").read_bytes() == series
+
+
+@pytest.mark.parametrize(("example", "said"), [
+    ("name = 5\nbefore = 'x = 1'", "'examples[1].name' must be a string, not an integer"),
+    ("before = ['x = 1']", "'examples[1].before' must be a string, not an array"),
+    ("before = 'x = 1'\nafter = 2", "'examples[1].after' must be a string, not an integer"),
+    ("before = 'x = 1'\nerror = true", "'examples[1].error' must be a string, not a boolean"),
+    ("before = 'x = 1'\nparams = 'n=1'", "'examples[1].params' must be a table of parameter values, not a string"),
+    ("before = 'x = 1'\nparams = { n = 1 }", "'examples[1].params': the patch has no parameter 'n'"),
+])
+def test_a_wrongly_typed_example_field_is_refused(cli: Any, tmp_path: Path, example: str, said: str) -> None:
+    patches = hostile.example_with(tmp_path, example)
+    assert _refused(cli, patches, "test") == f"error: {patches / 'edit.toml'}: {said}"
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ('description = ["a"]', "'description' must be a string, not an array"),
+    ("target = 3", "'target' must be a string, not an integer"),
+    ("scope = { a = 1 }", "'scope' must be a string, not a table"),
+    ("last-update = 3", "'last-update' must be a date, not an integer"),
+    ("id = 7", "'id' must be a string, not an integer"),
+])
+def test_a_wrongly_typed_header_field_is_refused(tmp_path: Path, line: str, said: str) -> None:
+    patches = hostile.one_patch_set(tmp_path, "edit.toml", "edit")
+    toml = patches / "edit.toml"
+    key = line.split(" = ")[0]
+    text = "\n".join(line if existing.startswith(key + " = ") else existing
+                     for existing in toml.read_text().splitlines()) + "\n"
+    toml.write_text(text)
+    with pytest.raises(PatchSetError) as refused:
+        load_outline(patches)
+    assert str(refused.value) == f"{toml}: {said}"
+
+
+def test_an_applied_when_marker_that_is_not_a_string_is_refused(tmp_path: Path) -> None:
+    patches = hostile.one_patch_set(tmp_path, "edit.toml", "edit", 'applied-when = [{ pattern = { a = 1 } }]')
+    with pytest.raises(PatchSetError, match=r"'applied-when\[1\].pattern' must be a string, not a table"):
+        load_patch_set(patches)
+
+
+def test_a_refused_set_leaves_the_folder_as_it_was(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.deep_toml(tmp_path, "arrays")
+    before = {p: p.read_bytes() for p in patches.parent.rglob("*") if p.is_file()}
+    _refused(cli, patches, "apply", VENDOR_ZIP, "-o", "ctx.tar")
+    assert {p: p.read_bytes() for p in patches.parent.rglob("*") if p.is_file()} == before
+
+
+def test_the_repository_set_reads_as_before() -> None:
+    from tests.fixtures_vendor import PATCHES, ROOT
+
+    folder = PatchFolder.open(PATCHES, ROOT / "templates")
+    assert folder.templates_root == (ROOT / "templates").resolve()
+    assert [p.id for p in load_patch_set(PATCHES, templates=ROOT / "templates").patches] == [
+        "three-tier-decode", "prefix-pregather", "prefix-buffer-reuse"]

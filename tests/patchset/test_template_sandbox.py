@@ -1,0 +1,236 @@
+"""Templates render in a sandbox, on a budget: no escape to Python, no runaway loop, every failure exit 2 with its line.
+
+A patch folder is untrusted (CI renders a pull request's templates), so a
+template can neither reach Python internals nor make patcher hang or fill
+memory; whatever goes wrong while rendering is the template's fault, said in
+one line naming the template and line (exit 2), never a traceback (exit 3).
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+
+from patcher.patchset import templates
+from patcher.patchset.folder import PatchFolder
+from patcher.patchset.templates import (PATCH_LIMITS, RenderLimits, TemplateFailure, Text, make_environment,
+                                        python_literal, render)
+from tests import fixtures_hostile_patchset as hostile
+from tests.fixtures_vendor import VENDOR_ZIP
+
+
+def _render(source: str, values: dict[str, Any] | None = None, limits: RenderLimits = PATCH_LIMITS) -> str:
+    return render(make_environment(limits=limits), source=source, values=values or {})
+
+
+def _refusal(source: str, values: dict[str, Any] | None = None, limits: RenderLimits = PATCH_LIMITS) -> str:
+    with pytest.raises(TemplateFailure) as failed:
+        _render(source, values, limits)
+    message = str(failed.value)
+    assert "\n" not in message
+    return message
+
+
+# Escapes ----------------------------------------------------------------------
+
+ESCAPES = [
+    "{{ cycler.__init__.__globals__.os.system('touch MARKER') }}",
+    "{{ joiner.__init__.__globals__.os.system('touch MARKER') }}",
+    "{{ namespace.__init__.__globals__.os.system('touch MARKER') }}",
+    "{{ (cycler|attr('__init__')).__globals__.os.system('touch MARKER') }}",
+    "{{ cycler['__init__']['__globals__']['os'].system('touch MARKER') }}",
+    "{% for c in ''.__class__.__mro__[1].__subclasses__() %}{% if c.__name__ == 'Popen' %}"
+    "{{ c(['touch', 'MARKER']) }}{% endif %}{% endfor %}",
+    "{{ '{0.__class__.__mro__[1].__subclasses__}'.format('') }}",
+    # str.format kept for later (CVE-2024-56326) or reached through |attr (CVE-2025-27516):
+    "{% set f = '{0.__init__.__globals__[os].system}'.format %}{{ f(cycler) }}",
+    "{% set f = '{0.__init__.__globals__[os].system}'|attr('format') %}{{ f(cycler) }}",
+    "{% set f = '{x.__init__.__globals__}'.format_map %}{{ f({'x': cycler}) }}",
+    "{{ self.__init__.__globals__.__builtins__.__import__('os').system('touch MARKER') }}",
+]
+
+
+@pytest.mark.parametrize("payload", ESCAPES)
+def test_a_template_cannot_reach_python_internals(tmp_path: Path, payload: str) -> None:
+    marker = tmp_path / "MARKER"
+    message = _refusal(payload.replace("MARKER", str(marker)))
+    assert message.startswith("template error at line 1: not allowed in a template: access to attribute '__")
+    assert not marker.exists()
+
+
+def test_the_escape_payload_is_live_outside_the_sandbox(tmp_path: Path) -> None:
+    # The control: plain Jinja2 runs it, so the tests above prove the sandbox.
+    marker = tmp_path / "MARKER"
+    jinja2.Environment().from_string(hostile.escape_payload(marker)).render()
+    assert marker.exists()
+
+
+def test_a_template_cannot_change_a_list_it_is_given() -> None:
+    values = {"items": [1, 2]}
+    assert "not allowed in a template" in _refusal("{{ items.append(3) }}", values)
+    assert values == {"items": [1, 2]}
+
+
+@pytest.mark.parametrize("command", ["apply", "diff", "test", "explain"])
+def test_no_command_runs_the_escape_in_a_patch_template(cli: Any, tmp_path: Path, command: str) -> None:
+    marker = tmp_path / "MARKER"
+    patches = hostile.sandbox_escape(tmp_path, marker)
+    args = {"apply": ("apply", VENDOR_ZIP, "-o", "ctx.tar.gz"), "diff": ("diff", VENDOR_ZIP),
+            "test": ("test",), "explain": ("explain", "three-tier-decode")}[command]
+    result = cli(*args, "--patches", patches)
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: {patches / 'three-tier-decode.toml'}: steps[1].template: template error at line "
+                           f"{hostile.ESCAPE_LINE} of '{hostile.THRESHOLDS}': not allowed in a template: ")
+    assert not marker.exists()
+    assert not (cli.cwd / "ctx.tar.gz").exists()
+
+
+def test_new_does_not_run_the_escape_in_the_sets_own_template(cli: Any, tmp_path: Path) -> None:
+    marker = tmp_path / "MARKER"
+    patches = hostile.sandbox_escape_in_new_template(tmp_path, marker)
+    series = (patches / "series").read_bytes()
+    result = cli("new", "decode-fast-path", "--target", "vllm/attention/ops/paged_attn.py",
+                 "--scope", "PagedAttention.forward_decode", "--patches", patches)
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: template error at line {hostile.ESCAPE_LINE} of '{hostile.NEW_PATCH_TEMPLATE}': "
+                           "not allowed in a template: ")
+    assert not marker.exists()
+    assert not (patches / "decode-fast-path.toml").exists()
+    assert (patches / "series").read_bytes() == series
+
+
+# Runaway templates --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(hostile.RUNAWAY_TEMPLATES))
+def test_a_runaway_template_stops_at_its_budget(name: str) -> None:
+    message = _refusal(hostile.RUNAWAY_TEMPLATES[name])
+    assert message.startswith("template error at line 1: ")
+    assert any(word in message for word in ("budget", "larger than", "more than", "deeper than Python allows"))
+
+
+def test_a_runaway_template_is_exit_2_naming_the_template(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.runaway_template(tmp_path, hostile.RUNAWAY_TEMPLATES["nested range loops"])
+    result = cli("apply", VENDOR_ZIP, "-o", "ctx.tar.gz", "--patches", patches)
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert f"template error at line 1 of '{hostile.THRESHOLDS}': the template runs past its budget of 1,000,000" in line
+    assert not (cli.cwd / "ctx.tar.gz").exists()
+
+
+def test_templates_that_include_each_other_four_times_thirty_deep_stop(tmp_path: Path) -> None:
+    patches = hostile.exponential_includes(tmp_path)
+    env = make_environment(PatchFolder.open(patches, hostile.templates_of(patches)))
+    with pytest.raises(TemplateFailure, match="runs past its budget of 1,000,000"):
+        render(env, name=hostile.THRESHOLDS, values={})
+
+
+@pytest.mark.parametrize("tag", ["include", "import", "extends"])
+def test_a_template_that_includes_itself_is_refused(tmp_path: Path, tag: str) -> None:
+    patches = hostile.self_including_templates(tmp_path, tag)
+    env = make_environment(PatchFolder.open(patches, hostile.templates_of(patches)))
+    with pytest.raises(TemplateFailure) as failed:
+        render(env, name=hostile.THRESHOLDS, values={})
+    assert str(failed.value).startswith(f"template error at line 1 of '{hostile.THRESHOLDS}': it nests or recurses "
+                                        "deeper than Python allows")
+
+
+def test_a_template_nested_too_deep_to_compile_is_refused() -> None:
+    assert _refusal("{% if 1 %}" * 500 + "{% endif %}" * 500).startswith("template error: it nests or recurses")
+    assert _refusal("{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}").startswith("template error: it nests or recurses")
+
+
+def test_the_cpu_deadline_stops_a_slow_template(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fake clock that moves a second at each look: the deadline, not the
+    # step count, must stop this loop.
+    ticks = itertools.count()
+    monkeypatch.setattr(templates, "_clock", lambda: float(next(ticks)))
+    message = _refusal("{% for i in range(100) %}{{ i }}{% endfor %}")
+    assert message == "template error at line 1: the template runs past its budget of 10 CPU seconds"
+
+
+def test_each_render_gets_a_budget_of_its_own() -> None:
+    env = make_environment(limits=RenderLimits(output=1000, value=1000, steps=50, seconds=10, int_bits=64))
+    loop = "{% for i in range(40) %}x{% endfor %}"
+    for _ in range(3):  # 3 x 40 steps: more than 50 in all, each render within its own
+        assert render(env, source=loop, values={}) == "x" * 40
+    with pytest.raises(TemplateFailure, match="budget of 50 loop iterations"):
+        render(env, source="{% for i in range(60) %}x{% endfor %}", values={})
+
+
+def test_output_budget_counts_literal_text_in_loops_and_captures() -> None:
+    limits = RenderLimits(output=100, value=10_000, steps=1_000, seconds=10, int_bits=64)
+    assert _render("{% for i in range(10) %}0123456789{% endfor %}", limits=limits) == "0123456789" * 10
+    assert "writes more than its budget of 100 characters" in _refusal(
+        "{% for i in range(11) %}0123456789{% endfor %}", limits=limits)
+    assert "writes more than its budget of 100 characters" in _refusal(
+        "{% set x %}{% for i in range(11) %}0123456789{% endfor %}{% endset %}", limits=limits)
+
+
+def test_integers_are_capped_in_bits() -> None:
+    assert _render("{{ 2 ** 4000 }}").startswith("1318")
+    assert "an integer of more than 4,096 bits" in _refusal("{{ 2 ** 5000 }}")
+    assert "an integer of more than 4,096 bits" in _refusal("{{ (2 ** 3000) * (2 ** 3000) }}")
+
+
+# Failures at render time ---------------------------------------------------------
+
+
+def test_a_template_raising_while_rendering_names_its_line() -> None:
+    assert _refusal("x = 1\ny = {{ 1 // 0 }}\n") == (
+        "template error at line 2: ZeroDivisionError: integer division or modulo by zero")
+    assert _refusal("{{ 'a' + 1 }}").startswith("template error at line 1: TypeError: ")
+
+
+def test_a_template_raising_while_rendering_is_exit_2(cli: Any, tmp_path: Path) -> None:
+    patches = hostile.template_raising_at_render(tmp_path)
+    result = cli("diff", VENDOR_ZIP, "--patches", patches)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        f"error: {patches / 'three-tier-decode.toml'}: steps[1].template: template error at line 3 of "
+        f"'{hostile.THRESHOLDS}': ZeroDivisionError: integer division or modulo by zero (in 'template')"]
+
+
+def test_an_included_template_names_itself_in_the_error(tmp_path: Path) -> None:
+    patches = hostile.copy_patch_set(tmp_path)
+    (hostile.templates_of(patches) / "inner.j2").write_text("a\nb\n{{ 1 // 0 }}\n")
+    (hostile.templates_of(patches) / "outer.j2").write_text('x\n{% include "inner.j2" %}\n')
+    env = make_environment(PatchFolder.open(patches, hostile.templates_of(patches)))
+    with pytest.raises(TemplateFailure, match=r"^template error at line 3 of 'inner.j2': ZeroDivisionError"):
+        render(env, name="outer.j2", values={})
+
+
+def test_filters_that_make_output_depend_on_chance_are_gone() -> None:
+    assert _refusal("{{ [1, 2]|random }}") == "template syntax error at line 1: No filter named 'random'."
+    assert "'lipsum' is undefined" in _refusal("{{ lipsum() }}")
+
+
+# What a template still does -------------------------------------------------------
+
+
+def test_ordinary_templates_render_as_before() -> None:
+    source = ("{% for part in parts %}{% if loop.last %}def {{ part }}(self):{% else %}class {{ part }}:{% endif %}\n"
+              "{% endfor %}{{ '    ' * 2 }}{{ n * 2 }} {{ [1, 2]|join(', ') }} {{ '%d-%s'|format(3, 'x') }} "
+              "{{ '{}!'.format(n) }} {{ (n ~ 'x')|upper }} {{ {'a': 1}|tojson }}\n")
+    assert _render(source, {"parts": ["PagedAttention", "forward_decode"], "n": 21}) == (
+        "class PagedAttention:def forward_decode(self):        42 1, 2 3-x 21! 21X {\"a\": 1}\n")
+
+
+def test_floats_are_written_as_python() -> None:
+    assert _render("{{ a }} {{ b }} {{ c }} {{ d }} {{ e * 2 }}", {
+        "a": 0.1, "b": float("nan"), "c": float("inf"), "d": float("-inf"), "e": 1e308}) == (
+        "0.1 float('nan') float('inf') float('-inf') float('inf')")
+    assert [python_literal(v) for v in (1.5, float("-inf"))] == ["1.5", "float('-inf')"]
+
+
+def test_a_text_value_is_a_python_string_literal() -> None:
+    value = Text("x'; import os\n")
+    assert _render("{{ v }}|{{ v|upper }}|{{ v|length }}|{{ v == \"x'; import os\\n\" }}|{{ v|tojson }}",
+                   {"v": value}) == '"x\'; import os\\n"|"X\'; IMPORT OS\\N"|14|True|"x\\u0027; import os\\n"'
+    assert "access to attribute '_value' of 'Text' object is unsafe" in _refusal("{{ v._value }}", {"v": value})

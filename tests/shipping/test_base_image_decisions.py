@@ -1,0 +1,43 @@
+"""Tests only the base image can decide: every branch is read, a jump is not taken, and each is noted as assumed.
+
+A test on the build's own files (``[ -f ./x.py ]`` in a folder COPY made,
+``[ "$A" = b ]`` with known values) is decided and takes one branch.
+"""
+
+from __future__ import annotations
+
+from tests.shipping.conftest import notes_of, plan_of, script_context
+
+
+def placed(plan) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {path: p.source for path, p in plan.image.items() if not path.startswith("/w/s/")}
+
+
+def test_an_if_the_base_image_decides_reads_both_branches() -> None:
+    plan = plan_of(script_context("if [ -d /usr/lib/vllm ]; then\n  cp x.py /yes/\nelse\n  cp x.py /no/\nfi\n"))
+    assert placed(plan) == {"/yes/x.py": "s/x.py", "/no/x.py": "s/x.py"}
+    assert notes_of(plan, "assumed") == [("s/i.sh", 1, "[ -d /usr/lib/vllm ]")]
+
+
+def test_a_jump_only_one_outcome_takes_is_not_taken() -> None:
+    plan = plan_of(script_context(
+        "for root in /a /b; do\n  [ -d \"$root/vllm\" ] || continue\n  cp x.py \"$root/vllm/\"\ndone\n"
+        "if [ -f /etc/skip-install ]; then\n  exit 0\nfi\ncp x.py /after/\n"))
+    assert placed(plan) == {"/a/vllm/x.py": "s/x.py", "/b/vllm/x.py": "s/x.py", "/after/x.py": "s/x.py"}
+    assert [(line, text) for _, line, text in notes_of(plan, "assumed")] == [
+        (2, "continue"), (5, "[ -f /etc/skip-install ]"), (6, "exit 0")]
+
+
+def test_a_test_on_the_builds_own_files_is_decided() -> None:
+    plan = plan_of(script_context("if [ -f ./x.py ]; then cp x.py /yes/; else cp x.py /no/; fi\n"
+                                  "[ -d ./missing ] && cp x.py /never/\n"
+                                  "A=b\ncase \"$A\" in a) cp x.py /a/ ;; b|c) cp x.py /b/ ;; esac\n"
+                                  "[ \"$A\" = b ] || exit 1\ncp x.py /last/\n"))
+    assert placed(plan) == {"/yes/x.py": "s/x.py", "/b/x.py": "s/x.py", "/last/x.py": "s/x.py"}
+    assert plan.notes == ()
+
+
+def test_a_case_on_an_unknown_value_reads_every_branch() -> None:
+    plan = plan_of(script_context("case \"$ARCH\" in\n  x86_64) cp x.py /x86/ ;;\n  *) cp x.py /other/ ;;\nesac\n"))
+    assert placed(plan) == {"/x86/x.py": "s/x.py", "/other/x.py": "s/x.py"}
+    assert [line for _, line, _ in notes_of(plan, "assumed")] == [1]

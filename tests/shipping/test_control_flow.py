@@ -1,0 +1,156 @@
+"""if, case, loops, functions, subshells, exit and set -e run as sh runs them, where the build's own values decide.
+
+A test whose answer the reader knows (``true``, ``false``, ``[ $i = 2 ]``
+with known values, a folder the build made) takes one way; one only the
+base image can answer takes both, and says so. A loop turns as often as
+its known condition says; ``break N``/``continue N`` leave N loops; ``exit``
+in a subshell ends only the subshell; under ``set -e`` a command known to
+fail ends the script, except where sh exempts it (a condition, the left of
+``&&``/``||``, ``!``, a pipe's left side).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of, script_context
+
+ASSUMED_IF = "the base image decides whether this holds: the reader follows the branch for 'yes', then the one for 'no'"
+RUN_FAILS = ("fails", 4, "RUN cd /w/s && ./i.sh",
+             "this RUN fails as the reader follows it, so 'docker build' stops here (see the failures noted before it)")
+
+
+def outcome(script: str) -> tuple[list[str], list[tuple[str, int, str, str]]]:
+    """The image paths the script filled outside its own folder, and every note (kind, line, text, reason)."""
+    plan = plan_of(script_context(script))
+    return (sorted(path for path in plan.image if not path.startswith("/w/s/")),
+            [(n.kind, n.line, n.text, n.reason) for n in plan.notes])
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("if false; then cp x.py /a.py; elif true; then cp x.py /b.py; else cp x.py /c.py; fi", ["/b.py"]),
+    ("if false; then cp x.py /a.py; elif false; then cp x.py /b.py; else cp x.py /c.py; fi", ["/c.py"]),
+    ("if true; then cp x.py /a.py; else cp x.py /c.py; fi", ["/a.py"]),
+    ("if false; then cp x.py /a.py; fi; cp x.py /after.py", ["/after.py"]),
+    ("if ! false; then cp x.py /a.py; fi", ["/a.py"]),
+    ("if false || true; then cp x.py /a.py; fi; if true && false; then cp x.py /b.py; fi", ["/a.py"]),
+    ("if false; true; then cp x.py /a.py; fi; if true; false; then cp x.py /b.py; fi", ["/a.py"]),
+    ("while false; do cp x.py /a.py; done; until true; do cp x.py /b.py; done; cp x.py /c.py", ["/c.py"]),
+    ("until false; do cp x.py /a.py; break; done; cp x.py /c.py", ["/a.py", "/c.py"]),
+    ("while true; do cp x.py /a.py; break; cp x.py /never.py; done", ["/a.py"]),
+    ("i=0; while [ $i != 3 ]; do cp x.py /w$i.py; i=$((i+1)); done", ["/w0.py", "/w1.py", "/w2.py"]),
+    ("i=0; until [ $i = 2 ]; do i=$((i+1)); cp x.py /u$i.py; done", ["/u1.py", "/u2.py"]),
+    ("for i in 1 2 3; do for j in a b; do cp x.py /o-$i$j.py; [ $j = a ] && continue 2; done; done",
+     ["/o-1a.py", "/o-2a.py", "/o-3a.py"]),
+    ("for i in 1 2 3; do for j in a b; do cp x.py /o-$i$j.py; break 2; done; done; cp x.py /after.py",
+     ["/after.py", "/o-1a.py"]),
+    ("for i in 1 2; do for j in a b; do break 1; done; cp x.py /o$i.py; done", ["/o1.py", "/o2.py"]),
+    ("for i in 1 2 3; do for j in a; do continue; cp x.py /n.py; done; cp x.py /o$i.py; done",
+     ["/o1.py", "/o2.py", "/o3.py"]),
+    ("for i in 1 2; do if [ $i = 2 ]; then break; fi; cp x.py /o$i.py; done", ["/o1.py"]),
+    ("for i in 1 2; do while true; do break 2; done; cp x.py /o$i.py; done; cp x.py /after.py", ["/after.py"]),
+    ("while true; do for i in 1; do continue 2; done; done", []),  # the reader follows it to its turn limit
+    ("f() { cp x.py /f1.py; return; cp x.py /f2.py; }; f; cp x.py /after.py", ["/after.py", "/f1.py"]),
+    ("f() { cp x.py \"/$1.py\"; }; f one; f two; cp x.py /p$1.py", ["/one.py", "/p.py", "/two.py"]),
+    ("(cp x.py /s1.py; exit 0; cp x.py /s2.py); cp x.py /after.py", ["/after.py", "/s1.py"]),
+    ("(exit 1) || cp x.py /a.py; (exit 0) && cp x.py /b.py", ["/a.py", "/b.py"]),
+    ("A=; (A=/in; cp x.py $A.py); cp x.py /out$A.py", ["/in.py", "/out.py"]),
+    ("{ A=/in; cp x.py $A.py; }; cp x.py /out$A.py", ["/in.py", "/out/in.py"]),
+    ("set -e; ! true; cp x.py /yes.py", ["/yes.py"]),
+    ("set -e; false || true; cp x.py /yes.py", ["/yes.py"]),
+    ("set -e; false && true; cp x.py /yes.py", ["/yes.py"]),
+    ("set -e; if false; then :; fi; cp x.py /yes.py", ["/yes.py"]),
+    ("set -e; while false; do :; done; cp x.py /yes.py", ["/yes.py"]),
+    ("set -e; false | true; cp x.py /yes.py", ["/yes.py"]),
+    ("set -e; (false); cp x.py /never.py", []),
+    # Left of || (or in a condition) set -e is off for everything the command runs in this shell.
+    ("set -e; f() { false; cp x.py /a.py; }; f || true; cp x.py /b.py", ["/a.py", "/b.py"]),
+    ("set -e; { false; cp x.py /a.py; } || true; if { false; cp x.py /b.py; }; then :; fi", ["/a.py", "/b.py"]),
+    ("set -e; (false; cp x.py /a.py) && true; while (false; cp x.py /b.py; false); do :; done", ["/a.py", "/b.py"]),
+    ("set -e; { false; cp x.py /a.py; } || true; false; cp x.py /never.py", ["/a.py"]),
+    ("exit 0; cp x.py /never.py", []),
+    ("exit $CODE; cp x.py /never.py", []),
+    ("true && cp x.py /a.py || cp x.py /b.py; false && cp x.py /c.py || cp x.py /d.py", ["/a.py", "/d.py"]),
+    ("false || false || cp x.py /a.py; true || cp x.py /b.py && cp x.py /c.py", ["/a.py", "/c.py"]),
+    ("[ -d /opt/u ] && cp x.py /a.py || cp x.py /b.py", ["/a.py", "/b.py"]),
+    ("while [ -d /opt/u ]; do cp x.py /a.py; done; cp x.py /after.py", ["/a.py", "/after.py"]),
+    ("case x in y) cp x.py /y.py;; *) cp x.py /star.py;; esac", ["/star.py"]),
+    ("case x in y|x) cp x.py /yx.py;; *) cp x.py /star.py;; esac", ["/yx.py"]),
+    ("case x in y) cp x.py /y.py;; esac; cp x.py /after.py", ["/after.py"]),
+    ("for f; do cp x.py /p$f.py; done", []),
+    ("set -- a b; shift; for f; do cp x.py /p$f.py; done", ["/pb.py"]),
+    ("set -- a b c; shift 2; cp x.py /p$1.py; cp x.py /n$#.py", ["/n1.py", "/pc.py"]),
+    ("set -- a b; shift x; cp x.py /$1.py", ["/b.py"]),
+    ("set -x a b; cp x.py /$2.py; set -e -- c; cp x.py /$1$#.py", ["/b.py", "/c1.py"]),
+    ("eval 'cp x.py /e.py'; C='cp x.py'; eval $C /f.py", ["/e.py", "/f.py"]),
+])
+def test_the_branch_the_builds_own_values_decide_is_taken(script: str, placed: list[str]) -> None:
+    assert outcome(script)[0] == placed
+
+
+@pytest.mark.parametrize("script", [
+    "set -e; false; cp x.py /never.py",
+    "set -e; true && false; cp x.py /never.py",
+    "set -e; true | false; cp x.py /never.py",
+    "set -o errexit; false; cp x.py /never.py",
+    "exit 3; cp x.py /never.py",
+    "set -e; f() { false; }; f; cp x.py /never.py",
+])
+def test_a_known_failure_that_ends_the_script_fails_the_run(script: str) -> None:
+    assert outcome(script) == ([], [RUN_FAILS])
+
+
+def test_an_if_the_base_image_decides_reads_every_branch_and_notes_each_test() -> None:
+    placed, notes = outcome("if [ -d /opt/u ]; then cp x.py /a.py\nelif [ -d /opt/v ]; then cp x.py /b.py\n"
+                            "else cp x.py /c.py; fi\nif [ -d /opt/w ]; then :; fi\n"
+                            "if [ -d /opt/x ]; then cp x.py /d.py; elif true; then cp x.py /e.py; fi\n")
+    assert placed == ["/a.py", "/b.py", "/c.py", "/d.py", "/e.py"]
+    assert notes == [("assumed", 1, "[ -d /opt/u ]", ASSUMED_IF), ("assumed", 2, "[ -d /opt/v ]", ASSUMED_IF),
+                     ("assumed", 4, "[ -d /opt/w ]", ASSUMED_IF), ("assumed", 5, "[ -d /opt/x ]", ASSUMED_IF)]
+
+
+@pytest.mark.parametrize(("script", "line", "text"), [
+    ("[ -d /opt/u ] || exit 0\ncp x.py /after.py", 1, "exit 0"),
+    ("f() {\n  [ -d /opt/u ] || return\n  cp x.py /after.py\n}\nf", 2, "return"),
+    ("for i in 1; do\n  [ -d /opt/u ] && break\n  cp x.py /after.py\ndone", 2, "break"),
+    ("for i in 1; do\n  [ -d /opt/u ] && continue\n  cp x.py /after.py\ndone", 2, "continue"),
+    ("if [ -d /opt/u ]; then\n  exit 1\nfi\ncp x.py /after.py", 2, "exit 1"),
+    ("if [ -d /opt/u ]; then :; else\n  exit 1\nfi\ncp x.py /after.py", 2, "exit 1"),
+    ("if [ -d /opt/u ]; then :; elif [ -d /opt/v ]; then\n  exit 1\nfi\ncp x.py /after.py", 2, "exit 1"),
+    ("case $ARCH in\n  arm*) exit 1 ;;\nesac\ncp x.py /after.py", 2, "exit 1"),
+])
+def test_a_jump_only_the_base_image_decides_is_noted_and_not_taken(script: str, line: int, text: str) -> None:
+    placed, notes = outcome(script)
+    word = text.split()[0]
+    assert placed == ["/after.py"]
+    assert notes[-1] == ("assumed", line, text,
+                         f"the base image decides whether this {word} runs; the reader reads on as if it does not")
+    assert all(n[0] == "assumed" for n in notes)
+
+
+def test_a_case_on_an_unknown_value_notes_it_once_and_reads_each_body() -> None:
+    placed, notes = outcome("case $U in\n  y) ;;\n  z) cp x.py /z.py ;;\n  *) cp x.py /star.py ;;\nesac\n")
+    assert placed == ["/star.py", "/z.py"]
+    assert notes == [("assumed", 1, "case $U in y) ;; z) cp x.py /z.py ;; *) cp x.py /star.py ;; esac",
+                      "the base image decides which branch runs: the reader reads every one")]
+
+
+def test_a_case_pattern_with_an_unknown_part_reads_every_body() -> None:
+    placed, notes = outcome("A=x\ncase $A in\n  $U) cp x.py /u.py ;;\n  x) cp x.py /x.py ;;\nesac\n")
+    assert placed == ["/u.py", "/x.py"] and [n[0] for n in notes] == ["assumed"]
+
+
+def test_a_loop_the_base_image_decides_is_read_once() -> None:
+    placed, notes = outcome("i=0\nwhile [ -d /opt/u ]; do\n  i=$((i+1)); cp x.py /w$i.py\ndone\ncp x.py /after$i.py\n")
+    assert placed == ["/after1.py", "/w1.py"] and notes == []
+
+
+def test_an_endless_loop_is_read_to_its_limit() -> None:
+    placed, notes = outcome("i=0\nuntil false; do\n  i=$((i+1))\ndone\ncp x.py /after.py\n")
+    assert placed == [] and notes == [
+        ("stop", 2, "until false; do i=$((i+1)) done", "a loop turns more than 1,000 times; the reader stops here")]
+
+
+def test_a_copy_where_set_e_is_ignored_would_not_stop_the_script() -> None:
+    plan = plan_of(script_context("set -e\nf() { cp x.py /a.py; }\nf || true\nif f; then :; fi\ncp x.py /b.py\n"))
+    assert {i.image_path: i.stops_on_error for i in plan.installed} == {"/a.py": False, "/b.py": True}

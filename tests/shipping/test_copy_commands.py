@@ -1,0 +1,285 @@
+"""cp, install, mv, ln and rsync as GNU coreutils run them: flags combined or long, folders, targets.
+
+``cp`` copies a folder only with -r/-R/-a (else it fails and copies
+nothing); ``-t DIR`` copies into DIR, ``-T`` makes DEST the copy itself,
+``--`` ends the options; a copy into an existing folder lands inside it.
+Options that change where files land and are not understood make the
+command unread, never guessed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import image_of, notes_of, plan_of, script_context
+
+X, Y, Z = "s/x.py", "s/sub/y.py", "s/sub/deep/z.py"
+
+
+def placed(script: str) -> dict[str, str]:
+    """What the script placed outside its own folder: image path -> context file."""
+    image = image_of(script_context(script))
+    return {path: source for path, source in image.items() if not path.startswith("/w/s/")}
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("cp -rf sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("cp -av sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("cp -R sub /made", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("cp --recursive sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("cp -a sub /made/new", {"/made/new/y.py": Y, "/made/new/deep/z.py": Z}),
+    ("cp -a sub/. /made", {"/made/y.py": Y, "/made/deep/z.py": Z}),
+    ("cp sub/y.py -r -- /made", {"/made/y.py": Y}),  # options after operands, as GNU getopt reads them
+    ("cp -t /made x.py sub/y.py", {"/made/x.py": X, "/made/y.py": Y}),
+    ("cp -rt /made sub", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("cp --target-directory=/made x.py", {"/made/x.py": X}),
+    ("cp --target-directory /made x.py", {"/made/x.py": X}),
+    ("cp -rT sub /made", {"/made/y.py": Y, "/made/deep/z.py": Z}),
+    ("cp -T x.py /made/renamed.py", {"/made/renamed.py": X}),
+    ("cp -- x.py /made/", {"/made/x.py": X}),
+    ("cp x.py sub/y.py /made", {"/made/x.py": X, "/made/y.py": Y}),
+    ("cp ./x.py /made/copy.py", {"/made/copy.py": X}),
+    ("cp x.py /made/.", {"/made/x.py": X}),
+    ("cp sub/*.py /made/", {"/made/y.py": Y}),
+    ("cp --parents sub/deep/z.py /made/", {"/made/sub/deep/z.py": Z}),
+    ("/bin/cp -f x.py /made/", {"/made/x.py": X}),
+])
+def test_cp_forms(command: str, expected: dict[str, str]) -> None:
+    assert placed(f"mkdir /made\n{command}\n") == expected
+
+
+@pytest.mark.parametrize("command", ["cp sub /made/", "cp sub /made/new", "cp -f sub /made/", "cp -T sub /made"])
+def test_cp_of_a_folder_without_r_copies_nothing(command: str) -> None:
+    plan = plan_of(script_context(f"mkdir /made\n{command}\necho done\n"))
+    assert not any(path.startswith("/made/") for path in plan.image)
+    (note,) = [n for n in plan.notes if n.kind == "fails"]
+    assert note.line == 2 and "cp was not told to copy folders (-r)" in note.reason
+
+
+def test_cp_into_a_folder_that_already_holds_the_copy_merges_into_it() -> None:
+    assert placed("mkdir /made\ncp -r sub /made\ncp -r sub /made\n") == {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("install -D x.py /opt/a/b/x.py", {"/opt/a/b/x.py": X}),
+    ("install -D -m 0644 x.py /opt/a/", {"/opt/a/x.py": X}),
+    ("install -m 644 x.py /made/mode.py", {"/made/mode.py": X}),
+    ("install --mode=644 -o root -g root x.py /made/", {"/made/x.py": X}),
+    ("install -t /made -m 0755 x.py sub/y.py", {"/made/x.py": X, "/made/y.py": Y}),
+    ("install -Dt /opt/t x.py", {"/opt/t/x.py": X}),
+    ("install -d /made/d && install x.py /made/d", {"/made/d/x.py": X}),
+])
+def test_install_forms(command: str, expected: dict[str, str]) -> None:
+    assert placed(f"mkdir /made\n{command}\n") == expected
+
+
+def test_install_does_not_copy_folders() -> None:
+    plan = plan_of(script_context("install -D sub /opt/sub\necho done\n"))
+    assert not any(path.startswith("/opt/") for path in plan.image)
+    assert "install does not copy folders" in plan.notes[0].reason
+
+
+def test_mv_moves() -> None:
+    plan = plan_of(script_context("mkdir /made\nmv sub /made/moved\nmv x.py /made/\n"))
+    image = {path: p.source for path, p in plan.image.items()}
+    assert image == {"/w/s/i.sh": "s/i.sh", "/made/moved/y.py": Y, "/made/moved/deep/z.py": Z, "/made/x.py": X}
+    assert plan.ships(X) and plan.copied[X] == "/made/x.py"  # it ships, only elsewhere
+
+
+def test_ln_s_shows_the_target_at_the_link() -> None:
+    assert placed("mkdir /made\nln -s /w/s/sub /made/link\nln -sf ../w/s/x.py /made/x.py\n") == {
+        "/made/link/y.py": Y, "/made/link/deep/z.py": Z, "/made/x.py": X}
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("rsync -a sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("rsync -av sub/ /made/copy", {"/made/copy/y.py": Y, "/made/copy/deep/z.py": Z}),
+    ("rsync --archive --progress x.py /made/", {"/made/x.py": X}),
+    ("rsync -r sub x.py /made", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z, "/made/x.py": X}),
+])
+def test_rsync_forms(command: str, expected: dict[str, str]) -> None:
+    assert placed(f"mkdir /made\n{command}\n") == expected
+
+
+def test_rm_removes_what_it_names_and_nothing_beside_it() -> None:
+    assert placed("mkdir /made\ncp -r sub /made/sub\ncp -r sub /made/subway\nrm -rf /made/sub\n") == {
+        "/made/subway/y.py": Y, "/made/subway/deep/z.py": Z}
+
+
+@pytest.mark.parametrize(("command", "why"), [
+    ("cp --attributes-only x.py /made/", "cp with --attributes-only"),
+    ("cp -X x.py /made/", "cp with -X"),
+    ("rsync -a --exclude='*.pyc' sub /made/", "rsync with --exclude=*.pyc"),
+    ("ln --relative -s x.py /made/", "ln with --relative"),
+    ("install --strip-program=x --bogus x.py /made/", "install with --bogus"),
+])
+def test_an_option_the_reader_does_not_know_makes_the_command_unread(command: str, why: str) -> None:
+    plan = plan_of(script_context(f"mkdir /made\n{command}\n"))
+    assert not any(path.startswith("/made/") for path in plan.image)
+    (note,) = [n for n in plan.notes if n.kind == "unread"]
+    assert (note.line, note.text) == (2, command) and note.reason.startswith(why)
+
+
+def test_cp_no_clobber_may_not_copy_over_the_base_image() -> None:
+    plan = plan_of(script_context("cp -n x.py /usr/lib/vllm/x.py\n"))
+    (note,) = [n for n in plan.notes if n.kind == "unread"]
+    assert note.scope == ("/usr/lib/vllm/x.py",) and "the base image may have it" in note.reason
+
+
+def test_a_destination_with_an_unknown_part_is_unread_with_what_it_could_reach() -> None:
+    plan = plan_of(script_context('cp x.py "/opt/$NOBODY_SET_THIS/x.py"\ncp x.py "$ALSO_UNSET/x.py"\n'))
+    assert [(n.line, n.scope) for n in plan.notes if n.kind == "unread"] == [(1, ("/opt",)), (2, None)]
+
+
+def test_a_copy_from_a_program_output_is_unread() -> None:
+    plan = plan_of(script_context(
+        "VLLM=$(python3 -c 'import vllm, os; print(os.path.dirname(vllm.__file__))')\ncp x.py $VLLM/attention/\n"))
+    assert notes_of(plan, "unread") == [("s/i.sh", 2, "cp x.py $VLLM/attention/")]
+    assert "$(python3 -c" in plan.notes[0].reason
+
+
+def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
+    plan = plan_of(script_context("cp x.py /usr/lib/python3/dist-packages/vllm/ops\ncp -r sub /opt/pkg\n"))
+    assert plan.image["/usr/lib/python3/dist-packages/vllm/ops/x.py"].source == X
+    assert plan.image["/opt/pkg/y.py"].source == Y
+    assert [n.line for n in plan.notes if n.kind == "assumed"] == [1, 2]
+
+
+# -- more forms: options as GNU getopt reads them, mv, ln, rsync, install, rm, mkdir, touch --------
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("cp --preserve x.py /made/a.py", {"/made/a.py": X}),  # --preserve[=LIST]: an argument only after '='
+    ("cp --preserve=mode x.py /made/a.py", {"/made/a.py": X}),
+    ("cp --backup x.py /made/a.py", {"/made/a.py": X}),
+    ("cp --backup=numbered --suffix .bak x.py /made/a.py", {"/made/a.py": X}),
+    ("cp -S .bak --suffix=.b x.py /made/a.py", {"/made/a.py": X}),
+    ("cp --reflink --sparse=always --no-preserve=all x.py /made/a.py", {"/made/a.py": X}),
+    ("cp -p -v -f -i -L -P -d -H -x -l -s -b -Z x.py /made/a.py", {"/made/a.py": X}),
+    ("cp --archive --force --interactive --no-dereference --dereference --link --symbolic-link --verbose "
+     "--one-file-system --remove-destination --strip-trailing-slashes --debug x.py /made/a.py", {"/made/a.py": X}),
+    ("cp --parents sub/y.py x.py /made/", {"/made/sub/y.py": Y, "/made/x.py": X}),
+    ("cp --parents -r sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("cp -r sub/ /made/copy", {"/made/copy/y.py": Y, "/made/copy/deep/z.py": Z}),
+    ("mv -t /made x.py sub", {"/made/x.py": X, "/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("mv -T sub /made/t", {"/made/t/y.py": Y, "/made/t/deep/z.py": Z}),
+    ("mv --target-directory=/made -f -v x.py", {"/made/x.py": X}),
+    ("ln -s /w/s/sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("ln -st /made /w/s/x.py /w/s/sub", {"/made/x.py": X, "/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("ln -sT /w/s/sub /made/t", {"/made/t/y.py": Y, "/made/t/deep/z.py": Z}),
+    ("ln -sn /w/s/sub /made/n", {"/made/n/y.py": Y, "/made/n/deep/z.py": Z}),
+    ("ln /w/s/x.py /made/hard.py", {"/made/hard.py": X}),
+    ("ln -s ../w/s/x.py /made/rel.py", {"/made/rel.py": X}),  # a relative target is read from the link's folder
+    ("ln -s ../../w/s/sub/y.py /made/sub2/", {}),  # /made/sub2 is not there: the link is not made
+    ("ln -sf /w/s/x.py /made/f.py\nln -sf /w/s/sub/y.py /made/f.py", {"/made/f.py": Y}),
+    ("cd /made\nln -s ../w/s/x.py .", {"/made/x.py": X}),
+    ("cd /made\nln -s /w/s/x.py", {"/made/x.py": X}),
+    ("rsync -a sub/ /made/", {"/made/y.py": Y, "/made/deep/z.py": Z}),
+    ("rsync x.py sub/y.py /made/two", {"/made/two/x.py": X, "/made/two/y.py": Y}),
+    ("rsync x.py /made/one.py", {"/made/one.py": X}),
+    ("rsync -avz --chmod=644 --info=progress2 --out-format=%n --log-file=/tmp/l x.py /made/", {"/made/x.py": X}),
+    ("rsync --mkpath x.py /made/deep/er/", {"/made/deep/er/x.py": X}),
+    ("install -d /made/i1 /made/i2\ninstall x.py /made/i2", {"/made/i2/x.py": X}),
+    ("install -D -t /made/q/r x.py", {"/made/q/r/x.py": X}),
+    ("install -T x.py /made/t.py", {"/made/t.py": X}),
+    ("install -Dm644 x.py /made/z/x.py", {"/made/z/x.py": X}),
+    ("install --directory /made/dd\ncp x.py /made/dd", {"/made/dd/x.py": X}),
+    ("install -c -p -s -v -C -b -Z x.py /made/", {"/made/x.py": X}),
+    ("install x.py sub/y.py /made/", {"/made/x.py": X, "/made/y.py": Y}),
+    ("install -D x.py sub/y.py /made/dd/", {"/made/dd/x.py": X, "/made/dd/y.py": Y}),
+    ("install --target-directory=/made --owner=root --group=root x.py", {"/made/x.py": X}),
+    ("mkdir -p /made/a/b\ncp x.py /made/a/b/", {"/made/a/b/x.py": X}),
+    ("mkdir -m 755 /made/m\ncp x.py /made/m", {"/made/m/x.py": X}),
+    ("mkdir --parents --mode=700 /made/p/q\ncp x.py /made/p/q", {"/made/p/q/x.py": X}),
+    ("mkdir /made/n1 /made/n2\ncp x.py /made/n2", {"/made/n2/x.py": X}),
+    ("touch /made/t.py\ncp /made/t.py /made/u.py", {}),  # a file the build wrote, not one of the context
+    ("cp x.py /made/a.py\ntouch /made/a.py", {"/made/a.py": X}),
+    ("cp x.py /made/a.py\ntouch -c /made/b.py\ncp x.py /made/b.py", {"/made/a.py": X, "/made/b.py": X}),
+    ("cp x.py /made/a.py\necho new > /made/a.py", {}),
+    ("cp x.py /made/a.py\necho more >> /made/b.py", {"/made/a.py": X}),
+    ("cp x.py /made/a.py\nrm -f /made/a.py /made/none.py", {}),
+])
+def test_more_file_command_forms(command: str, expected: dict[str, str]) -> None:
+    assert placed(f"mkdir /made\n{command}\n") == expected
+
+
+def test_mv_takes_the_source_away() -> None:
+    plan = plan_of(script_context("mkdir /made\nmv x.py /made/a.py\ncp x.py /made/b.py\n"))
+    assert {path: p.source for path, p in plan.image.items() if path.startswith("/made/")} == {"/made/a.py": X}
+    assert [(n.kind, n.line, n.reason) for n in plan.notes][:1] == [
+        ("fails", 3, "/w/s/x.py does not exist at this point of the build, so nothing is copied")]
+
+
+@pytest.mark.parametrize(("script", "expected"), [
+    # --delete makes the folder a folder source is synced to hold only what the source holds.
+    ("rsync -a --delete sub/ /made/d/; cp x.py /made/d/x.py; rsync -a --delete sub/ /made/d/",
+     {"/made/d/y.py": Y, "/made/d/deep/z.py": Z}),
+    ("cp x.py /made/keep.py\nrsync -a --delete sub /made/\ncp x.py /made/sub/gone.py\nrsync -a --delete sub /made/",
+     {"/made/keep.py": X, "/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("cp -r sub /made/\nrsync -a --delete sub/deep/ /made/sub/", {"/made/sub/z.py": Z}),
+    ("cp -r sub /made/\nrsync -a --delete x.py /made/sub/", {"/made/sub/x.py": X, "/made/sub/y.py": Y,
+                                                             "/made/sub/deep/z.py": Z}),  # files: nothing deleted
+    ("cp -r sub /made/\nrsync -a sub/deep/ /made/sub/", {"/made/sub/z.py": Z, "/made/sub/y.py": Y,
+                                                         "/made/sub/deep/z.py": Z}),
+])
+def test_rsync_delete_removes_only_what_a_synced_folder_does_not_hold(script: str, expected: dict[str, str]) -> None:
+    assert placed(f"mkdir /made\n{script}\n") == expected
+
+
+@pytest.mark.parametrize(("command", "note"), [
+    ("cp -n x.py /usr/lib/vllm/x.py", "cp copies only if /usr/lib/vllm/x.py does not exist yet, and the base image "
+                                      "may have it"),
+    ("cp -u x.py /usr/lib/vllm/x.py", "cp copies only if /usr/lib/vllm/x.py does not exist yet, and the base image "
+                                      "may have it"),
+    ("cp --update x.py /usr/lib/vllm/x.py", "cp copies only if /usr/lib/vllm/x.py does not exist yet, and the base "
+                                            "image may have it"),
+    ("cp --update=none x.py /usr/lib/vllm/x.py", "cp copies only if /usr/lib/vllm/x.py does not exist yet, and the "
+                                                 "base image may have it"),
+    ("cp --update=older x.py /usr/lib/vllm/x.py", "cp copies only if /usr/lib/vllm/x.py does not exist yet, and the "
+                                                  "base image may have it"),
+    ("mv --no-clobber x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the "
+                                                "base image may have it"),
+    ("mv --update=none x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the "
+                                                 "base image may have it"),
+    ("mv -u x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the base image "
+                                      "may have it"),
+])
+def test_a_copy_that_may_not_overwrite_the_base_image_is_a_caveat(command: str, note: str) -> None:
+    plan = plan_of(script_context(command + "\n"))
+    assert plan.image["/usr/lib/vllm/x.py"].source == X  # read as done...
+    assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", 1, note, ("/usr/lib/vllm/x.py",))]  # ...but what stays there is the base image's to decide
+
+
+@pytest.mark.parametrize("command", ["cp --update=all x.py /usr/lib/vllm/x.py", "cp -n x.py /made/x.py",
+                                     "cp --update=all -f x.py /made/y.py"])
+def test_a_copy_that_overwrites_or_lands_where_nothing_stood_is_no_caveat(command: str) -> None:
+    assert plan_of(script_context(f"mkdir /made\n{command}\n")).notes == ()
+
+
+@pytest.mark.parametrize(("command", "note"), [
+    ("cp -r sub /usr/lib/python3/vllm", "/usr/lib/python3/vllm is taken not to exist in the base image (else "
+                                        "/w/s/sub would land inside it, as /usr/lib/python3/vllm/sub)"),
+    ("cp x.py /usr/lib/python3/vllm", "/usr/lib/python3/vllm is taken to be a folder of the base image (else "
+                                      "/w/s/x.py would be copied as /usr/lib/python3/vllm itself)"),
+    ("mv sub /usr/lib/python3/vllm", "/usr/lib/python3/vllm is taken not to exist in the base image (else "
+                                     "/w/s/sub would land inside it, as /usr/lib/python3/vllm/sub)"),
+])
+def test_a_reading_that_depends_on_the_base_image_says_which_it_took(command: str, note: str) -> None:
+    plan = plan_of(script_context(command + "\n"))
+    assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == [("assumed", 1, command, note)]
+
+
+@pytest.mark.parametrize(("command", "image_path"), [
+    ("cp x.py /usr/lib/python3/vllm/", "/usr/lib/python3/vllm/x.py"),
+    ("cp x.py /usr/lib/python3/x.py", "/usr/lib/python3/x.py"),  # the same name: the file itself
+    ("cp x.py /usr/lib/python3/vllm.bak", "/usr/lib/python3/vllm.bak"),  # a dot: a file name
+    ("cp -r sub /usr/lib/sub", "/usr/lib/sub/y.py"),  # the same name: the folder itself
+    ("cp x.py /usr/lib/python3/.", "/usr/lib/python3/x.py"),
+    ("cp x.py /usr/lib/python3/..", "/usr/lib/x.py"),
+    ("ln -s /w/s/x.py /usr/lib/link", "/usr/lib/link"),  # a link is named for where it is made
+    ("cp -r sub/ /usr/lib/python3/pkg/", "/usr/lib/python3/pkg/sub/y.py"),
+    ("cp -r sub/. /usr/lib/python3/pkg", "/usr/lib/python3/pkg/y.py"),
+])
+def test_a_base_image_destination_read_the_way_its_spelling_says(command: str, image_path: str) -> None:
+    plan = plan_of(script_context(command + "\n"))
+    assert image_path in plan.image and plan.notes == ()

@@ -1,0 +1,98 @@
+"""cd, pushd, popd and ``cd -`` keep a real directory stack; a cd into a folder that is not there stops the reading.
+
+After a cd that fails, sh goes on in the old directory (or stops, under
+set -e): either way the rest of the script is not what it says, so the
+reader stops there with a note instead of guessing.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import image_of, notes_of, plan_of, script_context
+
+
+def installed(script: str, **files: str) -> dict[str, str]:
+    """Image path -> context file, for what the script itself placed (outside /w/s)."""
+    image = image_of(script_context(script, files={f"s/{k}": v for k, v in files.items()}))
+    return {path: source for path, source in image.items() if not path.startswith("/w/s/")}
+
+
+def test_pushd_and_popd_nest() -> None:
+    assert installed("pushd sub\npushd deep\ncp z.py /d1/\npopd\ncp y.py /d2/\npopd\ncp x.py /d3/\n") == {
+        "/d1/z.py": "s/sub/deep/z.py", "/d2/y.py": "s/sub/y.py", "/d3/x.py": "s/x.py"}
+
+
+def test_pushd_without_a_folder_swaps_the_top_two() -> None:
+    assert installed("pushd sub\npushd /w/s/sub/deep\npushd\ncp y.py /a/\npushd\ncp z.py /b/\n") == {
+        "/a/y.py": "s/sub/y.py", "/b/z.py": "s/sub/deep/z.py"}
+
+
+def test_cd_dash_goes_back_to_oldpwd() -> None:
+    assert installed("cd sub\ncd /w/s\ncd -\ncp y.py /d/\ncp \"$OLDPWD/x.py\" /e/\n") == {
+        "/d/y.py": "s/sub/y.py", "/e/x.py": "s/x.py"}
+
+
+def test_cd_into_a_base_image_folder_is_followed() -> None:
+    # The base image's folders are not known; a cd there is taken to work.
+    assert installed("cd /usr/lib/python3/dist-packages\ncp /w/s/x.py vllm/x.py\n") == {
+        "/usr/lib/python3/dist-packages/vllm/x.py": "s/x.py"}
+
+
+def test_popd_on_an_empty_stack_fails_and_the_directory_stays() -> None:
+    plan = plan_of(script_context("cd sub\npopd\ncp y.py /d/\n"))
+    assert "/d/y.py" in plan.image
+    assert notes_of(plan, "fails") == [("s/i.sh", 2, "popd")]
+
+
+def test_dirs_and_the_directory_a_subshell_changes_stay_apart() -> None:
+    assert installed("(cd sub && cp y.py /in/)\ncp x.py /out/\n") == {"/in/y.py": "s/sub/y.py", "/out/x.py": "s/x.py"}
+
+
+def test_the_scripts_own_folder_from_dollar_zero() -> None:
+    context = script_context('cd "$(dirname "$0")"\nHERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
+                             'cd /\ncp "$HERE/x.py" /d/\ncp "${0%/*}/sub/y.py" /e/\n', run="bash /w/s/i.sh")
+    image = image_of(context)
+    assert image["/d/x.py"] == "s/x.py" and image["/e/y.py"] == "s/sub/y.py"
+
+
+@pytest.mark.parametrize("cd", ["cd nothere", "cd ./x.py", "pushd /w/s/missing", "cd sub/deep/deeper"])
+def test_cd_into_a_folder_that_is_not_there_stops_the_reading(cd: str) -> None:
+    plan = plan_of(script_context(f"cp x.py /before/\n{cd}\ncp x.py /after/\n"))
+    assert "/before/x.py" in plan.image and "/after/x.py" not in plan.image
+    (note,) = [n for n in plan.notes if n.kind == "stop"]
+    assert (note.file, note.line, note.text) == ("s/i.sh", 2, cd)
+    assert "the rest of s/i.sh is not read" in note.reason
+
+
+def test_a_cd_whose_failure_the_script_handles_is_followed() -> None:
+    plan = plan_of(script_context("cd nothere && cp x.py /never/\ncd nothere || cd sub\ncp y.py /d/\n"
+                                  "if cd missing; then cp x.py /no/; fi\ncp y.py /e/\n"))
+    assert "/never/x.py" not in plan.image and "/no/x.py" not in plan.image
+    assert plan.image["/d/y.py"].source == "s/sub/y.py" and plan.image["/e/y.py"].source == "s/sub/y.py"
+    assert not [n for n in plan.notes if n.kind == "stop"]
+
+
+def test_cd_into_a_folder_named_by_an_unknown_value_stops_the_reading() -> None:
+    plan = plan_of(script_context('cd "$SOMEWHERE"\ncp x.py /after/\n'))
+    assert "/after/x.py" not in plan.image
+    assert notes_of(plan, "stop") == [("s/i.sh", 1, 'cd "$SOMEWHERE"')]
+
+
+def test_a_run_line_whose_cd_fails_fails_the_build() -> None:
+    # 'cd DIR && cp ...': the cd fails, the cp is skipped, and the RUN's status is the cd's: docker build stops.
+    files = {"Dockerfile": "FROM base\nRUN mkdir /w\nCOPY s /w/s\nRUN cd /w/nothere && cp /w/s/x.py /a/\n",
+             "s/x.py": ""}
+    plan = plan_of(files)
+    assert "/a/x.py" not in plan.image
+    (note,) = plan.notes
+    assert (note.file, note.line, note.kind) == ("Dockerfile", 4, "fails")
+    assert "'docker build' stops here" in note.reason
+
+
+def test_a_dockerfile_run_that_cds_into_a_missing_folder_stops_that_run_only() -> None:
+    files = {"Dockerfile": "FROM base\nRUN mkdir /w\nCOPY s /w/s\nRUN cd /w/nothere; cp /w/s/x.py /a/\n"
+                           "RUN cp /w/s/x.py /b/\n", "s/x.py": ""}
+    plan = plan_of(files)
+    assert "/b/x.py" in plan.image and "/a/x.py" not in plan.image
+    assert [(n.file, n.line, n.kind) for n in plan.notes] == [("Dockerfile", 4, "stop")]

@@ -1,0 +1,194 @@
+"""COPY and ADD place context files as BuildKit does, and say what they could not follow.
+
+A lone file copied to a path without a trailing ``/`` becomes that path; a
+folder's contents, several sources, a glob, or a destination ending in
+``/``, ``.`` or ``..`` land inside the destination. ``ADD`` of a URL or a
+git remote brings a file that is not the context's; of an archive, files
+the reader does not follow. ``COPY --from`` an image the reader cannot see
+over placed files, an unknown flag, or a path only the base image could
+name are unread; a source missing from the context fails the build.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from patcher.errors import ShippingError
+from tests.shipping.conftest import plan_of
+
+CONTEXT = {"main.py": "", "pkg/a.py": "", "pkg/sub/b.py": "", "data.tar.gz": "", "notes.md.txt": ""}
+
+
+def built(dockerfile: str, target: str | None = None):  # type: ignore[no-untyped-def]
+    return plan_of({"Dockerfile": dockerfile, **CONTEXT}, target)
+
+
+def image(dockerfile: str) -> dict[str, str]:
+    return {path: p.source for path, p in built(dockerfile).image.items()}
+
+
+def notes(dockerfile: str) -> list[tuple[str, int, str, str, tuple[str, ...] | None]]:
+    return [(n.kind, n.line, n.text, n.reason, n.scope) for n in built(dockerfile).notes]
+
+
+@pytest.mark.parametrize(("copy", "placed"), [
+    ("COPY main.py /d/m.py", {"/d/m.py": "main.py"}),
+    ("COPY main.py /d/", {"/d/main.py": "main.py"}),
+    ("COPY main.py /d/.", {"/d/main.py": "main.py"}),
+    ("COPY main.py /d/..", {"/main.py": "main.py"}),
+    ("COPY /main.py ./d/", {"/d/main.py": "main.py"}),
+    ("COPY ./main.py d", {"/d": "main.py"}),
+    ("COPY pkg /d", {"/d/a.py": "pkg/a.py", "/d/sub/b.py": "pkg/sub/b.py"}),
+    ("COPY pkg/ /d/", {"/d/a.py": "pkg/a.py", "/d/sub/b.py": "pkg/sub/b.py"}),
+    ("COPY pkg/sub/../sub /d", {"/d/b.py": "pkg/sub/b.py"}),
+    ("COPY . /d/", {"/d/Dockerfile": "Dockerfile", "/d/data.tar.gz": "data.tar.gz", "/d/main.py": "main.py",
+                    "/d/notes.md.txt": "notes.md.txt", "/d/pkg/a.py": "pkg/a.py", "/d/pkg/sub/b.py": "pkg/sub/b.py"}),
+    ("COPY ./ /d", {"/d/Dockerfile": "Dockerfile", "/d/data.tar.gz": "data.tar.gz", "/d/main.py": "main.py",
+                    "/d/notes.md.txt": "notes.md.txt", "/d/pkg/a.py": "pkg/a.py", "/d/pkg/sub/b.py": "pkg/sub/b.py"}),
+    ("COPY p* /d/", {"/d/a.py": "pkg/a.py", "/d/sub/b.py": "pkg/sub/b.py"}),
+    ("COPY pkg/*.py /d", {"/d/a.py": "pkg/a.py"}),
+    ("COPY pkg/s?b /d/", {"/d/b.py": "pkg/sub/b.py"}),
+    ("COPY [mn]ain.py /d", {"/d/main.py": "main.py"}),
+    ("COPY *.py pkg/a.py /d", {"/d/main.py": "main.py", "/d/a.py": "pkg/a.py"}),
+    ("COPY main.py pkg/a.py /d", {"/d/main.py": "main.py", "/d/a.py": "pkg/a.py"}),
+    ("COPY [\"main.py\", \"/d d/\"]", {"/d d/main.py": "main.py"}),
+    ("COPY --chown=1:1 --chmod=755 --link --parents --exclude=x --checksum=sha256:1 --keep-git-dir --unpack "
+     "main.py /d/", {"/d/main.py": "main.py"}),
+    ("WORKDIR /w\nCOPY main.py .\nCOPY main.py ..", {"/w/main.py": "main.py", "/main.py": "main.py"}),
+    ("WORKDIR /w\nCOPY main.py sub/", {"/w/sub/main.py": "main.py"}),
+    ("RUN mkdir /d\nCOPY main.py /d", {"/d/main.py": "main.py"}),  # an existing folder: into it
+    ("COPY pkg/a.py /d/x\nCOPY main.py /d/x", {"/d/x": "main.py"}),  # an existing file: replaced
+    ("COPY pkg /d\nCOPY main.py /d", {"/d/main.py": "main.py", "/d/a.py": "pkg/a.py", "/d/sub/b.py": "pkg/sub/b.py"}),
+    ("COPY data.tar.gz /opt/", {"/opt/data.tar.gz": "data.tar.gz"}),  # COPY does not unpack
+    ("COPY <<EOF /d/x.py\nhi\nEOF", {}),
+    ("COPY main.py /d/x.py\nCOPY <<EOF /d/\nhi\nEOF", {"/d/x.py": "main.py"}),
+    ("COPY main.py /d/x.py\nCOPY <<x.py /d/\nhi\nx.py", {}),
+    ("COPY main.py /d/EOF\nCOPY <<EOF main.py /d/\nhi\nEOF", {"/d/main.py": "main.py"}),
+    ("COPY main.py /d/m.py\nCOPY <<-EOF /d/m.py\n\thi\n\tEOF", {}),
+    ("ADD main.py /d/", {"/d/main.py": "main.py"}),
+    ("ADD https://example.com/a.py /d/\nADD https://example.com/ /e/x\nADD git@github.com:a/b.git /g/", {}),
+    ("COPY main.py /d/a.py\nADD https://example.com/a.py /d/", {}),
+    ("COPY main.py /d/a.py\nADD https://example.com/a.py?x=1 /d/", {}),
+    ("COPY main.py /e/x\nADD https://example.com/a.py /e/x", {}),
+    ("COPY main.py /e/x\nADD https://example.com/a.py main.py /e/", {"/e/main.py": "main.py", "/e/x": "main.py"}),
+])
+def test_copy_and_add_place_files_as_buildkit_does(copy: str, placed: dict[str, str]) -> None:
+    assert image(f"FROM base\n{copy}\n") == placed
+
+
+@pytest.mark.parametrize(("dockerfile", "found"), [
+    ("FROM base\nCOPY --bogus main.py /d/\n",
+     [("unread", 2, "COPY --bogus main.py /d/", "COPY with --bogus, which the reader does not follow", ("/d",))]),
+    ("FROM base\nCOPY --bogus --x=1 main.py /d/\n",
+     [("unread", 2, "COPY --bogus --x=1 main.py /d/", "COPY with --bogus, --x, which the reader does not follow",
+       ("/d",))]),
+    ("FROM base\nCOPY --bogus main.py $X/d/\n",
+     [("unread", 2, "COPY --bogus main.py $X/d/", "COPY with --bogus, which the reader does not follow", None)]),
+    ("FROM base\nCOPY main.py $X/d/\n",
+     [("unread", 2, "COPY main.py $X/d/", "its paths depend on a variable only the base image could set", None)]),
+    ("FROM base\nCOPY $X main.py /d/\n",
+     [("unread", 2, "COPY $X main.py /d/", "its paths depend on a variable only the base image could set", None)]),
+    ("FROM base\nCOPY main.py /d/m.py\nCOPY --from=img:1 /x /d/m.py\n",
+     [("unread", 3, "COPY --from=img:1 /x /d/m.py", "copies files of image img:1, which the reader cannot see, over "
+                                                     "what the build placed in /d/m.py", ("/d/m.py",))]),
+    ("FROM base\nCOPY main.py /d/\nCOPY --from=img /x /d/\n",
+     [("unread", 3, "COPY --from=img /x /d/", "copies files of image img, which the reader cannot see, over what the "
+                                              "build placed in /d", ("/d",))]),
+    ("FROM base\nCOPY main.py /d/\nCOPY --from=img /x /e/\n", []),
+    ("FROM base\nADD data.tar.gz /opt/\n",
+     [("unread", 2, "ADD data.tar.gz /opt/", "ADD unpacks the archive it names; the files in it are not followed",
+       ("/opt",))]),
+    ("FROM base\nCOPY missing.py /d/\nCOPY main.py /e/\n",
+     [("fails", 2, "COPY missing.py /d/", "missing.py is not in the build context, so 'docker build' stops here",
+       None)]),
+    ("FROM base\nCOPY *.md /d/\n",
+     [("fails", 2, "COPY *.md /d/", "*.md is not in the build context, so 'docker build' stops here", None)]),
+    ("FROM base\nADD a.txt https://x/ /k/\n",
+     [("fails", 2, "ADD a.txt https://x/ /k/", "a.txt is not in the build context, so 'docker build' stops here",
+       None)]),
+])
+def test_what_a_copy_cannot_follow_is_noted(dockerfile: str, found: list[object]) -> None:
+    assert notes(dockerfile) == found
+
+
+def test_an_add_of_an_archive_still_places_its_other_sources() -> None:
+    assert image("FROM base\nADD data.tar.gz main.py /opt/\n") == {"/opt/main.py": "main.py"}
+
+
+@pytest.mark.parametrize(("dockerfile", "copies"), [
+    ("FROM base\nCOPY main.py /d\n", [(("main.py",), "/d", 2, "COPY", (), 0, "context")]),
+    ("FROM base\nCOPY main.py pkg/a.py /d\n", [(("main.py", "pkg/a.py"), "/d/", 2, "COPY", (), 0, "context")]),
+    ("FROM base\nWORKDIR /w\nCOPY ./pkg/ /main.py .\n", [(("pkg", "main.py"), "/w/", 3, "COPY", (), 0, "context")]),
+    ("FROM base\nCOPY main.py /d/..\n", [(("main.py",), "/", 2, "COPY", (), 0, "context")]),
+    ("FROM base\nCOPY $X main.py /d/\n", [(("$X", "main.py"), "/d/", 2, "COPY", (), 0, "context")]),
+    ("FROM base\nWORKDIR $W\nCOPY main.py .\n", [(("main.py",), "/$W/", 3, "COPY", (), 0, "context")]),
+    ("FROM base\nADD --chmod=644 https://example.com/a.py git@h:a/b.git /d/\n",
+     [(("https://example.com/a.py", "git@h:a/b.git"), "/d/", 2, "ADD", ("--chmod=644",), 0, "context")]),
+    ("FROM base AS a\nCOPY main.py /m.py\nFROM base\nCOPY --from=0 --link /m.py /n.py\nCOPY --from=A /m.py /p.py\n"
+     "COPY --from=1 /m.py /o.py\nCOPY --from=img:1 /x/./y /q/\n",
+     [(("main.py",), "/m.py", 2, "COPY", (), 0, "context"),
+      (("/m.py",), "/n.py", 4, "COPY", ("--from=0", "--link"), 1, "stage a"),
+      (("/m.py",), "/p.py", 5, "COPY", ("--from=A",), 1, "stage a"),
+      (("/m.py",), "/o.py", 6, "COPY", ("--from=1",), 1, "image 1"),
+      (("/x/./y",), "/q/", 7, "COPY", ("--from=img:1",), 1, "image img:1")]),
+])
+def test_each_copy_is_recorded_as_the_dockerfile_writes_it(dockerfile: str, copies: list[object]) -> None:
+    assert [(c.sources, c.destination, c.line, c.instruction, c.flags, c.stage, c.origin)
+            for c in built(dockerfile).dockerfile.copies] == copies
+
+
+def test_a_copy_counts_the_files_it_placed() -> None:
+    plan = built("FROM base\nCOPY pkg /d\nCOPY main.py missing.py /e/\nCOPY pkg/a.py /f/\nCOPY pkg/a.py /f/\n"
+                 "COPY <<EOF /g\nx\nEOF\n")
+    assert dict(plan.copy_counts) == {2: 2, 3: 1, 4: 1, 5: 1, 6: 0}
+
+
+REFUSED_HINT = "'docker build' refuses it too; fix that line"
+
+
+@pytest.mark.parametrize(("dockerfile", "line", "what"), [
+    ("FROM\n", 1, "FROM takes an image and, optionally, AS NAME"),
+    ("FROM a b\n", 1, "FROM takes an image and, optionally, AS NAME"),
+    ("FROM a AS\n", 1, "FROM takes an image and, optionally, AS NAME"),
+    ("FROM a as b c\n", 1, "FROM takes an image and, optionally, AS NAME"),
+    ("FROM a to b\n", 1, "FROM takes an image and, optionally, AS NAME"),
+    ("FROM base\nENV\n", 2, "ENV needs a name and a value"),
+    ("FROM base\nENV  \n", 2, "ENV needs a name and a value"),
+    ("FROM base\nENV A=\"x\n", 2, "ENV unexpected end of statement while looking for matching double-quote"),
+    ("FROM base\nENV =x\n", 2, "ENV '=x' is not NAME=VALUE"),
+    ("FROM base\nSHELL /bin/bash\n", 2, 'SHELL needs a JSON array, e.g. ["/bin/bash", "-c"]'),
+    ("FROM base\nSHELL []\n", 2, 'SHELL needs a JSON array, e.g. ["/bin/bash", "-c"]'),
+    ("FROM base\nCOPY main.py\n", 2, "COPY needs a source and a destination"),
+    ("FROM base\nADD [\"main.py\"]\n", 2, "ADD needs a source and a destination"),
+    ("FROM base\nCOPY main.py ${D:?required}\n", 2, "COPY ${D:?required}: D: required"),
+    ("FROM base\nCOPY main.py ${D:?is required}\n", 2,  # words are split on blanks first, as BuildKit does
+     "COPY ${D:?is: unexpected end of statement while looking for matching }"),
+    ("FROM base\nWORKDIR ${D\n", 2, "WORKDIR ${D: syntax error: missing '}'"),
+    ("FROM base\nCOPY --from=${S:?} /a /b\n", 2, "COPY ${S:?}: S: is not allowed to be unset"),
+    ("FROM ${B:?nobase}\n", 1, "FROM ${B:?nobase}: B: nobase"),
+    ("FROM base AS ${N:?}\n", 1, "FROM ${N:?}: N: is not allowed to be unset"),
+    ("ARG X=${Y:?}\nFROM base\n", 1, "ARG ${Y:?}: Y: is not allowed to be unset"),
+    ("FROM base\nARG X=${Y:?}\n", 2, "ARG ${Y:?}: Y: is not allowed to be unset"),
+    ("RUN x\nFROM base\n", 1, "RUN before the first FROM"),
+    ("ARG A\nCOPY main.py /x/\n", 2, "COPY before the first FROM"),
+    ("FROM base\nCOPY main.py /" + "x" * 100 + "${A\n", 2, "COPY /" + "x" * 79 + ": syntax error: missing '}'"),
+])
+def test_a_dockerfile_docker_refuses_is_refused_with_the_line_and_why(dockerfile: str, line: int, what: str) -> None:
+    with pytest.raises(ShippingError) as raised:
+        built(dockerfile)
+    assert (raised.value.where, raised.value.message, raised.value.hint) == (
+        "Dockerfile", f"cannot be parsed: line {line}: {what}", REFUSED_HINT)
+
+
+@pytest.mark.parametrize(("dockerfile", "target", "message"), [
+    ("FROM base AS one\nFROM base AS two\n", "three", "no build stage named 'three' (named stages: one, two)"),
+    ("FROM base\nFROM base\n", "x", "no build stage named 'x' (named stages: none)"),
+    ("", None, "no FROM: nothing is built"),
+    ("ARG A=1\n# only arguments\n", None, "no FROM: nothing is built"),
+])
+def test_a_build_without_the_stage_asked_for_is_refused(dockerfile: str, target: str | None, message: str) -> None:
+    with pytest.raises(ShippingError) as raised:
+        built(dockerfile, target)
+    assert (raised.value.where, raised.value.message) == ("Dockerfile", message)
+    assert raised.value.hint == ("give --target one of the names after AS in the FROM lines" if target else
+                                 "'docker build' refuses it too; start the Dockerfile with FROM")

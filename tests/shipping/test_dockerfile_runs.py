@@ -1,0 +1,180 @@
+"""RUN lines run in the stage's SHELL, in their exec, shell or here-document form, with their --mount folders.
+
+A RUN that fails as the reader follows it is noted (``docker build`` would
+stop there). ``--mount=type=bind`` shows context or stage files at the
+target for that RUN only; ``cache`` and ``tmpfs`` hide what stood there for
+that RUN only; ``secret`` and ``ssh`` change no file; other types are
+unread. A script a RUN starts is recorded with its directory and the
+stage's ARG and ENV values.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of
+
+CONTEXT = {"main.py": "", "pkg/a.py": "", "pkg/sub/b.py": "", "s.sh": "cp /src/main.py /ran.py\n"}
+FAILS = "this RUN fails as the reader follows it, so 'docker build' stops here (see the failures noted before it)"
+
+
+def built(dockerfile: str):  # type: ignore[no-untyped-def]
+    return plan_of({"Dockerfile": dockerfile, **CONTEXT})
+
+
+def outcome(dockerfile: str) -> tuple[dict[str, str], list[tuple[str, int, str, str]]]:
+    plan = built(dockerfile)
+    return ({path: p.source for path, p in plan.image.items() if path != "/src/main.py"},
+            [(n.kind, n.line, n.text, n.reason) for n in plan.notes])
+
+
+@pytest.mark.parametrize(("run", "placed", "found"), [
+    ('RUN ["cp", "/src/main.py", "/e.py"]', {"/e.py": "main.py"}, []),
+    ('RUN ["sh", "-c", "cp /src/main.py /$0.py", "zero"]', {"/zero.py": "main.py"}, []),
+    ("RUN <<EOF\ncp /src/main.py /h1.py\nEOF", {"/h1.py": "main.py"}, []),
+    ("RUN <<EOF\nfalse\ncp /src/main.py /h2.py\nEOF", {"/h2.py": "main.py"}, []),
+    ("RUN <<EOF bash\nset -e\nfalse\ncp /src/main.py /h3.py\nEOF", {}, [("fails", 3, "RUN <<EOF bash", FAILS)]),
+    ("RUN <<EOF\ncp /src/main.py /h4.py\nfalse\nEOF\nRUN cp /src/main.py /h5.py",
+     {"/h4.py": "main.py", "/h5.py": "main.py"}, [("fails", 4, "RUN <<EOF", FAILS)]),
+    ("RUN false\nRUN cp /src/main.py /after.py", {"/after.py": "main.py"}, [("fails", 3, "RUN false", FAILS)]),
+    ("RUN exit 1", {}, [("fails", 3, "RUN exit 1", FAILS)]),
+    ('RUN ["exit", "3"]', {}, [("fails", 3, 'RUN ["exit", "3"]', "this RUN fails, so 'docker build' stops here")]),
+    ('RUN ["exec", "false"]', {}, [("fails", 3, 'RUN ["exec", "false"]', "this RUN fails, so 'docker build' stops here")]),
+    ('RUN ["exit", "0"]', {}, []),
+    ("RUN exit 0; cp /src/main.py /n.py", {}, []),
+    ("RUN exit $CODE; cp /src/main.py /n.py", {}, []),
+    ('SHELL ["/bin/bash", "-e", "-c"]\nRUN false; cp /src/main.py /no.py', {},
+     [("fails", 4, "RUN false; cp /src/main.py /no.py", FAILS)]),
+    ('SHELL ["/bin/bash", "-c"]\nRUN false; cp /src/main.py /yes.py', {"/yes.py": "main.py"}, []),
+    ('SHELL ["/bin/sh", "-ec"]\nRUN <<EOF\nfalse\ncp /src/main.py /no.py\nEOF', {}, [("fails", 5, "RUN <<EOF", FAILS)]),
+    ("RUN true && false || cp /src/main.py /or.py", {"/or.py": "main.py"}, []),
+])
+def test_a_run_is_read_in_its_form_and_its_stages_shell(run: str, placed: dict[str, str],
+                                                       found: list[tuple[str, int, str, str]]) -> None:
+    assert outcome(f"FROM base\nCOPY main.py /src/\n{run}\n") == (placed, found)
+
+
+@pytest.mark.parametrize(("run", "placed", "found"), [
+    ("RUN --mount=type=bind,source=pkg,target=/m cp /m/a.py /a.py", {"/a.py": "pkg/a.py"}, []),
+    ("RUN --mount=type=bind,src=main.py,dst=/m.py cp /m.py /b.py", {"/b.py": "main.py"}, []),
+    ("RUN --mount=target=/m cp /m/main.py /c.py", {"/c.py": "main.py"}, []),
+    ("WORKDIR /w\nRUN --mount=type=bind,source=pkg,destination=m cp m/a.py /d.py", {"/d.py": "pkg/a.py"}, []),
+    ("RUN --mount=type=bind,source=/pkg/sub,target=/m cp /m/b.py /e.py\nRUN cp /m/b.py /f.py || true",
+     {"/e.py": "pkg/sub/b.py"}, []),
+    ("RUN --mount=type=bind,source=nothere,target=/m true", {}, []),
+    ("RUN --mount=type=cache,target=/root/.cache pip install x", {}, []),
+    # A cache or tmpfs mount hides what stood there during its RUN, and gives it back after.
+    ("COPY main.py /cache/m.py\nRUN --mount=type=cache,target=/cache cp /cache/m.py /g.py\nRUN cp /cache/m.py /h.py",
+     {"/cache/m.py": "main.py", "/h.py": "main.py"}, []),
+    ("COPY main.py /t/m.py\nRUN --mount=type=tmpfs,target=/t rm -rf /t/m.py", {"/t/m.py": "main.py"}, []),
+    ("COPY main.py /t/m.py\nRUN --mount=type=tmpfs,target=/t cp /t/m.py /g.py || true\nRUN cp /t/m.py /h.py",
+     {"/t/m.py": "main.py", "/h.py": "main.py"}, []),
+    ("COPY main.py /t/m.py\nRUN --mount=type=tmpfs,target=/t cp /src/main.py /t/n.py\nRUN cp /t/n.py /h.py || true",
+     {"/t/m.py": "main.py"}, []),
+    ("RUN --mount=type=bind,source=pkg,target=/m cp /m/a.py /m/x.py\nRUN cp /m/x.py /i.py || true", {}, []),
+    ("RUN --mount=type=secret,id=x cat /run/secrets/x", {}, []),
+    ("RUN --mount=type=ssh ls", {}, []),
+    ("RUN --mount=type=weird,target=/w true", {},
+     [("unread", 3, "RUN --mount=type=weird,target=/w true", "--mount=type=weird,target=/w, which the reader does "
+                                                             "not follow")]),
+    ("RUN --mount=type=cache true", {},
+     [("unread", 3, "RUN --mount=type=cache true", "--mount=type=cache, which the reader does not follow")]),
+    ("RUN --mount=type=bind,from=img:1,source=/x,target=/m cp /m/a /f.py", {},
+     [("unread", 3, "RUN --mount=type=bind,from=img:1,source=/x,target=/m cp /m/a /f.py",
+       "mounts files of the image img:1, which the reader cannot see")]),
+    ("RUN --mount cp a b", {}, []),
+    ("RUN --network=none --security=insecure true", {}, []),
+])
+def test_a_run_mount_shows_files_during_that_run_only(run: str, placed: dict[str, str],
+                                                      found: list[tuple[str, int, str, str]]) -> None:
+    plan = built(f"FROM base\nCOPY main.py /src/\n{run}\n")
+    assert {path: p.source for path, p in plan.image.items() if path != "/src/main.py"} == placed
+    assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes if n.kind != "fails"] == found
+
+
+def test_a_bind_mount_over_a_placed_folder_gives_it_back_afterwards() -> None:
+    plan = built("FROM base\nCOPY pkg/sub /m\nRUN --mount=type=bind,source=pkg,target=/m cp /m/a.py /a.py\n"
+                 "RUN cp /m/b.py /b.py\n")
+    assert {path: p.source for path, p in plan.image.items()} == {
+        "/m/b.py": "pkg/sub/b.py", "/a.py": "pkg/a.py", "/b.py": "pkg/sub/b.py"}
+
+
+@pytest.mark.parametrize(("mount", "placed"), [
+    ("from=b,source=/p,target=/m", {"/g/a.py": "pkg/a.py", "/g/sub/b.py": "pkg/sub/b.py"}),
+    ("type=bind,from=0,target=/m", {"/g/p/a.py": "pkg/a.py", "/g/p/sub/b.py": "pkg/sub/b.py", "/g/m.py": "main.py"}),
+    ("from=B,src=/p/sub,target=/m", {"/g/b.py": "pkg/sub/b.py"}),
+])
+def test_a_bind_mount_from_a_stage_shows_what_that_stage_holds(mount: str, placed: dict[str, str]) -> None:
+    plan = built(f"FROM base AS b\nCOPY pkg /p\nCOPY main.py /m.py\nFROM base\nRUN mkdir /g\n"
+                 f"RUN --mount={mount} cp -r /m/. /g/\n")
+    assert {path: p.source for path, p in plan.image.items()} == placed
+    assert plan.dockerfile.stages[1].uses == (0,) and plan.notes == ()
+
+
+def test_each_script_a_run_starts_is_recorded_with_its_directory_and_environment() -> None:
+    plan = built("FROM base\nARG A=1\nARG UNSET\nENV B=2 A=3\nCOPY s.sh /s/s.sh\nCOPY main.py /src/\nWORKDIR /s\n"
+                 "RUN ./s.sh\nRUN ./s.sh && ./s.sh\nRUN /s/s.sh\n")
+    assert [(r.script, r.cwd, r.line, dict(r.environment)) for r in plan.dockerfile.runs] == [
+        ("/s/s.sh", "/s", 8, {"A": "3", "B": "2"}), ("/s/s.sh", "/s", 9, {"A": "3", "B": "2"}),
+        ("/s/s.sh", "/s", 10, {"A": "3", "B": "2"})]
+    assert plan.image["/ran.py"].source == "main.py"
+    assert [(s.path, s.image_path, s.run_line) for s in plan.scripts] == [
+        ("s.sh", "/s/s.sh", 8), ("s.sh", "/s/s.sh", 9), ("s.sh", "/s/s.sh", 10)]
+    assert [len(s.body.copies) for s in plan.scripts] == [1, 2, 1]  # one RUN's two runs, told as one
+
+
+@pytest.mark.parametrize(("dockerfile", "stages", "final", "shipping"), [
+    ("FROM base AS b\nCOPY main.py /m.py\nFROM base AS c\nCOPY main.py /c.py\nFROM b\nCOPY --from=c /c.py /d.py\n",
+     [(0, "b", "base", 1, None, ()), (1, "c", "base", 3, None, ()), (2, None, "b", 5, 0, (1,))], 2, [0, 1, 2]),
+    ("FROM base AS b\nCOPY main.py /m.py\nFROM base AS unused\nCOPY pkg /u\nFROM b AS final\n",
+     [(0, "b", "base", 1, None, ()), (1, "unused", "base", 3, None, ()), (2, "final", "b", 5, 0, ())], 2, [0, 2]),
+    ("FROM base AS b\nFROM base AS c\nRUN --mount=from=b,target=/m true\nCOPY --from=b /x /y\nFROM c\n",
+     [(0, "b", "base", 1, None, ()), (1, "c", "base", 2, None, (0,)), (2, None, "c", 5, 1, ())], 2, [0, 1, 2]),
+    ("FROM base AS b\nFROM base\nCOPY --from=img /x /y\n",
+     [(0, "b", "base", 1, None, ()), (1, None, "base", 2, None, ())], 1, [1]),
+    ("FROM base AS a\nFROM a AS b\nFROM b AS c\nFROM base\n",
+     [(0, "a", "base", 1, None, ()), (1, "b", "a", 2, 0, ()), (2, "c", "b", 3, 1, ()), (3, None, "base", 4, None, ())],
+     3, [3]),
+])
+def test_stages_record_their_parent_and_the_stages_they_use(dockerfile: str, stages: list[object], final: int,
+                                                            shipping: list[int]) -> None:
+    plan = built(dockerfile)
+    assert [(s.index, s.name, s.base, s.line, s.parent, s.uses) for s in plan.dockerfile.stages] == stages
+    assert plan.dockerfile.final == final and sorted(plan.dockerfile.shipping_stages()) == shipping
+
+
+def test_target_decides_which_stages_ship() -> None:
+    plan = plan_of({"Dockerfile": "FROM base AS a\nFROM a AS b\nFROM base AS c\n", **CONTEXT}, "B")
+    assert plan.dockerfile.final == 1 and sorted(plan.dockerfile.shipping_stages()) == [0, 1]
+
+
+def test_a_stage_built_from_an_earlier_one_keeps_its_workdir_env_and_shell() -> None:
+    placed, found = outcome("FROM base AS b\nWORKDIR /w\nENV X=/x\nSHELL [\"/bin/bash\", \"-e\", \"-c\"]\nFROM b\n"
+                            "COPY main.py /src/\nRUN cp /src/main.py rel.py; false; cp /src/main.py $X.py\n")
+    assert placed == {"/w/rel.py": "main.py"}
+    assert found == [("fails", 7, "RUN cp /src/main.py rel.py; false; cp /src/main.py $X.py", FAILS)]
+
+
+@pytest.mark.parametrize(("copy", "placed", "found"), [
+    ("COPY --from=b /p* /q/", {"/q/a.py": "pkg/a.py", "/q/sub/b.py": "pkg/sub/b.py"}, []),
+    ("COPY --from=b /p*/sub /q/", {"/q/b.py": "pkg/sub/b.py"}, []),
+    ("COPY --from=b /*.py /q/", {"/q/m.py": "main.py"}, []),
+    ("COPY --from=b /m.py /p/sub/b.py /r/", {"/r/m.py": "main.py", "/r/b.py": "pkg/sub/b.py"}, []),
+    ("COPY --from=b /p /t", {"/t/a.py": "pkg/a.py", "/t/sub/b.py": "pkg/sub/b.py"}, []),
+    ("COPY --from=b /p/ /t/", {"/t/a.py": "pkg/a.py", "/t/sub/b.py": "pkg/sub/b.py"}, []),
+    ("COPY --from=b m.py /u.py", {"/u.py": "main.py"}, []),
+    ("RUN mkdir /v\nCOPY --from=b /m.py /v", {"/v/m.py": "main.py"}, []),
+    ("COPY --from=b /o.txt /u.txt", {}, []),
+    ("COPY main.py /w.py\nCOPY --from=b /o.txt /w.py", {}, []),
+    ("COPY --from=b /nothere /s/", {},
+     [("unread", 6, "COPY --from=b /nothere /s/", "copies /nothere of b, which only its base image holds: the reader "
+                                                   "cannot see what that is")]),
+    ("COPY --from=b /x /m.py /s/", {"/s/m.py": "main.py"},
+     [("unread", 6, "COPY --from=b /x /m.py /s/", "copies /x of b, which only its base image holds: the reader "
+                                                  "cannot see what that is")]),
+])
+def test_copy_from_a_stage_takes_what_that_stage_holds(copy: str, placed: dict[str, str],
+                                                      found: list[tuple[str, int, str, str]]) -> None:
+    plan = built(f"FROM base AS b\nCOPY pkg /p\nCOPY main.py /m.py\nRUN echo x > /o.txt\nFROM base\n{copy}\n")
+    assert {path: p.source for path, p in plan.image.items()} == placed
+    assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == found

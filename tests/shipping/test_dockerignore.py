@@ -1,0 +1,70 @@
+"""``.dockerignore`` keeps files out of the build context as Docker's pattern matcher does.
+
+One pattern a line (``#`` comments and blank lines skipped, blanks around it
+and a leading ``/`` ignored, the path cleaned); ``*`` and ``?`` stay within one
+path component, ``**`` spans any number, ``[...]`` is a class (``[!...]`` or
+``[^...]`` negated), ``\\`` escapes; a pattern that names a folder keeps
+everything under it out; ``!`` takes back what earlier lines excluded, and
+the last matching line decides.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from patcher.shipping.dockerignore import glob_regex, has_glob, is_ignored, parse_dockerignore
+
+RULES = parse_dockerignore(
+    "# a comment\n\n  vllm  \n!vllm/keep.py\n/abs/*.pyc\n**/__pycache__\n*.md\ndocs/**\n!docs/**/*.txt\na?c\n[ab]x\n"
+    "[!q]y\n[^r]z\nesc\\*ape\n./dot\nsub/../up\n!  spaced\nx[unclosed\r\nw\r\n")
+
+
+def test_each_line_becomes_one_rule_in_order() -> None:
+    assert [(r.pattern, r.exception) for r in RULES] == [
+        ("vllm", False), ("vllm/keep.py", True), ("abs/*.pyc", False), ("**/__pycache__", False), ("*.md", False),
+        ("docs/**", False), ("docs/**/*.txt", True), ("a?c", False), ("[ab]x", False), ("[!q]y", False),
+        ("[^r]z", False), ("esc\\*ape", False), ("dot", False), ("up", False), ("spaced", True),
+        ("x[unclosed", False), ("w", False)]
+
+
+@pytest.mark.parametrize(("path", "ignored"), [
+    ("vllm/a.py", True), ("vllm/keep.py", False), ("vllm", True), ("vllm2/a.py", False), ("a/vllm/x.py", False),
+    ("abs/x.pyc", True), ("abs/d/x.pyc", False), ("abs/x.pyco", False),
+    ("a/b/__pycache__/x", True), ("__pycache__/x", True), ("a/__pycache__", True), ("a/__pycache__x/y", False),
+    ("README.md", True), ("sub/README.md", False), ("docs/README.md", True), ("docs/a/b.txt", False),
+    ("docs/b.txt", False), ("docs/a/b.rst", True), ("abc", True), ("a/abc", False), ("ac", False), ("abbc", False),
+    ("bx", True), ("cx", False), ("py", True), ("qy", False), ("rz", False), ("z", False),
+    ("esc*ape", True), ("escXape", False), ("dot/x", True), ("up", True), ("spaced", False), ("x[unclosed", True),
+    ("w", True), ("anything", False),
+])
+def test_a_path_is_ignored_when_the_last_rule_that_matches_it_or_a_folder_of_it_says_so(path: str,
+                                                                                      ignored: bool) -> None:
+    assert is_ignored(RULES, path) is ignored
+
+
+def test_without_rules_nothing_is_ignored() -> None:
+    assert not is_ignored((), "a/b.py") and parse_dockerignore("# only\n\n   \n") == ()
+
+
+def test_a_later_exclusion_wins_over_an_earlier_exception() -> None:
+    rules = parse_dockerignore("*.py\n!keep.py\nkeep.py\n")
+    assert is_ignored(rules, "keep.py") and is_ignored(rules, "other.py") and not is_ignored(rules, "x.txt")
+
+
+@pytest.mark.parametrize(("pattern", "matches", "misses"), [
+    ("*.py", ["a.py", ".py"], ["d/a.py", "a.pyc"]),
+    ("pkg/*", ["pkg/a", "pkg/b.py"], ["pkg", "pkg/a/b"]),
+    ("p?g", ["pkg", "peg"], ["pg", "p/g"]),
+    ("[mn]ain.py", ["main.py", "nain.py"], ["pain.py"]),
+    ("**/x.py", ["x.py", "a/x.py", "a/b/x.py"], ["ax.py"]),
+    ("a/**", ["a/b", "a/b/c"], ["ab"]),
+])
+def test_a_copy_glob_matches_whole_paths(pattern: str, matches: list[str], misses: list[str]) -> None:
+    regex = glob_regex(pattern)
+    assert all(regex.fullmatch(m) for m in matches) and not any(regex.fullmatch(m) for m in misses)
+
+
+@pytest.mark.parametrize(("pattern", "glob"), [("a", False), ("a*", True), ("a?", True), ("a[b]", True),
+                                              ("a]", False), ("", False)])
+def test_has_glob(pattern: str, glob: bool) -> None:
+    assert has_glob(pattern) is glob

@@ -1,0 +1,111 @@
+"""A file command that coreutils would fail is noted as failing, with why, and copies nothing.
+
+The script goes on after it (no ``set -e`` here), but as the last command
+of the RUN its failure would stop ``docker build``: the RUN line gets its
+own note. What fails is what GNU coreutils refuse: a source that is not
+there, a folder without ``-r``, a copy into a file or into itself, a
+missing operand, ``rm`` of a folder without ``-r`` or of nothing without
+``-f``, ``mkdir`` of what exists (without ``-p``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of, script_context
+
+RUN_FAILS = ("fails", 4, "this RUN fails as the reader follows it, so 'docker build' stops here (see the failures "
+                         "noted before it)")
+
+
+@pytest.mark.parametrize(("command", "reason"), [
+    ("cp nothere.py /made/", "/w/s/nothere.py does not exist at this point of the build, so nothing is copied"),
+    ("cp sub /made/", "/w/s/sub is a folder and cp was not told to copy folders (-r), so it copies nothing from it"),
+    ("install sub /made/", "/w/s/sub is a folder and install does not copy folders, so it copies nothing from it"),
+    ("rsync sub /made/", "rsync skips the folder /w/s/sub without -r or -a"),
+    ("cp -t /made/x.py x.py", "/made/x.py is not a folder, so nothing is copied into it"),
+    ("cp -t /made/none x.py", "/made/none is not a folder, so nothing is copied into it"),
+    ("cp x.py sub/y.py /made/x.py", "/made/x.py is not a folder, so nothing is copied into it"),
+    ("cp x.py /made/x.py/", "/made/x.py/ is not a folder, so the copy fails"),
+    ("cp x.py /made/none/", "/made/none/ is not a folder, so the copy fails"),
+    ("cp -r sub sub/deep/", "cannot copy the folder /w/s/sub into itself"),
+    ("cp -r sub sub", "cannot copy the folder /w/s/sub into itself"),
+    ("cp x.py", "cp needs a source and a destination"),
+    ("cp", "cp needs a source and a destination"),
+    ("install x.py", "install needs a source and a destination"),
+    ("mv x.py", "mv needs a source and a destination"),
+    ("ln", "ln needs a target"),
+    ("rsync x.py", "rsync needs a source and a destination"),
+    ("rm /made", "/made is a folder and rm was not told -r, so it stays"),
+    ("rm nothere", "/w/s/nothere does not exist, so rm fails (without -f)"),
+    ("mkdir /made", "/made already exists, so mkdir fails (without -p)"),
+    ("mkdir x.py", "/w/s/x.py already exists, so mkdir fails (without -p)"),
+    ("mkdir -p x.py", "/w/s/x.py is a file, so mkdir -p fails"),
+    ("cp -tDIR x.py", "/w/s/DIR is not a folder, so nothing is copied into it"),
+])
+def test_a_file_command_coreutils_would_fail_is_noted(command: str, reason: str) -> None:
+    plan = plan_of(script_context(f"mkdir /made\n{command}\n"))
+    assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == [
+        ("fails", 2, command, reason), (RUN_FAILS[0], RUN_FAILS[1], "RUN cd /w/s && ./i.sh", RUN_FAILS[2])]
+    assert not any(path.startswith("/made/") for path in plan.image)
+
+
+@pytest.mark.parametrize("command", ["rm -f nothere", "rm -rf /made/none", "mkdir -p /made", "rm -r /made",
+                                     "rm --force --recursive /made", "mkdir -p /made/a /made/a", "touch /made/t"])
+def test_what_coreutils_allow_is_not_a_failure(command: str) -> None:
+    assert plan_of(script_context(f"mkdir /made\n{command}\n")).notes == ()
+
+
+def test_the_script_goes_on_after_a_failed_copy() -> None:
+    plan = plan_of(script_context("cp sub /made/\ncp nothere.py /made/\ncp x.py /made/\n"))
+    assert plan.image["/made/x.py"].source == "s/x.py"
+    assert [(n.kind, n.line) for n in plan.notes] == [("fails", 1), ("fails", 2)]
+
+
+def test_one_failed_source_of_several_does_not_stop_the_others() -> None:
+    plan = plan_of(script_context("mkdir /made\ncp -r nothere.py sub x.py /made/\n"))
+    assert {"/made/sub/y.py", "/made/x.py"} <= set(plan.image)
+    assert [(n.kind, n.line) for n in plan.notes] == [("fails", 2), ("fails", 4)]
+
+
+@pytest.mark.parametrize(("command", "why"), [
+    ("cp --attributes-only x.py /made/", "cp with --attributes-only"),
+    ("cp -X x.py /made/", "cp with -X"),
+    ("cp -Xy x.py /made/", "cp with -X, -y"),
+    ("cp --target-directory", "cp with --target-directory"),
+    ("cp -t", "cp with -t"),
+    ("cp --preserve=mode --bogus=1 x.py /made/", "cp with --bogus=1"),
+    ("mv --parents x.py /made/", "mv with --parents"),
+    ("mv -r x.py /made/", "mv with -r"),
+    ("install --bogus x.py /made/", "install with --bogus"),
+    ("install -m", "install with -m"),
+    ("ln --relative -s x.py /made/", "ln with --relative"),
+    ("ln -r -s /w/s/x.py /made/", "ln with --relative"),
+    ("ln -sq x.py /made/", "ln with -q"),
+    ("rsync -a --exclude='*.pyc' sub /made/", "rsync with --exclude=*.pyc"),
+    ("rsync -n x.py /made/", "rsync with --update/--dry-run"),
+    ("rsync --update x.py /made/", "rsync with --update/--dry-run"),
+    ("rsync -u x.py /made/", "rsync with --update/--dry-run"),
+])
+def test_an_option_that_changes_where_files_land_and_is_not_known_is_unread(command: str, why: str) -> None:
+    plan = plan_of(script_context(f"mkdir /made\n{command}\n"))
+    assert [(n.kind, n.line, n.text, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", 2, command, f"{why}, which the reader does not follow", None)]
+    assert not any(path.startswith("/made/") for path in plan.image)
+
+
+@pytest.mark.parametrize(("command", "reason", "scope"), [
+    ("cp -r /usr/lib/a /made/", "copies /usr/lib/a from the base image, which the reader cannot see", ("/made/a",)),
+    ("cp -r /usr/lib/a /made/b", "copies /usr/lib/a from the base image, which the reader cannot see", ("/made/b",)),
+    ("mv /usr/lib/a /made/b", "copies /usr/lib/a from the base image, which the reader cannot see", ("/made/b",)),
+])
+def test_a_folder_of_the_base_image_copied_over_the_build_is_unread(command: str, reason: str,
+                                                                   scope: tuple[str, ...]) -> None:
+    plan = plan_of(script_context(f"mkdir /made\n{command}\n"))
+    assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [("unread", 2, reason, scope)]
+
+
+def test_a_base_image_file_copied_over_a_placed_file_replaces_it() -> None:
+    plan = plan_of(script_context("mkdir /made\ncp x.py /made/a.py\ncp /usr/lib/a.py /made/a.py\n"
+                                  "ln -sf /usr/lib/b.py /made/b.py\n"))
+    assert not any(path.startswith("/made/") for path in plan.image) and plan.notes == ()

@@ -1,0 +1,66 @@
+"""Scripts and Dockerfiles built to break the reader: it must end, without a traceback, and say where it stopped.
+
+Each hostile input is built by a function here, at a size far past what a
+real install script holds; the limits themselves are the reader's
+(``shell_interpreter.MAX_*``) and Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from patcher.errors import ShippingError
+from tests.shipping.conftest import plan_of, script_context
+
+SHIPPED = "/usr/lib/python3/dist-packages/vllm/x.py"
+
+
+def nested_subshells(depth: int) -> str:
+    return "(" * depth + f"cp x.py {SHIPPED}" + ")" * depth + "\n"
+
+
+def nested_ifs(depth: int) -> str:
+    return "if true; then\n" * depth + f"cp x.py {SHIPPED}\n" + "fi\n" * depth
+
+
+def nested_defaults(depth: int) -> str:
+    return "echo " + "${A:-" * depth + "x" + "}" * depth + "\n"
+
+
+def nested_substitutions(depth: int) -> str:
+    return "D=" + "$(echo " * depth + "/opt" + ")" * depth + f"\ncp x.py $D/\n"
+
+
+def long_script(lines: int) -> str:
+    return "".join(f"cp x.py /opt/copy{n}.py\n" for n in range(lines))
+
+
+@pytest.mark.parametrize("script", [nested_subshells(3000), nested_ifs(2000), nested_defaults(3000)],
+                         ids=["subshells", "ifs", "defaults"])
+def test_nesting_past_the_limit_is_noted_not_a_crash(script: str) -> None:
+    plan = plan_of(script_context(script))
+    (note,) = [n for n in plan.notes if n.kind == "stop"]
+    assert "nests too deeply to be read" in note.reason and note.file == "s/i.sh"
+    assert SHIPPED not in plan.image
+
+
+def test_nesting_a_real_script_might_hold_is_read() -> None:
+    plan = plan_of(script_context(nested_subshells(20) + nested_ifs(20)))
+    assert plan.image[SHIPPED].source == "s/x.py" and not plan.notes
+
+
+def test_deep_command_substitutions_end_as_an_unknown_value() -> None:
+    plan = plan_of(script_context(nested_substitutions(2000)))
+    assert not any(path.startswith("/opt/") for path in plan.image)
+    assert [n.kind for n in plan.notes] == ["unread"] and len(plan.notes[0].reason) <= 300
+
+
+def test_a_long_script_is_read_to_its_end() -> None:
+    plan = plan_of(script_context(long_script(2000)))
+    assert plan.image["/opt/copy1999.py"].source == "s/x.py"
+
+
+def test_a_dockerfile_whose_variables_nest_too_deeply_is_refused_with_its_line() -> None:
+    dockerfile = "FROM base\nCOPY x.py " + "${A:-" * 3000 + "/d" + "}" * 3000 + "/\n"
+    with pytest.raises(ShippingError, match=r"cannot be parsed: line 2: COPY: variables nest too deeply"):
+        plan_of({"Dockerfile": dockerfile, "x.py": ""})

@@ -1,0 +1,203 @@
+"""Multi-stage Dockerfiles: each FROM starts a stage; only the final one (or --target) is the image.
+
+Docker's reference: a stage starts from its base with WORKDIR ``/`` (or the
+WORKDIR, ENV and files of the earlier stage it is FROM); files reach it
+from another stage only by ``COPY --from``; ``ARG`` before the first FROM
+is seen by FROM lines only, unless a stage declares it again.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from patcher.errors import ShippingError
+from tests.shipping.conftest import image_of, notes_of, plan_of
+
+MAIN = {"main.py": "print('main')\n", "pkg/a.py": "", "pkg/sub/b.py": ""}
+
+
+def build(dockerfile: str, **files: str) -> dict[str, str]:
+    return {"Dockerfile": dockerfile, **MAIN, **files}
+
+
+def test_each_stage_starts_at_the_root_not_at_the_previous_stage_workdir() -> None:
+    image = image_of(build("FROM base AS one\nWORKDIR /build\nCOPY main.py .\n"
+                           "FROM base\nCOPY main.py here.py\n"))
+    assert image == {"/here.py": "main.py"}
+
+
+def test_a_stage_from_an_earlier_stage_inherits_its_workdir_env_and_files() -> None:
+    image = image_of(build("FROM base AS common\nWORKDIR /app\nENV DEST=/opt/dest\nCOPY pkg pkg\n"
+                           "FROM common\nCOPY main.py .\nCOPY main.py $DEST/\n"))
+    assert image == {"/app/pkg/a.py": "pkg/a.py", "/app/pkg/sub/b.py": "pkg/sub/b.py",
+                     "/app/main.py": "main.py", "/opt/dest/main.py": "main.py"}
+
+
+def test_stage_names_are_matched_without_case() -> None:
+    image = image_of(build("FROM base AS Builder\nCOPY main.py /b/\nFROM BUILDER\nCOPY pkg/a.py /c/\n"))
+    assert image == {"/b/main.py": "main.py", "/c/a.py": "pkg/a.py"}
+
+
+def test_only_the_final_stage_ships() -> None:
+    plan = plan_of(build("FROM base AS builder\nCOPY pkg /src/pkg\nFROM base\nCOPY main.py /app/\n"))
+    assert {image: p.source for image, p in plan.image.items()} == {"/app/main.py": "main.py"}
+    assert plan.ships("main.py") and not plan.ships("pkg/a.py")
+    assert [s.index for s in plan.dockerfile.stages] == [0, 1] and plan.dockerfile.final == 1
+
+
+def test_target_picks_the_stage_that_is_the_image() -> None:
+    files = build("FROM base AS one\nCOPY main.py /one/\nFROM base AS two\nCOPY pkg/a.py /two/\n")
+    assert image_of(files, "one") == {"/one/main.py": "main.py"}
+    assert image_of(files, "TWO") == {"/two/a.py": "pkg/a.py"}
+    with pytest.raises(ShippingError, match=r"no build stage named 'three' \(named stages: one, two\)"):
+        plan_of(files, "three")
+
+
+def test_copy_from_a_named_stage_follows_what_it_took_from_the_context() -> None:
+    image = image_of(build(
+        "FROM base AS builder\nWORKDIR /src\nCOPY pkg ./pkg\nRUN cp -r pkg /opt/built\n"
+        "FROM base\nCOPY --from=builder /opt/built /usr/lib/python3/dist-packages/pkg\n"
+        "COPY --from=builder /src/pkg/a.py /app/\n"))
+    assert image == {"/usr/lib/python3/dist-packages/pkg/a.py": "pkg/a.py",
+                     "/usr/lib/python3/dist-packages/pkg/sub/b.py": "pkg/sub/b.py",
+                     "/app/a.py": "pkg/a.py"}
+
+
+def test_copy_from_a_numbered_stage() -> None:
+    image = image_of(build("FROM base\nCOPY main.py /stage0/\nFROM base\nCOPY --from=0 /stage0/main.py /final/m.py\n"))
+    assert image == {"/final/m.py": "main.py"}
+
+
+def test_copy_from_a_stage_sees_that_stage_as_it_ended() -> None:
+    # The builder's script removes what it copied from the context and moves the rest: COPY --from sees the result.
+    image = image_of(build(
+        "FROM base AS builder\nRUN mkdir /w\nCOPY pkg /w/pkg\nRUN cd /w && rm -rf pkg/sub && mv pkg/a.py /w/moved.py\n"
+        "FROM base\nCOPY --from=builder /w /app\n"))
+    assert image == {"/app/moved.py": "pkg/a.py"}
+
+
+def test_copy_from_an_image_brings_nothing_from_the_context() -> None:
+    plan = plan_of(build("FROM base\nCOPY --from=vendor/tools:1 /opt/tools /opt/tools\nCOPY main.py /app/\n"))
+    assert {image: p.source for image, p in plan.image.items()} == {"/app/main.py": "main.py"}
+    assert plan.dockerfile.copies[0].origin == "image vendor/tools:1"
+
+
+def test_copy_from_an_image_over_placed_files_is_noted_as_unread() -> None:
+    plan = plan_of(build("FROM base\nCOPY pkg /opt/pkg\nCOPY --from=vendor/tools:1 /x /opt/pkg\n"))
+    (note,) = [n for n in plan.notes if n.kind == "unread"]
+    assert (note.line, note.scope) == (3, ("/opt/pkg",))
+    assert "vendor/tools:1" in note.reason
+
+
+def test_global_arg_is_seen_in_from_lines() -> None:
+    plan = plan_of(build("ARG BASE=ubuntu\nARG TAG=22.04\nFROM ${BASE}:$TAG AS one\nFROM one\n"))
+    assert [s.base for s in plan.dockerfile.stages] == ["ubuntu:22.04", "one"]
+    assert plan.dockerfile.stages[1].parent == 0
+
+
+def test_global_arg_is_not_seen_inside_a_stage_unless_declared_again() -> None:
+    # FROM scratch: no base image could set DEST, so an undeclared $DEST is empty, as Docker makes it.
+    assert image_of(build("ARG DEST=/opt/app\nFROM scratch\nCOPY main.py $DEST/\n")) == {"/main.py": "main.py"}
+    assert image_of(build("ARG DEST=/opt/app\nFROM scratch\nARG DEST\nCOPY main.py $DEST/\n")) == {
+        "/opt/app/main.py": "main.py"}
+    # An in-stage default is used; a value given before FROM does not replace it.
+    assert image_of(build("ARG DEST=/opt/app\nFROM scratch\nARG DEST=/srv\nCOPY main.py $DEST/\n")) == {
+        "/srv/main.py": "main.py"}
+
+
+def test_an_undeclared_variable_over_a_base_image_is_unread_not_guessed() -> None:
+    # The base image's own ENV could set DEST: the reader does not take it as empty, nor as the global value.
+    plan = plan_of(build("ARG DEST=/opt/app\nFROM base\nCOPY main.py $DEST/\n"))
+    assert plan.image == {}
+    assert notes_of(plan, "unread") == [("Dockerfile", 3, "COPY main.py $DEST/")]
+
+
+def test_a_global_arg_redeclared_in_one_stage_is_not_seen_in_the_next() -> None:
+    image = image_of(build("ARG D=/d\nFROM scratch AS one\nARG D\nCOPY main.py $D/\n"
+                           "FROM one\nCOPY pkg/a.py ${D:-/none}/\n"))
+    assert image == {"/d/main.py": "main.py", "/none/a.py": "pkg/a.py"}
+
+
+def test_env_overrides_an_arg_of_the_same_name() -> None:
+    image = image_of(build("FROM base\nENV DEST=/from-env\nARG DEST=/from-arg\nCOPY main.py $DEST/\n"))
+    assert image == {"/from-env/main.py": "main.py"}
+
+
+def test_env_pairs_are_read_with_the_values_from_before_the_line() -> None:
+    # Docker's example: ENV abc=bye def=$abc gives def the previous abc.
+    image = image_of(build("FROM base\nENV A=/first\nENV A=/second B=$A\nCOPY main.py $B/\nCOPY pkg/a.py $A/\n"))
+    assert image == {"/first/main.py": "main.py", "/second/a.py": "pkg/a.py"}
+
+
+@pytest.mark.parametrize(("copy", "image_path"), [
+    ("COPY main.py ${D:-/unset}/", "/d/main.py"),
+    ("COPY main.py ${NONE:-/default}/", "/default/main.py"),
+    ("COPY main.py /x${D:+/alt}/", "/x/alt/main.py"),
+    ("COPY main.py /x${NONE:+/alt}/", "/x/main.py"),
+    ("COPY main.py ${EMPTY:-/empty-default}/", "/empty-default/main.py"),
+    ("COPY main.py /e${EMPTY-/dash}/", "/e/main.py"),
+    ("COPY main.py \\$D/", "/$D/main.py"),
+    ("COPY [\"main.py\", \"${D}/json/\"]", "/d/json/main.py"),
+    ("COPY main.py '$D'/", "/$D/main.py"),
+    ("COPY main.py \"$D\"/q/", "/d/q/main.py"),
+])
+def test_copy_substitutes_variables_as_docker_does(copy: str, image_path: str) -> None:
+    assert image_of(build(f"FROM scratch\nENV D=/d EMPTY=\nARG NONE\n{copy}\n")) == {image_path: "main.py"}
+
+
+def test_workdir_arg_and_env_values_are_substituted() -> None:
+    image = image_of(build("FROM scratch\nARG ROOT=/srv\nENV APP=$ROOT/app\nWORKDIR $APP\nWORKDIR sub\n"
+                           "COPY main.py .\n"))
+    assert image == {"/srv/app/sub/main.py": "main.py"}
+
+
+def test_run_lines_are_expanded_by_their_shell_not_by_docker() -> None:
+    # Docker would make $D empty here (it is set by the RUN itself); the shell sets it first.
+    image = image_of(build("FROM scratch\nCOPY main.py /src/\nRUN D=/dest; mkdir -p $D && cp /src/main.py $D/\n"
+                           "RUN cp /src/main.py '/single/$D.py'\n"))
+    assert image == {"/src/main.py": "main.py", "/dest/main.py": "main.py", "/single/$D.py": "main.py"}
+
+
+def test_run_sees_arg_and_env_values_as_its_environment() -> None:
+    image = image_of(build("FROM scratch\nARG TO=/arg\nENV ALSO=/env\nCOPY main.py /src/\n"
+                           "RUN cp /src/main.py $TO.py && cp /src/main.py ${ALSO}.py\n"))
+    assert image == {"/src/main.py": "main.py", "/arg.py": "main.py", "/env.py": "main.py"}
+
+
+def test_a_bind_mount_shows_context_files_only_during_its_run() -> None:
+    image = image_of(build("FROM base\nRUN --mount=type=bind,source=pkg,target=/mnt/pkg cp -r /mnt/pkg /opt/pkg\n"
+                           "RUN cp /mnt/pkg/a.py /late.py || true\n"))
+    assert image == {"/opt/pkg/a.py": "pkg/a.py", "/opt/pkg/sub/b.py": "pkg/sub/b.py"}
+
+
+def test_a_bind_mount_from_a_stage() -> None:
+    image = image_of(build("FROM base AS b\nCOPY pkg /p\nFROM base\n"
+                           "RUN --mount=type=bind,from=b,source=/p,target=/m cp /m/a.py /a.py\n"))
+    assert image == {"/a.py": "pkg/a.py"}
+
+
+def test_a_heredoc_run_is_read_as_a_script() -> None:
+    image = image_of(build("FROM base\nCOPY main.py /src/\nRUN <<EOF\nset -e\nmkdir -p /opt/x\n"
+                           "cp /src/main.py /opt/x/\nEOF\n"))
+    assert image["/opt/x/main.py"] == "main.py"
+
+
+def test_copy_of_a_heredoc_replaces_what_was_placed() -> None:
+    image = image_of(build("FROM base\nCOPY main.py /app/main.py\nCOPY <<EOF /app/main.py\nprint('other')\nEOF\n"))
+    assert image == {}
+
+
+def test_continuation_lines_with_comments_and_an_escape_directive() -> None:
+    image = image_of(build("# escape=`\nFROM base\nCOPY main.py `\n  # a comment inside\n  /app/\n"))
+    assert image == {"/app/main.py": "main.py"}
+
+
+@pytest.mark.parametrize("dockerfile", [
+    "COPY main.py /x/\n",  # an instruction before any FROM
+    "FROM base\nFETCH main.py /x/\n",  # an instruction Docker does not know
+    "FROM base\nCOPY main.py\n",  # a COPY without a destination
+    "FROM base\nENV\n",
+])
+def test_a_dockerfile_docker_refuses_is_refused(dockerfile: str) -> None:
+    with pytest.raises(ShippingError, match="cannot be parsed: line"):
+        plan_of(build(dockerfile))

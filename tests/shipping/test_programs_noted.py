@@ -1,0 +1,141 @@
+"""Programs the reader does not run are noted with what they could change; commands that change nothing are not.
+
+A package manager, a build tool, an unknown program or a path outside the
+system folders could change any file (``program``, scope None). ``sed -i``
+and ``find -exec``/``-delete`` could change the files they name or the tree
+they walk; ``pip install NAME`` only that package's folder, and only when
+the build placed a file there; ``pip install`` of a path, a wheel, a
+requirements file or into another root could change anything. Commands
+that only print (``ls``, ``grep``, ``chmod`` ...) are read past.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of, script_context
+
+TARGET = "/usr/lib/python3/dist-packages/vllm/ops/x.py"
+PACKAGE_SCOPE = ("**/site-packages/vllm", "**/dist-packages/vllm")
+FILES = {"s/fix.py": "import os\nprint(os.getcwd())\n", "s/bin.sh": "\x00\x01binary", "s/i2.sh": "cp x.py /opt/i2.py\n",
+         "s/pyscript": "#!/usr/bin/env python3\nimport os\nos.remove('/opt/i2.py')\n",
+         "s/perlscript": "#!/usr/bin/perl\nprint 1\n", "s/bashscript": "#!/bin/bash -e\ncp x.py /opt/b.py\n"}
+
+
+def notes(command: str) -> list[tuple[str, int, str, str, tuple[str, ...] | None]]:
+    plan = plan_of(script_context(f"cp x.py {TARGET}\n{command}\n", files=FILES))
+    assert plan.image[TARGET].source == "s/x.py"
+    return [(n.kind, n.line, n.text, n.reason, n.scope) for n in plan.notes]
+
+
+@pytest.mark.parametrize(("command", "name"), [
+    ("apt-get install -y gcc", "apt-get"), ("yum install x", "yum"), ("git clone u", "git"),
+    ("curl -o /tmp/x u", "curl"), ("make install", "make"), ("cmake ..", "cmake"), ("tar xf a.tar -C /opt", "tar"),
+    ("unzip a.zip", "unzip"), ("conda install x", "conda"), ("/usr/bin/make", "make"),
+    ("./configure", "./configure"), ("/opt/tool --x", "/opt/tool"), ("/usr/local/bin/tool", "/usr/local/bin/tool"),
+    ("vendor-setup --all", "vendor-setup"), ("sudo apt-get update", "apt-get"), ("env A=1 make", "make"),
+    ("nohup ./run.sh", "./run.sh"), ("timeout 5 ./run.sh", "./run.sh"), ("exec ./run.sh", "./run.sh"),
+    ("awk '{print > \"out\"}' a", "awk"), ("awk 'BEGIN{system(\"rm x\")}'", "awk"),
+    ("pip install -r req.txt", "pip install"), ("pip install -e .", "pip install"),
+    ("pip install --requirement=req.txt", "pip install"), ("pip install -c c.txt vllm", "pip install"),
+    ("pip install --target /opt x", "pip install"), ("pip install -t /opt vllm", "pip install"),
+    ("pip install --prefix /usr vllm", "pip install"), ("pip install --root / vllm", "pip install"),
+    ("pip install --editable ./p", "pip install"), ("pip install ./pkg", "pip install ./pkg"),
+    ("pip install x.whl", "pip install x.whl"), ("pip install x-1.0.tar.gz", "pip install x-1.0.tar.gz"),
+    ("pip install src.zip", "pip install src.zip"), ("pip install .", "pip install ."),
+    ("pip install 'vllm @ https://x'", "pip install vllm @ https://x"),
+    ("python3 -m vllm.entrypoints", "python3 -m vllm.entrypoints"), ("python3 nothere.py", "python3 nothere.py"),
+    ("python3 -c \"$CODE\"", "python3"), ("python3 -", "python3 -"), ("python3 -m pip install -r r.txt", "pip install"),
+    ("sh nothere.sh", "sh nothere.sh"), ("bash -x nothere.sh a", "bash -x"), ("./bin.sh", "./bin.sh (not a text file)"),
+    ("./perlscript", "./perlscript"), ("./other.sh", "./other.sh"), ("PATH=/w/s:$PATH; i2.sh", "i2.sh"),
+])
+def test_a_program_the_reader_does_not_run_could_change_anything(command: str, name: str) -> None:
+    assert [(kind, line, reason, scope) for kind, line, _, reason, scope in notes(command)] == [
+        ("program", 2, f"runs {name}, which the reader does not follow: it could change any file", None)]
+
+
+@pytest.mark.parametrize("command", [
+    "ls -la /opt", "grep -r x /opt", "chmod +x a", "nvidia-smi", "ldconfig", "true", ":", "sed -n p a.txt",
+    "awk '{print}' a", "find /opt -name x", "python3 -c 'print(1)'", "python3 -m compileall /opt", "python3 -V",
+    "python3 --version", "python3 -h", "python3", "python3 <<EOF\nprint(1)\nEOF", "python3 -m json.tool a",
+    "python3 -m py_compile a.py", "python3 -u -B -W ignore -X dev fix.py", "python3 -E fix.py", "/usr/bin/python3 -V",
+    "pip list", "pip", "pip freeze", "pip install --no-deps transformers==4.57.1", "python -m pip install -q other",
+    "pip install --progress-bar off other", "pip install Vllm.Ext", "pip install vllm_other", "pip uninstall -y numpy",
+    "sudo -u root cp x.py /opt/s.py", "command -v cp", "sh -n ./i2.sh", "sh -s < /dev/null", "bash",
+    "PATH=:/usr/bin; i2.sh", "hash -r", "trap 'rm -f /tmp/x' EXIT", "sleep 1", "wait",
+])
+def test_a_command_that_changes_nothing_the_build_placed_is_read_past(command: str) -> None:
+    assert notes(command) == []
+
+
+@pytest.mark.parametrize(("command", "shown"), [
+    ("pip install vllm", "pip install vllm"), ("pip3 install -U 'vllm[all]>=0.6'", "pip install vllm"),
+    ("pip3.10 install Vllm", "pip install Vllm"), ("pip uninstall -y vllm", "pip uninstall vllm"),
+    ("python3 -m pip install vllm", "pip install vllm"), ("pip install --only-binary :all: vllm", "pip install vllm"),
+    ("pip install --index-url http://x vllm", "pip install vllm"), ("pip install vllm~=0.6", "pip install vllm"),
+    ("pip install 'vllm!=0.5'", "pip install vllm"), ("pip install vllm\\<1", "pip install vllm"),
+    ("pip install --upgrade --no-cache-dir -q vllm", "pip install vllm"),
+])
+def test_pip_install_of_the_package_holding_a_placed_file_is_a_caveat_for_that_package(command: str,
+                                                                                      shown: str) -> None:
+    assert [(kind, line, reason, scope) for kind, line, _, reason, scope in notes(command)] == [
+        ("unread", 2, f"{shown} replaces those packages' files", PACKAGE_SCOPE)]
+
+
+@pytest.mark.parametrize(("command", "scope"), [
+    (f"sed -i 's/a/b/' {TARGET}", (TARGET,)),
+    ("sed -e 's/a/b/' -i a.txt b.txt", ("/w/s/a.txt", "/w/s/b.txt")),
+    ("sed --in-place=.bak -f s.sed a.txt", ("/w/s/a.txt",)),
+    ("sed -i.bak s/a/b/ a.txt", ("/w/s/a.txt",)),
+    ("sed --in-place s/a/b/ a.txt", ("/w/s/a.txt",)),
+    ("sed --expression=s/a/b/ -i a.txt", ("/w/s/a.txt",)),
+    ("sed -i s/a/b/", None),
+])
+def test_sed_in_place_could_change_the_files_it_names(command: str, scope: tuple[str, ...] | None) -> None:
+    assert notes(command) == [("unread", 2, command, "edits files in place (sed -i)", scope)]
+
+
+@pytest.mark.parametrize(("command", "scope"), [
+    ("find /opt -name '*.pyc' -delete", ("/opt",)),
+    ("find /opt -exec rm {} +", ("/opt",)),
+    ("find . -type f -fprint /tmp/l", ("/w/s",)),
+    ("find /usr/lib -execdir chmod 644 {} \\;", ("/usr/lib",)),
+    ("find /a /b -delete", ("/a", "/b")),
+    ("find -ok rm {} \\;", ("/w/s",)),  # no path: find walks "."
+    ("find \\( -name a \\) -okdir rm {} \\;", ("/w/s",)),
+    ("find ! -name a -delete", ("/w/s",)),
+    ("find /opt \"$WHERE\" -delete", None),
+])
+def test_find_that_runs_commands_could_change_the_tree_it_walks(command: str, scope: tuple[str, ...] | None) -> None:
+    assert notes(command) == [("unread", 2, command, "runs commands on the files find lists, which the reader "
+                                                     "does not follow", scope)]
+
+
+def test_a_context_script_is_run_by_its_interpreter_line() -> None:
+    plan = plan_of(script_context("./bashscript\n./pyscript\n", files=FILES))
+    assert plan.image["/opt/b.py"].source == "s/x.py"
+    assert plan.notes == ()
+    plan = plan_of(script_context("cp x.py /opt/i2.py\n./pyscript\n", files=FILES))
+    assert "/opt/i2.py" not in plan.image  # the Python helper removes it
+
+
+def test_a_python_program_from_standard_input_is_read() -> None:
+    found = notes(f"python3 - <<EOF\nopen('{TARGET}', 'w')\nEOF")
+    assert found == [("unread", 2, "python3 - <<EOF", f"python3 - rewrites {TARGET}, which the build placed there",
+                      (TARGET,))]
+    found = notes(f"python3 <<'EOF'\nopen('{TARGET}', 'w')\nEOF")
+    assert found == [("unread", 2, "python3 <<'EOF'", f"python3 rewrites {TARGET}, which the build placed there",
+                      (TARGET,))]
+
+
+def test_a_file_named_on_path_is_found_in_the_folders_the_build_set() -> None:
+    plan = plan_of(script_context("PATH=/nowhere:/w/s\ni2.sh\nPATH=/w/s/sub:/usr/bin\nother.sh\n", files=FILES))
+    assert plan.image["/opt/i2.py"].source == "s/x.py"
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("program", 4, "runs other.sh, which the reader does not follow: it could change any file")]
+
+
+def test_pip_install_of_several_packages_names_each_ones_folders() -> None:
+    assert notes("pip install vllm==0.6.3 numpy") == [
+        ("unread", 2, "pip install vllm==0.6.3 numpy", "pip install vllm numpy replaces those packages' files",
+         (*PACKAGE_SCOPE, "**/site-packages/numpy", "**/dist-packages/numpy"))]

@@ -1,0 +1,145 @@
+"""A Python helper the install script runs is read for the files it writes, as CPython would run it.
+
+The vendor's own helpers (``patch_scheduler.py``, ``patch_registry.py``)
+rewrite one named file each: read, not reported. A helper that writes a
+shipped file, runs other programs, or writes where its code does not spell
+out is reported with what it could change.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from patcher.shipping.python_effects import python_effects
+from tests.fixtures_vendor import VENDOR_TREE
+from tests.shipping.conftest import notes_of, plan_of, script_context
+
+SHIPPED = "/usr/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py"
+
+
+@pytest.mark.parametrize("helper", ["patch_scheduler.py", "patch_registry.py"])
+def test_the_vendors_helpers_write_one_file_each(helper: str) -> None:
+    effects = python_effects((VENDOR_TREE / "qwen3_6_scripts" / helper).read_text())
+    assert effects is not None and len(effects.writes) == 1 and not effects.removes
+    assert effects.writes[0].startswith("/usr/local/corex/lib/python3/dist-packages/vllm/")
+
+
+@pytest.mark.parametrize(("source", "writes", "removes"), [
+    ("print('hello')\n", (), ()),
+    ("import vllm.model_executor\nprint(vllm.model_executor.__name__)\n", (), ()),  # names no writing call
+    ("import vllm\nprint(vllm.__version__)\n", (), ()),
+    ("P = '/a/b.py'\nwith open(P) as f:\n    t = f.read()\nwith open(P, 'w') as f:\n    f.write(t)\n", ("/a/b.py",), ()),
+    ("import os\nD = '/opt'\nopen(os.path.join(D, 'x.py'), mode='a').write('')\n", ("/opt/x.py",), ()),
+    ("from pathlib import Path\nP = Path('/srv') / 'y.py'\nP.write_text('y')\ns = 'abc'.replace('a', 'b')\n",
+     ("/srv/y.py",), ()),
+    ("import shutil as sh\nsh.copy('a.py', f'/opt/{\"b\"}.py')\nsh.rmtree('/tmp/build')\n", ("/opt/b.py",),
+     ("/tmp/build",)),
+    ("import os\nos.replace('/a.tmp', '/a.py')\n", ("/a.py",), ("/a.tmp",)),
+])
+def test_what_a_helper_writes(source: str, writes: tuple[str, ...], removes: tuple[str, ...]) -> None:
+    effects = python_effects(source)
+    assert effects is not None and (effects.writes, effects.removes) == (writes, removes)
+
+
+@pytest.mark.parametrize("source", [
+    "import subprocess\nsubprocess.run(['cp', 'a', 'b'])\n",
+    "import os\nos.system('cp a b')\n",
+    "exec(open('other.py').read())\n",
+    "import importlib\nimportlib.import_module('setup_hook')\n",
+    "import os\nfor name in os.listdir('.'):\n    open(name, 'w').write('')\n",  # a path it computes
+    "MODE = input()\nopen('/a.py', MODE)\n",  # a mode it computes
+    "import tarfile\ntarfile.open('x.tar').extractall('/opt')\n",
+    "def broken(:\n    open('/x', 'w')\n",  # does not parse: what it would write is not read
+])
+def test_a_helper_whose_writes_cannot_be_read_gives_none(source: str) -> None:
+    assert python_effects(source) is None
+
+
+def test_a_helper_that_rewrites_the_shipped_file_is_a_caveat() -> None:
+    helper = f"P = '{SHIPPED}'\nt = open(P).read()\nopen(P, 'w').write(t.replace('a', 'b'))\n"
+    plan = plan_of(script_context(f"cp x.py {SHIPPED}\npython3 ./fix.py\n", files={"s/fix.py": helper}))
+    assert notes_of(plan, "unread") == [("s/i.sh", 2, "python3 ./fix.py")]
+    assert [n.line for n in plan.caveats("s/x.py", (SHIPPED,))] == [2]
+
+
+def test_a_helper_that_writes_another_file_is_not_a_caveat() -> None:
+    helper = "open('/usr/lib/python3/dist-packages/vllm/core/scheduler.py', 'w').write('')\n"
+    plan = plan_of(script_context(f"cp x.py {SHIPPED}\npython3 -u fix.py\npython3 -c 'print(1)'\n",
+                                  files={"s/fix.py": helper}))
+    assert plan.notes == () and plan.caveats("s/x.py", (SHIPPED,)) == ()
+
+
+def test_a_helper_that_runs_programs_is_a_program_the_reader_does_not_follow() -> None:
+    helper = "import subprocess\nsubprocess.check_call(['sh', '-c', 'cp x y'])\n"
+    plan = plan_of(script_context(f"cp x.py {SHIPPED}\npython3 fix.py\n", files={"s/fix.py": helper}))
+    assert notes_of(plan, "program") == [("s/i.sh", 2, "python3 fix.py")]
+    assert [n.line for n in plan.caveats("s/x.py", (SHIPPED,))] == [2]
+
+
+def test_a_helper_that_removes_the_shipped_file_takes_it_out_of_the_image() -> None:
+    helper = f"import os\nos.remove('{SHIPPED}')\n"
+    plan = plan_of(script_context(f"cp x.py {SHIPPED}\npython3 fix.py\n", files={"s/fix.py": helper}))
+    assert SHIPPED not in plan.image
+
+
+@pytest.mark.parametrize(("source", "writes", "removes"), [
+    ("import os\nos.remove('/a')\nos.unlink('/b')\nos.rmdir('/c')\nos.removedirs('/d')\n", (), ("/a", "/b", "/c", "/d")),
+    ("import os\nos.rename('/a','/b')\nos.renames('/c','/d')\nos.symlink('/e','/f')\nos.link('/g','/h')\n"
+     "os.truncate('/i', 0)\nos.open('/j', 0)\nos.mknod('/k')\nos.mkfifo('/l')\n",
+     ("/b", "/d", "/f", "/h", "/i", "/j", "/k", "/l"), ("/a", "/c")),
+    ("import shutil\nshutil.copy2('a','/b')\nshutil.copyfile('a','/c')\nshutil.copytree('a','/d')\n"
+     "shutil.move('/e','/f')\nshutil.unpack_archive('x.zip','/g')\nshutil.copyfileobj(a, b)\n",
+     ("/b", "/c", "/d", "/f", "/g"), ("/e",)),
+    ("from pathlib import Path\nPath('/a').write_bytes(b'')\nPath('/b').touch()\nPath('/c').symlink_to('/x')\n"
+     "Path('/d').hardlink_to('/y')\nPath('/e').unlink()\nPath('/f').rmdir()\n", ("/a", "/b", "/c", "/d"), ("/e", "/f")),
+    ("from pathlib import Path\nPath('/a').open('w')\nPath('/b').open()\nPath('/c').rename('/d')\n"
+     "Path('/e').replace('/f')\n", ("/a", "/d", "/f"), ("/c", "/e")),
+    ("import pathlib\np = pathlib.Path('/a') / 'b'\np.write_text('')\n", ("/a/b",), ()),
+    ("from pathlib import Path\n(Path('/a') / 'b' / 'c').write_text('x')\n", ("/a/b/c",), ()),
+    ("from pathlib import PurePosixPath as P\nP('/a', 'b').touch()\n", ("/a/b",), ()),
+    ("import io, codecs, builtins\nio.open('/a', 'wb')\ncodecs.open('/b', 'a')\nbuiltins.open('/c', 'x')\n"
+     "open('/d', 'r+')\nopen('/e', 'r')\nopen(file='/f', mode='w')\nopen('/g')\n", ("/a", "/b", "/c", "/d", "/f"), ()),
+    ("import os\nos.fdopen(3, 'w')\n", (), ()),
+    ("import os\nopen(os.path.join('/a', 'b', 'c'), 'w')\n", ("/a/b/c",), ()),
+    ("D='/a'\nopen(f'{D}/b', 'w')\nopen(f'{D!s}/c', 'w')\nopen(D + '/d', 'w')\nopen(str(D), 'w')\n",
+     ("/a/b", "/a/c", "/a/d", "/a"), ()),
+    ("import os\nD='/a'\nopen(os.fspath(D), 'w')\nE: str = '/e'\nopen(E, 'a')\n", ("/a", "/e"), ()),
+    ("D = '/a'\nE = D\nF = E\nopen(F, 'w')\nopen(F, 'w')\n", ("/a",), ()),
+    ("import fileinput\nfor l in fileinput.input('/a'): print(l)\n", (), ()),
+    ("x = getattr(os, 'path')\n", (), ()),
+    ("import os.path\nos.remove('/a')\n", (), ("/a",)),
+    ("from os import remove as rm\nrm('/a')\n", (), ("/a",)),
+    ("import os\nrm = os.remove\nrm('/a')\n", (), ("/a",)),  # a name bound to the function
+    ("import os\nx = getattr(os, 'remove')\nx('/a')\n", (), ("/a",)),
+    ("import shutil as sh\ncp = sh.copy\ncp('a', '/b')\nr = open\nr('/c', 'w')\n", ("/b", "/c"), ()),
+    ("from . import x\nx.remove('/a')\n", (), ()),  # calls into other modules are taken not to write
+    ("import a.b as c\nc.remove('/a')\nimport a.b\na.b.remove('/z')\n", (), ()),
+    ("s = 'x'.replace('a', 'b')\nname.rename('x')\nf.unlink()\n", (), ()),
+    ("x = 1\n", (), ()),
+])
+def test_what_each_writing_call_writes(source: str, writes: tuple[str, ...], removes: tuple[str, ...]) -> None:
+    effects = python_effects(source)
+    assert effects is not None and (effects.writes, effects.removes) == (writes, removes)
+
+
+@pytest.mark.parametrize("source", [
+    "open('/a', mode=M)\n", "import posixpath\nopen(posixpath.join('/a', x), 'w')\n",
+    "D='/a'\nopen(f'{D!r}/b', 'w')\n", "D='/a'\nopen(f'{D:>5}/b', 'w')\n", "D='/a'\nD='/b'\nopen(D, 'w')\n",
+    "for D in ['/a']:\n    open(D, 'w')\n", "def f(D):\n    open(D, 'w')\n", "D += '/a'\nopen(D, 'w')\n",
+    "with open('/a') as D:\n    pass\nopen(D, 'w')\n", "import os\nos.remove(p)\n", "import shutil\nshutil.copy('a')\n",
+    "import fileinput\nfor l in fileinput.input('/a', inplace=True): print(l)\n",
+    "import fileinput\nfileinput.FileInput('/a', inplace=1)\n",
+    "x = getattr(os, name)\nx()\n", "vars()['x']\nopen('/a')\n", "globals()['open']('/a', 'w')\n", "locals()\nopen\n",
+    "import zipfile\nzipfile.ZipFile('a').extract('x')\n", "import subprocess as sp\nsp.run('x')\n",
+    "from subprocess import run\nrun('x')\n", "import subprocess\nrun = subprocess.run\nrun('x')\n",
+    "import multiprocessing\nmultiprocessing.Process()\n", "import ctypes\nctypes.CDLL('x')\n",
+    "import importlib\nimportlib.reload(m)\n", "__import__('os')\n", "compile('x', 'f', 'exec')\n", "eval('1')\n",
+    "import os\nos.popen('x')\n", "import os\nos.execv('a', [])\n", "import os\nos.spawnl(0, 'a')\n",
+    "import runpy\nrunpy.run_path('a')\n", "import pty\npty.spawn('a')\n", "import os\nos.fork()\n",
+    "import builtins\nbuiltins.exec('x')\n", "from pathlib import Path\nPath(x).write_text('')\n",
+    "from pathlib import Path\np = Path('/a')\np = Path('/b')\np.write_text('x')\n",  # which one: unknown
+    "p = make_path()\np.write_text('x')\n", "f = g = h\nf.touch()\n", "open('/a', 'w'\n", "open('/a', 'w')\n\x00",
+    "x = [open('/a', 'w')] + " + "[" * 1000 + "]" * 1000 + "\n",  # too deep for ast: unread
+])
+def test_a_write_the_reader_cannot_pin_down_gives_none(source: str) -> None:
+    assert python_effects(source) is None

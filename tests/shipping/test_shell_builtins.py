@@ -1,0 +1,128 @@
+"""Builtins and the small path tools print and change what sh and coreutils would, so ``$(...)`` hears it.
+
+``printed(COMMAND)`` runs ``D=$(COMMAND)`` in an install script and reads
+``D`` back from the path a copy lands at; None means the reader took the
+output for unknown (a program it does not run, a value only the image
+has), which it must never guess.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of, script_context
+
+
+def printed(command: str, setup: str = "", files: dict[str, str] | None = None) -> str | None:
+    plan = plan_of(script_context(f"{setup}\nmkdir /o\nD=$({command})\ncp x.py \"/o/<$D>.py\"\n", files=files))
+    found = [path[4:-4] for path in plan.image if path.startswith("/o/<") and path.endswith(">.py")]
+    assert len(found) <= 1
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize(("command", "output"), [
+    ("pwd", "/w/s"),
+    ("cd sub; pwd", "/w/s/sub"),
+    ("cd sub; cd -", "/w/s"),  # cd - prints where it goes
+    ("cd -P sub; cd -L ..; pwd", "/w/s"),
+    ("cd /w; pwd", "/w"),
+    ("dirs", "/w/s"),
+    ("pushd sub >/dev/null; pushd deep > /dev/null; dirs", "/w/s/sub/deep /w/s/sub /w/s"),
+    ("pushd -n sub > /dev/null; dirs", "/w/s/sub /w/s"),
+    ("pushd sub > /dev/null; dirs -c; dirs", "/w/s/sub"),  # dirs -c clears the stack and prints nothing
+    ("pushd sub > /dev/null; dirs -c", ""),
+    ("pushd sub > /dev/null; popd > /dev/null; pwd", "/w/s"),
+    ("pushd sub", None), ("pushd sub > /dev/null; popd", None),  # they print the stack as the image's shell shows it
+    ("popd", ""),  # fails: nothing on standard output
+    ("echo a  b", "a b"), ("echo -n a", "a"), ("echo -e a", "a"), ("echo -E a", "a"), ("echo -en a", "a"),
+    ("echo -ne a b", "a b"), ("echo -x a", "-x a"), ("echo", ""), ("echo -n", ""), ("echo -n -e a", "a"),
+    ("printf '%s-%s' a b", "a-b"), ("printf 'a\\nb'", "a\nb"), ("printf", ""), ("printf '%s\\n' /a", "/a"),
+    ("printf '%s'", None), ("printf '%s %d' a 1", None), ("printf a%", None), ("printf '%s' a b", None),
+    ("dirname /a/b/c.py", "/a/b"), ("dirname a", "."), ("dirname /a", "/"), ("dirname a/", "."), ("dirname //", "/"),
+    ("dirname /a//", "/"), ("dirname a/b/", "a"), ("dirname ''", "."), ("dirname /a/b /c/d", "/a\n/c"),
+    ("dirname", None),
+    ("basename /a/b/c.py .py", "c"), ("basename /a/b/", "b"), ("basename c.py c.py", "c.py"), ("basename /", "/"),
+    ("basename a.py", "a.py"), ("basename -a x", "x"), ("basename", None),
+    ("realpath sub", "/w/s/sub"), ("realpath -s sub/../x.py", "/w/s/x.py"), ("readlink -f sub", "/w/s/sub"),
+    ("readlink -m /a/../b", "/b"), ("readlink -e x.py", "/w/s/x.py"), ("readlink sub", None), ("realpath $U", None),
+    ("true", ""), ("A=1; echo $A", "1"),
+    ("command -v cp", None), ("type cp", None), ("uname -m", None), ("cat /etc/os-release", None),
+    ("sudo -u root echo hi", "hi"), ("sudo -- echo hi", "hi"), ("sudo", None), ("nohup echo hi", "hi"),
+    ("timeout 10 echo hi", "hi"), ("timeout -s KILL 10 echo hi", "hi"), ("nice -n 5 echo hi", "hi"),
+    ("stdbuf -o L echo hi", "hi"), ("time echo hi", "hi"), ("exec echo hi", "hi"), ("command echo hi", "hi"),
+    ("builtin echo hi", "hi"), ("env", None), ("env -u A echo hi", "hi"), ("env A=b sh -c 'echo $A'", "b"),
+    ("echo $HOME", "/root"), ("HOME=/h; cd; pwd", "/h"), ("cd; pwd", "/root"), ("echo $PWD", "/w/s"),
+    ("cd sub; echo $OLDPWD", "/w/s"), ("echo $0", "./i.sh"), ("echo ${BASH_SOURCE[0]}", "./i.sh"),
+    ("echo $#", "0"), ("echo $?", "0"), ("echo $-", ""), ("set -e; echo $-", "e"), ("echo $$", None),
+    ("echo $!", None), ("echo $9", ""), ("echo $@", ""), ("set -- a b; echo $#", "2"), ("echo $RANDOM", None),
+    ("set -- a 'b c'; echo $2", "b c"), ("set -- a b; shift; echo $1$#", "b1"), ("set -- a b c; shift 2; echo $1", "c"),
+    ("export A=/a; echo $A", "/a"), ("readonly R=/r; echo $R", "/r"), ("local L=l; declare D=d; typeset T=t; echo $L$D$T", "ldt"),
+    ("A=/a; unset A; echo x$A", "x"), ("A=/a; unset -v A; echo x$A", "x"), ("export B; echo $B", None),
+    ("read A; echo $A", None), ("read -r A B; echo $B", None),
+    # A child shell's output, a pipeline's last part, a function, a group and eval are all heard.
+    ("sh -c 'echo hi'", "hi"), ("A=b sh -c 'echo $A'", "b"), ("sh <<EOF\necho hi\nEOF", "hi"),
+    ("f() { echo hi; }; f", "hi"), ("{ echo hi; }", "hi"), ("eval 'echo hi'", "hi"), ("echo a; echo b", "a\nb"),
+    ("echo /opt | tr a b", None), ("echo hi | cat", None), ("cat x.py | echo hi", "hi"), ("echo hi > /dev/null", ""),
+    ("echo hi 2>/dev/null", "hi"), ("bash -c 'echo $NOT_SET_HERE'", None), (". ./missing.sh", None),
+])
+def test_what_a_command_prints_is_heard_by_a_command_substitution(command: str, output: str | None) -> None:
+    assert printed(command) == output
+
+
+def test_a_script_run_inside_a_command_substitution_is_heard() -> None:
+    files = {"s/where.sh": "#!/bin/sh\ncd \"$(dirname \"$0\")\"\npwd\n"}
+    assert printed("./where.sh", files=files) == "/w/s"
+    assert printed("sh where.sh; echo done", files=files) == "/w/s\ndone"
+
+
+def test_exported_variables_reach_child_shells_and_others_do_not() -> None:
+    plan = plan_of(script_context("export A=/a\nB=/b\nexport C\nC=/c\nsh -c 'cp x.py $A.py; cp x.py $C.py'\n"
+                                  "sh -c 'cp x.py $B.py'\n"))
+    assert {"/a.py", "/c.py"} <= set(plan.image) and "/b.py" not in plan.image
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 6, "cp $B.py: a path that depends on a value the reader cannot work out")]
+
+
+def test_an_unset_function_is_a_program_again() -> None:
+    plan = plan_of(script_context("f() { cp x.py /f.py; }\nunset -f f\nf\n"))
+    assert "/f.py" not in plan.image
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("program", 3, "runs f, which the reader does not follow: it could change any file")]
+
+
+@pytest.mark.parametrize(("script", "line", "kind", "reason"), [
+    ("cd -\n", 1, "fails", "cd - before any cd: OLDPWD is not set"),
+    ("pushd\n", 1, "fails", "pushd: no other directory"),
+    ("pushd +1\n", 1, "unread", "rotates the directory stack, which the reader does not follow"),
+    ("pushd -2\n", 1, "unread", "rotates the directory stack, which the reader does not follow"),
+    ("popd +1\n", 1, "unread", "removes an entry inside the directory stack, which the reader does not follow"),
+    ("popd -0\n", 1, "unread", "removes an entry inside the directory stack, which the reader does not follow"),
+    ("popd\n", 1, "fails", "popd: the directory stack is empty, so the directory does not change"),
+    ("pushd sub >/dev/null\ndirs -c\npopd\n", 3, "fails",
+     "popd: the directory stack is empty, so the directory does not change"),
+])
+def test_a_directory_stack_command_that_fails_or_is_not_followed_says_so(script: str, line: int, kind: str,
+                                                                         reason: str) -> None:
+    plan = plan_of(script_context(script + "cp /w/s/x.py /after.py\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [(kind, line, reason)]
+    assert plan.image["/after.py"].source == "s/x.py"
+
+
+def test_pushd_without_a_folder_swaps_and_sets_oldpwd() -> None:
+    assert printed("pushd sub > /dev/null; pushd > /dev/null; echo $PWD $OLDPWD") == "/w/s /w/s/sub"
+
+
+def test_tee_writes_files_and_an_append_to_a_placed_file_is_a_caveat() -> None:
+    plan = plan_of(script_context("echo a | tee /t.txt\ncp x.py /t.txt\necho b | tee -a /t.txt\n"
+                                  "cp x.py /u.txt\necho b | tee --append /u.txt\ncp x.py /v.txt\necho c | tee /v.txt\n"
+                                  "echo d | tee -a /new.txt\n"))
+    assert {path: p.source for path, p in plan.image.items() if not path.startswith("/w/")} == {
+        "/t.txt": "s/x.py", "/u.txt": "s/x.py"}
+    assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", 3, "appends to /t.txt, which the build placed there", ("/t.txt",)),
+        ("unread", 5, "appends to /u.txt, which the build placed there", ("/u.txt",))]
+
+
+def test_getopts_ends_the_option_loop_at_once() -> None:
+    plan = plan_of(script_context("while getopts ab o; do cp x.py /never.py; done\ncp x.py /after.py\n"))
+    assert "/never.py" not in plan.image and "/after.py" in plan.image and plan.notes == ()

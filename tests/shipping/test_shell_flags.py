@@ -1,0 +1,168 @@
+"""``sh -ec``, ``bash -xc``, ``sh -e -c``, ``set -e`` and friends: combined and separate flags read as sh reads them.
+
+``-c`` takes the first operand as the command string wherever it sits in a
+flag cluster; ``-e`` (or ``-o errexit``) makes a failed command end the
+shell, and with it the build; ``set +e`` turns that off again. A script run
+as ``bash FILE`` ignores its ``#!`` line; run as ``./FILE`` it obeys it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from patcher.shipping.shell_interpreter import shebang
+from tests.shipping.conftest import plan_of, script_context
+
+COPY = "cp /w/s/x.py /dest/x.py"
+
+
+def run_line(run: str) -> dict[str, str]:
+    return {"Dockerfile": f"FROM base\nRUN mkdir /w\nCOPY s /w/s\nRUN {run}\n", "s/x.py": "",
+            "s/i.sh": f"{COPY}\necho done\n"}
+
+
+def copy_of(plan):  # type: ignore[no-untyped-def]
+    (found,) = [i for i in plan.installed if i.image_path == "/dest/x.py"]
+    return found
+
+
+@pytest.mark.parametrize(("run", "stops"), [
+    (f'sh -c "{COPY}; echo done"', False),
+    (f'sh -ec "{COPY}; echo done"', True),
+    (f'sh -ce "{COPY}; echo done"', True),
+    (f'sh -e -c "{COPY}; echo done"', True),
+    (f'bash -xc "{COPY}; echo done"', False),
+    (f'bash -xec "{COPY}; echo done"', True),
+    (f'bash -o errexit -c "{COPY}; echo done"', True),
+    (f'bash -euxo pipefail -c "{COPY}; echo done"', True),
+    (f'/bin/bash --norc -e -c "{COPY}; echo done"', True),
+    (f'["/bin/sh", "-e", "-c", "{COPY}; echo done"]', True),
+    (f'["bash", "-c", "{COPY}; echo done"]', False),
+    (f'sh -c "set -e; {COPY}; echo done"', True),
+    (f'sh -c "set -eu; {COPY}; echo done"', True),
+    (f'sh -c "set -o errexit; {COPY}; echo done"', True),
+    (f'sh -ec "set +e; {COPY}; echo done"', False),
+    (f'sh -c "{COPY}; set -e; echo done"', False),
+    (f'sh -c "{COPY}"', True),  # the last command: its failure is the RUN's
+    (f'sh -c "{COPY} && echo done"', True),  # a failed && list fails the RUN too
+])
+def test_a_command_string_copies_and_set_e_decides_whether_a_failure_stops_the_build(run: str, stops: bool) -> None:
+    found = copy_of(plan_of(run_line(run)))
+    assert found.script == "Dockerfile" and found.stops_on_error is stops
+
+
+@pytest.mark.parametrize(("script", "run", "stops"), [
+    ("set -e\n", "cd /w/s && ./i.sh", True),
+    ("set -eu\n", "cd /w/s && ./i.sh", True),
+    ("set -o errexit\n", "cd /w/s && ./i.sh", True),
+    ("set -euo pipefail\n", "cd /w/s && ./i.sh", True),
+    ("set -x -e\n", "cd /w/s && ./i.sh", True),
+    ("set -e\nset +e\n", "cd /w/s && ./i.sh", False),
+    ("set -e\nset +o errexit\n", "cd /w/s && ./i.sh", False),
+    ("#!/bin/sh -e\n", "cd /w/s && ./i.sh", True),
+    ("#!/usr/bin/env -S bash -e\n", "cd /w/s && ./i.sh", True),
+    ("#!/bin/bash -e\n", "cd /w/s && bash i.sh", False),  # bash FILE reads the #! line as a comment
+    ("", "cd /w/s && bash -e i.sh", True),
+    ("", "cd /w/s && sh -xe ./i.sh", True),
+    ("", "bash -e /w/s/i.sh", True),
+    ("", "cd /w/s && ./i.sh", False),
+])
+def test_set_e_forms_in_a_script(script: str, run: str, stops: bool) -> None:
+    body = script + "cp ./x.py /dest/x.py\necho done\n"
+    if run.startswith("bash -e /w/s"):
+        body = script + "cd /w/s\ncp ./x.py /dest/x.py\necho done\n"
+    plan = plan_of(script_context(body, run=run))
+    found = copy_of(plan)
+    assert (found.script, found.stops_on_error) == ("s/i.sh", stops)
+    (read,) = plan.scripts
+    assert read.body.stops_on_error is stops
+
+
+def test_set_e_after_the_copy_does_not_stop_it() -> None:
+    found = copy_of(plan_of(script_context("cp ./x.py /dest/x.py\nset -e\necho done\n")))
+    assert found.stops_on_error is False
+
+
+def test_a_known_failure_under_set_e_ends_the_script() -> None:
+    # cp of a folder without -r fails; under set -e nothing after it runs.
+    plan = plan_of(script_context("set -e\ncp sub /dest/sub\ncp ./x.py /dest/x.py\n"))
+    assert "/dest/x.py" not in plan.image
+    assert [(n.line, n.kind) for n in plan.notes] == [(2, "fails"), (4, "fails")]
+    # Without set -e the script goes on.
+    assert "/dest/x.py" in plan_of(script_context("cp sub /dest/sub\ncp ./x.py /dest/x.py\necho done\n")).image
+
+
+@pytest.mark.parametrize(("run", "hides"), [
+    ("cd /w/s && ./i.sh || true", ("|| true",)),
+    ("cd /w/s && ./i.sh; echo done", ("the RUN at Dockerfile line 4 goes on after it fails",)),
+    ("cd /w/s && ./i.sh 2>/dev/null", ("2>/dev/null",)),  # the message goes nowhere; the failure still counts
+    ("cd /w/s && ./i.sh | tee /tmp/log", ("| ...",)),
+])
+def test_a_run_line_that_ignores_the_script_failing_hides_its_copies(run: str, hides: tuple[str, ...]) -> None:
+    found = copy_of(plan_of(script_context("set -e\ncp ./x.py /dest/x.py\n", run=run)))
+    assert found.stops_on_error is True  # the script itself stops...
+    assert found.hides_failure == hides  # ...but the RUN line may not
+
+
+def test_a_script_called_by_a_script_without_set_e_is_ignored_when_it_fails() -> None:
+    plan = plan_of(script_context("./inner.sh\necho done\n", files={"s/inner.sh": "set -e\ncp ./x.py /dest/x.py\n"}))
+    found = copy_of(plan)
+    assert (found.script, found.stops_on_error) == ("s/inner.sh", True)
+    assert found.hides_failure == ("s/i.sh goes on after it fails",)
+
+
+@pytest.mark.parametrize(("command", "placed"), [
+    ("sh -n ./i2.sh", []),  # -n reads without running
+    ("sh -c 'cp x.py /opt/$0-$1.py' zero one", ["/opt/zero-one.py"]),  # the words after the string: $0, $1...
+    ("sh -c 'cp x.py /opt/$0.py'", ["/opt/sh.py"]),
+    ("bash -c 'cp x.py /opt/$0.py' -", ["/opt/-.py"]),
+    ("bash --login -c 'cp x.py /opt/b.py'", ["/opt/b.py"]),
+    ("bash -lc 'cp x.py /opt/l.py'", ["/opt/l.py"]),
+    ("bash -o pipefail -c 'cp x.py /opt/c.py'", ["/opt/c.py"]),
+    ("bash -O extglob -c 'cp x.py /opt/d.py'", ["/opt/d.py"]),
+    ("sh -c -e 'false; cp x.py /opt/m.py'", []),
+    ("sh -- i2.sh a", ["/opt/after.py", "/opt/i2-i2.sh-a.py"]),
+    ("sh -e i2.sh a", ["/opt/i2-i2.sh-a.py"]),
+    ("sh -ex -- ./i2.sh b", ["/opt/i2-./i2.sh-b.py"]),
+    ("sh -xv i2.sh", ["/opt/after.py", "/opt/i2-i2.sh-.py"]),
+    ("sh -u i2.sh", ["/opt/after.py", "/opt/i2-i2.sh-.py"]),
+    ("sh -o errexit i2.sh", ["/opt/i2-i2.sh-.py"]),
+    ("sh +e -c 'false; cp x.py /opt/e.py'", ["/opt/e.py"]),
+    ("sh -eo errexit -c 'cp x.py /opt/f.py; false; cp x.py /opt/g.py'", ["/opt/f.py"]),
+    ("sh -e +o errexit -c 'cp x.py /opt/f.py; false; cp x.py /opt/g.py'", ["/opt/f.py", "/opt/g.py"]),
+    ("sh -e -o nounset -c 'false; cp x.py /opt/f.py'", []),
+    ("sh -e +e -c 'false; cp x.py /opt/h.py'", ["/opt/h.py"]),
+    ("sh -e <<EOF\nfalse\ncp x.py /opt/k.py\nEOF", []),
+    ("sh <<EOF\nfalse\ncp x.py /opt/k.py\nEOF", ["/opt/k.py"]),
+    ("dash -c 'cp x.py /opt/n.py'", ["/opt/n.py"]),
+    ("busybox-sh -c 'cp x.py /opt/o.py'", ["/opt/o.py"]),
+    ("/bin/sh -c 'cp x.py /opt/p.py'", ["/opt/p.py"]),
+    ("ksh -c 'cp x.py /opt/q.py'", ["/opt/q.py"]),
+])
+def test_a_shell_run_with_flags_reads_its_string_script_or_input_as_sh_does(command: str, placed: list[str]) -> None:
+    plan = plan_of(script_context(f"{command}\n", files={"s/i2.sh": "cp x.py /opt/i2-$0-$1.py\nfalse\n"
+                                                                    "cp x.py /opt/after.py\n"}))
+    assert sorted(path for path in plan.image if path.startswith("/opt/")) == placed
+
+
+def test_sh_c_without_its_string_fails() -> None:
+    plan = plan_of(script_context("sh -c\ncp x.py /opt/a.py\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [("fails", 1, "sh -c needs a command string")]
+    assert "/opt/a.py" in plan.image
+
+
+@pytest.mark.parametrize(("text", "interpreter"), [
+    ("#!/bin/sh -e\n", ("/bin/sh", ["-e"])),
+    ("#! /bin/bash\n", ("/bin/bash", [])),
+    ("#!/usr/bin/env -S bash -e\n", ("bash", ["-e"])),
+    ("#!/usr/bin/env -u X bash -x\n", ("bash", ["-x"])),
+    ("#!/usr/bin/env -i -S sh\n", ("sh", [])),
+    ("\ufeff#!/bin/sh -e\r\nset +e\n", ("/bin/sh", ["-e"])),
+    ("#!/usr/bin/env\n", None),
+    ("#!/usr/bin/env -u\n", None),
+    ("#!\n", None),
+    ("echo\n#!/bin/sh\n", None),
+    ("", None),
+])
+def test_the_interpreter_line_names_the_program_env_looked_through(text: str, interpreter: object) -> None:
+    assert shebang(text) == interpreter

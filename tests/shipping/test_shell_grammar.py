@@ -1,0 +1,218 @@
+"""Scripts parse into the shell's grammar: words keep their quoting, each command its own line.
+
+``show`` below prints the tree ``parse_script`` builds in a compact form
+(the tree's own dataclasses, nothing of the parser): a command is
+``LINE:words``, an unquoted literal is written bare, a quoted one in single
+quotes, ``${NAME OP WORD}`` for a parameter, ``$(TEXT)@LINE`` for a command
+substitution, ``$((TEXT))`` for arithmetic, and each expansion that is
+quoted (so neither split nor globbed) between double quotes. Each example is
+what POSIX sh (and bash, for the bash forms) reads in that script.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from patcher.shipping.shell_syntax import (Arith, Case, Command, For, FunctionDef, Group, If, Lit, Loop, Param,
+                                           Redirect, Sequence, Simple, Sub, Word, parse_script)
+from tests.shipping.conftest import image_of, notes_of, plan_of, script_context
+
+
+def word(parts: Word) -> str:
+    out = []
+    for part in parts:
+        if isinstance(part, Lit):
+            out.append(f"'{part.text}'" if part.quoted else part.text)
+            continue
+        if isinstance(part, Param):
+            arg = "" if part.arg is None else word(part.arg)
+            text = f"${{#{part.name}}}" if part.op == "len" else f"${{{part.name}{part.op}{arg}}}"
+        elif isinstance(part, Sub):
+            text = f"$({part.text})@{part.line}"
+        else:
+            assert isinstance(part, Arith)
+            text = f"$(({part.text}))"
+        out.append(f'"{text}"' if part.quoted else text)
+    return "".join(out)
+
+
+def redirect(item: Redirect) -> str:
+    text = ("" if item.fd is None else str(item.fd)) + item.op + word(item.target)
+    if item.body is not None:
+        text += ("[quoted]" if item.body_quoted else "") + repr(item.body)
+    return text
+
+
+def sequence(items: Sequence) -> str:
+    shown = []
+    for and_or in items.items:
+        pipes = [and_or.first, *(p for _, p in and_or.rest)]
+        texts = [("! " if p.negated else "") + " | ".join(command(c) for c in p.commands) for p in pipes]
+        text = texts[0] + "".join(f" {op} {t}" for (op, _), t in zip(and_or.rest, texts[1:]))
+        shown.append(text + (" &" if and_or.background else ""))
+    return "; ".join(shown)
+
+
+def command(item: Command) -> str:
+    node = item.node
+    if isinstance(node, Simple):
+        body = " ".join([*(f"{name}={word(value)}" for name, value in node.assignments),
+                         *(word(w) for w in node.words), *(redirect(r) for r in node.redirects)])
+    elif isinstance(node, If):
+        body = " ".join(("if" if index == 0 else "elif") + f" {sequence(test)} then {sequence(then)}"
+                        for index, (test, then) in enumerate(node.branches))
+        body += (f" else {sequence(node.orelse)}" if node.orelse is not None else "") + " fi"
+    elif isinstance(node, For):
+        words = "" if node.words is None else " in " + " ".join(word(w) for w in node.words)
+        body = f"for {node.name}{words} do {sequence(node.body)} done"
+    elif isinstance(node, Loop):
+        body = ("until" if node.until else "while") + f" {sequence(node.condition)} do {sequence(node.body)} done"
+    elif isinstance(node, Case):
+        body = f"case {word(node.subject)} in " + " ".join(
+            "|".join(word(p) for p in patterns) + f") {sequence(then)} " + (";&" if falls else ";;")
+            for patterns, then, falls in node.items) + " esac"
+    elif isinstance(node, Group):
+        body = f"( {sequence(node.body)} )" if node.subshell else f"{{ {sequence(node.body)} }}"
+    else:
+        assert isinstance(node, FunctionDef)
+        body = f"{node.name}() {command(node.body)}"
+    return f"{node.line}:{body}" + "".join(" " + redirect(r) for r in item.redirects)
+
+
+def show(script: str) -> str:
+    return sequence(parse_script(script))
+
+
+@pytest.mark.parametrize(("script", "tree"), [
+    # Quoting: each part keeps whether it was quoted; a backslash quotes the character after it.
+    ("echo a'b c'\"d $E\"\\f", "1:echo a'b c''d '\"${E}\"'f'"),
+    ("echo $'a\\nb\\tc\\\\d\\'e\\\"f\\q\\a\\r\\e'", "1:echo 'a\nb\tc\\d'e\"f\\q\a\r\x1b'"),
+    ("echo \"$'a'\" '$b' $ \"$\"", "1:echo '$'''a'' '$b' $ '$'"),
+    ("echo ''\"\" x''", "1:echo '''' x''"),
+    # Command substitution: backquotes unescape \\ \$ \` only; $( ) finds its own ')' past quotes and nesting.
+    ("D=`dirname \\`pwd\\``\necho `echo \\$HOME \\\\ \\x`", "1:D=$(dirname `pwd`)@1; 2:echo $(echo $HOME \\ \\x)@2"),
+    ("echo $(echo \")\") $(echo ')') $(echo \\)) $(a $(b)) $( (c) )",
+     "1:echo $(echo \")\")@1 $(echo ')')@1 $(echo \\))@1 $(a $(b))@1 $( (c) )@1"),
+    ("echo $(echo \"a\\\"b)\") $(( (1 + 2) * 3 ))", "1:echo $(echo \"a\\\"b)\")@1 $(( (1 + 2) * 3 ))"),
+    ("echo \"$(pwd)\" \"`pwd`\" \"$((1 + 2))\" \"${A:-\"q\"}\"", "1:echo \"$(pwd)@1\" \"$(pwd)@1\" \"$((1 + 2))\" \"${A:-'q'}\""),
+    # Parameters: every operator, special parameters, and a '$' that starts none.
+    ("echo ${A} ${#} ${#A} ${10} ${@} ${A:-b} ${A:=b} ${A:+b} ${A:?b} ${A-b} ${A=b} ${A+b} ${A?b}",
+     "1:echo ${A} ${#} ${#A} ${10} ${@} ${A:-b} ${A:=b} ${A:+b} ${A:?b} ${A-b} ${A=b} ${A+b} ${A?b}"),
+    ("echo ${A#b} ${A##b} ${A%b} ${A%%b} ${A/b/c} ${A//b/c} ${A:1:2} ${BASH_SOURCE[0]} ${#@}",
+     "1:echo ${A#b} ${A##b} ${A%b} ${A%%b} ${A/b/c} ${A//b/c} ${A:1:2} ${BASH_SOURCE[0]} ${#@}"),
+    ("echo $A$B ${A}x $$ $? $# $1x $12 $- $! $0 $@ \"$*\" $_x", "1:echo ${A}${B} ${A}x ${$} ${?} ${#} ${1}x ${1}2 ${-} ${!} ${0} ${@} \"${*}\" ${_x}"),
+    # Here-documents: the body starts on the next line; a quoted delimiter (any quoting) turns expansion off.
+    ("cat << EOF\nbody $A\nEOF\necho after", "1:cat <<EOF'body $A\\n'; 4:echo after"),
+    ("cat <<-EOF\n\tindented\n\t\tEOF\necho after", "1:cat <<-EOF'indented\\n'; 4:echo after"),
+    ("cat <<-EOF\n  EOF\n\tEOF\necho after", "1:cat <<-EOF'  EOF\\n'; 4:echo after"),
+    ("cat <<\"EOF\"\n$A\nEOF", "1:cat <<'EOF'[quoted]'$A\\n'"),
+    ("cat <<\\EOF\n$A\nEOF", "1:cat <<'E'OF[quoted]'$A\\n'"),
+    ("cat <<'E F'\n$A\nE F", "1:cat <<'E F'[quoted]'$A\\n'"),
+    ("cat <<\tEOF\nb\n EOF\nEOF", "1:cat <<EOF'b\\n EOF\\n'"),
+    ("cat <<A <<B\none\nA\ntwo\nB\necho x", "1:cat <<A'one\\n' <<B'two\\n'; 6:echo x"),
+    ("cat <<EOF\nEOF\necho x", "1:cat <<EOF''; 3:echo x"),
+    ("cat <<EOF; echo same\nbody\nEOF\necho next", "1:cat <<EOF'body\\n'; 1:echo same; 4:echo next"),
+    # Redirections: a number right before < or > is a file descriptor; any other word is an argument.
+    ("echo 2>x a2>y 2 >z 3<>v >>w <in >|u &>n &>>m 2>&1 <<<str <&0",
+     "1:echo a2 2 2>x >y >z 3<>v >>w <in >|u &>n &>>m 2>&1 <<<str <&0"),
+    ("{ a\n} > out 2>&1", "1:{ 1:a } >out 2>&1"),
+    ("while read x; do echo $x; done < file", "1:while 1:read x do 1:echo ${x} done <file"),
+    # Lists, pipelines, background jobs; an operator at the end of a line continues the list.
+    ("a &\nb; c & d", "1:a &; 2:b; 2:c &; 2:d"),
+    ("a ||\n  b &&\n  c |\n  d |& e", "1:a || 2:b && 3:c | 4:d | 4:e"),
+    ("! a | b; !c", "! 1:a | 1:b; 1:!c"),
+    # Assignments: only NAME= (or NAME+=) before the command word; anything else is a word.
+    ("A=1\nB=\"x y\" C=$(pwd) cmd arg D=2\n'E'=3 e\nF+=f\n1A=2 g\nA=b=c", 
+     "1:A=1; 2:B='x y' C=$(pwd)@2 cmd arg D=2; 3:'E'=3 e; 4:F+=f; 5:1A=2 g; 6:A=b=c"),
+    ("A=$B\"c\"$(d)", "1:A=${B}'c'$(d)@1"),
+    # Compound commands.
+    ("if a\nthen b\nelif c; then d\nelse e\nfi", "1:if 1:a then 2:b elif 3:c then 3:d else 4:e fi"),
+    ("if a; then b; fi > /dev/null 2>&1", "1:if 1:a then 1:b fi >/dev/null 2>&1"),
+    ("for x\ndo\n  echo $x\ndone", "1:for x do 3:echo ${x} done"),
+    ("for x in a \"b c\"\ndo echo $x; done", "1:for x in a 'b c' do 2:echo ${x} done"),
+    ("for x in; do echo $x; done", "1:for x in  do 1:echo ${x} done"),
+    ("for x do echo $x; done", "1:for x do 1:echo ${x} done"),
+    ("for x\nin a; do :; done", "1:for x in a do 2:: done"),
+    ("while a; do b; done; until c\ndo d; done", "1:while 1:a do 1:b done; 1:until 1:c do 2:d done"),
+    ("case $x in (a) one;; b|c) two;;\n*) three\nesac", "1:case ${x} in a) 1:one ;; b|c) 1:two ;; *) 2:three ;; esac"),
+    ("case $x\nin\n  a) ;;\n  b) x ;&\n  c) y\nesac", "1:case ${x} in a)  ;; b) 4:x ;& c) 5:y ;; esac"),
+    ("case x in esac", "1:case x in  esac"),
+    ("{ a; b; } && ( c ) || ! d | e &", "1:{ 1:a; 1:b } && 1:( 1:c ) || ! 1:d | 1:e &"),
+    ("f () { a; }\nfunction g() { b; }\nfunction h { c; }\nk() ( d ) > log\nm()\n{\n  e\n}",
+     "1:f() 1:{ 1:a }; 2:g() 2:{ 2:b }; 3:h() 3:{ 3:c }; 4:k() 4:( 4:d ) >log; 5:m() 6:{ 7:e }"),
+    # [[ ]]: && || ( ) < > inside are operands of the test, up to the closing ]].
+    ("[[ -d /x && $a == b || ( c ) ]] && echo y", "1:[[ -d /x '&&' ${a} == b '||' '(' c ')' ]] && 1:echo y"),
+    ("[[ a < b ]] > out || [[ c ]]", "1:[[ a '<' b ]] >out || 1:[[ c ]]"),
+    ("echo [[ a && b", "1:echo [[ a && 1:b"),
+    # Comments and continuation lines.
+    ("echo a # comment\n# whole line\necho b\\\nc d#e", "1:echo a; 3:echo bc d#e"),
+    ("echo a\\\n  b\r\necho c\r\n", "1:echo a b; 3:echo c"),
+])
+def test_a_script_parses_into_the_shells_grammar(script: str, tree: str) -> None:
+    assert show(script) == tree
+
+
+@pytest.mark.parametrize("script", [
+    "echo 'a\nb'\necho c",  # a quoted line break
+    "echo \"a\nb\"\necho c",
+    "echo \"a\\\nb\"\necho c",  # a continued line inside double quotes
+    "echo a\\\nb\necho c",  # ...and inside a word
+    "X=$(echo a\necho b)\necho c",
+    "X=`echo a\necho b`\necho c",
+    "echo ${A:-'x\ny'}\necho c",
+    "echo $'a\nb'\necho c",
+    "echo $((1 +\n 2))\necho c",
+    "echo \"$((1 +\n 2))\"\necho c",
+    "cat <<EOF\na\nEOF\necho c",
+])
+def test_a_command_after_a_multi_line_word_is_numbered_by_its_own_line(script: str) -> None:
+    assert show(script).rsplit("; ", 1)[1] == f"{script.count(chr(10)) + 1}:echo c"
+
+
+def test_a_command_substitution_keeps_the_line_it_starts_on() -> None:
+    (echo,) = parse_script("\n\necho \"$(\n pwd)\" `\nls`\n").items
+    node = echo.first.commands[0].node
+    assert isinstance(node, Simple)
+    assert [(p.line, p.text) for w in node.words[1:] for p in w if isinstance(p, Sub)] == [(3, "\n pwd"), (4, "\nls")]
+
+
+def test_a_command_is_shown_on_one_line_and_clipped() -> None:
+    (first, second) = parse_script("cp  a \\\n   b\\\n   c\necho " + "x" * 200 + "\n").items
+    assert first.first.commands[0].text == "cp a b c"
+    assert second.first.commands[0].text == "echo " + "x" * 112 + "..."
+    assert len(second.first.commands[0].text) == 120
+
+
+def test_a_script_starts_at_the_line_it_is_given() -> None:
+    (item,) = parse_script("\r\n\ufeffecho a\n", first_line=7).items  # a RUN line numbers its commands from its own
+    assert item.first.commands[0].line == 7 + 1
+
+
+# -- what the grammar means to the reader --------------------------------------
+
+def test_a_double_bracket_test_ends_at_its_closing_brackets() -> None:
+    # [[ -d "$VLLM" ]] && cp ...: the copy is a command of its own, run when the test holds.
+    image = image_of(script_context("VLLM=/made/vllm\nmkdir -p $VLLM\n[[ -d \"$VLLM\" ]] && cp x.py \"$VLLM/\"\n"
+                                    "[[ -f ./x.py ]] || cp x.py /never/\n[[ ! -f ./x.py ]] || cp x.py /made/y.py\n"))
+    assert {path: source for path, source in image.items() if path.startswith("/made/")} == {
+        "/made/vllm/x.py": "s/x.py", "/made/y.py": "s/x.py"}
+
+
+def test_a_case_item_ending_with_semicolon_ampersand_falls_through() -> None:
+    plan = plan_of(script_context("A=b\ncase $A in\n  a) cp x.py /a/ ;;\n  b) cp x.py /b/ ;&\n  c) cp x.py /c/ ;&\n"
+                                  "  d) cp x.py /d/ ;;\n  e) cp x.py /e/ ;;\nesac\n"))
+    assert sorted(path for path in plan.image if not path.startswith("/w/")) == ["/b/x.py", "/c/x.py", "/d/x.py"]
+    assert plan.notes == ()
+
+
+def test_a_case_whose_last_item_falls_through_ends_with_it() -> None:
+    plan = plan_of(script_context("set -e\ncase x in\n  x) cp x.py /a/ ;&\nesac\ncp x.py /after/\n"))
+    assert {"/a/x.py", "/after/x.py"} <= set(plan.image) and plan.notes == ()
+
+
+def test_a_heredoc_fed_to_sh_is_run_as_a_script() -> None:
+    plan = plan_of(script_context("D=/made\nsh <<EOF\nmkdir -p $D\ncp x.py $D/\nEOF\nsh <<'EOF'\ncp x.py $D/q.py\nEOF\n"))
+    assert plan.image["/made/x.py"].source == "s/x.py"
+    # Quoted, the body reaches sh as written: in the child shell $D is not exported, so only the base image's ENV
+    # could set it.
+    assert notes_of(plan, "unread") == [("s/i.sh", 7, "cp x.py $D/q.py")] and "/made/q.py" not in plan.image

@@ -1,0 +1,63 @@
+"""How the install-script reader expands shell variables (``$VAR``, ``${VAR}`` and the ``${VAR:-default}`` forms),
+and places the files a script copies under a default that names another variable."""
+
+from __future__ import annotations
+
+import pytest
+
+from patcher.shipping.install_script import expand_variables, logical_lines, read_install_script
+
+
+@pytest.mark.parametrize("word, variables, expected", [
+    ("$A/${B}", {"A": "a", "B": "b"}, "a/b"),
+    ("${A:-x}|${A-x}", {"A": ""}, "x|"),
+    ("${A:-x}|${A-x}", {}, "x|x"),
+    ("${A:+y}|${A+y}", {"A": ""}, "|y"),
+    ("${A:?unset}", {"A": "v"}, "v"),
+    ("$UNSET ${UNSET}", {}, "$UNSET ${UNSET}"),
+])
+def test_expand_variables_follows_the_shell(word: str, variables: dict[str, str], expected: str) -> None:
+    assert expand_variables(word, dict(variables)) == expected
+
+
+def test_expand_variables_assigns_and_records_unknown_names() -> None:
+    variables = {"EMPTY": "", "KEPT": "k"}
+    unknown: set[str] = set()
+    assert expand_variables("${EMPTY:=a}${NEW=b}${KEPT=c}$MISSING", variables, unknown) == "abk$MISSING"
+    assert variables == {"EMPTY": "a", "NEW": "b", "KEPT": "k"}
+    assert unknown == {"MISSING"}
+
+
+def test_an_install_script_places_files_under_a_default_that_names_another_variable() -> None:
+    script = ("#!/bin/bash\r\n"
+              "COREX=/usr/local/corex\r\n"
+              ": \"${VLLM:=${COREX}/lib/python3/dist-packages/vllm}\"\r\n"
+              "cp ./paged_attn.py \"$VLLM/attention/ops/paged_attn.py\" 2>/dev/null || true\r\n")
+    read = read_install_script(script, "/workspace/qwen3_6_scripts")
+    assert [(c.source, c.destination, c.line) for c in read.copies] == [
+        ("/workspace/qwen3_6_scripts/paged_attn.py",
+         "/usr/local/corex/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py", 4)]
+    assert read.unknown == ()
+
+
+@pytest.mark.parametrize(("text", "lines"), [
+    ("a \\\nb\nc\r\nd \\\r\ne\n", [(1, "a  b"), (3, "c"), (4, "d  e"), (6, "")]),
+    ("", [(1, "")]),
+    ("x\\\n\\\ny", [(1, "x  y")]),
+    ("one\ntwo", [(1, "one"), (2, "two")]),
+])
+def test_logical_lines_join_continued_lines_under_the_number_of_their_first(text: str,
+                                                                           lines: list[tuple[int, str]]) -> None:
+    assert logical_lines(text) == lines
+
+
+def test_a_script_read_on_its_own_uses_its_interpreter_line_environment_and_path() -> None:
+    read = read_install_script("#!/bin/sh -e\ncp a.py \"$DEST/\"\ncp \"$OTHER/b.py\" /x/\ncp $0 /y/\n", "/work",
+                               {"DEST": "/d"}, script="/work/inst.sh")
+    assert [(c.source, c.destination, c.recursive, c.line, c.stops_on_error) for c in read.copies] == [
+        ("/work/a.py", "/d/", False, 2, True), ("/work/inst.sh", "/y/", False, 4, True)]
+    assert (read.stops_on_error, read.unknown) == (True, ("OTHER",))
+    read = read_install_script("cp -r a /x\nset -e\n", "/")
+    assert [(c.source, c.destination, c.recursive, c.stops_on_error) for c in read.copies] == [
+        ("/a", "/x", True, False)]
+    assert read.stops_on_error is False

@@ -1,0 +1,116 @@
+"""A script that does not parse is read up to nothing: one note says where the parser stopped and why.
+
+sh reads a whole script (a ``RUN`` line, a ``sh -c`` string, an ``eval``)
+before it runs any of it only as far as its grammar goes; the reader
+refuses the whole text instead, and its note names the line the parser
+stopped on, that line as written, and what it expected there.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of, script_context
+
+
+@pytest.mark.parametrize(("script", "line", "text", "why"), [
+    ("cp x.py /a/\ncat <<EOF", 2, "cat <<EOF", "a here-document is not closed"),
+    ("cp x.py /a/\ncat <<\n", 2, "cat <<", "'<<' needs a delimiter"),
+    ("cp x.py /a/\ncat << \t\n", 2, "cat <<", "'<<' needs a delimiter"),
+    ("cp x.py /a/\ncat <<", 2, "cat <<", "'<<' needs a delimiter"),
+    ("echo\ncat <<EOF\nabc\n", 2, "cat <<EOF", "here-document 'EOF' is not closed"),
+    ("cat <<-'END'\n\tabc\n END\n", 1, "cat <<-'END'", "here-document 'END' is not closed"),
+    ("echo 'abc\n", 1, "echo 'abc", "a single quote is not closed"),
+    ("echo \"abc\n", 2, "", "a double quote is not closed"),
+    ("echo $'abc\n", 2, "", "a $'...' string is not closed"),
+    ("echo $'abc\\", 1, "echo $'abc\\", "a $'...' string is not closed"),
+    ("echo ${\n", 1, "echo ${", "bad substitution"),
+    ("echo ${}\n", 1, "echo ${}", "bad substitution"),
+    ("echo ${#A\n", 1, "echo ${#A", "bad substitution"),
+    ("echo ${A[0}\n", 1, "echo ${A[0}", "bad substitution"),
+    ("echo ${A!}\n", 1, "echo ${A!}", "bad substitution"),
+    ("echo ${A:-x\n", 2, "", "a '${' is not closed"),
+    ("echo `abc\n", 1, "echo `abc", "a backquote is not closed"),
+    ("echo `abc\\`\n", 1, "echo `abc\\`", "a backquote is not closed"),
+    ("echo $(abc\n", 1, "echo $(abc", "a '(' is not closed"),
+    ("echo $(echo ')\n", 1, "echo $(echo ')", "a '(' is not closed"),
+    ("echo $(echo \"\\\")\n", 1, "echo $(echo \"\\\")", "a '(' is not closed"),
+    ("echo $((1+2)\n", 1, "echo $((1+2)", "a '(' is not closed"),
+    ("if true; then\n  echo x\n", 3, "", "expected 'fi', found 'the end'"),
+    ("if true\n  echo x\nfi\n", 3, "fi", "unexpected 'fi'"),
+    ("if true; echo x; fi\n", 1, "if true; echo x; fi", "unexpected 'fi'"),
+    ("if true; then :; elif false; :; fi\n", 1, "if true; then :; elif false; :; fi", "unexpected 'fi'"),
+    ("while true; do echo; \n", 2, "", "expected 'done', found 'the end'"),
+    ("while true; echo; done\n", 1, "while true; echo; done", "unexpected 'done'"),
+    ("until false\ndone\n", 2, "done", "unexpected 'done'"),
+    ("echo a )\n", 1, "echo a )", "unexpected ')'"),
+    ("echo x; then\n", 1, "echo x; then", "unexpected 'then'"),
+    ("echo x\nfi\n", 2, "fi", "unexpected 'fi'"),
+    ("done\n", 1, "done", "unexpected 'done'"),
+    ("esac\n", 1, "esac", "unexpected 'esac'"),
+    ("( echo x\n", 1, "( echo x", "a '(' is not closed"),
+    ("( echo x; }\n", 1, "( echo x; }", "unexpected '}'"),
+    (";;\n", 1, ";;", "unexpected ';;'"),
+    ("echo a ;;\n", 1, "echo a ;;", "unexpected ';;'"),
+    ("echo >\n", 1, "echo >", "'>' needs a target"),
+    ("echo 2>> ;\n", 1, "echo 2>> ;", "'>>' needs a target"),
+    ("for 1 in a; do :; done\n", 1, "for 1 in a; do :; done", "'for' needs a variable name"),
+    ("for \"x\" in a; do :; done\n", 1, "for \"x\" in a; do :; done", "'for' needs a variable name"),
+    ("for\n", 1, "for", "'for' needs a variable name"),
+    ("for x in a b c\n echo\n", 2, "echo", "expected 'do', found 'echo'"),
+    ("for x in a; do echo; od\n", 2, "", "expected 'done', found 'the end'"),
+    ("case\n", 1, "case", "'case' needs a word"),
+    ("case x\n a) ;;\nesac\n", 2, "a) ;;", "expected 'in', found 'a'"),
+    ("case x in\n a) echo ;;\n", 3, "", "a case pattern is missing"),
+    ("case x in\n ) echo ;;\nesac\n", 2, ") echo ;;", "a case pattern is missing"),
+    ("case x in\n a echo ;;\nesac\n", 2, "a echo ;;", "a case pattern needs ')'"),
+    ("case x in\n a) echo x )\nesac\n", 2, "a) echo x )", "unexpected ')'"),
+    ("case x in\n a) echo x\n b) y;;\nesac\n", 3, "b) y;;", "unexpected ')'"),
+    ("function f ( x\n", 1, "function f ( x", "expected ')' after '('"),
+    ("{ echo x; \n", 2, "", "expected '}', found 'the end'"),
+    ("|| echo\n", 1, "|| echo", "expected a command, found '||'"),
+    ("echo a |\n", 2, "", "expected a command, found 'the end'"),
+    ("echo a | ;\n", 1, "echo a | ;", "expected a command, found ';'"),
+    ("&& b\n", 1, "&& b", "expected a command, found '&&'"),
+    ("echo a && \n", 2, "", "expected a command, found 'the end'"),
+    ("then\n", 1, "then", "unexpected 'then'"),
+    ("in\n", 1, "in", "unexpected 'in'"),
+])
+def test_a_script_that_does_not_parse_is_one_note_at_the_line_the_parser_stopped(script: str, line: int, text: str,
+                                                                                   why: str) -> None:
+    plan = plan_of(script_context(script))
+    assert [(n.kind, n.file, n.line, n.text, n.reason) for n in plan.notes] == [
+        ("stop", "s/i.sh", line, text, f"cannot be parsed as shell ({why}): s/i.sh is not read from here on")]
+    assert not any(path.startswith("/a/") for path in plan.image)  # nothing before the error ran either
+
+
+def test_a_run_line_that_does_not_parse_stops_that_run_only() -> None:
+    plan = plan_of({"Dockerfile": "FROM base\nCOPY x.py /src/\nRUN cp /src/x.py /a/ && \\\n    if true; then echo\n"
+                                  "RUN cp /src/x.py /b/\n", "x.py": ""})
+    assert [(n.kind, n.file, n.line, n.text, n.reason) for n in plan.notes] == [
+        ("stop", "Dockerfile", 3, "RUN cp /src/x.py /a/ && if true; then echo",
+         "cannot be parsed as shell (expected 'fi', found 'the end', line 4): the rest of this RUN "
+         "(Dockerfile line 3) is not read")]
+    assert "/a/x.py" not in plan.image and plan.image["/b/x.py"].source == "x.py"
+
+
+def test_an_eval_of_text_that_does_not_parse_stops_the_script_there() -> None:
+    plan = plan_of(script_context("cp x.py /a/\neval 'if true'\ncp x.py /b/\n"))
+    assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == [
+        ("stop", 2, "eval 'if true'",
+         "cannot be parsed as shell (expected 'then', found 'the end', line 2): the rest of s/i.sh is not read")]
+    assert "/a/x.py" in plan.image and "/b/x.py" not in plan.image
+
+
+def test_a_sh_c_string_that_does_not_parse_fails_where_it_runs() -> None:
+    plan = plan_of(script_context("sh -c 'cp x.py /a/; (' \ncp x.py /b/\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("stop", 1, "cannot be parsed as shell (a '(' is not closed, line 1): the rest of s/i.sh is not read")]
+    assert "/a/x.py" not in plan.image and "/b/x.py" in plan.image
+
+
+def test_a_command_substitution_that_does_not_parse_is_an_unknown_value() -> None:
+    plan = plan_of(script_context("D=$(if true)\ncp x.py \"$D/x.py\"\ncp x.py /b/\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 2, "cp $(if true)/x.py: a path that depends on a value the reader cannot work out")]
+    assert "/b/x.py" in plan.image
