@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, BinaryIO
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
-from patcher.archive.limits import RAISE_HINT, Limits
+from patcher.archive.limits import RAISE_HINT, Limits, open_regular
 from patcher.archive.paths import check_collisions, find_context_root, parents, path_problem, printable
 from patcher.archive.tree import IndexedTree, SourceFile
 from patcher.errors import BadArchive, PatcherError
@@ -133,11 +133,12 @@ class TarSource(IndexedTree):
     open() are valid until the source is closed.
     """
 
-    def __init__(self, path: Path, limits: Limits = Limits()) -> None:
+    def __init__(self, path: Path, limits: Limits = Limits(), fp: BinaryIO | None = None) -> None:
         self.label = path.name
         self._sha256: str | None = None
         self._lock = threading.Lock()  # one file position, shared by every member stream
-        self._fp = _open_input(path, self.label)
+        # Read-only, a regular file within the limits (archive.limits.open_regular); FP, if given, is one so opened.
+        self._fp = fp or open_regular(path, str(path), limits.max_input_size)
         self._store: BinaryIO = self._fp
         try:
             head = self._fp.read(len(GZIP_MAGIC))
@@ -635,15 +636,3 @@ def _temporary_file() -> BinaryIO:
     except OSError as exc:
         raise PatcherError(f"cannot make a temporary file to inflate the tar into: {exc.strerror}",
                            where=tempfile.gettempdir(), hint="point TMPDIR at a folder you can write") from None
-
-
-def _open_input(path: Path, label: str) -> BinaryIO:
-    try:
-        # Read-only: the input is evidence and is never modified.
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise BadArchive("no such file", where=str(path)) from None
-    except PermissionError:
-        raise BadArchive("cannot read the file: permission denied", where=str(path)) from None
-    except OSError as exc:
-        raise BadArchive(f"cannot read the file: {exc.strerror}", where=str(path)) from None

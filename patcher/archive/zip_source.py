@@ -23,7 +23,7 @@ from typing import IO, TYPE_CHECKING, BinaryIO, ContextManager
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
-from patcher.archive.limits import RAISE_HINT, Limits
+from patcher.archive.limits import RAISE_HINT, Limits, open_regular
 from patcher.archive.paths import find_context_root
 from patcher.archive.tree import IndexedTree
 from patcher.archive.zip_directory import check_declared_count, open_zip
@@ -63,11 +63,12 @@ class ZipSource(IndexedTree):
     open() are valid until the source is closed.
     """
 
-    def __init__(self, path: Path, limits: Limits = Limits()) -> None:
+    def __init__(self, path: Path, limits: Limits = Limits(), fp: BinaryIO | None = None) -> None:
         self.label = path.name
         self._limits = limits
         self._sha256: str | None = None
-        self._fp = _open_input(path, self.label)
+        # Read-only, a regular file within the limits (archive.limits.open_regular); FP, if given, is one so opened.
+        self._fp = fp or open_regular(path, str(path), limits.max_input_size)
         try:
             check_declared_count(self._fp, self.label, limits)
             self._zip = open_zip(self._fp, self.label)
@@ -233,15 +234,3 @@ class _MemberReader(io.RawIOBase):
         if not self.closed:
             self._raw.close()
         super().close()
-
-
-def _open_input(path: Path, label: str) -> BinaryIO:
-    try:
-        # Read-only: the vendor zip is evidence and is never modified.
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise BadArchive("no such file", where=str(path)) from None
-    except PermissionError:
-        raise BadArchive("cannot read the file: permission denied", where=str(path)) from None
-    except OSError as exc:
-        raise BadArchive(f"cannot read the file: {exc.strerror}", where=str(path)) from None

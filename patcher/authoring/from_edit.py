@@ -32,6 +32,7 @@ from typing import Any, Iterable, Sequence
 
 import libcst as cst
 
+from ..depth import HINT, parse_problem
 from ..errors import PatcherError, PatchSetError, ShippingError
 from ..patchset.folder import PatchFolder, shown
 from ..patchset.load import SERIES, LazyEnvironment, build_patch, read_patch_file
@@ -224,6 +225,9 @@ def _learn(patch_id: str, original: bytes, edited: bytes, *, target: str, shippe
 
 
 def _parse(data: bytes, name: str, codegen: Codegen) -> cst.Module:
+    deep = parse_problem(data)  # before libcst, whose parser crashes on deep nesting
+    if deep is not None:
+        raise EditRefused(f"cannot be parsed: {deep}", where=name, hint=HINT)
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as error:

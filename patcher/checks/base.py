@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Se
 from .reachability import Reachability
 from .syntax_index import SyntaxIndex
 
+from ..depth import require_parseable
+
 if TYPE_CHECKING:
     from ..shipping import ShipPlan
 
@@ -34,7 +36,8 @@ if TYPE_CHECKING:
 FEATURE_VERSION = (3, 10)
 
 # What reading a shipped file can raise: SyntaxError (also for a bad coding
-# line), UnicodeDecodeError for bytes that are not in the file's encoding,
+# line, and depth.TooDeepError for a file too large or nesting too deep to parse safely),
+# UnicodeDecodeError for bytes that are not in the file's encoding,
 # ValueError for null bytes on Python 3.10. Rule python-3.10 reports each.
 PARSE_ERRORS = (SyntaxError, UnicodeDecodeError, ValueError)
 
@@ -128,6 +131,8 @@ class PythonSource:
         A file with newer syntax is still read by the other rules (the
         python-3.10 rule reports it, from ``newer_syntax``).
         """
+        # Vendor bytes: a file too large or deep to parse safely raises TooDeepError (a SyntaxError).
+        require_parseable(self.text, self.path, strings_nest=False)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences in vendor code are not our concern
             try:

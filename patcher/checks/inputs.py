@@ -8,12 +8,16 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from ..archive import open_source
+from ..archive.limits import open_regular
 from ..archive.tree import SourceTree
+from ..depth import data_nesting_problem
 from ..errors import PatcherError, ShippingError
 from ..manifest_file import MANIFEST
 from ..shipping import plan_shipping
 from .policy import Policy
 from .runner import CheckResult, FileRulesAhead, Pending, check_tree, last_half, read_shipped_python, run_rules
+
+MAX_SOURCE = 16 << 20  # one .py file given to check: far past any source, short of a parse that eats the memory
 
 
 def check_path(
@@ -30,8 +34,10 @@ def check_path(
     ``patcher-manifest.json`` (an ``apply --allow``) count as allowed, so
     ``apply``'s output passes.
     """
-    if path.is_file() and path.suffix == ".py":
-        return run_rules([(str(path), path.read_bytes)], policy, allowed=allowed)
+    if path.suffix == ".py" and not path.is_dir():
+        with open_regular(path, str(path), MAX_SOURCE) as stream:  # a fifo or device named x.py is refused too
+            data = stream.read()
+        return run_rules([(str(path), lambda: data)], policy, allowed=allowed)
     with open_tree(path) as tree:
         return _check(tree, policy, targets, allowed)
 
@@ -66,7 +72,12 @@ def manifest_overrides(tree: SourceTree) -> tuple[tuple[str, str], ...]:
     if not tree.exists(MANIFEST):
         return ()
     try:
-        entries = json.loads(tree.read(MANIFEST)).get("allowed_rules", [])
+        text = tree.read(MANIFEST).decode("utf-8")  # the size of any file of the tree is bounded by its limits
+        deep = data_nesting_problem(text)  # before json, which recurses per level
+        if deep is not None:
+            raise PatcherError(f"cannot be read: {deep}", where=MANIFEST,
+                               hint="was the manifest edited by hand? re-run 'patcher apply'")
+        entries = json.loads(text).get("allowed_rules", [])
         return tuple((str(e["rule"]), str(e["reason"])) for e in entries)
     except (ValueError, AttributeError, KeyError, TypeError):
         raise PatcherError("allowed_rules is unreadable", where=MANIFEST,

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, Sequence
 
 # The install-script reader's own joiner and expansion: a script is read the same way for both.
+from ..depth import data_nesting_problem
 from ..shipping.install_script import expand_variables, logical_lines
 
 __all__ = ["Command", "PipInstall", "RequirementLine", "dockerfile_environment", "dockerfile_runs",
@@ -204,6 +205,8 @@ def dockerfile_runs(text: str) -> list[tuple[int, str]]:
             parts = command.split(None, 1)
             command = parts[1] if len(parts) == 2 else ""
         if command.startswith("["):  # exec form: RUN ["pip", "install", "triton"]
+            if data_nesting_problem(command) is not None:
+                continue  # not a list of words; json would recurse once per level
             try:
                 argv = json.loads(command)
             except ValueError:

@@ -6,6 +6,7 @@ import ast
 import re
 from typing import Iterator
 
+from ..depth import TooDeepError, parse_problem
 from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation
 
 # The file is read with the stdlib parser held to the 3.10 grammar
@@ -39,6 +40,8 @@ class Python310(FileRule):
         Invalid("print 'hello'\n", line=1, found="does not parse"),
         Invalid("# -*- coding: no-such-codec -*-\nx = 1\n", line=0, found="cannot be decoded: unknown encoding"),
         Invalid("x = 1\n# \x00\n", line=0, found="null bytes"),
+        # 1,500 brackets: CPython refuses them, and libcst's parser crashed the process on them
+        Invalid("x = 1\ny = " + "(" * 1500 + "1" + ")" * 1500 + "\n", line=2, found="nests deeper than 200 levels"),
     )
 
     def check_file(self, source: PythonSource, settings: Settings) -> Iterator[Violation]:
@@ -64,6 +67,9 @@ class Python310(FileRule):
 
     def _unreadable(self, source: PythonSource, settings: Settings, error: SyntaxError | ValueError) -> Violation:
         """Say why a file this interpreter cannot parse at all is not Python 3.10."""
+        if isinstance(error, TooDeepError):  # never handed to a parser: it could crash this process
+            return settings.violation(source.path, error.problem.line, (
+                f"{error.problem.reason}: patcher does not parse it, so no rule can vouch for it"))
         line, problem = _where(error)
         if b"\0" in source.data:
             return settings.violation(source.path, 0, f"does not parse: {problem}")
@@ -135,6 +141,8 @@ def _named_by_libcst(data: bytes) -> list[tuple[int, str]] | None:
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
+    if parse_problem(data) is not None:  # ast's bound counts adjacent strings once; libcst nests them
+        return None
     try:
         module = cst.parse_module(data)
     except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, ValueError):

@@ -39,6 +39,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
+from ..depth import require_parseable
 from .cases import DecodeCase, PrefixCase, make_decode_case, make_prefix_case
 from .loader import load_paged_attn
 from .quiet_torch import torch
@@ -445,6 +446,7 @@ _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 def _literal_thresholds(source: bytes) -> list[int]:
     """Integer literals ``forward_decode`` compares lengths with (e.g. ``actual_max > 8192``)."""
+    require_parseable(source, "the shipped paged_attn.py", strings_nest=False)  # ast: adjacent strings are one node
     found: list[int] = []
     for function in ast.walk(ast.parse(source)):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name != "forward_decode":

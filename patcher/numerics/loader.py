@@ -7,6 +7,8 @@ import sys
 import types
 from typing import Any
 
+from ..depth import require_parseable
+
 
 def load_paged_attn(
     source: bytes | str,
@@ -31,6 +33,7 @@ def load_paged_attn(
     # clearer with one newline style.
     text = text.replace("\r\n", "\n")
     filename = filename or f"<{name}>"
+    require_parseable(text, filename, strings_nest=False)  # compile() recurses per level too
     code = compile(text, filename, "exec", dont_inherit=True)
     linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
 

@@ -10,6 +10,7 @@ from typing import Sequence
 import libcst as cst
 from libcst._nodes.internal import CodegenState  # what Module.code generates with (see _Codegen)
 
+from ..depth import HINT, parse_problem
 from ..linediff import opcodes as line_opcodes
 from ..records import Diagnostic, StepPrint
 from ..transforms.base import ConfigError, Operation, StepFailed
@@ -154,6 +155,9 @@ def _still_holds(module: cst.Module, marker: AppliedMarker) -> bool | None:
 def _run_patches(path: str, source: bytes, patches: Sequence[Patch],
                  inputs: list[bytes] | None = None) -> tuple[FileOutcome, list[cst.Module]]:
     """Run each patch in turn; also return the module after each patch (empty when the file is not patchable)."""
+    deep = parse_problem(source)  # before libcst, whose parser crashes on deep nesting
+    if deep is not None:
+        return FileOutcome(path, source, source, (), f"{deep} ({HINT})"), []
     # A large file is parsed only where the series can look (sparse.py);
     # a failure is computed again on the whole tree, for its diagnostics.
     sparse = parse_sparse(source, patches)

@@ -26,8 +26,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - the image-side tool may run on 3.10
     import tomli as tomllib
 
+from ..archive.limits import open_regular
 from ..archive.tree import SourceTree
-from ..errors import PatcherError
+from ..depth import data_nesting_problem
+from ..errors import BadArchive, PatcherError
 from ..patchset.model import SeriesOutline
 from ..report import ExitCode
 from ..shipping import ShipPlan, find_mirrors, line_endings_only, plan_shipping
@@ -36,6 +38,7 @@ from ..shipping.plan import describe
 from .textdiff import FileChange, file_diff, line_count
 
 CONFIG = "patcher.toml"
+MAX_CONFIG = 1 << 20  # a few lines in practice; TOML is parsed whole, in memory
 SECTION = "verify-sync"
 SECTION_KEYS = frozenset({"mirrors"})
 GROUP_KEYS = frozenset({"shipped", "copies"})
@@ -203,17 +206,24 @@ def check_sync(tree: SourceTree, patch_set: SeriesOutline, declared: tuple[Decla
 def load_config(tree: SourceTree, path: Path | None) -> tuple[tuple[DeclaredGroup, ...], str | None]:
     """The groups ``patcher.toml`` declares: ``path`` when given, else the one beside the Dockerfile."""
     if path is not None:
-        try:
-            text = path.read_bytes()
-        except OSError as error:
-            raise ConfigError(f"cannot read it: {error.strerror}", where=str(path)) from None
+        try:  # a regular file only: a fifo or /dev/zero would block or never end
+            with open_regular(path, str(path), MAX_CONFIG) as stream:
+                text = stream.read()
+        except BadArchive as error:
+            raise ConfigError(error.message, where=str(path), hint="pass the patcher.toml file itself") from None
         where = str(path)
     elif tree.exists(CONFIG):
         text, where = tree.read(CONFIG), CONFIG
+        if len(text) > MAX_CONFIG:
+            raise ConfigError(f"is {len(text)} bytes, more than the {MAX_CONFIG} a configuration may be", where=where)
     else:
         return (), None
     try:
-        data = tomllib.loads(text.decode("utf-8"))
+        decoded = text.decode("utf-8")
+        deep = data_nesting_problem(decoded, toml=True)  # before tomllib, which recurses per level
+        if deep is not None:
+            raise ConfigError(f"cannot be read: {deep}", where=where)
+        data = tomllib.loads(decoded)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"not valid TOML: {error}", where=where) from None
     groups = tuple(_groups(data.get(SECTION, {}), where))

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
 from ..archive.paths import printable
+from ..depth import parse_problem
 from ..errors import PatcherError, ShippingError
 from ..manifest_file import MANIFEST, Record, RecordError, read_record
 from ..patchset.model import Patch, PatchSet
@@ -642,6 +643,8 @@ def _module(source: bytes) -> tuple[str, ast.Module] | None:
     # Callers never mutate the tree: _own works on copies.
     try:
         text = source.decode("utf-8-sig").replace("\r\n", "\n")
+        if parse_problem(text, strings_nest=False) is not None:  # too large or deep to parse and dump safely
+            return None
         return text, ast.parse(text)
     except (SyntaxError, ValueError, UnicodeDecodeError):
         return None

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from ..depth import data_nesting_problem
 from ..errors import ShippingError
 
 KEYWORDS = frozenset({"FROM", "RUN", "CMD", "LABEL", "MAINTAINER", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT",
@@ -66,8 +67,8 @@ class Instruction:
     def exec_form(self) -> list[str] | None:
         """The JSON array form (``RUN ["a", "b"]``), or None when the arguments are not one."""
         text = self.arguments.strip()
-        if not text.startswith("["):
-            return None
+        if not text.startswith("[") or data_nesting_problem(text) is not None:
+            return None  # a shell command, or JSON nested too deep to be a list of words (json recurses per level)
         try:
             value = json.loads(text)
         except json.JSONDecodeError:

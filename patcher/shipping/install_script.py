@@ -29,6 +29,9 @@ _VARIABLE = re.compile(r"\$(?:\{(\w+)(?:(:?[-=+?])((?:[^${}]|\$\{[^{}]*\}|\$(?!\
 
 
 _SCRIPT = "script"  # the context path the lone script is read under
+# The longest value ``expand_variables`` builds: 'A=$A$A' lines double a value
+# each, and a vendor's values are paths and versions.
+MAX_VALUE = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -85,9 +88,22 @@ def expand_variables(word: str, variables: MutableMapping[str, str], unknown: se
     ``${VAR+word}`` gives ``word`` when VAR is set, ``${VAR:+word}`` when it is
     set and not empty, else nothing. ``word`` is itself expanded. A variable
     with no value and no default stays as written, and its name goes into
-    ``unknown``.
+    ``unknown``; so does one whose value would take the word past
+    ``MAX_VALUE`` characters.
     """
+    produced = 0
+
     def lookup(match: re.Match[str]) -> str:
+        nonlocal produced
+        value = _lookup(match)
+        produced += len(value)
+        if produced > MAX_VALUE:  # before re.sub joins it
+            if unknown is not None:
+                unknown.add(match.group(1) or match.group(4))
+            return match.group(0)
+        return value
+
+    def _lookup(match: re.Match[str]) -> str:
         name, operator, alternative = match.group(1) or match.group(4), match.group(2), match.group(3)
         value = variables.get(name)
         # With a colon, an empty value counts as unset.

@@ -178,6 +178,7 @@ def plan_shipping(tree: SourceTree, target: str | None = None) -> ShipPlan:
     """Read the Dockerfile and the install scripts it runs; ``target`` names the stage that is the image."""
     if not tree.exists(DOCKERFILE):
         raise ShippingError("no Dockerfile at the context root", where=tree.label)
+    _check_size(tree, DOCKERFILE)
     try:
         text = tree.read(DOCKERFILE).decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -219,8 +220,22 @@ def plan_shipping(tree: SourceTree, target: str | None = None) -> ShipPlan:
                     rules, tuple(evaluated.build.notes), dict(image), dict(evaluated.counts))
 
 
+# A Dockerfile is a few lines and an install script a few hundred; both are read
+# whole and followed line by line, so a hostile one is refused by size first.
+MAX_SCRIPT = 1 << 20
+
+
+def _check_size(tree: SourceTree, path: str) -> None:
+    """Refuse a Dockerfile or script past ``MAX_SCRIPT`` bytes before it is read."""
+    size = next((f.size for f in tree.files() if f.path == path), 0)
+    if size > MAX_SCRIPT:
+        raise ShippingError(f"is {size} bytes; patcher follows scripts of at most {MAX_SCRIPT}", where=path,
+                            hint="a Dockerfile or install script this large is not the vendor's: check the input")
+
+
 def _script_text(tree: SourceTree, path: str) -> str | None:
     """A context file as text (sh and Python read bytes; a file that is not UTF-8 is read as Latin-1)."""
+    _check_size(tree, path)
     try:
         data = tree.read(path)
     except KeyError:

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..depth import parse_problem
+
 _RUNS_CODE = frozenset({
     "exec", "eval", "compile", "__import__", "os.system", "os.popen", "os.fork", "os.forkpty", "os.startfile",
     "os.posix_spawn", "os.posix_spawnp", "pty.spawn", "runpy.run_path", "runpy.run_module",
@@ -71,6 +73,8 @@ def python_effects(source: str) -> PythonEffects | None:
     """The files ``source`` writes or removes, or None when that cannot be read from its code."""
     if not _WORDS.search(source):
         return NOTHING
+    if parse_problem(source, strings_nest=False) is not None:  # vendor Python: too large or deep to parse safely
+        return None
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):

@@ -15,9 +15,13 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..depth import parse_problem
 from .shell_syntax import Arith, Lit, Param, Part, Sub, Word
 
 IFS = " \t\n"
+# The longest word the reader keeps: 'A=$A$A' lines double a value each, and a
+# vendor's words are paths and versions. A longer one is an unknown value.
+MAX_WORD = 64 << 10
 _MARK = re.compile("\x00(\\d+)\x01")
 
 
@@ -113,12 +117,21 @@ def expand(word: Word, scope: Scope) -> list[Field]:
                 current.append((piece, False))
                 started = True
     end_field()
+    if sum(len(t) for segments in fields for t, _ in segments) > MAX_WORD:
+        return [Field(_too_long(fields, scope), None)]
     return [Field("".join(t for t, _ in segments), _glob(segments)) for segments in fields]
 
 
 def expand_one(word: Word, scope: Scope) -> str:
     """Expand a word without splitting or globbing (assignments, ``case`` words, redirection targets)."""
-    return "".join(p.text if isinstance(p, Lit) else _value(p, scope) for p in word)
+    text = "".join(p.text if isinstance(p, Lit) else _value(p, scope) for p in word)
+    return text if len(text) <= MAX_WORD else _too_long([[(text, True)]], scope)
+
+
+def _too_long(fields: list[list[tuple[str, bool]]], scope: Scope) -> str:
+    """An unknown value in place of a word past ``MAX_WORD`` characters."""
+    size = sum(len(t) for segments in fields for t, _ in segments)
+    return scope.unknowns.mark(f"(a word of {size:,} characters, past the {MAX_WORD:,} the reader keeps)")
 
 
 def _glob(segments: list[tuple[str, bool]]) -> re.Pattern[str] | None:
@@ -222,6 +235,8 @@ def _arithmetic(text: str, scope: Scope) -> str:
         return value.strip() if value is not None and re.fullmatch(r"\s*-?\d+\s*", value) else "x"
 
     expression = re.sub(r"\$?\{?([A-Za-z_]\w*)\}?", variable, text)
+    if parse_problem(expression, strings_nest=False) is not None:  # ast recurses per level of nesting
+        return scope.unknowns.mark(f"$(({text}))")
     try:
         return str(_integer(ast.parse(expression.strip(), mode="eval").body))
     except (SyntaxError, ValueError, ZeroDivisionError, RecursionError):

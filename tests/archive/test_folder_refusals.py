@@ -52,7 +52,7 @@ FOLDER_REFUSALS = {
     "dir-link": (lambda s: (s / "loop").symlink_to(s.parent / "vllm"),
                  "'qwen3_6_scripts/loop' is a symbolic link to a folder, which is not supported"),
     "fifo": (lambda s: os.mkfifo(s / "pipe"),
-             "'qwen3_6_scripts/pipe' is not a regular file or folder (a device, fifo or socket)"),
+             "'qwen3_6_scripts/pipe' is a fifo (named pipe), not a regular file or folder"),
     "case": (lambda s: (s / "Paged_Attn.py").write_bytes(b"x"),
              "members 'qwen3_6_scripts/Paged_Attn.py' and 'qwen3_6_scripts/paged_attn.py' differ only in"
              " letter case and would collide on case-insensitive file systems"

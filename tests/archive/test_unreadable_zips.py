@@ -31,18 +31,19 @@ def test_a_missing_or_unreadable_zip_path_is_named(tmp_path: Path) -> None:
     assert str(caught.value) == f"{tmp_path / 'gone.zip'}: no such file"
     with pytest.raises(BadArchive) as caught:
         ZipSource(tmp_path)  # a folder given where a zip file is expected
-    assert str(caught.value) == f"{tmp_path}: cannot read the file: Is a directory"
+    assert str(caught.value) == (f"{tmp_path}: is a folder, not a regular file "
+                                 "(pass the vendor .zip, a build context, or an unpacked folder)")
 
 
 def test_an_unreadable_zip_says_permission_denied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Simulated: the tests may run as root, for whom chmod 0o000 means nothing.
-    from patcher.archive import zip_source
+    from patcher.archive import limits
 
-    def deny(path: object, mode: str = "r") -> object:
+    def deny(path: object, flags: int, mode: int = 0o777) -> object:
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
 
     path = corpus_zip(tmp_path / "v.zip")
-    monkeypatch.setattr(zip_source, "open", deny, raising=False)
+    monkeypatch.setattr(limits.os, "open", deny)
     with pytest.raises(BadArchive) as caught:
         ZipSource(path)
     assert str(caught.value) == f"{path}: cannot read the file: permission denied"

@@ -221,7 +221,7 @@ def test_an_unreadable_config_says_why(vendor_copy, tmp_path) -> None:  # type: 
     missing = tmp_path / "nope.toml"
     with pytest.raises(ConfigError) as caught:
         load_config(DirSource(vendor_copy), missing)
-    assert str(caught.value) == f"{missing}: cannot read it: No such file or directory"
+    assert str(caught.value) == f"{missing}: no such file (pass the patcher.toml file itself)"
 
 
 @pytest.mark.parametrize(("text", "message"), [
