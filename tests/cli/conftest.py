@@ -1,7 +1,9 @@
-"""Fixtures of the CLI tests: a one-patch set that applies to the bad-archive corpus's base tree."""
+"""Fixtures of the CLI tests: a one-patch set that applies to the bad-archive corpus's base tree, and a
+terminal and a clock for what the CLI draws only on a terminal, only after a while."""
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -21,6 +23,23 @@ op = "replace"
 pattern = "LEVEL = 1"
 code = "LEVEL = 2"
 '''
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class Clock:
+    """A clock that stands at 100 seconds until a test moves ``now``."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ import pytest
 
 from patcher.cli.options import colour_wanted
 
+from tests.cli.conftest import Terminal
 from tests.fixtures_vendor import ROOT, VENDOR_ZIP
 
 ESCAPE = b"\x1b["
@@ -29,13 +30,6 @@ ESCAPE = b"\x1b["
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One scratch home for the module's runs: the first fills the patch cache, the others read it."""
     return tmp_path_factory.mktemp("colour")
-
-
-class Terminal(io.StringIO):
-    """A stream that says it is a terminal."""
-
-    def isatty(self) -> bool:
-        return True
 
 
 def environment(tmp_path: Path, no_color: str | None) -> dict[str, str]:

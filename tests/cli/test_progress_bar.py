@@ -13,18 +13,7 @@ import pytest
 
 from patcher.cli.progress import ProgressBar
 
-
-class Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.cli.conftest import Clock, Terminal
 
 
 def test_nothing_is_drawn_when_stderr_is_not_a_terminal() -> None:

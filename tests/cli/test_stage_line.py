@@ -7,18 +7,7 @@ import io
 
 from patcher.cli.progress import StageLine
 
-
-class Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.cli.conftest import Clock, Terminal
 
 
 STAGES = ["reading what each drop ships", "patching NEW", "patching OLD", "running the safety rules", "comparing"]

@@ -13,7 +13,6 @@ lines unique to both sides.
 from __future__ import annotations
 
 import difflib
-import sys
 import textwrap
 from typing import Any, Callable, Hashable, Sequence
 
@@ -22,6 +21,8 @@ from hypothesis import strategies as st
 
 from patcher.linediff import SMALL, grouped, opcodes
 from patcher.patchset.runner import Status, _LineOwners, patch_source
+
+from tests.fixtures_work import traced_lines
 
 CLASH = "rewrites code that patch {} wrote (line {}); two patches must not rewrite the same code: " \
         "merge them or reorder the series"
@@ -193,23 +194,6 @@ def test_hunks_group_as_difflib_groups_them(a: list[int], b: list[int], context:
     assert list(grouped(matcher.get_opcodes(), context)) == list(matcher.get_grouped_opcodes(context))
 
 
-def _traced_lines(run: Callable[[], object]) -> int:
-    """Count the Python lines RUN executes: a measure of work that no clock or load changes."""
-    count = 0
-
-    def local(frame: Any, event: str, arg: Any) -> Any:
-        nonlocal count
-        count += event == "line"
-        return local
-
-    sys.settrace(lambda frame, event, arg: local)
-    try:
-        run()
-    finally:
-        sys.settrace(None)
-    return count
-
-
 def test_doubling_a_file_at_most_doubles_the_work_of_diffing_it() -> None:
     # difflib's work quadruples here (2.8 million traced lines for 3,600
     # lines of this file, 11.3 million for 7,200).
@@ -220,7 +204,7 @@ def test_doubling_a_file_at_most_doubles_the_work_of_diffing_it() -> None:
         new[len(new) // 2 : len(new) // 2] = ["x = 1"]
         new[-3:-2] = ["    return out"]
         assert len(old) * len(new) > SMALL
-        return _traced_lines(lambda: opcodes(old, new))
+        return traced_lines(lambda: opcodes(old, new))
 
     assert work(400) <= 2.2 * work(200)
     assert work(800) <= 2.2 * work(400)
@@ -234,6 +218,6 @@ def test_doubling_a_file_at_most_doubles_the_work_of_following_its_lines() -> No
         second = first.replace("    tile = 64", "    tile = 128")
         third = second.replace('"""Paged attention diagnostics', '"""Paged attention diagnostics, patched')
         owners = _LineOwners()
-        return _traced_lines(lambda: [owners.claim("tune", first, second), owners.claim("doc", second, third)])
+        return traced_lines(lambda: [owners.claim("tune", first, second), owners.claim("doc", second, third)])
 
     assert work(400) <= 2.2 * work(200)

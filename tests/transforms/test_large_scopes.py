@@ -10,9 +10,6 @@ could have matched, and every start after the last place they can.
 
 from __future__ import annotations
 
-import sys
-from typing import Any, Callable
-
 import libcst as cst
 import pytest
 from hypothesis import given, settings
@@ -20,6 +17,8 @@ from hypothesis import strategies as st
 
 from patcher.transforms import pattern as engine
 from patcher.transforms.pattern import Pattern, find_statements
+
+from tests.fixtures_work import traced_lines
 
 
 def _plain(pattern: Pattern, scope: cst.CSTNode) -> list[tuple[int, int, int]]:
@@ -64,22 +63,6 @@ def test_a_pattern_with_runs_finds_what_the_plain_search_finds(lines: list[str],
     assert _found(pattern, module) == _plain(pattern, module)
 
 
-def _traced_lines(run: Callable[[], object]) -> int:
-    count = 0
-
-    def local(frame: Any, event: str, arg: Any) -> Any:
-        nonlocal count
-        count += event == "line"
-        return local
-
-    sys.settrace(lambda frame, event, arg: local)
-    try:
-        run()
-    finally:
-        sys.settrace(None)
-    return count
-
-
 def _module(statements: int) -> cst.Module:
     """A module scope of STATEMENTS diagnostics flags, one of them twice near the end."""
     lines = [f"_DEBUG_{n} = int(os.environ.get('PAGED_ATTN_DEBUG_{n}', '0'))\n" for n in range(statements)]
@@ -95,9 +78,9 @@ def test_doubling_a_scope_at_most_doubles_the_work_of_a_search_with_runs(text: s
     tiny, small, large = _module(40), _module(300), _module(600)
     assert _found(pattern, tiny) == _plain(pattern, tiny) and len(_found(pattern, tiny)) == ("True" in text)
     engine._FOUND.clear()
-    work_small = _traced_lines(lambda: find_statements(pattern, small))
+    work_small = traced_lines(lambda: find_statements(pattern, small))
     engine._FOUND.clear()
-    work_large = _traced_lines(lambda: find_statements(pattern, large))
+    work_large = traced_lines(lambda: find_statements(pattern, large))
     assert work_large <= 2.3 * work_small
 
 
@@ -137,7 +120,7 @@ def test_doubling_a_scope_at_most_doubles_the_work_of_naming_the_closest_code(mo
     def work(statements: int) -> int:
         module = _module(statements)
         closest._difference.cache_clear()
-        return _traced_lines(lambda: find_closest(pattern, module, module))
+        return traced_lines(lambda: find_closest(pattern, module, module))
 
     small, large = work(150), work(300)
     assert large <= 2.3 * small
@@ -157,7 +140,7 @@ def test_a_huge_statement_is_compared_in_time_near_linear_in_its_size() -> None:
         module = cst.parse_module("import os\nclass Big:\n" + body)
         pattern = Pattern.parse("import os\nclass Small:\n    pass")
         closest._difference.cache_clear()
-        return _traced_lines(lambda: find_closest(pattern, module, module))
+        return traced_lines(lambda: find_closest(pattern, module, module))
 
     assert work(600) <= 2.3 * work(300)
 
