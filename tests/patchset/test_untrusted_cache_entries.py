@@ -13,12 +13,12 @@ import pytest
 from patcher.cache_store import TAG_SIZE
 from patcher.patchset import cache
 from patcher.patchset.cache import MAX_ENTRY, cached_patch_source
-from patcher.patchset.load import load_patch_set
 from patcher.patchset.model import Patch, PatchSet
 from patcher.patchset.runner import patch_source
 from tests.fixtures_hostile_cache import (deep_json, fifo, folder_at, forge, huge, link_to, never_blocks, payload_of,
                                           private_config, sign, unix_socket)
-from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED, VENDOR_TREE
+from tests.fixtures_vendor import SHIPPED, VENDOR_TREE
+from tests.patchset.conftest import cache_summary, shipped_patches
 
 __all__ = ["private_config"]  # the autouse fixture: the key goes to tmp, never ~/.config
 
@@ -27,43 +27,21 @@ SOURCE = (VENDOR_TREE / SHIPPED).read_bytes()
 RENAMED = SOURCE.replace(b"def forward_decode", b"def forward_decode_v0", 1)
 
 
-@pytest.fixture(scope="module")
-def patch_set() -> PatchSet:
-    return load_patch_set(PATCHES, templates=ROOT / "templates")
-
-
 @pytest.fixture
 def patches(patch_set: PatchSet) -> tuple[Patch, ...]:
-    return tuple(patch_set.for_target(patch_set.patches[0].target))
-
-
-@pytest.fixture
-def computed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths the cache had to patch itself (a miss), in order."""
-    calls: list[str] = []
-
-    def counting(path: str, source: bytes, patches: Any) -> Any:
-        calls.append(path)
-        return patch_source(path, source, patches)
-
-    monkeypatch.setattr(cache, "patch_source", counting)
-    return calls
-
-
-def _summary(outcome: Any) -> tuple[Any, ...]:
-    return (outcome.path, outcome.original, outcome.patched, outcome.parse_error,
-            [(o.patch.id, o.status, o.detail, o.diagnostic, o.prints) for o in outcome.outcomes])
+    """The shipped set's patches of the shipped file (``patch_set`` and ``computed`` are the folder's conftest's)."""
+    return tuple(shipped_patches(patch_set))
 
 
 @pytest.fixture(scope="module")
 def uncached(patch_set: PatchSet) -> dict[bytes, tuple[str, bytes, tuple[Any, ...]]]:
     """Per source: the entry's name, the payload a run writes there, and the outcome with no cache at all."""
-    patches = tuple(patch_set.for_target(patch_set.patches[0].target))
+    patches = tuple(shipped_patches(patch_set))
     found = {}
     for source in (SOURCE, RENAMED):
         outcome = patch_source("x.py", source, patches)
         key = cache._key(source, patches)
-        found[source] = (key, cache._encode(key, outcome), _summary(outcome))
+        found[source] = (key, cache._encode(key, outcome), cache_summary(outcome))
     return found
 
 
@@ -93,9 +71,9 @@ class Warm:
         """A run gives the uncached outcome, and leaves the good entry, which the next run hits."""
         again = cached_patch_source("x.py", self.source, patches)
         assert computed == ["x.py"]  # a miss: computed again
-        assert _summary(again) == self.expected
+        assert cache_summary(again) == self.expected
         assert payload_of(self.entry) == self.good  # overwritten with the fresh result
-        assert _summary(cached_patch_source("x.py", self.source, patches)) == self.expected and computed == ["x.py"]
+        assert cache_summary(cached_patch_source("x.py", self.source, patches)) == self.expected and computed == ["x.py"]
 
 
 @pytest.fixture
@@ -259,7 +237,7 @@ def test_running_out_of_memory_while_decoding_is_a_miss(warm: Warm, patches: tup
 
     monkeypatch.setattr(cache.json, "loads", exhausted)
     again = cached_patch_source("x.py", SOURCE, patches)
-    assert computed == ["x.py"] and _summary(again) == warm.expected
+    assert computed == ["x.py"] and cache_summary(again) == warm.expected
 
 
 # --- not a file at all ----------------------------------------------------------------
