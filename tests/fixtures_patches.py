@@ -2,7 +2,8 @@
 
 ``patch_toml`` and ``step`` write a patch the way its author would;
 ``write_patch_set`` and ``copy_patch_set`` lay a patch set out in a scratch
-folder (``patches/`` with its ``series``, ``templates/`` beside it);
+folder (``patches/`` with its ``series``, ``templates/`` beside it), and
+``add_patch`` adds one more patch to such a set, last in its series;
 ``refusal`` and ``one_error_line`` read a refusal back as the one line a
 user sees; ``probe_imports`` runs a command in a fresh interpreter and says
 which heavy libraries it loaded.
@@ -38,13 +39,13 @@ VENDOR_SOURCE = (VENDOR_TREE / SHIPPED).read_bytes()
 
 
 def patch_toml(patch_id: str = "edit", steps: str = "", *, scope: str = "f", target: str = "x.py",
-               header: str = "") -> str:
+               header: str = "", description: str = "An edit", last_update: str = "2026-11-29") -> str:
     """Return the TOML of one patch: a test's header, then HEADER (markers, parameters) and STEPS."""
     return textwrap.dedent(f'''
         id = "{patch_id}"
-        description = "An edit"
+        description = {_toml_value(description)}
         origin = "test"
-        last-update = "2026-11-29"
+        last-update = "{last_update}"
         target = "{target}"
         scope = "{scope}"
     ''') + header + "\n" + textwrap.dedent(steps)
@@ -104,6 +105,14 @@ def copy_patch_set(folder: Path) -> Path:
     shutil.copytree(PATCHES, folder / "patches")
     shutil.copytree(TEMPLATES, folder / "templates")
     return folder / "patches"
+
+
+def add_patch(patches: Path, patch_id: str, text: str) -> Path:
+    """Write TEXT as PATCHES/PATCH_ID.toml and name it last in the series; return PATCHES."""
+    (patches / f"{patch_id}.toml").write_text(text, encoding="utf-8")
+    with (patches / "series").open("a", encoding="utf-8") as series:
+        series.write(f"{patch_id}.toml\n")
+    return patches
 
 
 def break_first_step(patches: Path) -> None:

@@ -20,26 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from tests.authoring.conftest import shipped_source
-from tests.fixtures_patches import write_patch_set
+from tests.fixtures_patches import insert_step, patch_toml, write_patch_set
 from tests.fixtures_vendor import SHIPPED, VENDOR_TREE
 
-GUARD = '''\
-id = "decode-guard"
-description = "Return at once on an empty batch"
-origin = "test"
-last-update = "2026-12-01"
-target = "vllm/attention/ops/paged_attn.py"
-scope = "PagedAttention.forward_decode"
-applied-when = ["return torch.empty_like(query)"]
-
-[[steps]]
-op = "insert"
-after = "actual_max = $_"
-code = """
-if query.shape[0] == 0:
-    return torch.empty_like(query)
-"""
-'''
+GUARD = patch_toml("decode-guard", insert_step("after", "actual_max = $_", """
+    if query.shape[0] == 0:
+        return torch.empty_like(query)
+"""), scope="PagedAttention.forward_decode", target="vllm/attention/ops/paged_attn.py",
+                   header='applied-when = ["return torch.empty_like(query)"]',
+                   description="Return at once on an empty batch", last_update="2026-12-01")
 
 EXPLAINED = '''\
 id = "decode-v1-limit"

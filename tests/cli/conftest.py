@@ -9,20 +9,10 @@ from pathlib import Path
 
 import pytest
 
-TINY_PATCH = '''
-id = "raise-level"
-description = "Raise the level"
-origin = "test"
-last-update = "2026-11-29"
-target = "scripts/tool.py"
-scope = ""
-applied-when = ["LEVEL = 2"]
+from tests.fixtures_patches import patch_toml, replace_step, write_patch_set
 
-[[steps]]
-op = "replace"
-pattern = "LEVEL = 1"
-code = "LEVEL = 2"
-'''
+TINY_PATCH = patch_toml("raise-level", replace_step("LEVEL = 1", "LEVEL = 2"), scope="", target="scripts/tool.py",
+                        header='applied-when = ["LEVEL = 2"]', description="Raise the level")
 
 
 class Terminal(io.StringIO):
@@ -45,11 +35,7 @@ class Clock:
 @pytest.fixture
 def tiny_patches(tmp_path: Path) -> Path:
     """A one-patch set that applies to the corpus's base tree."""
-    folder = tmp_path / "tiny" / "patches"
-    folder.mkdir(parents=True)
-    (folder / "series").write_text("raise-level.toml\n")
-    (folder / "raise-level.toml").write_text(TINY_PATCH)
-    return folder
+    return write_patch_set(tmp_path / "tiny", {"raise-level.toml": TINY_PATCH})
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,8 @@ torch = pytest.importorskip("torch")
 from patcher.numerics import compare  # noqa: E402
 from patcher.numerics.compare import compare_sources  # noqa: E402
 
-from tests.fixtures_patches import VENDOR_SOURCE, copy_patch_set, edit_file  # noqa: E402
+from tests.fixtures_patches import (VENDOR_SOURCE, add_patch, copy_patch_set, edit_file, patch_toml,  # noqa: E402
+                                   replace_step)
 
 
 RETURN = "            return output\n        except Exception:\n"
@@ -41,25 +42,12 @@ def test_a_one_ulp_prefill_change_is_reported() -> None:
 
 def _ulp_patch_set(tmp_path: Path) -> Path:
     """The shipped patch set and one more patch: every prefill output one ulp up."""
-    patches = copy_patch_set(tmp_path / "set")
-    (patches / "prefix-one-ulp.toml").write_text('''id = "prefix-one-ulp"
-description = """Nudge every prefill output one ulp up (a test of verify-numerics)"""
-origin = "test"
-last-update = "2026-12-01"
-target = "vllm/attention/ops/paged_attn.py"
-scope = "PagedAttention._forward_prefix_pytorch"
-
-[[steps]]
-op = "replace"
-pattern = "o.div_(l.unsqueeze(-1))"
-code = """
-o.div_(l.unsqueeze(-1))
-o.copy_(torch.nextafter(o, torch.full_like(o, float('inf'))))
-"""
-''')
-    with (patches / "series").open("a") as series:
-        series.write("prefix-one-ulp.toml\n")
-    return patches
+    return add_patch(copy_patch_set(tmp_path / "set"), "prefix-one-ulp", patch_toml(
+        "prefix-one-ulp", replace_step("o.div_(l.unsqueeze(-1))", """
+            o.div_(l.unsqueeze(-1))
+            o.copy_(torch.nextafter(o, torch.full_like(o, float('inf'))))
+        """), scope="PagedAttention._forward_prefix_pytorch", target="vllm/attention/ops/paged_attn.py",
+        description="Nudge every prefill output one ulp up (a test of verify-numerics)", last_update="2026-12-01"))
 
 
 def test_a_one_ulp_change_to_prefill_is_a_prefill_difference(cli, vendor_zip, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -19,7 +19,7 @@ from patcher.numerics import compare  # noqa: E402
 from patcher.numerics.cases import fresh_copies, make_decode_case, make_prefix_case  # noqa: E402
 from patcher.numerics.compare import BI_V100, ArgumentWrite, InPlaceWrite, NumericsResult, _Pair  # noqa: E402
 
-from tests.fixtures_patches import VENDOR_SOURCE, copy_patch_set  # noqa: E402
+from tests.fixtures_patches import VENDOR_SOURCE, add_patch, copy_patch_set, patch_toml, replace_step  # noqa: E402
 
 
 # -- hostile copies, as a hurried engineer would write them -------------------------------------
@@ -52,22 +52,13 @@ def writing_into_seq_lens(source: bytes) -> bytes:
 
 def scale_a_copy_patch_set(folder: Path) -> Path:
     """The shipped patch set and one more patch that makes the patched prefill scale a copy of the query."""
-    patches = copy_patch_set(folder)
-    (patches / "prefix-scale-a-copy.toml").write_text('''id = "prefix-scale-a-copy"
-description = """Scale a copy of the query, never the caller's (a test of verify-numerics)"""
-origin = "test"
-last-update = "2026-12-01"
-target = "vllm/attention/ops/paged_attn.py"
-scope = "PagedAttention._forward_prefix_pytorch"
-
-[[steps]]
-op = "replace"
-pattern = "q_seq = q_i.permute(1, 0, 2).float().view(num_kv_heads, gqa_ratio, q_len, head_dim).mul_(scale)"
-code = "q_seq = q_i.permute(1, 0, 2).float().view(num_kv_heads, gqa_ratio, q_len, head_dim).mul(scale)"
-''')
-    with (patches / "series").open("a") as series:
-        series.write("prefix-scale-a-copy.toml\n")
-    return patches
+    return add_patch(copy_patch_set(folder), "prefix-scale-a-copy", patch_toml(
+        "prefix-scale-a-copy", replace_step(
+            "q_seq = q_i.permute(1, 0, 2).float().view(num_kv_heads, gqa_ratio, q_len, head_dim).mul_(scale)",
+            "q_seq = q_i.permute(1, 0, 2).float().view(num_kv_heads, gqa_ratio, q_len, head_dim).mul(scale)"),
+        scope="PagedAttention._forward_prefix_pytorch", target="vllm/attention/ops/paged_attn.py",
+        description="Scale a copy of the query, never the caller's (a test of verify-numerics)",
+        last_update="2026-12-01"))
 
 
 def _prefix(dtype: torch.dtype, seed: int = 3):  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures_patches import copy_patch_set, edit_file, one_error_line
+from tests.fixtures_patches import copy_patch_set, edit_file, one_error_line, patch_toml, replace_step
 
 
 @pytest.fixture
@@ -104,19 +104,10 @@ def test_a_file_that_is_not_toml_is_refused_naming_it(cli, vendor_zip, patches) 
 
 
 def test_two_patches_rewriting_the_same_code_stop_apply_before_it_writes(cli, vendor_zip, patches) -> None:  # type: ignore[no-untyped-def]
-    (patches / "retune-decode.toml").write_text('''
-id = "retune-decode"
-description = "Rewrite what three-tier-decode wrote"
-origin = "test"
-last-update = "2026-11-29"
-target = "vllm/attention/ops/paged_attn.py"
-scope = "PagedAttention.forward_decode"
-
-[[steps]]
-op = "replace"
-pattern = "use_v2 = actual_max > $N and $REST"
-code = "use_v2 = False"
-''')
+    (patches / "retune-decode.toml").write_text(patch_toml(
+        "retune-decode", replace_step("use_v2 = actual_max > $N and $REST", "use_v2 = False"),
+        scope="PagedAttention.forward_decode", target="vllm/attention/ops/paged_attn.py",
+        description="Rewrite what three-tier-decode wrote"))
     (patches / "series").write_text("three-tier-decode.toml\nretune-decode.toml\n")
     result = cli("apply", vendor_zip, "-o", "ctx.tar.gz", "--patches", patches)
     assert result.exit_code == 2

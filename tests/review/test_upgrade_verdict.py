@@ -10,12 +10,12 @@ not "no change"; a target NEW no longer ships is a finding, not bad input.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from make_upgrade_pairs import make_pair
 from tests.fixtures_cli import SERIES, TARGET, patch_of
-from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED
+from tests.fixtures_patches import add_patch, copy_patch_set, insert_step, patch_toml
+from tests.fixtures_vendor import SHIPPED
 
 SEVERITIES = ["broken", "unsafe", "review", "warning", "note"]  # most serious first
 
@@ -166,26 +166,11 @@ def test_a_rule_warning_gone_from_new_is_a_note_and_exit_0(cli, tmp_path) -> Non
 
 def _patch_set_that_imports_triton(folder: Path) -> Path:
     """The bundled series plus a patch whose code imports the Triton prefill kernel."""
-    patches = folder / "patches"
-    shutil.copytree(PATCHES, patches)
-    shutil.copytree(ROOT / "templates", folder / "templates")
-    (patches / "import-triton.toml").write_text('''
-id = "import-triton"
-description = "Import the Triton prefill kernel (a patch the rules must stop)"
-origin = "test"
-last-update = "2026-12-01"
-target = "vllm/attention/ops/paged_attn.py"
-scope = "PagedAttention.forward_prefix"
-applied-when = ["from vllm.attention.ops.prefix_prefill import context_attention_fwd"]
-
-[[steps]]
-op = "insert"
-before = "return PagedAttention._forward_prefix_pytorch($...ARGS)"
-code = "from vllm.attention.ops.prefix_prefill import context_attention_fwd"
-''')
-    with (patches / "series").open("a") as series:
-        series.write("import-triton.toml\n")
-    return patches
+    triton = "from vllm.attention.ops.prefix_prefill import context_attention_fwd"
+    return add_patch(copy_patch_set(folder), "import-triton", patch_toml(
+        "import-triton", insert_step("before", "return PagedAttention._forward_prefix_pytorch($...ARGS)", triton),
+        scope="PagedAttention.forward_prefix", target=TARGET, header=f"applied-when = [{json.dumps(triton)}]",
+        description="Import the Triton prefill kernel (a patch the rules must stop)", last_update="2026-12-01"))
 
 
 def test_the_rules_judge_the_patched_drops_not_the_drops_as_they_are(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
