@@ -115,6 +115,17 @@ def add_patch(patches: Path, patch_id: str, text: str) -> Path:
     return patches
 
 
+def git(repo: Path, *args: str) -> str:
+    """Run git in REPO with ARGS; return what it printed."""
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+def commit_all(repo: Path, message: str) -> None:
+    """Commit everything in REPO (a git repository) as a test author would, named MESSAGE."""
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message)
+
+
 def break_first_step(patches: Path) -> None:
     """Make three-tier-decode's first step name an operation that does not exist: its header loads, its steps do not build."""
     broken = patches / "three-tier-decode.toml"

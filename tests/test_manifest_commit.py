@@ -21,25 +21,20 @@ from typing import Any
 import pytest
 
 from patcher.vcs import NOT_IN_GIT, CommitRead, read_commit
-from tests.fixtures_vendor import PATCHES, ROOT
+from tests.fixtures_patches import commit_all, copy_patch_set, git
+from tests.fixtures_vendor import ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
 
 
 @pytest.fixture
 def patch_repo(tmp_path: Path) -> Path:
     """The bundled patch set and its templates, committed in a repository of their own; returns its patches/."""
     root = tmp_path / "series-repo"
-    shutil.copytree(PATCHES, root / "patches")
-    shutil.copytree(ROOT / "templates", root / "templates")
+    patches = copy_patch_set(root)
     git(root, "init", "-q")
-    git(root, "add", ".")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "the patch set")
-    return root / "patches"
+    commit_all(root, "the patch set")
+    return patches
 
 
 def _head_ref(repo: Path) -> Path:
@@ -161,10 +156,8 @@ def test_apply_records_the_commit_of_a_clean_patch_set_and_says_nothing(cli: Any
 
 
 def test_apply_outside_git_records_null_and_why_without_a_warning(cli: Any, vendor_zip: Path, tmp_path: Path) -> None:
-    loose = tmp_path / "loose"
-    shutil.copytree(PATCHES, loose / "patches")
-    shutil.copytree(ROOT / "templates", loose / "templates")
-    result = cli("apply", vendor_zip, "-o", "ctx.tar.gz", "--patches", loose / "patches")
+    loose = copy_patch_set(tmp_path / "loose")
+    result = cli("apply", vendor_zip, "-o", "ctx.tar.gz", "--patches", loose)
     assert result.exit_code == 0, result.stderr
     assert "commit" not in result.stderr
     patch_set = _manifest(cli.cwd / "ctx.tar.gz")["patch_set"]

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from patcher.vcs import describe_commit
+from tests.fixtures_patches import commit_all, git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
 
 
 @pytest.fixture
@@ -24,8 +20,7 @@ def repo(tmp_path: Path) -> Path:
     (root / "patches" / "series").write_text("a\n")
     (root / "README").write_text("hello\n")
     git(root, "init", "-q")
-    git(root, "add", ".")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
+    commit_all(root, "one")
     return root
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from tests.fixtures_cli import broken_drop
-from tests.fixtures_vendor import PATCHES, SHIPPED, VENDOR_TREE, VENDOR_ZIP
+from tests.fixtures_patches import commit_all, copy_patch_set, git
+from tests.fixtures_vendor import SHIPPED, VENDOR_TREE, VENDOR_ZIP
 
 STATUS = "  {:<16} {:<22} {}"
 SUMMARIES = {
@@ -84,24 +84,17 @@ def test_the_current_folder_as_input_refuses_the_default_output_inside_it_with_a
     assert (tmp_path / "context.tar.gz").is_file()
 
 
-def _git(folder: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True)
-
-
 def test_a_patch_set_whose_commit_cannot_be_read_is_warned_about_once(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    patches = tmp_path / "repo" / "patches"
-    shutil.copytree(PATCHES, patches)
-    shutil.copytree(PATCHES.parent / "templates", patches.parent / "templates")
+    patches = copy_patch_set(tmp_path / "repo")
     outside = cli("apply", VENDOR_ZIP, "-o", "outside.tar", "--patches", patches)
     assert outside.exit_code == 0 and "warning: " + str(patches) not in outside.stderr  # not in git: said nowhere
-    _git(patches.parent, "init", "-q")
+    git(patches.parent, "init", "-q")
     uncommitted = cli("apply", VENDOR_ZIP, "-o", "uncommitted.tar", "--patches", patches)
     assert uncommitted.exit_code == 0
     assert uncommitted.stderr.splitlines()[0] == (
         f'warning: {patches}: the manifest records "commit": null: HEAD names no commit: the repository has no '
         "commit yet, or its HEAD is broken (commit the patch set)")
-    _git(patches.parent, "add", "-A")
-    _git(patches.parent, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "patches")
+    commit_all(patches.parent, "patches")
     committed = cli("apply", VENDOR_ZIP, "-o", "committed.tar", "--patches", patches)
     assert committed.exit_code == 0 and "manifest records" not in committed.stderr
 
