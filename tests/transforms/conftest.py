@@ -12,6 +12,16 @@ from patcher.transforms.closest import find_closest
 from patcher.transforms.pattern import Pattern
 from patcher.transforms.scope import find_scope
 
+# The body of the vendor's forward_decode as a method: the V1/V2 dispatch.
+DISPATCH = '''\
+        use_v1 = max_seq_len <= 8192
+        if use_v1:
+            out = ops.paged_attention_v1(query, key_cache)
+        else:
+            out = ops.paged_attention_v2(query, key_cache)
+        return out
+'''
+
 # A vendor-shaped module: a class with the two forwards, helpers, a guarded
 # import, a nested function and a method inside an if block of the class.
 PAGED_ATTENTION = '''\
@@ -35,13 +45,7 @@ class PagedAttention:
     @staticmethod
     def forward_decode(query, key_cache, value_cache, max_seq_len):
         # V1 up to 8192 tokens
-        use_v1 = max_seq_len <= 8192
-        if use_v1:
-            out = ops.paged_attention_v1(query, key_cache)
-        else:
-            out = ops.paged_attention_v2(query, key_cache)
-        return out
-
+''' + DISPATCH + '''
     @staticmethod
     def forward_prefix(query, key, value):
         def _tile(start):
@@ -100,13 +104,7 @@ _PARTITION_SIZE = 512
 class PagedAttention:
     @staticmethod
     def forward_decode(query, key_cache, max_seq_len):
-        use_v1 = max_seq_len <= 8192
-        if use_v1:
-            out = ops.paged_attention_v1(query, key_cache)
-        else:
-            out = ops.paged_attention_v2(query, key_cache)
-        return out
-'''
+''' + DISPATCH
 
 
 def code_of(module: cst.Module, node: object) -> str:
