@@ -126,6 +126,35 @@ def commit_all(repo: Path, message: str) -> None:
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message)
 
 
+def fill_in_length_check(path: Path) -> None:
+    """Fill in the new patch at PATH as its author would: an insert after ``actual_max = $_``, its marker, an example.
+
+    PATH is what ``patcher new`` wrote; its placeholder step and marker must stand in it once each.
+    """
+    text = path.read_text(encoding="utf-8")
+    placeholder = 'op = "replace"\npattern = "the_code_to_find()"\ncode = "the_code_that_replaces_it()"'
+    marker = '# applied-when = ["the_new_code($X)"]'
+    assert text.count(placeholder) == 1 and text.count(marker) == 1, text
+    text = text.replace(placeholder, 'op = "insert"\nafter = "actual_max = $_"\n'
+                                     'code = "assert actual_max >= 0, \'negative sequence length\'"')
+    text = text.replace(marker, 'applied-when = ["assert actual_max >= 0, $_"]')
+    path.write_text(text + '''
+[[examples]]
+name = "a negative length stops decode"
+before = \'\'\'
+class PagedAttention:
+    def forward_decode(self):
+        actual_max = int(seq_lens.max().item())
+\'\'\'
+after = \'\'\'
+class PagedAttention:
+    def forward_decode(self):
+        actual_max = int(seq_lens.max().item())
+        assert actual_max >= 0, 'negative sequence length'
+\'\'\'
+''', encoding="utf-8")
+
+
 def break_first_step(patches: Path) -> None:
     """Make three-tier-decode's first step name an operation that does not exist: its header loads, its steps do not build."""
     broken = patches / "three-tier-decode.toml"

@@ -28,7 +28,7 @@ from patcher.patchset import load_patch_set
 
 from tests.authoring.conftest import FIRST_EXAMPLE
 from tests.fixtures_cli import GOLDEN, tar_files
-from tests.fixtures_patches import edit_file, one_error_line
+from tests.fixtures_patches import edit_file, fill_in_length_check, one_error_line
 from tests.fixtures_vendor import SHIPPED, VENDOR_ZIP
 from tests.patchset.test_markers_hold_after_series import threshold_patch
 
@@ -45,25 +45,7 @@ def new(cli: Any, team: Path, *args: str) -> Any:
 
 def write_length_check(team: Path) -> None:
     """Fill in the new patch as its author would: one insert step, its marker, and an example that passes."""
-    path = team / f"{ID}.toml"
-    edit_file(path, 'op = "replace"\npattern = "the_code_to_find()"\ncode = "the_code_that_replaces_it()"',
-              'op = "insert"\nafter = "actual_max = $_"\ncode = "assert actual_max >= 0, \'negative sequence length\'"')
-    edit_file(path, '# applied-when = ["the_new_code($X)"]', 'applied-when = ["assert actual_max >= 0, $_"]')
-    path.write_text(path.read_text(encoding="utf-8") + '''
-[[examples]]
-name = "a negative length stops decode"
-before = \'\'\'
-class PagedAttention:
-    def forward_decode(self):
-        actual_max = int(seq_lens.max().item())
-\'\'\'
-after = \'\'\'
-class PagedAttention:
-    def forward_decode(self):
-        actual_max = int(seq_lens.max().item())
-        assert actual_max >= 0, 'negative sequence length'
-\'\'\'
-''', encoding="utf-8")
+    fill_in_length_check(team / f"{ID}.toml")
 
 
 def active_ids(team: Path) -> list[str]:

@@ -4,7 +4,7 @@ The commands come from the ``sh`` block under ``## Walkthrough`` in
 README.md, so the README cannot drift from what the tool does: each line
 runs in a scratch checkout (the patch set, its templates and the fixtures
 copied into tmp_path), and must exit 0, or the ``exit N`` its comment
-names. The ``$EDITOR`` line is done by ``write_decode_length_check``, as
+names. The ``$EDITOR`` line is done by ``fill_in_length_check``, as
 its comment describes. What each step must show is asserted loosely
 (statuses, paths, exit codes), not the exact wording other work may change.
 """
@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import pytest
 
+from tests.fixtures_patches import fill_in_length_check
 from tests.fixtures_vendor import FIXTURES, ROOT, SHIPPED, VENDOR_ZIP
 
 README = ROOT / "README.md"
@@ -55,32 +56,6 @@ def walkthrough_steps(readme: str) -> list[Step]:
         promised = re.search(r"\bexit (\d+)\b", comment)
         steps.append(Step(line, tuple(shlex.split(command)), int(promised.group(1)) if promised else 0))
     return steps
-
-
-def write_decode_length_check(path: Path) -> None:
-    """Do what the walkthrough's $EDITOR line says: an insert after ``actual_max = $_``, its marker and an example."""
-    text = path.read_text(encoding="utf-8")
-    placeholder = 'op = "replace"\npattern = "the_code_to_find()"\ncode = "the_code_that_replaces_it()"'
-    marker = '# applied-when = ["the_new_code($X)"]'
-    assert placeholder in text and marker in text
-    text = text.replace(placeholder, 'op = "insert"\nafter = "actual_max = $_"\n'
-                                     'code = "assert actual_max >= 0, \'negative sequence length\'"')
-    text = text.replace(marker, 'applied-when = ["assert actual_max >= 0, $_"]')
-    path.write_text(text + '''
-[[examples]]
-name = "a negative length stops decode"
-before = \'\'\'
-class PagedAttention:
-    def forward_decode(self):
-        actual_max = int(seq_lens.max().item())
-\'\'\'
-after = \'\'\'
-class PagedAttention:
-    def forward_decode(self):
-        actual_max = int(seq_lens.max().item())
-        assert actual_max >= 0, 'negative sequence length'
-\'\'\'
-''', encoding="utf-8")
 
 
 def shipped_in(context: Path) -> bytes:
@@ -192,7 +167,7 @@ def test_the_readme_walkthrough_runs_as_written(cli: Any, tmp_path: Path, monkey
             result, code = done, done.returncode
         else:
             assert step.argv[0] == "$EDITOR", step.line
-            write_decode_length_check(checkout / step.argv[1])
+            fill_in_length_check(checkout / step.argv[1])
             result, code = None, 0
         said = "" if result is None else f"{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
         assert code == step.exit_code, f"{step.line}: exit {code}, README says {step.exit_code}\n{said}"
