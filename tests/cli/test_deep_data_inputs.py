@@ -15,11 +15,12 @@ from tests.fixtures_hostile_inputs import DEEP_JSON_LINE, deep_manifest, deep_pa
 
 
 def test_a_manifest_nested_too_deep_is_refused_at_its_line(tmp_path: Path) -> None:
-    result = run_patcher("check", deep_manifest(tmp_path))
+    tree = deep_manifest(tmp_path)
+    result = run_patcher("check", tree)
     assert result.returncode == 2, result.stderr
     assert one_error_line(result) == (
         f"error: patcher-manifest.json: cannot be read: nests deeper than 100 levels of arrays and tables "
-        f"at line {DEEP_JSON_LINE} (was the manifest edited by hand? re-run 'patcher apply')")
+        f"at line {DEEP_JSON_LINE} (was the manifest edited by hand? re-run 'patcher apply {tree}')")
 
 
 def test_a_manifest_nested_within_the_bound_is_still_read(tmp_path: Path) -> None:
