@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+import shlex
+from typing import Sequence
+
 
 class PatcherError(Exception):
     """An expected failure the user can act on; exit code 2 unless stated."""
 
     exit_code = 2
 
-    def __init__(self, message: str, *, where: str | None = None, hint: str | None = None):
+    def __init__(self, message: str, *, where: str | None = None, hint: str | None = None,
+                 command: str | None = None):
         super().__init__(message)
         self.message = message
         self.where = where
-        self.hint = hint
+        # A hint that runs a patcher COMMAND on the input says {command}; only the CLI knows
+        # the input as given, and names it (name_input); until then it reads VENDOR.
+        self.command = command
+        self.hint_template = hint
+        self.hint = hint.format(command=f"'patcher {command} VENDOR'") if hint and command else hint
+
+    def name_input(self, arguments: Sequence[str]) -> None:
+        """Put the input and options as given (ARGUMENTS, shell-quoted here) into a hint that runs a command on it."""
+        if self.hint_template and self.command:
+            line = " ".join(["patcher", self.command, *(shlex.quote(a) for a in arguments)])
+            self.hint = self.hint_template.format(command=f"'{line}'")
 
     def __str__(self) -> str:
         text = f"{self.where}: {self.message}" if self.where else self.message

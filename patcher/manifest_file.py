@@ -78,9 +78,18 @@ def read_record(tree: "SourceTree") -> Record | None:
     size = next((f.size for f in tree.files() if f.path == MANIFEST), 0)
     if size > MAX_SIZE:
         raise RecordError(f"it holds {size} bytes, more than a manifest apply writes ({MAX_SIZE})")
+    from .depth import data_nesting_problem
+
     try:
-        data = json.loads(tree.read(MANIFEST).decode("utf-8"))
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        text = tree.read(MANIFEST).decode("utf-8")
+    except UnicodeDecodeError:
+        raise RecordError("it is not JSON (UnicodeDecodeError)") from None
+    deep = data_nesting_problem(text)  # before json, which recurses once per level and names no line
+    if deep is not None:
+        raise RecordError(f"it {deep}")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # a JSONDecodeError is a ValueError
         raise RecordError(f"it is not JSON ({type(exc).__name__})") from None
     return decode_record(data)
 

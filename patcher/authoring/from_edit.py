@@ -485,7 +485,7 @@ def _locate(vendor: Path, original: Path, data: bytes, target: str | None) -> tu
             try:
                 shipped = plan.shipped_copy(target)
             except ShippingError as error:
-                raise PatcherError(f"--target {target}: {error.message}", where=str(vendor), hint=error.hint) from None
+                raise PatcherError(f"--target {target}: {error.message}", where=str(vendor), hint=error.hint_template, command=error.command) from None
             if tree.read(shipped) != data:
                 notes.append(f"{original} is not byte for byte VENDOR's {shipped}: the patch was checked on {original}")
             return shipped, target, notes

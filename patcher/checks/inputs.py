@@ -76,9 +76,9 @@ def manifest_overrides(tree: SourceTree) -> tuple[tuple[str, str], ...]:
         deep = data_nesting_problem(text)  # before json, which recurses per level
         if deep is not None:
             raise PatcherError(f"cannot be read: {deep}", where=MANIFEST,
-                               hint="was the manifest edited by hand? re-run 'patcher apply'")
+                               hint="was the manifest edited by hand? re-run {command}", command="apply")
         entries = json.loads(text).get("allowed_rules", [])
         return tuple((str(e["rule"]), str(e["reason"])) for e in entries)
     except (ValueError, AttributeError, KeyError, TypeError):
         raise PatcherError("allowed_rules is unreadable", where=MANIFEST,
-                           hint="was the manifest edited by hand? re-run 'patcher apply'") from None
+                           hint="was the manifest edited by hand? re-run {command}", command="apply") from None

@@ -31,6 +31,8 @@ def handle_errors(command: F) -> F:
         except PatcherError as error:
             if verbose:
                 traceback.print_exc()
+            if error.command:
+                error.name_input(_given(error.command, kwargs))
             fail(str(error), error.exit_code)
         except KeyboardInterrupt:
             fail("interrupted; nothing was written", ExitCode.INTERRUPTED)
@@ -55,6 +57,21 @@ def handle_errors(command: F) -> F:
                 click.echo(f"warning: {line}", err=True)
 
     return wrapper  # type: ignore[return-value]
+
+
+_TAKES_SET = frozenset({"apply", "diff", "verify-numerics"})
+
+
+def _given(command: str, params: dict[str, Any]) -> list[str]:
+    """The input and patch options this run was given, as arguments of the patcher COMMAND a hint names."""
+    inputs = params.get("inputs") or ()
+    source = params.get("source") or params.get("path") or params.get("vendor") or (inputs[0] if inputs else None)
+    arguments = [str(source) if source is not None else "VENDOR"]
+    if params.get("patches_dir") is not None:
+        arguments += ["--patches", str(params["patches_dir"])]
+    if command in _TAKES_SET:
+        arguments += [a for o in params.get("overrides") or () for a in ("--set", o)]
+    return arguments
 
 
 def fail(message: str, code: int) -> None:

@@ -32,7 +32,7 @@ def paged_attn_sources(tree: SourceTree, patch_set: PatchSet) -> PagedAttnSource
         failed = [f"{f.path}: {o.patch.id}: {o.detail}" for f in result.files for o in f.outcomes if o.detail]
         parse = [f"{f.path}: {f.parse_error}" for f in result.files if f.parse_error]
         raise PatcherError(f"the patch set does not apply: {'; '.join(parse + failed)}",
-                           hint="run 'patcher apply' for the full report")
+                           hint="run {command} for the full report", command="apply")
     paths = sorted({path for target, path in result.targets.items()
                     if posixpath.basename(target) == TARGET_NAME})
     if not paths:

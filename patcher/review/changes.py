@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from ..manifest_file import MANIFEST
 from ..patchset.model import Patch
 from ..patchset.outcome import Status
-from ..pipeline import MANIFEST, Build
+from ..pipeline import Build
 from ..report import ExitCode
 from .series import replay
 from .textdiff import FileChange

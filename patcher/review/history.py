@@ -7,8 +7,9 @@ from typing import BinaryIO, Callable, Iterator
 
 from ..archive.layout import OutputFile, resolve_mtime
 from ..archive.tree import SourceTree
+from ..manifest_file import MANIFEST
 from ..patchset.outcome import Status
-from ..pipeline import MANIFEST, Build
+from ..pipeline import Build
 from ..vcs import Snapshot, check_record_dest, record_history
 from .series import replay
 

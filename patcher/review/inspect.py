@@ -7,6 +7,7 @@ from typing import Any
 
 from ..archive.tree import SourceTree
 from ..errors import ShippingError
+from ..manifest_file import MANIFEST
 from ..patchset.model import SeriesOutline
 from ..report import ExitCode
 from ..shipping import Installed, ShipPlan, find_mirrors, plan_shipping
@@ -63,8 +64,13 @@ class Inspection:
 
     @property
     def unshipped(self) -> tuple[str, ...]:
-        """Tree files no COPY/ADD takes into the image."""
-        return tuple(p for p in self.files if p not in self.plan.copied)
+        """Vendor files no COPY/ADD takes into the image (apply's own record is not one: see ``record``)."""
+        return tuple(p for p in self.files if p not in self.plan.copied and p != self.record)
+
+    @property
+    def record(self) -> str | None:
+        """The manifest an earlier ``apply`` left in the tree, when the build does not copy it; else None."""
+        return MANIFEST if MANIFEST in self.files and MANIFEST not in self.plan.copied else None
 
     def exit_code(self, strict: bool) -> ExitCode:
         """1 under ``--strict`` when there is a warning, a target that does not ship, or one that unread lines could change."""
@@ -174,6 +180,8 @@ def lines(inspection: Inspection) -> list[str]:
         out.append(f"  {path} -> {', '.join([image, *installed])}")
     out += ["", f"Never shipped ({len(inspection.unshipped)} files)"]
     out.extend(f"  {entry}" for entry in _collapse(inspection.unshipped, set(plan.copied)))
+    if inspection.record:
+        out += ["", f"Apply's record (not a vendor file, not shipped): {inspection.record}"]
     return out
 
 
@@ -234,6 +242,7 @@ def to_json(inspection: Inspection) -> dict[str, Any]:
         "fails": [note_json(n) for n in plan.notes if n.kind == "fails"],
         "assumed": [note_json(n) for n in plan.notes if n.kind == "assumed"],
         "never_shipped": list(inspection.unshipped),
+        "record": inspection.record,
         "dockerignored": list(plan.ignored),
         "warnings": [
             {"path": w.path, "image_path": w.image_path, "script": w.script, "line": w.line,

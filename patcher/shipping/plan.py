@@ -99,7 +99,7 @@ class ShipPlan:
             raise ShippingError(
                 f"nothing the image ships lands at .../{target} (install scripts run: {scripts}){caveat}",
                 where=DOCKERFILE,
-                hint="run 'patcher inspect' to see what the build copies where",
+                hint="run {command} to see what the build copies where", command="inspect",
             )
         if len(sources) > 1:
             raise ShippingError(

@@ -135,9 +135,9 @@ def test_an_original_vendor_does_not_hold_is_refused_and_target_learns_it_with_a
 
 def test_a_target_the_image_does_not_ship_is_refused(cli: Any, tmp_path: Path) -> None:
     original, edited = write(tmp_path / "o.py", VENDOR_TEXT), write(tmp_path / "e.py", add_guard(VENDOR_TEXT))
-    line, _, _ = _new(cli, tmp_path, VENDOR_ZIP, original, edited, "--target", "vllm/nothing.py")
+    line, team, _ = _new(cli, tmp_path, VENDOR_ZIP, original, edited, "--target", "vllm/nothing.py")
     assert line.startswith(f"error: {VENDOR_ZIP}: --target vllm/nothing.py: nothing the image ships lands at ")
-    assert line.endswith("(run 'patcher inspect' to see what the build copies where)")
+    assert line.endswith(f"(run 'patcher inspect {VENDOR_ZIP} --patches {team}' to see what the build copies where)")
 
 
 def test_an_original_with_converted_line_endings_names_the_file_it_matches(cli: Any, tmp_path: Path) -> None:

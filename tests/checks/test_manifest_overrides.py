@@ -58,5 +58,5 @@ def test_a_manifest_edited_by_hand_is_an_error_that_says_where(tmp_path: Path, m
     error = raised.value
     assert (error.message, error.where, error.hint) == (
         "allowed_rules is unreadable", "patcher-manifest.json",
-        "was the manifest edited by hand? re-run 'patcher apply'")
+        "was the manifest edited by hand? re-run 'patcher apply VENDOR'")
     assert (tree / "patcher-manifest.json").read_text() == manifest  # the input is never modified

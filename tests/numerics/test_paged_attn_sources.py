@@ -58,7 +58,7 @@ def test_a_drop_the_patches_do_not_fit_is_refused_naming_the_file_the_patch_and_
     renamed_longest(vendor_copy)
     error = refused(vendor_copy)
     assert type(error) is PatcherError and error.where is None
-    assert error.hint == "run 'patcher apply' for the full report"
+    assert error.hint == "run 'patcher apply VENDOR' for the full report"
     assert error.message.startswith(f"the patch set does not apply: {SHIPPED}: three-tier-decode: ")
     assert error.message.count(f"{SHIPPED}: ") == 1  # the prefill patches still apply
 
@@ -83,7 +83,7 @@ def test_a_shipped_copy_that_does_not_parse_is_refused_with_the_parse_error(vend
     assert re.match(f"the patch set does not apply: {SHIPPED}: line 54[34]: invalid syntax; it does not parse under "
                     "Python ", error.message)
     assert "three-tier-decode" not in error.message  # the file, not each patch, is what failed
-    assert error.hint == "run 'patcher apply' for the full report"
+    assert error.hint == "run 'patcher apply VENDOR' for the full report"
 
 
 def test_the_refusal_is_one_line_the_hint_leads_to_the_full_report(cli, vendor_copy: Path, make_zip) -> None:  # type: ignore[no-untyped-def]
@@ -93,8 +93,8 @@ def test_the_refusal_is_one_line_the_hint_leads_to_the_full_report(cli, vendor_c
     assert result.exit_code == 2 and result.stdout == ""
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"error: the patch set does not apply: {SHIPPED}: three-tier-decode: ")
-    assert line.endswith(" (run 'patcher apply' for the full report)")
-    detail = line.split("three-tier-decode: ", 1)[1].rsplit(" (run 'patcher apply'", 1)[0]
+    assert line.endswith(f" (run 'patcher apply {drop}' for the full report)")
+    detail = line.split("three-tier-decode: ", 1)[1].rsplit(" (run 'patcher apply", 1)[0]
     applied = cli("apply", drop, "-o", cli.cwd / "out")
     assert applied.exit_code == 2 and detail in applied.stderr
 

@@ -131,7 +131,7 @@ def test_a_target_nothing_lands_at_is_refused_with_what_could_have_placed_it(scr
     with pytest.raises(ShippingError) as raised:
         plan.shipped_copy("vllm/x.py")
     assert (raised.value.where, raised.value.message, raised.value.hint) == (
-        "Dockerfile", message, "run 'patcher inspect' to see what the build copies where")
+        "Dockerfile", message, "run 'patcher inspect VENDOR' to see what the build copies where")
 
 
 def test_a_build_without_scripts_says_none_ran() -> None:
