@@ -4,7 +4,8 @@ Readers diff manifests across runs and tool versions, so the layout (one
 patch, mirror and changed file a line) and every escape (``tojson``'s:
 sorted keys, ASCII only, ``< > & '`` as ``\\u003c``...) stay as they were.
 The former template is kept here as the reference: any values rendered
-by it and by ``manifest_bytes`` give the same bytes.
+by it and by ``manifest_bytes`` give the same bytes. (It gained one line
+since, ``"stage"``: the build stage ``apply --target`` took as the image.)
 """
 
 from __future__ import annotations
