@@ -30,7 +30,7 @@ set_option = click.option(
 )
 stage_option = click.option(
     "--target", "stage", metavar="STAGE", default=None,
-    help="The build stage that is the image, as 'docker build --target STAGE' (default: the last).")
+    help="The build stage that is the image, as 'docker build --target STAGE' (default: the one a context apply wrote records, else the last).")
 verbose_option = click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for errors.")
 
 color_option = click.option(
