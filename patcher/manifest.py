@@ -47,6 +47,7 @@ def render_manifest(build: Build, input_name: str) -> bytes:
         "version": __version__,
         "input_name": input_name,
         "input_sha256": build.tree.sha256(),
+        "stage": build.stage,
         "origin_name": record.origin_name if record else input_name,
         "origin_sha256": record.origin_sha256 if record else build.tree.sha256(),
         "series": [p.id for p in build.patch_set.patches],
@@ -77,6 +78,7 @@ def manifest_bytes(values: Mapping[str, Any]) -> bytes:
         "{\n"
         f'  "tool": {{"name": "patcher", "version": {_json(values["version"])}}},\n'
         f'  "input": {{"name": {_json(values["input_name"])}, "sha256": {_json(values["input_sha256"])}}},\n'
+        f'  "stage": {_json(values["stage"])},\n'
         f'  "patch_set": {{"series": {_json(values["series"])}, "commit": {_json(values["commit"])},'
         f' "commit_reason": {_json(values["commit_reason"])}}},\n'
         f'  "patches": [\n{_lines(patches)}  ],\n'

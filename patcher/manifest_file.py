@@ -61,6 +61,7 @@ class Record:
     mirrors: tuple[RecordedMirror, ...]
     changed: Mapping[str, str]  # context path -> sha256 of the bytes the run wrote
     allowed: tuple[tuple[str, str], ...]
+    stage: str | None = None  # the build stage that was the image ('--target'); None: the last
 
     def patch(self, patch_id: str, file: str) -> RecordedPatch | None:
         """Return the record of PATCH_ID on FILE, if the run recorded one."""
@@ -124,6 +125,8 @@ def decode_record(data: Any) -> Record:
         mirrors=tuple(mirrors),
         changed=changed,
         allowed=tuple(allowed),
+        # Older manifests have no "stage": their runs always took the last stage.
+        stage=None if top.get("stage") is None else _text(top["stage"], "stage"),
     )
 
 

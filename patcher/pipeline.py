@@ -60,6 +60,7 @@ class Build:
     # wrote and still holds what that run wrote; the new manifest carries it forward.
     record: Record | None = None
     record_note: str | None = None  # why an input's manifest is not carried forward
+    stage: str | None = None  # the build stage that is the image ('--target'); None: the last
 
     @property
     def failed(self) -> bool:
@@ -67,9 +68,13 @@ class Build:
         return any(f.failed for f in self.files)
 
 
-def build(tree: SourceTree, patch_set: PatchSet, plan: ShipPlan | None = None) -> Build:
-    """Patch the shipped copy of every target and make its mirrors identical to it (``plan``: the tree's, if known)."""
-    plan = plan or plan_shipping(tree)
+def build(tree: SourceTree, patch_set: PatchSet, plan: ShipPlan | None = None, stage: str | None = None) -> Build:
+    """Patch the shipped copy of every target and make its mirrors identical to it.
+
+    ``stage`` names the build stage that is the image (``docker build --target``; default the last);
+    ``plan`` is the tree's ship plan for that stage, if known.
+    """
+    plan = plan or plan_shipping(tree, stage)
     targets = {target: plan.shipped_copy(target) for target in patch_set.targets}
     test_hook(TEST_PATCH_STARTED, "patch")
     outcomes: list[FileOutcome] = []
@@ -85,7 +90,7 @@ def build(tree: SourceTree, patch_set: PatchSet, plan: ShipPlan | None = None) -
     ignored = _keep_manifest_out_of_image(tree, plan, changes)
     record, note = input_record(tree)
     return Build(tree, patch_set, plan, targets, tuple(outcomes), tuple(mirrors), changes,
-                 manifest_ignored=ignored, record=record, record_note=note)
+                 manifest_ignored=ignored, record=record, record_note=note, stage=stage)
 
 
 def input_record(tree: SourceTree) -> tuple[Record | None, str | None]:

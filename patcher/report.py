@@ -125,10 +125,11 @@ def stale_hint(input_name: str | None, patch_args: tuple[str, ...] = ()) -> str:
             f"then update the patch in the patch set")
 
 
-def patch_arguments(patches_dir: object | None, overrides: tuple[str, ...]) -> tuple[str, ...]:
-    """Repeat the ``--patches DIR --set X=Y ...`` a command was given, for a hint."""
-    args = ("--patches", str(patches_dir)) if patches_dir is not None else ()
-    return args + tuple(a for o in overrides for a in ("--set", o))
+def patch_arguments(patches_dir: object | None, overrides: tuple[str, ...], stage: str | None = None) -> tuple[str, ...]:
+    """Repeat the ``--target STAGE --patches DIR --set X=Y ...`` a command was given, for a hint."""
+    target: tuple[str, ...] = ("--target", stage) if stage is not None else ()
+    patches = ("--patches", str(patches_dir)) if patches_dir is not None else ()
+    return target + patches + tuple(a for o in overrides for a in ("--set", o))
 
 
 def _quote(text: str) -> str:

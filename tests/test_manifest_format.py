@@ -4,7 +4,8 @@ Readers diff manifests across runs and tool versions, so the layout (one
 patch, mirror and changed file a line) and every escape (``tojson``'s:
 sorted keys, ASCII only, ``< > & '`` as ``\\u003c``...) stay as they were.
 The former template is kept here as the reference: any values rendered
-by it and by ``manifest_bytes`` give the same bytes.
+by it and by ``manifest_bytes`` give the same bytes. (It gained one line
+since, ``"stage"``: the build stage ``apply --target`` took as the image.)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ FORMER_TEMPLATE = """\
 {
   "tool": {"name": "patcher", "version": {{ version | tojson }}},
   "input": {"name": {{ input_name | tojson }}, "sha256": {{ input_sha256 | tojson }}},
+  "stage": {{ stage | tojson }},
   "patch_set": {"series": {{ series | tojson }}, "commit": {{ commit | tojson }}, "commit_reason": {{ commit_reason | tojson }}},
   "patches": [
 {% for patch in patches %}
@@ -55,6 +57,7 @@ VALUES = st.fixed_dictionaries({
     "version": TEXT,
     "input_name": TEXT,
     "input_sha256": DIGEST,
+    "stage": st.none() | TEXT,
     "origin_name": TEXT,
     "origin_sha256": DIGEST,
     "series": st.lists(TEXT, max_size=4),
@@ -83,7 +86,7 @@ def test_the_bytes_are_those_the_former_template_wrote(tmp_path: Path, values: d
 
 def test_every_character_tojson_escapes_is_escaped_the_same_way(tmp_path: Path) -> None:
     values = {"version": "0.1.0", "input_name": "<drop> & 'friends' \"quoted\" \u00e9\u20ac.zip",
-              "input_sha256": "0" * 64, "origin_name": "drop.zip", "origin_sha256": "1" * 64, "series": ["a<b"], "commit": None, "commit_reason": "not in a git repository",
+              "input_sha256": "0" * 64, "stage": None, "origin_name": "drop.zip", "origin_sha256": "1" * 64, "series": ["a<b"], "commit": None, "commit_reason": "not in a git repository",
               "patches": [{"id": "p", "file": "x/y.py", "status": "applied", "params": {"z": 1.5, "a": "it's"},
                            "steps": []}],
               "mirrors": [], "changed": {}, "allowed": []}

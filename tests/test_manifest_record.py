@@ -89,6 +89,7 @@ def _manifest(context: Path) -> dict[str, Any]:
     (lambda m: m["changed_files"].update({SHIPPED: None}), f"changed_files['{SHIPPED}'] is not a sha256"),
     (lambda m: m["mirrors"][0].update(differed_before="yes"), "mirrors[0].differed_before is not true or false"),
     (lambda m: m.update(origin=[]), "origin is not an object"),
+    (lambda m: m.update(stage=["runtime"]), "stage is not a string"),
 ])
 def test_a_manifest_out_of_shape_is_refused_naming_the_field(contexts: list[Path], edit, field: str) -> None:  # type: ignore[no-untyped-def]
     manifest = _manifest(contexts[2])

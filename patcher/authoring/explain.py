@@ -22,6 +22,7 @@ from ..checks.inputs import open_tree  # the one safe tar reader, shared with 'p
 from ..patchset import Patch, PatchSet
 from ..patchset.runner import PatchOutcome, Status, patch_source
 from ..shipping import plan_shipping
+from ..shipping.target_stage import image_stage
 from ..transforms import Insert, Operation, Replace, ReuseBuffers
 from ..records import Diagnostic
 from ..transforms.pattern import Bindings, Pattern, decode_metavariables, find_statements, layout_key
@@ -105,10 +106,14 @@ def explain_patch(patch: Patch) -> Explanation:
     return Explanation(patch, params, steps)
 
 
-def locate(explanation: Explanation, patch_set: PatchSet, vendor: Path) -> Explanation:
-    """Add where the patch matches in the drop at ``vendor`` (a zip, a folder or a build context tar)."""
+def locate(explanation: Explanation, patch_set: PatchSet, vendor: Path, stage: str | None = None) -> Explanation:
+    """Add where the patch matches in the drop at ``vendor`` (a zip, a folder or a build context tar).
+
+    ``stage`` names the build stage that is the image (``--target``); without
+    it, the one a context's manifest records, else the last.
+    """
     with open_tree(vendor) as tree:
-        shipped = plan_shipping(tree).shipped_copy(explanation.patch.target)
+        shipped = plan_shipping(tree, image_stage(tree, stage)).shipped_copy(explanation.patch.target)
         data = tree.read(shipped)
     patch = explanation.patch
     earlier = list(patch_set.for_target(patch.target))[: _index(patch_set, patch)]

@@ -14,6 +14,7 @@ from ..depth import data_nesting_problem
 from ..errors import PatcherError, ShippingError
 from ..manifest_file import MANIFEST
 from ..shipping import plan_shipping
+from ..shipping.target_stage import image_stage
 from .policy import Policy
 from .runner import CheckResult, FileRulesAhead, Pending, check_tree, last_half, read_shipped_python, run_rules
 
@@ -26,8 +27,12 @@ def check_path(
     *,
     targets: Sequence[str] = (),
     allowed: Sequence[tuple[str, str]] = (),
+    stage: str | None = None,
 ) -> CheckResult:
     """Run the rules on PATH; ``targets`` are image paths of the files a patch set changes.
+
+    ``stage`` names the build stage that is the image (``--target``); without
+    it, the one a context's manifest records, else the last.
 
     A single ``.py`` file gets the file rules. A tree gets them on every file
     its Dockerfile ships, and the tree rules; overrides recorded in its
@@ -39,7 +44,7 @@ def check_path(
             data = stream.read()
         return run_rules([(str(path), lambda: data)], policy, allowed=allowed)
     with open_tree(path) as tree:
-        return _check(tree, policy, targets, allowed)
+        return _check(tree, policy, targets, allowed, image_stage(tree, stage))
 
 
 @contextmanager
@@ -50,8 +55,8 @@ def open_tree(path: Path) -> Iterator[SourceTree]:
 
 
 def _check(tree: SourceTree, policy: Policy, targets: Sequence[str],
-           allowed: Sequence[tuple[str, str]]) -> CheckResult:
-    plan = plan_shipping(tree)
+           allowed: Sequence[tuple[str, str]], stage: str | None) -> CheckResult:
+    plan = plan_shipping(tree, stage)
     shipped = []
     for target in targets:
         try:

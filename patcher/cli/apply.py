@@ -13,7 +13,7 @@ from ..report import EXIT_CODES_HELP, ApplyReport, patch_arguments
 from . import reached
 from .errors import handle_errors
 from .options import (allow_options, input_argument, limit_options, limits_from, load_patches, load_policy_for,
-                      patches_option, set_option, verbose_option)
+                      patches_option, set_option, stage_option, verbose_option)
 from .progress import ProgressBar
 
 if TYPE_CHECKING:
@@ -36,15 +36,16 @@ if TYPE_CHECKING:
 @click.option("--record-git", type=click.Path(path_type=Path, file_okay=False), default=None, metavar="DIR",
               help="Also write the run as a new git repository in DIR: the vendor tree, then one commit per "
                    "applied patch (read it with 'git log -p'). DIR must be new or empty unless --force.")
+@stage_option
 @patches_option
 @set_option
 @limit_options
 @allow_options
 @verbose_option
 @handle_errors
-def apply_command(source: Path, output: Path | None, force: bool, record_git: Path | None, patches_dir: Path | None,
-                  overrides: tuple[str, ...], max_members: int, max_size: int, max_ratio: int,
-                  allow: tuple[str, ...], reasons: tuple[str, ...], verbose: bool) -> None:
+def apply_command(source: Path, output: Path | None, force: bool, record_git: Path | None, stage: str | None,
+                  patches_dir: Path | None, overrides: tuple[str, ...], max_members: int, max_size: int,
+                  max_ratio: int, allow: tuple[str, ...], reasons: tuple[str, ...], verbose: bool) -> None:
     """Patch the copy of each target the image ships, sync its mirrors, and pack the context.
 
     VENDOR is a vendor zip, a folder, or any output of apply (.tar.gz, .tar,
@@ -57,6 +58,7 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     from ..checks import parse_allowed
     from ..pipeline import build, check, check_input, prefetch_unchanged, rules_ahead, write
     from ..shipping import plan_shipping
+    from ..shipping.target_stage import image_stage
 
     # Steps are built when a target misses the patch cache: a cached run loads no libcst.
     patch_set = load_patches(patches_dir, overrides, lazy=True)
@@ -70,17 +72,18 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
 
         history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
-        plan = plan_shipping(tree)
+        image = image_stage(tree, stage)  # a context apply wrote is built as the stage it records
+        plan = plan_shipping(tree, image)
         # The file rules read the files the run does not change while it
         # patches, and a thread reads ahead what the writer will copy.
         with rules_ahead(tree, plan, policy) as ahead, prefetch_unchanged(tree) as prefetch:
-            result = replace(build(tree, patch_set, plan), allowed=allowed)
+            result = replace(build(tree, patch_set, plan, image), allowed=allowed)
             early = ahead.results()
             # The rules judge what would be written; when a patch failed nothing is,
             # and they judge the input as it is, so the report holds both problems.
             checks = check_input(result, policy, early) if result.failed else check(result, policy, early)
             report = ApplyReport(result, checks=checks, input_name=str(source),
-                                 patch_args=patch_arguments(patches_dir, overrides))
+                                 patch_args=patch_arguments(patches_dir, overrides, stage))
             if report.exit_code:
                 _print(report)
                 raise SystemExit(int(report.exit_code))

@@ -9,7 +9,8 @@ import click
 from ..report import CheckReport
 from . import reached
 from .errors import handle_errors
-from .options import allow_options, format_option, load_outline, load_policy_for, patches_option, verbose_option
+from .options import (allow_options, format_option, load_outline, load_policy_for, patches_option, stage_option,
+                      verbose_option)
 
 EPILOG = (
     "PATH is a vendor zip, a folder, a build context apply wrote (.tar.gz/.tgz/.tar), or one .py file."
@@ -28,11 +29,12 @@ EPILOG = (
 @click.command("check", epilog=EPILOG)
 @click.argument("path", type=click.Path(path_type=Path), metavar="PATH")
 @format_option
+@stage_option
 @patches_option
 @allow_options
 @verbose_option
 @handle_errors
-def check_command(path: Path, fmt: str, patches_dir: Path | None, allow: tuple[str, ...],
+def check_command(path: Path, fmt: str, stage: str | None, patches_dir: Path | None, allow: tuple[str, ...],
                   reasons: tuple[str, ...], verbose: bool) -> None:
     """Run the hardware safety rules of the patch set's policy.toml on PATH."""
     from ..checks import parse_allowed
@@ -41,11 +43,13 @@ def check_command(path: Path, fmt: str, patches_dir: Path | None, allow: tuple[s
     from ..resources import default_patches_dir
 
     single_file = path.suffix == ".py" and path.is_file()
+    if single_file and stage is not None:
+        raise click.UsageError("--target names a build stage of a tree; one .py file has none")
     # A single file needs only the policy; a tree also the patch set's targets (install-fails-loudly).
     patch_set = None if single_file else load_outline(patches_dir)
     policy = load_policy_for(patch_set.directory if patch_set else patches_dir or default_patches_dir())
     allowed = parse_allowed(allow, reasons, policy)
-    result = check_path(path, policy, targets=patch_set.targets if patch_set else (), allowed=allowed)
+    result = check_path(path, policy, targets=patch_set.targets if patch_set else (), allowed=allowed, stage=stage)
     report = CheckReport(result, str(path))
     reached(report.exit_code)
     if fmt == "json":

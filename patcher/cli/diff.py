@@ -16,7 +16,7 @@ from ..report import ApplyReport, ExitCode, Failure, failed_patches, patch_argum
 from . import reached
 from .errors import handle_errors
 from .options import (color_option, colour_wanted, input_argument, load_patches, patches_option, set_option,
-                      verbose_option)
+                      stage_option, verbose_option)
 
 if TYPE_CHECKING:
     from ..archive import SourceTree
@@ -51,17 +51,19 @@ EPILOG = (
                    "with the closest code (exit 2).")
 @click.option("--base", metavar="REF", default=None,
               help="Diff apply's output with the patch set as at git revision REF against the working tree's.")
+@stage_option
 @patches_option
 @set_option
 @verbose_option
 @handle_errors
 def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fmt: str, color: bool | None,
-                 keep_going: bool, base: str | None, patches_dir: Path | None, overrides: tuple[str, ...],
-                 verbose: bool) -> None:
+                 keep_going: bool, base: str | None, stage: str | None, patches_dir: Path | None,
+                 overrides: tuple[str, ...], verbose: bool) -> None:
     """Show what 'patcher apply' changes in VENDOR (a zip or a folder), and which patch changes what."""
     from ..archive import open_source
     from ..review.base import patch_set_at
     from ..review.changes import apply_diff, base_diff, per_patch_diff
+    from ..shipping.target_stage import image_stage
 
     if per_patch and base:
         raise click.UsageError("--per-patch and --base cannot be combined")
@@ -75,10 +77,11 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
             except PatcherError as error:
                 raise checkout.explain(error) from None
         tree = stack.enter_context(open_source(source))
-        rerun = (str(source), *patch_arguments(patches_dir, overrides))
-        builds = [_build(tree, patch_set, "", rerun, keep_going)]
+        image = image_stage(tree, stage)  # a context apply wrote is built as the stage it records
+        rerun = (str(source), *patch_arguments(patches_dir, overrides, stage))
+        builds = [_build(tree, patch_set, image, "", rerun, keep_going)]
         if base is not None:
-            builds.insert(0, _build(tree, old_set, f"at {base}: ", (*rerun, "--base", base), keep_going))
+            builds.insert(0, _build(tree, old_set, image, f"at {base}: ", (*rerun, "--base", base), keep_going))
             report = base_diff(builds[0], builds[1], source.name, checkout.ref)
         elif per_patch:
             report = per_patch_diff(builds[0], source.name)
@@ -94,11 +97,12 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
     sys.exit(int(code))
 
 
-def _build(tree: SourceTree, patch_set: PatchSet, label: str, rerun: tuple[str, ...], keep_going: bool) -> Build:
+def _build(tree: SourceTree, patch_set: PatchSet, stage: str | None, label: str, rerun: tuple[str, ...],
+           keep_going: bool) -> Build:
     from ..pipeline import build
     from ..report import ApplyReport
 
-    result = build(tree, patch_set)
+    result = build(tree, patch_set, stage=stage)
     if result.failed and not keep_going:
         report = ApplyReport(result, checks=_input_rules(result, patch_set), input_name=rerun[0],
                              patch_args=rerun[1:])

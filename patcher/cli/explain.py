@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from .errors import handle_errors
-from .options import format_option, load_patches, patches_option, set_option, verbose_option
+from .options import format_option, load_patches, patches_option, set_option, stage_option, verbose_option
 
 EPILOG = (
     "Shows the patch's DEP-3 header, its markers, its parameters (type, bounds, default, help, and the"
@@ -30,21 +30,24 @@ EPILOG = (
 @click.option("--in", "vendor", type=click.Path(path_type=Path), default=None, metavar="VENDOR",
               help="Show where the patch matches in this vendor zip, folder or build context.")
 @format_option
+@stage_option
 @set_option
 @patches_option
 @verbose_option
 @handle_errors
-def explain_command(patch_id: str, vendor: Path | None, fmt: str, overrides: tuple[str, ...],
+def explain_command(patch_id: str, vendor: Path | None, fmt: str, stage: str | None, overrides: tuple[str, ...],
                     patches_dir: Path | None, verbose: bool) -> None:
     """Explain patch PATCH_ID to a reviewer: header, parameters, steps, and its matches in VENDOR."""
     from ..authoring.cases import select_patches
     from ..authoring.explain import explain_patch, locate, render_lines, to_json
 
+    if stage is not None and vendor is None:
+        raise click.UsageError("--target names a build stage of the drop --in VENDOR; give --in VENDOR too")
     patch_set = load_patches(patches_dir, overrides)
     (patch,) = select_patches(patch_set, [patch_id])
     explanation = explain_patch(patch)
     if vendor is not None:
-        explanation = locate(explanation, patch_set, vendor)
+        explanation = locate(explanation, patch_set, vendor, stage)
     if fmt == "json":
         import json
 

@@ -28,6 +28,9 @@ set_option = click.option(
     metavar="PATCH.PARAM=VALUE",
     help="Override a patch parameter (repeatable), e.g. --set three-tier-decode.small_max=4096.",
 )
+stage_option = click.option(
+    "--target", "stage", metavar="STAGE", default=None,
+    help="The build stage that is the image, as 'docker build --target STAGE' (default: the one a context apply wrote records, else the last).")
 verbose_option = click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for errors.")
 
 color_option = click.option(

@@ -9,7 +9,8 @@ import click
 
 from . import reached
 from .errors import handle_errors
-from .options import limit_options, limits_from, load_patches, load_policy_for, patches_option, set_option, verbose_option
+from .options import (limit_options, limits_from, load_patches, load_policy_for, patches_option, set_option,
+                      stage_option, verbose_option)
 from .progress import StageLine
 
 EPILOG = (
@@ -38,26 +39,32 @@ EPILOG = (
 @click.argument("new", type=click.Path(path_type=Path), metavar="NEW")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
               show_default=True, help="text for a terminal, json for machines, markdown for the pull request.")
+@stage_option
 @patches_option
 @set_option
 @limit_options
 @verbose_option
 @handle_errors
-def upgrade_command(old: Path, new: Path, fmt: str, patches_dir: Path | None, overrides: tuple[str, ...],
-                    max_members: int, max_size: int, max_ratio: int, verbose: bool) -> None:
+def upgrade_command(old: Path, new: Path, fmt: str, stage: str | None, patches_dir: Path | None,
+                    overrides: tuple[str, ...], max_members: int, max_size: int, max_ratio: int,
+                    verbose: bool) -> None:
     """Compare how the patch series applies to vendor drop OLD and to NEW."""
     from ..archive import open_source
     from ..report import patch_arguments
     from ..review import upgrade, upgrade_render
+    from ..shipping.target_stage import pair_stages
 
     patch_set = load_patches(patches_dir, overrides, lazy=True)
     policy = load_policy_for(patch_set.directory)
     limits = limits_from(max_members, max_size, max_ratio)
     with StageLine("upgrade", 5) as progress:
         with open_source(old, limits) as old_tree, open_source(new, limits) as new_tree:
-            drops = upgrade.read_drops(old_tree, new_tree, patch_set, policy, (str(old), str(new)), progress)
+            stages = pair_stages(old_tree, new_tree, stage)  # a context is read as the stage it records
+            drops = upgrade.read_drops(old_tree, new_tree, patch_set, policy, (str(old), str(new)), progress,
+                                       stages)
         progress("comparing")
-        report = upgrade.compare(*drops, patch_args=patch_arguments(patches_dir, overrides))
+        # The commands it names run on NEW alone: they repeat the stage NEW was read as.
+        report = upgrade.compare(*drops, patch_args=patch_arguments(patches_dir, overrides, stages[1]))
         rendered = (upgrade_render.to_json_text(report) + "\n" if fmt == "json" else
                     upgrade_render.markdown(report) if fmt == "markdown" else upgrade_render.text(report))
     code = report.exit_code

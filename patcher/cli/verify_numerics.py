@@ -10,7 +10,8 @@ import click
 from ..errors import PatcherError
 from ..numerics.report import NumericsReport
 from .errors import handle_errors
-from .options import input_argument, load_patches, load_policy_for, patches_option, set_option, verbose_option
+from .options import (input_argument, load_patches, load_policy_for, patches_option, set_option, stage_option,
+                      verbose_option)
 from .progress import ProgressBar
 
 EPILOG = (
@@ -36,6 +37,7 @@ EPILOG = (
 
 @click.command("verify-numerics", epilog=EPILOG)
 @input_argument()
+@stage_option
 @patches_option
 @set_option
 @click.option("--full-thresholds", is_flag=True,
@@ -44,7 +46,7 @@ EPILOG = (
 @click.option("--cases", "show_cases", is_flag=True, help="List every case under its tier line.")
 @verbose_option
 @handle_errors
-def verify_numerics_command(source: Path, patches_dir: Path | None, overrides: tuple[str, ...],
+def verify_numerics_command(source: Path, stage: str | None, patches_dir: Path | None, overrides: tuple[str, ...],
                             full_thresholds: bool, show_cases: bool, verbose: bool) -> None:
     """Compare the vendor's and the patched paged_attn.py outputs on the CPU (needs PyTorch)."""
     if importlib.util.find_spec("torch") is None:
@@ -53,11 +55,12 @@ def verify_numerics_command(source: Path, patches_dir: Path | None, overrides: t
     from ..archive import open_source
     from ..numerics.compare import compare_sources
     from ..numerics.sources import paged_attn_sources
+    from ..shipping.target_stage import image_stage
 
     patch_set = load_patches(patches_dir, overrides)
     v1_limit = int(load_policy_for(patch_set.directory).rules["v1-length-limit"].params["max-tokens"])
     with open_source(source) as tree:
-        sources = paged_attn_sources(tree, patch_set)
+        sources = paged_attn_sources(tree, patch_set, image_stage(tree, stage))
     with ProgressBar("verifying numerics", unit="cases", scale=1) as bar:
         result = compare_sources(sources.vendor, sources.patched, v1_limit=v1_limit,
                                  full_thresholds=full_thresholds, progress=bar.update)

@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING
 import click
 
 from .errors import handle_errors
-from .inspect import stage_option
 from .options import (format_option, input_argument, load_outline, load_patches, load_policy_for, patches_option,
-                      verbose_option)
+                      stage_option, verbose_option)
 
 if TYPE_CHECKING:
     from ..archive.tree import SourceTree
@@ -46,13 +45,14 @@ def verify_sync_command(source: Path, show_diff: bool, fmt: str, config: Path | 
     """Check that every mirrored copy in VENDOR (a zip, a tree, or a git checkout of one) matches the shipped copy."""
     from ..archive import open_source
     from ..review.sync import check_sync, copy_diff, load_config
+    from ..shipping.target_stage import image_stage
 
     patch_set = load_outline(patches_dir)
     with open_source(source) as tree:
         declared, config_name = load_config(tree, config)
-        report = check_sync(tree, patch_set, declared, config_name, stage)
+        report = check_sync(tree, patch_set, declared, config_name, image_stage(tree, stage))
         # Only a drifted copy of a patched file makes the hint ask what apply would do (the series runs then).
-        outlook = _apply_outlook(tree, source, patches_dir) if any(
+        outlook = _apply_outlook(tree, source, patches_dir, stage) if any(
             g.origin == "patch set" for g in report.drifted) else None
     if fmt == "json":
         click.echo(json.dumps(report.to_json(diffs=show_diff), indent=2))
@@ -67,23 +67,29 @@ def verify_sync_command(source: Path, show_diff: bool, fmt: str, config: Path | 
     sys.exit(int(report.exit_code))
 
 
-def _apply_outlook(tree: SourceTree, source: Path, patches_dir: Path | None) -> ApplyOutlook:
-    """Run what apply would run on this input (nothing written): would it write, and re-sync which copies?"""
+def _apply_outlook(tree: SourceTree, source: Path, patches_dir: Path | None, stage: str | None) -> ApplyOutlook:
+    """Run what apply would run on this input (nothing written): would it write, and re-sync which copies?
+
+    ``stage`` is the ``--target`` given (None: not given); the commands named repeat it.
+    """
     from ..errors import PatcherError
     from ..pipeline import build, check, check_input, rules_ahead
     from ..report import ApplyReport, patch_arguments
     from ..review.sync import ApplyOutlook
     from ..shipping import plan_shipping
 
-    given = " ".join(shlex.quote(a) for a in (str(source), *patch_arguments(patches_dir, ())))
+    from ..shipping.target_stage import image_stage
+
+    given = " ".join(shlex.quote(a) for a in (str(source), *patch_arguments(patches_dir, (), stage)))
     command = f"patcher apply {given}"
     try:
         patch_set = load_patches(patches_dir, (), lazy=True)
         policy = load_policy_for(patch_set.directory)
-        plan = plan_shipping(tree)
+        image = image_stage(tree, stage)
+        plan = plan_shipping(tree, image)
         # As apply runs it: the file rules judge the files beside this process while it patches.
         with rules_ahead(tree, plan, policy) as ahead:
-            result = build(tree, patch_set, plan)
+            result = build(tree, patch_set, plan, image)
             early = ahead.results()
             checks = check_input(result, policy, early) if result.failed else check(result, policy, early)
     except PatcherError as error:  # the patch set does not load, the build does not say what ships, ...

@@ -23,11 +23,14 @@ class PagedAttnSources:
     patches: tuple[str, ...]  # ids of the patches that changed it
 
 
-def paged_attn_sources(tree: SourceTree, patch_set: PatchSet) -> PagedAttnSources:
-    """Run apply's core in memory and return the shipped ``paged_attn.py`` before and after."""
+def paged_attn_sources(tree: SourceTree, patch_set: PatchSet, stage: str | None = None) -> PagedAttnSources:
+    """Run apply's core in memory and return the shipped ``paged_attn.py`` before and after.
+
+    ``stage`` names the build stage that is the image (``--target``; None: the last).
+    """
     from ..pipeline import build
 
-    result = build(tree, patch_set)
+    result = build(tree, patch_set, stage=stage)
     if result.failed:
         failed = [f"{f.path}: {o.patch.id}: {o.detail}" for f in result.files for o in f.outcomes if o.detail]
         parse = [f"{f.path}: {f.parse_error}" for f in result.files if f.parse_error]

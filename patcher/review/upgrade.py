@@ -91,7 +91,8 @@ class Drop:
 
 
 def read_drops(old: "SourceTree", new: "SourceTree", patch_set: PatchSet, policy: "Policy",
-               labels: tuple[str, str], progress: Progress | None = None) -> tuple[Drop, Drop]:
+               labels: tuple[str, str], progress: Progress | None = None,
+               stages: tuple[str | None, str | None] = (None, None)) -> tuple[Drop, Drop]:
     """Read both drops, judging their shipped Python files beside the patching, each distinct file once.
 
     The file rules (parsing every shipped file is most of their cost) run
@@ -100,14 +101,15 @@ def read_drops(old: "SourceTree", new: "SourceTree", patch_set: PatchSet, policy
     with the same bytes is judged once. The rules of each drop then run here on what
     apply would write: a file the rule cache knows, or that a patch
     changed, is judged here, and the child is waited for only when a file
-    it judged is first needed (a warm cache never waits for it).
+    it judged is first needed (a warm cache never waits for it). ``stages``
+    names the build stage that is each drop's image (None: the last).
     """
     from ..checks.runner import FileRulesAhead, read_shipped_python
     from ..shipping import plan_shipping
 
     tell = progress or (lambda stage: None)
     tell("reading what each drop ships")
-    plans = plan_shipping(old), plan_shipping(new)
+    plans = plan_shipping(old, stages[0]), plan_shipping(new, stages[1])
     files = [read_shipped_python(tree, plan) for tree, plan in zip((old, new), plans)]
     # Judged under their own paths, which the rules read (module names, relative imports): a file both drops
     # ship at one path with the same bytes is judged once; where OLD's bytes differ, the child judges NEW's and
@@ -783,6 +785,9 @@ def _verdict(report: UpgradeReport) -> Verdict:
     steps: list[tuple[Reason, str]] = []  # each reason, and what to run about it
     new = _shell(report.new)
     rerun = " ".join([new, *map(_shell, report.patch_args)])
+    # inspect and verify-sync take no patch options, but the stage NEW was read as (the leading --target STAGE).
+    if report.patch_args[:1] == ("--target",):
+        new = " ".join([new, *map(_shell, report.patch_args[:2])])
     for s in report.shipping:
         if s.new_path is None:
             steps.append((Reason(Severity.BROKEN, s.target, f"NEW ships no single file as it: {s.new_problem}"),

@@ -133,3 +133,9 @@ def test_the_manifest_records_the_sets_parameters_and_why_it_has_no_commit(cli, 
     assert manifest["patch_set"]["commit_reason"] == "not in a git repository"
     [decode] = [p for p in manifest["patches"] if p["id"] == "three-tier-decode"]
     assert decode["params"]["small_max"] == 4096
+
+
+def test_the_target_stage_option_is_documented_alike_wherever_a_drop_is_read(cli) -> None:  # type: ignore[no-untyped-def]
+    for command in ("apply", "check", "diff", "upgrade", "explain", "verify-numerics", "verify-sync", "inspect"):
+        assert ("--target STAGE The build stage that is the image, as 'docker build --target STAGE' (default: the "
+                "one a context apply wrote records, else the last)." in help_text(cli, command)), command
