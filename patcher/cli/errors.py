@@ -67,6 +67,8 @@ def _given(command: str, params: dict[str, Any]) -> list[str]:
     inputs = params.get("inputs") or ()
     source = params.get("source") or params.get("path") or params.get("vendor") or (inputs[0] if inputs else None)
     arguments = [str(source) if source is not None else "VENDOR"]
+    if params.get("stage") is not None:  # as patch_arguments orders them: --target, --patches, --set
+        arguments += ["--target", str(params["stage"])]
     if params.get("patches_dir") is not None:
         arguments += ["--patches", str(params["patches_dir"])]
     if command in _TAKES_SET:

@@ -170,3 +170,12 @@ def test_an_unknown_stage_is_one_line_naming_the_dockerfile_and_the_stages(cli, 
     assert result.stderr.startswith(NO_STAGE)
     assert result.stderr.count("\n") == 1
     assert not (cli.cwd / "out.tar.gz").exists()
+
+
+def test_a_hint_to_inspect_repeats_the_target_it_was_given(cli, drop: Path) -> None:  # type: ignore[no-untyped-def]
+    refused = cli("apply", drop, "-o", cli.cwd / "docs.tar.gz", "--target", "docs")
+    assert refused.exit_code == 2
+    hint = f"(run 'patcher inspect {drop} --target docs' to see what the build copies where)"
+    assert hint in refused.stderr, refused.stderr
+    shown = cli("inspect", drop, "--target", "docs")  # the hint, pasted: the stage the refusal was about
+    assert f"  {TARGET}: NOT SHIPPED" in shown.stdout, shown.stdout
