@@ -290,10 +290,16 @@ def context_files(path: Path) -> dict[str, tuple[int, str]]:
 
 
 def _without_commit(manifest: bytes) -> bytes:
-    """The manifest with the patch set's commit and commit_reason blanked (they name each checkout)."""
+    """The manifest with the patch set's commit and commit_reason blanked (they name each checkout).
+
+    A ``"stage": null`` is dropped too: it says what a manifest without the
+    field (written before patcher recorded the stage) means, the last stage.
+    """
     text = manifest.decode("utf-8")
     value = json.loads(text)
     value["patch_set"]["commit"] = value["patch_set"]["commit_reason"] = None
+    if value.get("stage") is None:
+        value.pop("stage", None)
     return json.dumps(value, sort_keys=True).encode()
 
 
