@@ -12,8 +12,8 @@ import click
 from ..report import EXIT_CODES_HELP, ApplyReport, patch_arguments
 from . import reached
 from .errors import handle_errors
-from .options import (allow_options, input_argument, limit_options, limits_from, load_patches, load_policy_for,
-                      patches_option, set_option, stage_option, verbose_option)
+from .options import (allow_options, image_stage_said, input_argument, limit_options, limits_from, load_patches,
+                      load_policy_for, patches_option, set_option, stage_option, verbose_option)
 from .progress import ProgressBar
 
 if TYPE_CHECKING:
@@ -58,7 +58,6 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
     from ..checks import parse_allowed
     from ..pipeline import build, check, check_input, prefetch_unchanged, rules_ahead, write
     from ..shipping import plan_shipping
-    from ..shipping.target_stage import image_stage
 
     # Steps are built when a target misses the patch cache: a cached run loads no libcst.
     patch_set = load_patches(patches_dir, overrides, lazy=True)
@@ -72,7 +71,7 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
 
         history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
-        image = image_stage(tree, stage)  # a context apply wrote is built as the stage it records
+        image = image_stage_said(tree, stage)  # a context apply wrote is built as the stage it records
         plan = plan_shipping(tree, image)
         # The file rules read the files the run does not change while it
         # patches, and a thread reads ahead what the writer will copy.

@@ -15,8 +15,8 @@ from ..errors import PatcherError
 from ..report import ApplyReport, ExitCode, Failure, failed_patches, patch_arguments
 from . import reached
 from .errors import handle_errors
-from .options import (color_option, colour_wanted, input_argument, load_patches, patches_option, set_option,
-                      stage_option, verbose_option)
+from .options import (color_option, colour_wanted, image_stage_said, input_argument, load_patches, patches_option,
+                      set_option, stage_option, verbose_option)
 
 if TYPE_CHECKING:
     from ..archive import SourceTree
@@ -63,7 +63,6 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
     from ..archive import open_source
     from ..review.base import patch_set_at
     from ..review.changes import apply_diff, base_diff, per_patch_diff
-    from ..shipping.target_stage import image_stage
 
     if per_patch and base:
         raise click.UsageError("--per-patch and --base cannot be combined")
@@ -77,7 +76,7 @@ def diff_command(source: Path, per_patch: bool, show_stat: bool, check: bool, fm
             except PatcherError as error:
                 raise checkout.explain(error) from None
         tree = stack.enter_context(open_source(source))
-        image = image_stage(tree, stage)  # a context apply wrote is built as the stage it records
+        image = image_stage_said(tree, stage)  # a context apply wrote is built as the stage it records
         rerun = (str(source), *patch_arguments(patches_dir, overrides, stage))
         builds = [_build(tree, patch_set, image, "", rerun, keep_going)]
         if base is not None:

@@ -10,7 +10,8 @@ import click
 
 from . import reached
 from .errors import handle_errors
-from .options import format_option, input_argument, load_outline, patches_option, stage_option, verbose_option
+from .options import (format_option, image_stage_said, input_argument, load_outline, patches_option, stage_option,
+                      verbose_option)
 
 EPILOG = (
     "The report goes to stdout; warnings (an install script that would hide a failed copy of a patched "
@@ -34,11 +35,10 @@ def inspect_command(source: Path, fmt: str, strict: bool, stage: str | None, pat
     and which files of VENDOR never ship."""
     from ..archive import open_source
     from ..review.inspect import inspect_tree, lines, to_json
-    from ..shipping.target_stage import image_stage
 
     patch_set = load_outline(patches_dir)
     with open_source(source) as tree:
-        inspection = inspect_tree(tree, patch_set, image_stage(tree, stage))
+        inspection = inspect_tree(tree, patch_set, image_stage_said(tree, stage))
     reached(inspection.exit_code(strict))
     if fmt == "json":
         click.echo(json.dumps(to_json(inspection), indent=2))

@@ -11,6 +11,7 @@ import click
 
 if TYPE_CHECKING:
     from ..archive.limits import Limits
+    from ..archive.tree import SourceTree
     from ..checks import Policy
     from ..patchset import PatchSet, SeriesOutline
 
@@ -19,7 +20,8 @@ patches_option = click.option(
     "patches_dir",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Patch set folder (default: ./patches if present, else the set installed with patcher).",
+    help="Patch set folder (default: the nearest patches/ holding a series file, in this folder or one above it; "
+         "else the set installed with patcher).",
 )
 set_option = click.option(
     "--set",
@@ -31,6 +33,25 @@ set_option = click.option(
 stage_option = click.option(
     "--target", "stage", metavar="STAGE", default=None,
     help="The build stage that is the image, as 'docker build --target STAGE' (default: the one a context apply wrote records, else the last).")
+
+
+def image_stage_said(tree: "SourceTree", stage: str | None) -> str | None:
+    """The stage that is the image (``target_stage.image_stage``), saying on stderr when a context's manifest chose it.
+
+    Without ``--target``, a context apply wrote is read as the stage its
+    manifest records; ``docker build`` without ``--target`` builds the last
+    stage, so the choice is said once, with the command that builds it.
+    """
+    from ..manifest_file import MANIFEST
+    from ..shipping.target_stage import image_stage
+
+    image = image_stage(tree, stage)
+    if stage is None and image is not None:
+        click.echo(f"note: {tree.label}: read as build stage {image!r}, which its {MANIFEST} records "
+                   f"(build it with 'docker build --target {image}')", err=True)
+    return image
+
+
 verbose_option = click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for errors.")
 
 color_option = click.option(

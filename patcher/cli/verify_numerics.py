@@ -10,8 +10,8 @@ import click
 from ..errors import PatcherError
 from ..numerics.report import NumericsReport
 from .errors import handle_errors
-from .options import (input_argument, load_patches, load_policy_for, patches_option, set_option, stage_option,
-                      verbose_option)
+from .options import (image_stage_said, input_argument, load_patches, load_policy_for, patches_option, set_option,
+                      stage_option, verbose_option)
 from .progress import ProgressBar
 
 EPILOG = (
@@ -55,12 +55,11 @@ def verify_numerics_command(source: Path, stage: str | None, patches_dir: Path |
     from ..archive import open_source
     from ..numerics.compare import compare_sources
     from ..numerics.sources import paged_attn_sources
-    from ..shipping.target_stage import image_stage
 
     patch_set = load_patches(patches_dir, overrides)
     v1_limit = int(load_policy_for(patch_set.directory).rules["v1-length-limit"].params["max-tokens"])
     with open_source(source) as tree:
-        sources = paged_attn_sources(tree, patch_set, image_stage(tree, stage))
+        sources = paged_attn_sources(tree, patch_set, image_stage_said(tree, stage))
     with ProgressBar("verifying numerics", unit="cases", scale=1) as bar:
         result = compare_sources(sources.vendor, sources.patched, v1_limit=v1_limit,
                                  full_thresholds=full_thresholds, progress=bar.update)

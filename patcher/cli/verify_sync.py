@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import click
 
 from .errors import handle_errors
-from .options import (format_option, input_argument, load_outline, load_patches, load_policy_for, patches_option,
-                      stage_option, verbose_option)
+from .options import (format_option, image_stage_said, input_argument, load_outline, load_patches, load_policy_for,
+                      patches_option, stage_option, verbose_option)
 
 if TYPE_CHECKING:
     from ..archive.tree import SourceTree
@@ -45,12 +45,11 @@ def verify_sync_command(source: Path, show_diff: bool, fmt: str, config: Path | 
     """Check that every mirrored copy in VENDOR (a zip, a tree, or a git checkout of one) matches the shipped copy."""
     from ..archive import open_source
     from ..review.sync import check_sync, copy_diff, load_config
-    from ..shipping.target_stage import image_stage
 
     patch_set = load_outline(patches_dir)
     with open_source(source) as tree:
         declared, config_name = load_config(tree, config)
-        report = check_sync(tree, patch_set, declared, config_name, image_stage(tree, stage))
+        report = check_sync(tree, patch_set, declared, config_name, image_stage_said(tree, stage))
         # Only a drifted copy of a patched file makes the hint ask what apply would do (the series runs then).
         outlook = _apply_outlook(tree, source, patches_dir, stage) if any(
             g.origin == "patch set" for g in report.drifted) else None

@@ -71,8 +71,8 @@ def test_allow_and_reason_are_documented_where_they_are_taken(cli) -> None:  # t
 def test_the_patch_set_options_are_documented_alike(cli) -> None:  # type: ignore[no-untyped-def]
     for command in ("apply", "diff", "upgrade", "explain", "verify-numerics"):
         text = help_text(cli, command)
-        assert ("--patches DIRECTORY Patch set folder (default: ./patches if present, else the set installed with "
-                "patcher)." in text), command
+        assert ("--patches DIRECTORY Patch set folder (default: the nearest patches/ holding a series file, in this "
+                "folder or one above it; else the set installed with patcher)." in text), command
         assert ("--set PATCH.PARAM=VALUE Override a patch parameter (repeatable), e.g. --set "
                 "three-tier-decode.small_max=4096." in text), command
         assert "-v, --verbose Show tracebacks for errors." in text, command

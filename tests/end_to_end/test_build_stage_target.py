@@ -179,3 +179,18 @@ def test_a_hint_to_inspect_repeats_the_target_it_was_given(cli, drop: Path) -> N
     assert hint in refused.stderr, refused.stderr
     shown = cli("inspect", drop, "--target", "docs")  # the hint, pasted: the stage the refusal was about
     assert f"  {TARGET}: NOT SHIPPED" in shown.stdout, shown.stdout
+
+
+@pytest.mark.parametrize("command", ["apply", "diff", "inspect", "verify-sync"])
+def test_a_stage_taken_from_the_manifest_is_said_once_with_the_build_command(cli, drop: Path, context: Path,  # type: ignore[no-untyped-def]
+                                                                              command: str) -> None:
+    # docker build without --target builds the last stage: reading a context as another one is said.
+    args = [command, context, "-o", cli.cwd / "again.tar.gz"] if command == "apply" else [command, context]
+    note = (f"note: {context.name}: read as build stage 'runtime', which its {MANIFEST} records "
+            "(build it with 'docker build --target runtime')")
+    assert cli(*args).stderr.splitlines().count(note) == 1
+    told = cli(*args, "--force", "--target", "runtime") if command == "apply" else cli(*args, "--target", "runtime")
+    assert "read as build stage" not in told.stderr
+    from_drop = [command, drop, "-o", cli.cwd / "d.tar.gz", "--target", "runtime"] if command == "apply" \
+        else [command, drop, "--target", "runtime"]
+    assert "read as build stage" not in cli(*from_drop).stderr
