@@ -9,7 +9,9 @@ def run() -> None:
     def main() -> None:
         from patcher.cli import main as cli
 
-        cli()
+        # One program name whatever the click version or how patcher was started
+        # (click 8.1 says "python -m patcher" under -m): hints and --version name it.
+        cli(prog_name="patcher")
 
     run_supervised(main)
 
