@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import click
@@ -49,9 +48,13 @@ EPILOG = (
 def verify_numerics_command(source: Path, stage: str | None, patches_dir: Path | None, overrides: tuple[str, ...],
                             full_thresholds: bool, show_cases: bool, verbose: bool) -> None:
     """Compare the vendor's and the patched paged_attn.py outputs on the CPU (needs PyTorch)."""
-    if importlib.util.find_spec("torch") is None:
-        raise PatcherError("verify-numerics needs PyTorch, which is not installed",
-                           hint="pip install 'patcher[numerics]'")
+    try:  # imported here, once: an installed PyTorch can still fail to load (a missing shared library)
+        from ..numerics import quiet_torch  # noqa: F401
+    except (ImportError, OSError) as error:  # torch's own loader raises OSError for a missing library
+        missing = isinstance(error, ModuleNotFoundError) and error.name == "torch"
+        raise PatcherError("verify-numerics needs PyTorch, which " + (
+            "is not installed" if missing else f"does not import ({type(error).__name__}: {error})"),
+            hint="pip install 'patcher[numerics]'") from None
     from ..archive import open_source
     from ..numerics.compare import compare_sources
     from ..numerics.sources import paged_attn_sources

@@ -5,20 +5,23 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from patcher.numerics.loader import load_paged_attn
-from patcher.numerics.quiet_torch import torch
-from patcher.numerics.stub_ops import StubOps
 from patcher.patchset import load_patch_set
 from patcher.patchset.runner import patch_source
 
 from tests.fixtures_patches import VENDOR_SOURCE
 from tests.fixtures_vendor import PATCHES, SHIPPED
 
-# Every numerics test runs PyTorch on one thread, as verify-numerics does: a process forked after
-# PyTorch has run on several threads hangs in the child at its next parallel kernel (GNU OpenMP
-# is not fork-safe), and mutation testing runs each mutant in a fork of the process that ran the
-# tests. The tensors here are small; more threads would only cost CPU.
-torch.set_num_threads(1)
+try:
+    from patcher.numerics.quiet_torch import torch
+except ModuleNotFoundError as missing:  # no PyTorch wheel for this Python: the tests that need it skip
+    if missing.name != "torch":
+        raise
+else:
+    # Every numerics test runs PyTorch on one thread, as verify-numerics does: a process forked after
+    # PyTorch has run on several threads hangs in the child at its next parallel kernel (GNU OpenMP
+    # is not fork-safe), and mutation testing runs each mutant in a fork of the process that ran the
+    # tests. The tensors here are small; more threads would only cost CPU.
+    torch.set_num_threads(1)
 
 
 def patches_with(value: int | None) -> Any:
@@ -35,6 +38,8 @@ def patched_with(value: int | None) -> bytes:
     return result.patched
 
 
-def load_class(source: bytes, ops: StubOps, name: str) -> Any:
-    """Load SOURCE as module NAME on OPS; return its PagedAttention class."""
+def load_class(source: bytes, ops: Any, name: str) -> Any:
+    """Load SOURCE as module NAME on OPS (stub_ops.StubOps); return its PagedAttention class."""
+    from patcher.numerics.loader import load_paged_attn
+
     return load_paged_attn(source, ops, name).PagedAttention

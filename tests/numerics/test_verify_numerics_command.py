@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
 from tests.fixtures_patches import copy_patch_set, edit_file
@@ -45,15 +43,6 @@ def test_cases_lists_every_shape_of_the_grid(cli, vendor_zip) -> None:  # type: 
     for label in ("no context", "one block", "ragged last block", "several sequences", "two tiles each phase",
                   "threshold 8192", "lengths [5, 8193]", "threshold 9216", "lengths [5, 9217]"):
         assert label in text, label
-
-
-def test_missing_torch_is_one_clear_line(cli, vendor_zip, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
-    result = cli("verify-numerics", vendor_zip)
-    assert result.exit_code == 2
-    assert result.stderr == ("error: verify-numerics needs PyTorch, which is not installed "
-                             "(pip install 'patcher[numerics]')\n")
 
 
 def test_help_documents_exit_codes(cli) -> None:  # type: ignore[no-untyped-def]
