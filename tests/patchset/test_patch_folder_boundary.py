@@ -244,7 +244,8 @@ def test_the_nesting_caps_leave_every_committed_toml_alone() -> None:
 
 
 def test_an_integer_of_thousands_of_digits_is_bad_toml(tmp_path: Path) -> None:
-    with pytest.raises(PatchSetError, match=r"x.toml: not valid TOML: Exceeds the limit \(4300 digits\)"):
+    # Python's own words: "(4300 digits)" from 3.11, "(4300) for integer string conversion" on 3.10.
+    with pytest.raises(PatchSetError, match=r"x.toml: not valid TOML: Exceeds the limit \(4300( digits)?\)"):
         parse_toml("a = " + "1" * 5000, tmp_path / "x.toml")
 
 
