@@ -23,12 +23,12 @@ EXAMPLE_PATH = "example.py"  # the path a file rule's example is read at
 
 
 class MemoryTree:
-    """A read-only build context held in a dict of path -> text."""
+    """A read-only build context held in a dict of path -> text (or bytes)."""
 
     label = "<memory>"
 
-    def __init__(self, files: Mapping[str, str], executable: Sequence[str] = ()):
-        self._files = {path: text.encode() for path, text in sorted(files.items())}
+    def __init__(self, files: Mapping[str, str | bytes], executable: Sequence[str] = ()):
+        self._files = {path: data.encode() if isinstance(data, str) else data for path, data in sorted(files.items())}
         self._executable = set(executable)
 
     def files(self) -> Sequence[SourceFile]:

@@ -2,35 +2,19 @@
 
 from __future__ import annotations
 
-import io
-from typing import BinaryIO, Mapping
+from typing import Mapping
 
-from patcher.archive.tree import SourceFile
+from patcher.checks import examples
 from patcher.shipping import ShipPlan, plan_shipping
 
 
-class MemoryTree:
-    """A build context given as {path: text}: nothing touches the disk."""
+class MemoryTree(examples.MemoryTree):
+    """A build context given as {path: text}: nothing touches the disk; scripts (``.sh``) are executable."""
 
     label = "context"
 
     def __init__(self, files: Mapping[str, str | bytes]):
-        self._files = {path: data.encode() if isinstance(data, str) else data for path, data in files.items()}
-
-    def files(self) -> list[SourceFile]:
-        return [SourceFile(path, len(data), path.endswith(".sh")) for path, data in sorted(self._files.items())]
-
-    def read(self, path: str) -> bytes:
-        return self._files[path]
-
-    def open(self, path: str) -> BinaryIO:
-        return io.BytesIO(self._files[path])
-
-    def exists(self, path: str) -> bool:
-        return path in self._files
-
-    def sha256(self) -> str | None:
-        return None
+        super().__init__(files, executable=[path for path in files if path.endswith(".sh")])
 
 
 def plan_of(files: Mapping[str, str | bytes], target: str | None = None) -> ShipPlan:
