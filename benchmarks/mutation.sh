@@ -6,6 +6,7 @@
 #   pip install -e '.[mutation]'
 #   benchmarks/mutation.sh [PACKAGE ...]     default: transforms patchset archive; core is patcher/*.py
 #   benchmarks/mutation.sh checks/triton_python.py   one module of a package
+#   benchmarks/mutation.sh --tests-for PACKAGE       print the pytest arguments of its tests
 #
 # A PACKAGE/FILE.py argument mutates that module only, against its
 # package's test folder (MUTATION_TESTS="tests/a.py tests/b.py" replaces
@@ -53,6 +54,12 @@ tests_for() {
     esac
 }
 
+if [ "${1-}" = --tests-for ]; then
+    # The pytest arguments that select PACKAGE's tests, for other runners
+    # (benchmarks/foreign_mutants.py) that must use the same tests.
+    tests_for "${2:?--tests-for PACKAGE}"
+    exit
+fi
 packages=("$@")
 [ ${#packages[@]} -gt 0 ] || packages=(transforms patchset archive)
 for target in "${packages[@]}"; do
