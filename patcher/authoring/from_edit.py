@@ -209,6 +209,8 @@ def _learn(patch_id: str, original: bytes, edited: bytes, *, target: str, shippe
     header = _header(patch_id, target, patch_scope, shipped, original_name, edited_name, places, steps,
                      today or datetime.date.today())
     body = _body(steps, markers, requires, patch_scope)
+    by_hand = f"write this patch by hand with 'patcher new {patch_id} --target {target} --scope " \
+              f"{patch_scope or 'CLASS.METHOD'}'"
     problem: str | None = None
     for before, after in _examples(old, new, steps):
         text = header + body + _example_toml(before, after)
@@ -218,10 +220,8 @@ def _learn(patch_id: str, original: bytes, edited: bytes, *, target: str, shippe
                                 tuple(requires))
         if problem.startswith("!"):
             raise EditRefused(f"the patch learned from the edit does not reproduce it: {problem[1:]}",
-                              where=edited_name, hint="write this patch by hand with 'patcher new'")
-    raise EditRefused(f"the patch learned from the edit fails {problem}", where=edited_name,
-                      hint=f"write this patch by hand with 'patcher new {patch_id} --target {target} --scope "
-                           f"{patch_scope or 'CLASS.METHOD'}'")
+                              where=edited_name, hint=by_hand)
+    raise EditRefused(f"the patch learned from the edit fails {problem}", where=edited_name, hint=by_hand)
 
 
 def _parse(data: bytes, name: str, codegen: Codegen) -> cst.Module:

@@ -250,3 +250,19 @@ def test_wrong_arguments_are_usage_errors(cli: Any, tmp_path: Path) -> None:
     result = cli("new", "x", "--patches", team)
     assert result.exit_code == 2 and "Missing option '--target'" in result.stderr
     shutil.rmtree(team)
+
+
+@pytest.mark.parametrize("problem", ["!applied to ORIGINAL it gives other bytes than EDITED",
+                                     "its example: the pattern is not found"])
+def test_a_learned_patch_that_fails_its_own_check_names_the_whole_command_to_write_it_by_hand(
+        monkeypatch: pytest.MonkeyPatch, problem: str) -> None:
+    # The learned patch is checked as 'patcher test' would; whether it does not reproduce the edit ('!')
+    # or fails otherwise, the hint is a command that starts that patch, id, target and scope filled in.
+    from patcher.authoring import from_edit
+
+    monkeypatch.setattr(from_edit, "_check_patch", lambda *args: problem)
+    with pytest.raises(from_edit.EditRefused) as refused:
+        from_edit.learn_patch("guarded", VENDOR_TEXT.encode(), add_guard(VENDOR_TEXT).encode(),
+                              target="vllm/attention/ops/paged_attn.py", shipped=SHIPPED)
+    assert refused.value.hint == ("write this patch by hand with 'patcher new guarded --target "
+                                  "vllm/attention/ops/paged_attn.py --scope PagedAttention.forward_decode'")
