@@ -615,20 +615,58 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _and_or_hides(pipes: list[Pipeline], ops: list[str]) -> list[list[str]]:
-    """What hides each pipeline's failure: ``&&`` after it, ``|| cmd`` anywhere after it (not ``|| exit``)."""
+    """What hides each pipeline's failure: ``&&`` after it, ``|| cmd`` anywhere after it unless CMD fails too."""
     hides: list[list[str]] = [[] for _ in pipes]
     for index, op in enumerate(ops):
         following = pipes[index + 1].commands[0].node
         word = plain_text(following.words[0]) if isinstance(following, Simple) and following.words else None
         if op == "&&":
             hides[index].append("&& ...")
+        elif _fails(pipes[index + 1]):
+            continue  # '|| exit 1', '|| { echo failed; exit 1; }': the failure still ends the build
         elif word in ("true", ":"):
             for earlier in hides[:index + 1]:
                 earlier.append("|| true")
-        elif word not in ("exit", "return", "false"):
+        else:
+            said = " ".join(plain_text(w) or "..." for w in following.words[:2]) \
+                if isinstance(following, Simple) and word in ("exit", "return") else word
             for earlier in hides[:index + 1]:
-                earlier.append(f"|| {word or '...'}")
+                earlier.append(f"|| {said or '...'}")
     return hides
+
+
+def _fails(pipeline: Pipeline) -> bool:
+    """Whether PIPELINE, run after a failure (``|| PIPELINE``), surely ends in failure itself.
+
+    ``exit``/``return`` with no status repeat the failure's, and a status
+    that is not a literal (``exit $?``, ``exit $rc``) is taken to be one; a
+    group fails when its first ``exit`` does or, without one, its last command.
+    """
+    if pipeline.negated or len(pipeline.commands) != 1:
+        return False
+    node = pipeline.commands[0].node
+    if isinstance(node, Group):
+        items = node.body.items
+        for item in items:
+            if not item.rest and not item.background and _exits(item.first) is not None:
+                return bool(_exits(item.first))
+        return bool(items) and not items[-1].rest and not items[-1].background and _fails(items[-1].first)
+    status = _exits(pipeline)
+    return bool(status) or (isinstance(node, Simple) and bool(node.words) and plain_text(node.words[0]) == "false")
+
+
+def _exits(pipeline: Pipeline) -> bool | None:
+    """For ``exit``/``return``: whether its status is a failure; None for any other command."""
+    node = pipeline.commands[0].node
+    if pipeline.negated or len(pipeline.commands) != 1 or not isinstance(node, Simple) or not node.words \
+            or plain_text(node.words[0]) not in ("exit", "return"):
+        return None
+    if len(node.words) < 2:
+        return True  # the status of the command that failed
+    status = plain_text(node.words[1])
+    if status is None or not status.isdigit():
+        return True  # '$?', '$rc': not known here, taken to be the failure's
+    return int(status) % 256 != 0
 
 
 def _redirect_hides(redirects: tuple[Redirect, ...]) -> list[str]:

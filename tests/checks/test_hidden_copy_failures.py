@@ -92,3 +92,10 @@ def test_a_copy_that_fails_loudly_or_of_another_file_does_not_end_the_reading() 
                                      "/usr/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py is followed by "
                                      f"`|| true`, {UNNOTICED}"),
     ]
+
+
+def test_a_copy_that_exits_with_success_on_failure_is_reported_and_one_that_exits_with_failure_is_not() -> None:
+    hidden = f"set -e\ncp ./paged_attn.py {OPS}/paged_attn.py || exit 0\n"
+    loud = f"set -e\ncp ./paged_attn.py {OPS}/paged_attn.py || {{ echo 'paged_attn.py not installed' >&2; exit 1; }}\n"
+    assert findings(RULE, hidden) == [(EXAMPLE_SCRIPT, 2, "error", f"{COPY} is followed by `|| exit 0`, {UNNOTICED}")]
+    assert findings(RULE, loud) == []

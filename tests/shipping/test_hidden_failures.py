@@ -1,7 +1,9 @@
 """What hides a failed copy is named with the copy: ``|| true``, ``|| cmd``, a pipe, an ``&&`` list, ``2>/dev/null``.
 
-``|| exit``, ``|| return`` and ``|| false`` hide nothing (the failure still
-ends the script). A redirection of standard error to ``/dev/null`` hides the
+``|| exit``, ``|| exit 1``, ``|| return 1``, ``|| false`` and a group that
+ends so (``|| { echo failed; exit 1; }``) hide nothing: the failure still
+ends the script. ``|| exit 0`` hides it (``exit 256`` too: the status is
+taken modulo 256). A redirection of standard error to ``/dev/null`` hides the
 message only, so it is named but changes nothing else; ``2>&1 >/dev/null``
 keeps stderr on the old stdout and hides nothing. A script that a caller
 runs without stopping on its failure inherits why: the caller's own
@@ -22,6 +24,15 @@ from tests.shipping.conftest import plan_of, script_context
     ("cp a.py /d/a.py || :", ("|| true",)),
     ("cp a.py /d/a.py || echo failed", ("|| echo",)),
     ("cp a.py /d/a.py || exit 1", ()),
+    ("cp a.py /d/a.py || exit", ()),
+    ("cp a.py /d/a.py || exit $?", ()),
+    ("cp a.py /d/a.py || exit 0", ("|| exit 0",)),
+    ("cp a.py /d/a.py || exit 256", ("|| exit 256",)),
+    ("cp a.py /d/a.py || return 0", ("|| return 0",)),
+    ("cp a.py /d/a.py || { echo 'copy failed' >&2; exit 1; }", ()),
+    ("cp a.py /d/a.py || (echo copy failed; exit 2)", ()),
+    ("cp a.py /d/a.py || { echo copy failed; false; }", ()),
+    ("cp a.py /d/a.py || { echo copy failed; exit 0; }", ("|| ...",)),
     ("cp a.py /d/a.py || return 1", ()),
     ("cp a.py /d/a.py || false", ()),
     ("cp a.py /d/a.py || { echo no; }", ("|| ...",)),
