@@ -61,7 +61,7 @@ class DirSource(IndexedTree):
         read only as far as it was listed.
         """
         entry, location = self._members[path]
-        stream = open_regular(location, self.label, self._limits.max_total_size, name=path)
+        stream = open_regular(location, self.label, self._limits.max_total_size, name=path, inside=self._real_root)
         return io.BufferedReader(_Listed(stream, entry.size))
 
     def sha256(self) -> str | None:
@@ -133,6 +133,11 @@ class DirSource(IndexedTree):
                 where=self.label,
                 hint="replace it with the file it points to",
             )
+        # What the listing leaves out (.git, at any depth) is not reached through a link either.
+        ignored = [part for part in os.path.relpath(target, self._real_root).split(os.sep) if part in IGNORED]
+        if ignored:
+            raise BadArchive(f"'{path}' is a symbolic link into '{ignored[0]}', which is not part of a build context",
+                             where=self.label, hint="replace it with the file it points to")
         try:
             st = os.stat(target)
         except OSError:

@@ -53,7 +53,7 @@ KINDS = {  # what a path that is not a regular file is, in messages
 
 
 def open_regular(path: Path, where: str, max_size: int, *, option: str = "--max-size",
-                 name: str | None = None) -> BinaryIO:
+                 name: str | None = None, inside: str | None = None) -> BinaryIO:
     """Open PATH for reading if it is a regular file of at most MAX_SIZE bytes; raise BadArchive otherwise.
 
     Only regular files are read, as tarfile's data filter has it: a fifo
@@ -62,16 +62,22 @@ def open_regular(path: Path, where: str, max_size: int, *, option: str = "--max-
     the file really opened (without blocking, without following a link the
     path was swapped for) is checked again, so a swap in between gains
     nothing. A link the user named is followed: it is theirs to give.
-    NAME, for a file inside a tree, is how messages call it.
+    NAME, for a file inside a tree, is how messages call it; INSIDE, that
+    tree's real path, which the file must still resolve into (a member
+    swapped since the listing for a link out of the tree is refused).
     """
     try:
         st = os.stat(path)
     except OSError as error:
         raise _unreadable(error, where, name) from None
     _check(st, where, max_size, option, name)
+    real = os.path.realpath(path)
+    if inside is not None and os.path.commonpath([real, inside]) != inside:
+        raise BadArchive(f"'{name or path}' now points outside the tree (it was replaced after it was listed)",
+                         where=where, hint="run again on a folder nothing else is changing")
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(os.path.realpath(path), flags | getattr(os, "O_BINARY", 0))
+        fd = os.open(real, flags | getattr(os, "O_BINARY", 0))
     except OSError as error:
         raise _unreadable(error, where, name) from None
     try:

@@ -49,6 +49,10 @@ FOLDER_REFUSALS = {
                     " (replace it with the file it points to)"),
     "dangling": (lambda s: (s / "dangling").symlink_to(s / "nowhere"),
                  "'qwen3_6_scripts/dangling' is a broken symbolic link"),
+    "git-link": (lambda s: ((s / ".git").mkdir(), (s / ".git" / "config").write_bytes(b"[remote]\n"),
+                            (s / "config").symlink_to(s / ".git" / "config")),
+                 "'qwen3_6_scripts/config' is a symbolic link into '.git', which is not part of a build context"
+                 " (replace it with the file it points to)"),
     "dir-link": (lambda s: (s / "loop").symlink_to(s.parent / "vllm"),
                  "'qwen3_6_scripts/loop' is a symbolic link to a folder, which is not supported"),
     "fifo": (lambda s: os.mkfifo(s / "pipe"),
@@ -100,3 +104,19 @@ def test_a_folder_file_removed_after_listing_is_named(tmp_path: Path) -> None:
     with pytest.raises(BadArchive) as caught:
         tree.read("qwen3_6_scripts/paged_attn.py")
     assert str(caught.value) == f"{ctx}: cannot read 'qwen3_6_scripts/paged_attn.py': No such file or directory"
+
+
+@pytest.mark.parametrize("member", ["qwen3_6_scripts/paged_attn.py", "linked.py"])
+def test_a_folder_file_swapped_for_a_link_out_after_listing_is_not_read(tmp_path: Path, member: str) -> None:
+    # Between listing and reading, a file (or a link that pointed inside) becomes a link to a file outside.
+    ctx = bare_tree(tmp_path)
+    (ctx / "linked.py").symlink_to(ctx / "qwen3_6_scripts" / "paged_attn.py")
+    secret = tmp_path / "secret.txt"
+    secret.write_bytes(b"token=hunter2\n")
+    tree = DirSource(ctx)
+    (ctx / member).unlink()
+    (ctx / member).symlink_to(secret)
+    with pytest.raises(BadArchive) as caught:
+        tree.read(member)
+    assert str(caught.value) == (f"{ctx}: '{member}' now points outside the tree (it was replaced after it was "
+                                 "listed) (run again on a folder nothing else is changing)")
