@@ -324,6 +324,9 @@ def forward_prefix(query):
                 found="installs Triton (`./triton-2.1.0-cp310-cp310-linux_x86_64.whl`)"),
         Invalid("PIP=\"python3 -m pip\"\n$PIP install -U --no-deps triton\n", path="qwen3_6_scripts/patch_ops.sh",
                 line=2, found="installs Triton (`triton`)"),
+        # A one-line `if`/`for` puts pip after `then`/`do`.
+        Invalid("set -e\nif ! python3 -c 'import triton'; then pip install triton==2.1.0; fi\n",
+                path="qwen3_6_scripts/patch_ops.sh", line=2, found="installs Triton (`triton==2.1.0`)"),
     )
 
     # -- one file ---------------------------------------------------------
