@@ -259,6 +259,8 @@ from triton import autotune, jit as tjit, Config
 def _kernel(x, n):
     pass
 """, line=4, found="defines the Triton kernel _kernel (`@autotune"),
+        Invalid("import importlib\ntt = importlib.import_module('triton')\n\n\n@tt.jit\ndef _k(x):\n    pass\n",
+                line=5, found="defines the Triton kernel _k (`@tt.jit`)"),
         Invalid("import triton\n@triton.heuristics({'EVEN': lambda a: True})\n@triton.jit\ndef k(x):\n    pass\n",
                 line=2, found="defines the Triton kernel k"),
         Invalid("""\
