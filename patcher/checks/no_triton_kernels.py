@@ -115,6 +115,7 @@ class PagedAttention:
               "decode = torch.compile(model, backend='aot_eager', mode='reduce-overhead')\n"
               "graphs = torch._dynamo.optimize('cudagraphs')(model)\n"
               "off = torch.compile(model, disable=True)\n"),
+        Valid("import functools\nimport torch\n\njit = functools.partial(torch.compile, backend='eager')\n"),
         Valid("import os\nimport re\n\nPATTERN = re.compile(r'\\d+')\ncode = compile('x + 1', '<expr>', 'eval')\n"
               "cache = os.environ.get('TORCHINDUCTOR_CACHE_DIR')\n"),
         # A requirements file the install script reads, without Triton (comments, options, markers, hashes).

@@ -61,6 +61,7 @@ INDUCTOR_COMPILERS = frozenset({
     "torch._export.aot_compile", "torch.export.aot_compile",
 })
 INDUCTOR_CONFIG = "torch._inductor.config."
+PARTIALS = frozenset({"functools.partial", "partial"})
 # Any of these bytes must be in a file that uses torch.compile (with "torch"), or sets Inductor's environment.
 WORDS = ("compile", "_dynamo", "_inductor")
 ENVIRONMENT_WORD = ENVIRONMENT_PREFIX
@@ -99,6 +100,10 @@ def compile_findings(source: PythonSource) -> Iterator[Finding]:
         key = call.args[1] if dotted(call.func) == "getattr" and len(call.args) >= 2 else None
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             looked_up = f"{names.resolve(call.args[0])}.{key.value}"
+            outer = index.parent(call)
+            if looked_up in COMPILERS and isinstance(outer, ast.Call) and outer.func is call \
+                    and _backend_problem(source, outer, looked_up) is None:
+                continue  # getattr(torch, "compile")(f, backend="eager"): called at once, with a safe backend
             if looked_up in COMPILERS:
                 yield Finding(call, f"looks up {looked_up} by name (`{source.code(call)}`), whose default backend, "
                                     f"{INDUCTOR}, generates Triton kernels{guard(call)}")
@@ -112,6 +117,12 @@ def compile_findings(source: PythonSource) -> Iterator[Finding]:
             continue
         qualified = names.resolve(reference)
         if qualified in COMPILERS and _outermost(index, reference):
+            bound = index.parent(reference)
+            # partial(torch.compile, backend="eager") fixes a backend that writes no Triton (a later call
+            # could still pass another backend; that call is not read).
+            if isinstance(bound, ast.Call) and bound.args and bound.args[0] is reference \
+                    and names.resolve(bound.func) in PARTIALS and _backend_problem(source, bound, qualified, 1) is None:
+                continue
             yield Finding(reference, f"hands on {qualified} (`{source.code(index.parent(reference) or reference)}`), "
                                      f"whose default backend, {INDUCTOR}, generates Triton kernels"
                                      f"{guard(reference)}")
@@ -123,9 +134,13 @@ def _outermost(index: SyntaxIndex, node: ast.AST) -> bool:
     return not (isinstance(parent, ast.Attribute) and parent.value is node)
 
 
-def _backend_problem(source: PythonSource, call: ast.Call, qualified: str) -> str | None:
-    """Say why a compile call may write Triton kernels, or None when its backend writes none."""
+def _backend_problem(source: PythonSource, call: ast.Call, qualified: str, skip: int = 0) -> str | None:
+    """Say why a compile call may write Triton kernels, or None when its backend writes none.
+
+    ``skip``: positional arguments of ``call`` before the compiler's own (1 for ``partial(torch.compile, ...)``).
+    """
     position, keyword = COMPILERS[qualified]
+    position = None if position is None else position + skip
     if any(k.arg == "disable" and isinstance(k.value, ast.Constant) and k.value.value is True
            for k in call.keywords):
         return None  # compiles nothing
@@ -138,7 +153,7 @@ def _backend_problem(source: PythonSource, call: ast.Call, qualified: str) -> st
                     f"(unless it is one that writes no Triton, {WHY})")
     if given is None and position is not None and len(call.args) > position:
         given = call.args[position]
-    if any(isinstance(a, ast.Starred) for a in call.args[: (position or 0) + 1]) and given is None:
+    if any(isinstance(a, ast.Starred) for a in call.args[skip: (position or skip) + 1]) and given is None:
         return f"calls {qualified}(*...), whose backend cannot be read ({WHY}, its default)"
     if given is None:
         return f"calls {qualified}(...) without a backend: its default, {INDUCTOR}, generates Triton kernels"

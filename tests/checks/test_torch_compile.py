@@ -93,6 +93,15 @@ def test_what_compiles_nothing_with_inductor_is_fine(code: str) -> None:
     assert findings(RULE, code) == []
 
 
+@pytest.mark.parametrize("code", [
+    "import functools\nimport torch\njit = functools.partial(torch.compile, backend='eager', dynamic=True)\n",
+    "from functools import partial\nimport torch._dynamo\nopt = partial(torch._dynamo.optimize, 'cudagraphs')\n",
+    "import torch\nf = getattr(torch, 'compile')(g, backend='aot_eager')\n",
+])
+def test_compile_bound_by_partial_or_looked_up_by_name_with_a_backend_that_writes_no_triton_is_fine(code: str) -> None:
+    assert findings(RULE, code) == []
+
+
 def test_a_backend_named_by_a_variable_is_judged_by_its_value_when_it_has_one() -> None:
     assert errors("import torch\nBACKEND = 'inductor'\nf = torch.compile(g, backend=BACKEND)\n") == [
         (3, "calls torch.compile(..., backend='inductor'): TorchInductor generates Triton kernels")]
