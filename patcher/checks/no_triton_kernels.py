@@ -302,6 +302,8 @@ def forward_prefix(query):
                 line=2, found="a backend not known to write no Triton kernels"),
         Invalid("import torch._dynamo\nfast = torch._dynamo.optimize(nopython=True)(model)\n", line=2,
                 found="calls torch._dynamo.optimize(...) without a backend"),
+        Invalid("import torch._inductor.config\n\nwith torch._inductor.config.patch(max_autotune=True):\n    pass\n",
+                line=3, found="calls torch._inductor.config.patch(...): it configures TorchInductor"),
         Invalid("import os\nos.environ['TORCHINDUCTOR_MAX_AUTOTUNE'] = '1'\n", line=2,
                 found="sets TORCHINDUCTOR_MAX_AUTOTUNE (`os.environ['TORCHINDUCTOR_MAX_AUTOTUNE']`)"),
         Invalid("set -e\nexport TORCHINDUCTOR_FX_GRAPH_CACHE=1\n", path="qwen3_6_scripts/patch_ops.sh", line=2,

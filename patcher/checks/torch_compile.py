@@ -24,7 +24,8 @@ GPU compiler (XLA) emits Triton for some fusions; ``ts``/``aot_ts``
 (TorchScript's GPU fusers generate kernels at run time too); any other name
 or a callable, which could be any of these. ``disable=True`` compiles
 nothing. Setting a ``TORCHINDUCTOR_*`` variable or a
-``torch._inductor.config`` value configures Inductor, so it counts as
+``torch._inductor.config`` value (assigned, or through ``config.patch``)
+configures Inductor, so it counts as
 using it; Dynamo's own settings (``torch._dynamo.config``, ``reset``,
 ``disable``) trace or stop tracing and compile nothing themselves.
 """
@@ -62,6 +63,8 @@ INDUCTOR_COMPILERS = frozenset({
 })
 INDUCTOR_CONFIG = "torch._inductor.config."
 PARTIALS = frozenset({"functools.partial", "partial"})
+# The config module's own setters (torch/utils/_config_module.py): each sets values as an assignment does.
+INDUCTOR_CONFIG_SETTERS = frozenset(INDUCTOR_CONFIG + name for name in ("patch", "load_config"))
 # Any of these bytes must be in a file that uses torch.compile (with "torch"), or sets Inductor's environment.
 WORDS = ("compile", "_dynamo", "_inductor")
 ENVIRONMENT_WORD = ENVIRONMENT_PREFIX
@@ -88,6 +91,9 @@ def compile_findings(source: PythonSource) -> Iterator[Finding]:
                 yield Finding(call, f"{message}{guard(call)}")
         elif qualified in INDUCTOR_COMPILERS:
             yield Finding(call, f"calls {qualified}(...), which compiles with {INDUCTOR} ({WHY}){guard(call)}")
+        elif qualified in INDUCTOR_CONFIG_SETTERS:  # `with config.patch(max_autotune=True):`, `@config.patch(...)`
+            yield Finding(call, f"calls {qualified}(...): it configures {INDUCTOR}, torch.compile's default "
+                                f"backend, which generates Triton kernels{guard(call)}")
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = [*index.of(ast.FunctionDef),
                                                                *index.of(ast.AsyncFunctionDef)]
     decorators = {id(d) for f in functions for d in f.decorator_list}

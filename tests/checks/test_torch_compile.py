@@ -191,6 +191,10 @@ def test_the_vendors_own_file_passes_and_a_compile_added_to_it_is_found_at_its_l
     ("import torch\ntorch._inductor.config.fx_graph_cache = True\n", 2,
      "sets torch._inductor.config.fx_graph_cache: it configures TorchInductor"),
     ("import torch\nf = getattr(torch, 'compile')(g)\n", 2, "looks up torch.compile by name"),
+    ("import torch\nwith torch._inductor.config.patch(max_autotune=True):\n    f(x)\n", 2,
+     "calls torch._inductor.config.patch(...): it configures TorchInductor"),
+    ("from torch._inductor import config\n@config.patch({'freezing': True})\ndef f(x):\n    return x\n", 2,
+     "calls torch._inductor.config.patch(...): it configures TorchInductor"),
 ])
 def test_configuring_inductor_or_looking_up_compile_by_name_is_an_error(code: str, line: int, message: str) -> None:
     found = errors(code)
