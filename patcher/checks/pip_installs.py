@@ -80,6 +80,7 @@ class PipInstall:
     files: tuple[tuple[str, str], ...]  # ("-r" or "-c", the file as written, expanded)
     cwd: str  # the image folder the command runs in, "" when unknown
     editables: tuple[str, ...] = ()  # the -e operands
+    no_deps: bool = False  # --no-deps: installs the operands alone, none of their dependencies
 
 
 def shell_commands(lines: Sequence[tuple[int, str]], environment: Mapping[str, str] | None = None,
@@ -176,7 +177,8 @@ def pip_commands(commands: Sequence[Command]) -> list[PipInstall]:
                 index += 1
             elif not word.startswith("-"):
                 operands.append(word)
-        found.append(PipInstall(command.line, tuple(operands), tuple(files), command.cwd, tuple(editables)))
+        found.append(PipInstall(command.line, tuple(operands), tuple(files), command.cwd, tuple(editables),
+                                "--no-deps" in words))
     return found
 
 
