@@ -198,9 +198,14 @@ def _environment(source: PythonSource) -> Iterator[Finding]:
     index = source.index
     guard = Guard(source)
     for subscript in index.of(ast.Subscript):
-        key = _inductor_key(subscript.slice)
+        key = _inductor_key(subscript.slice, source, subscript)
         if key is not None and isinstance(subscript.ctx, ast.Store) and _is_environ(subscript.value):
             yield _set(source, subscript, key, guard)
+    for augmented in index.of(ast.AugAssign):  # os.environ |= {"TORCHINDUCTOR_...": "1"}
+        if _is_environ(augmented.target) and isinstance(augmented.value, ast.Dict):
+            key = next(filter(None, (_inductor_key(k, source, augmented) for k in augmented.value.keys)), None)
+            if key is not None:
+                yield _set(source, augmented, key, guard)
     for call in index.of(ast.Call):
         func = call.func
         if not isinstance(func, ast.Attribute) and dotted(func).split(".")[-1] != "putenv":
@@ -211,10 +216,10 @@ def _environment(source: PythonSource) -> Iterator[Finding]:
         if method != "putenv" and not (isinstance(func, ast.Attribute) and _is_environ(func.value)):
             continue
         keys: list[str | None] = [k.arg for k in call.keywords if k.arg]
-        keys += [_inductor_key(a) for a in call.args[:1]]
+        keys += [_inductor_key(a, source, call) for a in call.args[:1]]
         for argument in call.args[:1]:
             if isinstance(argument, ast.Dict):
-                keys += [_inductor_key(k) for k in argument.keys if k is not None]
+                keys += [_inductor_key(k, source, call) for k in argument.keys]
         for key in keys:
             if key is not None and key.startswith(ENVIRONMENT_PREFIX):
                 yield _set(source, call, key, guard)
@@ -226,9 +231,11 @@ def _set(source: PythonSource, node: ast.AST, key: str, guard: Guard) -> Finding
                          f"backend, which generates Triton kernels{guard(node)}")
 
 
-def _inductor_key(node: ast.AST | None) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(ENVIRONMENT_PREFIX):
-        return node.value
+def _inductor_key(node: ast.expr | None, source: PythonSource, at: ast.AST) -> str | None:
+    """Return the ``TORCHINDUCTOR_*`` name a key stands for: a literal, or a local or module flag set to one."""
+    value = _literal(source, node, at) if isinstance(node, (ast.Constant, ast.Name)) else None
+    if isinstance(value, str) and value.startswith(ENVIRONMENT_PREFIX):
+        return value
     return None
 
 

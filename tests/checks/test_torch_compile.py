@@ -119,6 +119,9 @@ def test_a_backend_named_by_a_variable_is_judged_by_its_value_when_it_has_one() 
     ("import os\nos.environ.update(TORCHINDUCTOR_COORDINATE_DESCENT_TUNING='1')\n", 2),
     ("import os\nos.environ.update({'HF_HOME': '/m', 'TORCHINDUCTOR_FREEZING': '1'})\n", 2),
     ("import os\nos.putenv('TORCHINDUCTOR_MAX_AUTOTUNE', '1')\n", 2),
+    ("import os\nos.environ |= {'HF_HOME': '/m', 'TORCHINDUCTOR_FREEZING': '1'}\n", 2),
+    ("import os\n_AUTOTUNE = 'TORCHINDUCTOR_MAX_AUTOTUNE'\nos.environ[_AUTOTUNE] = '1'\n", 3),
+    ("import os\ndef warm():\n    key = 'TORCHINDUCTOR_CACHE_DIR'\n    os.environ.setdefault(key, '/tmp/i')\n", 4),
 ])
 def test_setting_torchinductor_variables_in_code_is_an_error(code: str, line: int) -> None:
     found = errors(code)
