@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .base import BuildContext, FileRule, Invalid, PythonSource, Settings, TreeRule, Valid, Violation
+from .base import BuildContext, FileRule, Invalid, PythonSource, Settings, Severity, TreeRule, Valid, Violation
 from .triton_imports import shipped_kernel_imports
 from .triton_installs import triton_installs
 from .triton_names import HANG, TRITON, WORDS
@@ -344,7 +344,9 @@ def forward_prefix(query):
         dead = source.reachability.dead
         for found in sorted(every, key=lambda f: (source.line(f.node), f.message)):
             why = dead(found.node)
-            if why is None:
+            if why is None and not found.certain:
+                yield Violation(settings.rule, Severity.WARNING, source.path, source.line(found.node), found.message)
+            elif why is None:
                 yield settings.violation(source.path, source.line(found.node), found.message)
             else:
                 yield settings.note(source.path, source.line(found.node), f"{found.message}: cannot run: {why}")

@@ -23,7 +23,8 @@ Not accepted: ``inductor`` and anything built on it; ``openxla``, whose
 GPU compiler (XLA) emits Triton for some fusions; ``ts``/``aot_ts``
 (TorchScript's GPU fusers generate kernels at run time too); any other name
 or a callable, which could be any of these. ``disable=True`` compiles
-nothing. Setting a ``TORCHINDUCTOR_*`` variable or a
+nothing. ``model.compile()`` is ``nn.Module.compile`` (torch.compile on the
+module) when ``model`` is a module, which the syntax cannot tell: a warning. Setting a ``TORCHINDUCTOR_*`` variable or a
 ``torch._inductor.config`` value (assigned, or through ``config.patch``)
 configures Inductor, so it counts as
 using it; Dynamo's own settings (``torch._dynamo.config``, ``reset``,
@@ -82,10 +83,19 @@ def compile_findings(source: PythonSource) -> Iterator[Finding]:
     names = Names(index, {id(n): written_module(n) for n in index.of(ast.ImportFrom)})
     guard = Guard(source)
     called: set[int] = set()
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = [*index.of(ast.FunctionDef),
+                                                               *index.of(ast.AsyncFunctionDef)]
+    own_compile = any(f.name == "compile" for f in functions)
     for call in index.of(ast.Call):
         called.add(id(call.func))
         qualified = names.resolve(call.func)
-        if qualified in COMPILERS:
+        if _module_compile(call, names) and not own_compile:
+            message = _backend_problem(source, call, "torch.compile")
+            if message is not None:
+                yield Finding(call, f"calls {source.code(call.func)}(...), which is torch.compile if the object is "
+                                    f"a torch.nn.Module (nn.Module.compile): {message.removeprefix('calls ')}"
+                                    f"{guard(call)}", certain=False)
+        elif qualified in COMPILERS:
             message = _backend_problem(source, call, qualified)
             if message is not None:
                 yield Finding(call, f"{message}{guard(call)}")
@@ -94,8 +104,6 @@ def compile_findings(source: PythonSource) -> Iterator[Finding]:
         elif qualified in INDUCTOR_CONFIG_SETTERS:  # `with config.patch(max_autotune=True):`, `@config.patch(...)`
             yield Finding(call, f"calls {qualified}(...): it configures {INDUCTOR}, torch.compile's default "
                                 f"backend, which generates Triton kernels{guard(call)}")
-    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = [*index.of(ast.FunctionDef),
-                                                               *index.of(ast.AsyncFunctionDef)]
     decorators = {id(d) for f in functions for d in f.decorator_list}
     for function in functions:
         for decorator in function.decorator_list:
@@ -132,6 +140,20 @@ def compile_findings(source: PythonSource) -> Iterator[Finding]:
             yield Finding(reference, f"hands on {qualified} (`{source.code(index.parent(reference) or reference)}`), "
                                      f"whose default backend, {INDUCTOR}, generates Triton kernels"
                                      f"{guard(reference)}")
+
+
+def _module_compile(call: ast.Call, names: Names) -> bool:
+    """Tell whether ``call`` may be ``nn.Module.compile`` (``model.compile()``), which runs torch.compile.
+
+    Its arguments are torch.compile's keywords only; ``re.compile(p)``, a
+    template's ``env.compile(source)`` and the like take a positional one,
+    and a module (``regex.compile``) is no ``nn.Module``.
+    """
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr != "compile" or call.args:
+        return False
+    root = dotted(func.value).split(".")[0]
+    return not (root and root in names.qualified and not isinstance(func.value, ast.Call))
 
 
 def _outermost(index: SyntaxIndex, node: ast.AST) -> bool:

@@ -24,6 +24,7 @@ class Finding:
 
     node: ast.AST
     message: str
+    certain: bool = True  # False: it may be Triton, which the syntax alone cannot tell (a warning)
 
 
 class Names:
@@ -45,13 +46,13 @@ class Names:
                     self.qualified[alias.asname or alias.name] = f"{module}.{alias.name}"
         # `tt = importlib.import_module("triton")` binds a module as surely as `import triton as tt`.
         for assign in index.of(ast.Assign):
-            value, attribute = assign.value, ""
-            if isinstance(value, ast.Attribute):  # jit = importlib.import_module("triton").jit
-                value, attribute = value.value, f".{value.attr}"
-            imported = _dynamic_import(value)
-            imported = imported + attribute if imported else None
-            if imported and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name):
-                self.qualified.setdefault(assign.targets[0].id, imported)
+            value: ast.expr = assign.value
+            attribute = ""
+            if isinstance(assign.value, ast.Attribute):  # jit = importlib.import_module("triton").jit
+                value, attribute = assign.value.value, f".{assign.value.attr}"
+            module_name = _dynamic_import(value)
+            if module_name and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name):
+                self.qualified.setdefault(assign.targets[0].id, module_name + attribute)
 
     def resolve(self, node: ast.AST) -> str:
         """Return the qualified name of a Name/Attribute chain (``tt.jit`` -> ``triton.jit``), else its dotted text."""

@@ -209,3 +209,25 @@ def test_reading_inductor_settings_and_dynamo_s_own_settings_compile_nothing() -
     assert findings(RULE, "import torch\nprint(torch._inductor.config.max_autotune)\n"
                           "torch._dynamo.config.suppress_errors = True\ntorch._dynamo.reset()\n"
                           "@torch._dynamo.disable\ndef f(x):\n    return x\n") == []
+
+
+MODULE_COMPILE = "which is torch.compile if the object is a torch.nn.Module (nn.Module.compile)"
+
+
+@pytest.mark.parametrize("code, line", [
+    ("import torch\n\n\nclass Runner:\n    def load(self):\n        self.model.compile()\n", 6),
+    ("import torch\nlayer = torch.nn.Linear(8, 8)\nlayer.compile(mode='max-autotune')\n", 3),
+])
+def test_a_compile_method_called_with_torch_compile_s_arguments_only_is_a_warning(code: str, line: int) -> None:
+    found = findings(RULE, code)
+    assert [(number, severity, MODULE_COMPILE in message) for _, number, severity, message in found] == [
+        (line, "warning", True)]
+
+
+@pytest.mark.parametrize("code", [
+    "import torch\nmodel.compile(backend='eager')\n",
+    "import re\nimport torch\nPATTERN = re.compile(r'[0-9]+')\ntemplate = environment.compile(source)\n",
+    "import regex\nimport torch\nPATTERN = regex.compile(pattern='[0-9]+')\n",
+])
+def test_a_compile_method_with_a_safe_backend_or_a_positional_argument_or_of_a_module_is_fine(code: str) -> None:
+    assert findings(RULE, code) == []
