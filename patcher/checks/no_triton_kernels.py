@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .base import BuildContext, FileRule, Invalid, PythonSource, Settings, TreeRule, Valid, Violation
+from .base import BuildContext, FileRule, Invalid, PythonSource, Settings, Severity, TreeRule, Valid, Violation
 from .triton_imports import shipped_kernel_imports
 from .triton_installs import triton_installs
 from .triton_names import HANG, TRITON, WORDS
@@ -115,6 +115,7 @@ class PagedAttention:
               "decode = torch.compile(model, backend='aot_eager', mode='reduce-overhead')\n"
               "graphs = torch._dynamo.optimize('cudagraphs')(model)\n"
               "off = torch.compile(model, disable=True)\n"),
+        Valid("import functools\nimport torch\n\njit = functools.partial(torch.compile, backend='eager')\n"),
         Valid("import os\nimport re\n\nPATTERN = re.compile(r'\\d+')\ncode = compile('x + 1', '<expr>', 'eval')\n"
               "cache = os.environ.get('TORCHINDUCTOR_CACHE_DIR')\n"),
         # A requirements file the install script reads, without Triton (comments, options, markers, hashes).
@@ -259,6 +260,8 @@ from triton import autotune, jit as tjit, Config
 def _kernel(x, n):
     pass
 """, line=4, found="defines the Triton kernel _kernel (`@autotune"),
+        Invalid("import importlib\ntt = importlib.import_module('triton')\n\n\n@tt.jit\ndef _k(x):\n    pass\n",
+                line=5, found="defines the Triton kernel _k (`@tt.jit`)"),
         Invalid("import triton\n@triton.heuristics({'EVEN': lambda a: True})\n@triton.jit\ndef k(x):\n    pass\n",
                 line=2, found="defines the Triton kernel k"),
         Invalid("""\
@@ -299,6 +302,8 @@ def forward_prefix(query):
                 line=2, found="a backend not known to write no Triton kernels"),
         Invalid("import torch._dynamo\nfast = torch._dynamo.optimize(nopython=True)(model)\n", line=2,
                 found="calls torch._dynamo.optimize(...) without a backend"),
+        Invalid("import torch._inductor.config\n\nwith torch._inductor.config.patch(max_autotune=True):\n    pass\n",
+                line=3, found="calls torch._inductor.config.patch(...): it configures TorchInductor"),
         Invalid("import os\nos.environ['TORCHINDUCTOR_MAX_AUTOTUNE'] = '1'\n", line=2,
                 found="sets TORCHINDUCTOR_MAX_AUTOTUNE (`os.environ['TORCHINDUCTOR_MAX_AUTOTUNE']`)"),
         Invalid("set -e\nexport TORCHINDUCTOR_FX_GRAPH_CACHE=1\n", path="qwen3_6_scripts/patch_ops.sh", line=2,
@@ -324,6 +329,9 @@ def forward_prefix(query):
                 found="installs Triton (`./triton-2.1.0-cp310-cp310-linux_x86_64.whl`)"),
         Invalid("PIP=\"python3 -m pip\"\n$PIP install -U --no-deps triton\n", path="qwen3_6_scripts/patch_ops.sh",
                 line=2, found="installs Triton (`triton`)"),
+        # A one-line `if`/`for` puts pip after `then`/`do`.
+        Invalid("set -e\nif ! python3 -c 'import triton'; then pip install triton==2.1.0; fi\n",
+                path="qwen3_6_scripts/patch_ops.sh", line=2, found="installs Triton (`triton==2.1.0`)"),
     )
 
     # -- one file ---------------------------------------------------------
@@ -336,7 +344,9 @@ def forward_prefix(query):
         dead = source.reachability.dead
         for found in sorted(every, key=lambda f: (source.line(f.node), f.message)):
             why = dead(found.node)
-            if why is None:
+            if why is None and not found.certain:
+                yield Violation(settings.rule, Severity.WARNING, source.path, source.line(found.node), found.message)
+            elif why is None:
                 yield settings.violation(source.path, source.line(found.node), found.message)
             else:
                 yield settings.note(source.path, source.line(found.node), f"{found.message}: cannot run: {why}")

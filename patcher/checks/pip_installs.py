@@ -34,6 +34,13 @@ __all__ = ["Command", "PipInstall", "RequirementLine", "dockerfile_environment",
 _ASSIGNMENT = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=(.*)$")
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
 _PIP = re.compile(r"^(?:.*/)?pip(?:3(?:\.\d+)?)?$")
+# Words that run the command after them: prefixes, and the shell's reserved words, since a
+# one-line `if ...; then pip install x; fi` or `for ...; do pip install x; done` splits at `;`
+# into commands that start with `then` or `do`.
+_PREFIXES = frozenset({"sudo", "env", "command", "exec", "time", "then", "do", "else", "if", "elif", "while",
+                       "until", "!", "{"})
+_SHELL = re.compile(r"^(?:.*/)?(?:sh|bash|dash|zsh)$")
+_SHELL_COMMAND = re.compile(r"^-[a-z]*c$")  # -c, -ec, -lc: the next word is a command string
 _PYTHON = re.compile(r"^(?:.*/)?python(?:3(?:\.\d+)?)?$")
 # A requirement: name, extras, then a version specifier or marker (triton==2.1.0, triton[tests]>=2).
 # Each part can follow only one way, so a long run of spaces is read once (no backtracking between two \s*).
@@ -73,6 +80,7 @@ class PipInstall:
     files: tuple[tuple[str, str], ...]  # ("-r" or "-c", the file as written, expanded)
     cwd: str  # the image folder the command runs in, "" when unknown
     editables: tuple[str, ...] = ()  # the -e operands
+    no_deps: bool = False  # --no-deps: installs the operands alone, none of their dependencies
 
 
 def shell_commands(lines: Sequence[tuple[int, str]], environment: Mapping[str, str] | None = None,
@@ -169,14 +177,22 @@ def pip_commands(commands: Sequence[Command]) -> list[PipInstall]:
                 index += 1
             elif not word.startswith("-"):
                 operands.append(word)
-        found.append(PipInstall(command.line, tuple(operands), tuple(files), command.cwd, tuple(editables)))
+        found.append(PipInstall(command.line, tuple(operands), tuple(files), command.cwd, tuple(editables),
+                                "--no-deps" in words))
     return found
 
 
 def _pip_arguments(words: list[str]) -> list[str] | None:
     """Return the words after ``pip`` (or ``python3 -m pip``) when the command runs pip, else None."""
-    while words and (words[0] in ("sudo", "env", "command", "exec") or _ASSIGNMENT.match(words[0])):
-        words = words[1:]
+    while words:
+        if words[0] in _PREFIXES or _ASSIGNMENT.match(words[0]):
+            words = words[1:]
+        elif words[0] == "uv" and words[1:2] == ["pip"]:  # uv's pip interface takes pip's arguments
+            words = words[1:]
+        elif _SHELL.match(words[0]) and len(words) > 1 and _SHELL_COMMAND.match(words[1]):
+            words = words[2:]  # sh -c 'pip install x': its string, already split into words
+        else:
+            break
     if not words:
         return None
     if _PIP.match(words[0]):

@@ -13,6 +13,8 @@ known from the syntax alone:
 - ``not`` of such a test, and ``and`` / ``or`` of them where one side decides;
 - ``TYPE_CHECKING`` (``typing``'s flag, False when the code runs).
 
+The body of a ``while`` whose test is known false the same way never runs.
+
 Beyond branches, a statement after a ``return``, ``raise``, ``break`` or
 ``continue`` of its block (or after an ``if`` whose every live branch ends
 so) cannot run, and neither can the body of a function defined inside
@@ -111,6 +113,11 @@ class Reachability:
                 known = self.test(parent)
                 if known is not None and known.value != in_body:
                     return known.why
+            if isinstance(parent, ast.While) and _in_list(child, parent.body):
+                # A loop whose test is false on entry never runs its body (its else runs instead).
+                known = self.test(parent)
+                if known is not None and not known.value:
+                    return known.why
             if isinstance(child, ast.stmt):
                 block = _block_of(parent, child)
                 if block is not None:
@@ -173,7 +180,7 @@ class Reachability:
             self._unnamed[key] = unnamed
         return self._unnamed[key]
 
-    def test(self, branch: ast.If | ast.IfExp) -> Known | None:
+    def test(self, branch: ast.If | ast.IfExp | ast.While) -> Known | None:
         """Return the value of ``branch``'s test, if the syntax alone decides it."""
         key = id(branch)
         if key not in self._tests:

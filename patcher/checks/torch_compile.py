@@ -23,8 +23,10 @@ Not accepted: ``inductor`` and anything built on it; ``openxla``, whose
 GPU compiler (XLA) emits Triton for some fusions; ``ts``/``aot_ts``
 (TorchScript's GPU fusers generate kernels at run time too); any other name
 or a callable, which could be any of these. ``disable=True`` compiles
-nothing. Setting a ``TORCHINDUCTOR_*`` variable or a
-``torch._inductor.config`` value configures Inductor, so it counts as
+nothing. ``model.compile()`` is ``nn.Module.compile`` (torch.compile on the
+module) when ``model`` is a module, which the syntax cannot tell: a warning. Setting a ``TORCHINDUCTOR_*`` variable or a
+``torch._inductor.config`` value (assigned, or through ``config.patch``)
+configures Inductor, so it counts as
 using it; Dynamo's own settings (``torch._dynamo.config``, ``reset``,
 ``disable``) trace or stop tracing and compile nothing themselves.
 """
@@ -61,6 +63,9 @@ INDUCTOR_COMPILERS = frozenset({
     "torch._export.aot_compile", "torch.export.aot_compile",
 })
 INDUCTOR_CONFIG = "torch._inductor.config."
+PARTIALS = frozenset({"functools.partial", "partial"})
+# The config module's own setters (torch/utils/_config_module.py): each sets values as an assignment does.
+INDUCTOR_CONFIG_SETTERS = frozenset(INDUCTOR_CONFIG + name for name in ("patch", "load_config"))
 # Any of these bytes must be in a file that uses torch.compile (with "torch"), or sets Inductor's environment.
 WORDS = ("compile", "_dynamo", "_inductor")
 ENVIRONMENT_WORD = ENVIRONMENT_PREFIX
@@ -78,17 +83,27 @@ def compile_findings(source: PythonSource) -> Iterator[Finding]:
     names = Names(index, {id(n): written_module(n) for n in index.of(ast.ImportFrom)})
     guard = Guard(source)
     called: set[int] = set()
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = [*index.of(ast.FunctionDef),
+                                                               *index.of(ast.AsyncFunctionDef)]
+    own_compile = any(f.name == "compile" for f in functions)
     for call in index.of(ast.Call):
         called.add(id(call.func))
         qualified = names.resolve(call.func)
-        if qualified in COMPILERS:
+        if _module_compile(call, names) and not own_compile:
+            message = _backend_problem(source, call, "torch.compile")
+            if message is not None:
+                yield Finding(call, f"calls {source.code(call.func)}(...), which is torch.compile if the object is "
+                                    f"a torch.nn.Module (nn.Module.compile): {message.removeprefix('calls ')}"
+                                    f"{guard(call)}", certain=False)
+        elif qualified in COMPILERS:
             message = _backend_problem(source, call, qualified)
             if message is not None:
                 yield Finding(call, f"{message}{guard(call)}")
         elif qualified in INDUCTOR_COMPILERS:
             yield Finding(call, f"calls {qualified}(...), which compiles with {INDUCTOR} ({WHY}){guard(call)}")
-    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = [*index.of(ast.FunctionDef),
-                                                               *index.of(ast.AsyncFunctionDef)]
+        elif qualified in INDUCTOR_CONFIG_SETTERS:  # `with config.patch(max_autotune=True):`, `@config.patch(...)`
+            yield Finding(call, f"calls {qualified}(...): it configures {INDUCTOR}, torch.compile's default "
+                                f"backend, which generates Triton kernels{guard(call)}")
     decorators = {id(d) for f in functions for d in f.decorator_list}
     for function in functions:
         for decorator in function.decorator_list:
@@ -99,6 +114,10 @@ def compile_findings(source: PythonSource) -> Iterator[Finding]:
         key = call.args[1] if dotted(call.func) == "getattr" and len(call.args) >= 2 else None
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             looked_up = f"{names.resolve(call.args[0])}.{key.value}"
+            outer = index.parent(call)
+            if looked_up in COMPILERS and isinstance(outer, ast.Call) and outer.func is call \
+                    and _backend_problem(source, outer, looked_up) is None:
+                continue  # getattr(torch, "compile")(f, backend="eager"): called at once, with a safe backend
             if looked_up in COMPILERS:
                 yield Finding(call, f"looks up {looked_up} by name (`{source.code(call)}`), whose default backend, "
                                     f"{INDUCTOR}, generates Triton kernels{guard(call)}")
@@ -112,9 +131,29 @@ def compile_findings(source: PythonSource) -> Iterator[Finding]:
             continue
         qualified = names.resolve(reference)
         if qualified in COMPILERS and _outermost(index, reference):
+            bound = index.parent(reference)
+            # partial(torch.compile, backend="eager") fixes a backend that writes no Triton (a later call
+            # could still pass another backend; that call is not read).
+            if isinstance(bound, ast.Call) and bound.args and bound.args[0] is reference \
+                    and names.resolve(bound.func) in PARTIALS and _backend_problem(source, bound, qualified, 1) is None:
+                continue
             yield Finding(reference, f"hands on {qualified} (`{source.code(index.parent(reference) or reference)}`), "
                                      f"whose default backend, {INDUCTOR}, generates Triton kernels"
                                      f"{guard(reference)}")
+
+
+def _module_compile(call: ast.Call, names: Names) -> bool:
+    """Tell whether ``call`` may be ``nn.Module.compile`` (``model.compile()``), which runs torch.compile.
+
+    Its arguments are torch.compile's keywords only; ``re.compile(p)``, a
+    template's ``env.compile(source)`` and the like take a positional one,
+    and a module (``regex.compile``) is no ``nn.Module``.
+    """
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr != "compile" or call.args:
+        return False
+    root = dotted(func.value).split(".")[0]
+    return not (root and root in names.qualified and not isinstance(func.value, ast.Call))
 
 
 def _outermost(index: SyntaxIndex, node: ast.AST) -> bool:
@@ -123,9 +162,13 @@ def _outermost(index: SyntaxIndex, node: ast.AST) -> bool:
     return not (isinstance(parent, ast.Attribute) and parent.value is node)
 
 
-def _backend_problem(source: PythonSource, call: ast.Call, qualified: str) -> str | None:
-    """Say why a compile call may write Triton kernels, or None when its backend writes none."""
+def _backend_problem(source: PythonSource, call: ast.Call, qualified: str, skip: int = 0) -> str | None:
+    """Say why a compile call may write Triton kernels, or None when its backend writes none.
+
+    ``skip``: positional arguments of ``call`` before the compiler's own (1 for ``partial(torch.compile, ...)``).
+    """
     position, keyword = COMPILERS[qualified]
+    position = None if position is None else position + skip
     if any(k.arg == "disable" and isinstance(k.value, ast.Constant) and k.value.value is True
            for k in call.keywords):
         return None  # compiles nothing
@@ -138,7 +181,7 @@ def _backend_problem(source: PythonSource, call: ast.Call, qualified: str) -> st
                     f"(unless it is one that writes no Triton, {WHY})")
     if given is None and position is not None and len(call.args) > position:
         given = call.args[position]
-    if any(isinstance(a, ast.Starred) for a in call.args[: (position or 0) + 1]) and given is None:
+    if any(isinstance(a, ast.Starred) for a in call.args[skip: (position or skip) + 1]) and given is None:
         return f"calls {qualified}(*...), whose backend cannot be read ({WHY}, its default)"
     if given is None:
         return f"calls {qualified}(...) without a backend: its default, {INDUCTOR}, generates Triton kernels"
@@ -177,9 +220,14 @@ def _environment(source: PythonSource) -> Iterator[Finding]:
     index = source.index
     guard = Guard(source)
     for subscript in index.of(ast.Subscript):
-        key = _inductor_key(subscript.slice)
+        key = _inductor_key(subscript.slice, source, subscript)
         if key is not None and isinstance(subscript.ctx, ast.Store) and _is_environ(subscript.value):
             yield _set(source, subscript, key, guard)
+    for augmented in index.of(ast.AugAssign):  # os.environ |= {"TORCHINDUCTOR_...": "1"}
+        if _is_environ(augmented.target) and isinstance(augmented.value, ast.Dict):
+            key = next(filter(None, (_inductor_key(k, source, augmented) for k in augmented.value.keys)), None)
+            if key is not None:
+                yield _set(source, augmented, key, guard)
     for call in index.of(ast.Call):
         func = call.func
         if not isinstance(func, ast.Attribute) and dotted(func).split(".")[-1] != "putenv":
@@ -190,10 +238,10 @@ def _environment(source: PythonSource) -> Iterator[Finding]:
         if method != "putenv" and not (isinstance(func, ast.Attribute) and _is_environ(func.value)):
             continue
         keys: list[str | None] = [k.arg for k in call.keywords if k.arg]
-        keys += [_inductor_key(a) for a in call.args[:1]]
+        keys += [_inductor_key(a, source, call) for a in call.args[:1]]
         for argument in call.args[:1]:
             if isinstance(argument, ast.Dict):
-                keys += [_inductor_key(k) for k in argument.keys if k is not None]
+                keys += [_inductor_key(k, source, call) for k in argument.keys]
         for key in keys:
             if key is not None and key.startswith(ENVIRONMENT_PREFIX):
                 yield _set(source, call, key, guard)
@@ -205,9 +253,11 @@ def _set(source: PythonSource, node: ast.AST, key: str, guard: Guard) -> Finding
                          f"backend, which generates Triton kernels{guard(node)}")
 
 
-def _inductor_key(node: ast.AST | None) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(ENVIRONMENT_PREFIX):
-        return node.value
+def _inductor_key(node: ast.expr | None, source: PythonSource, at: ast.AST) -> str | None:
+    """Return the ``TORCHINDUCTOR_*`` name a key stands for: a literal, or a local or module flag set to one."""
+    value = _literal(source, node, at) if isinstance(node, (ast.Constant, ast.Name)) else None
+    if isinstance(value, str) and value.startswith(ENVIRONMENT_PREFIX):
+        return value
     return None
 
 

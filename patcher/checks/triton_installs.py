@@ -42,6 +42,11 @@ _TRITON_NAMES = tuple(
     for name in (project, f"{project}==2.1.0", f"{project}-2.1.0-cp310-cp310-linux_x86_64.whl",
                  f"{project}-2.1.0.tar.gz")
 )
+# Projects whose Linux x86_64 wheels require a Triton build: torch 2.0 and later (2.1.0 the very
+# triton==2.1.0). Installed without --no-deps, pip brings that Triton with it unless the image's own torch
+# build already meets the requirement. What needs torch in turn (vllm, xformers) pulls Triton only through
+# a torch from the index, and is not judged here.
+PULLS_TRITON = frozenset({"torch"})
 _ENVIRONMENT_COMMANDS = frozenset({"export", "env", "declare", "typeset", "readonly", "local", "sudo"})
 
 
@@ -111,6 +116,9 @@ class _Installs:
         project = project_name(operand) or egg_name(operand) or vcs_name(operand)
         if is_triton_project(project):
             yield self.settings.violation(path, pip.line, f"installs Triton (`{operand}`) {HANGS}")
+            return
+        if project in PULLS_TRITON and not pip.no_deps:
+            yield self._warning(path, pip.line, _pulls(operand))
             return
         if not _uncertain(operand, project):
             return
@@ -185,6 +193,8 @@ class _Installs:
                 else:
                     yield self.settings.violation(context, entry.line,
                                                   f"installs Triton (`{entry.value}`, {via}) {HANGS}")
+            elif flag == "-r" and project in PULLS_TRITON and not pip.no_deps:
+                yield self._warning(context, entry.line, f"{_pulls(entry.value)} ({via})")
             elif flag == "-r" and _uncertain(entry.value, project) and _could_be_triton(entry.value):
                 yield self._warning(context, entry.line, (
                     f"`{entry.value}` ({via}) names a package the reader cannot know: it could be a Triton build, "
@@ -193,6 +203,12 @@ class _Installs:
     def _warning(self, path: str, line: int, message: str) -> Violation:
         """Return a warning of this rule: something that could be Triton, which the reader cannot tell."""
         return Violation(self.settings.rule, Severity.WARNING, path, line, message)
+
+
+def _pulls(operand: str) -> str:
+    return (f"pip installs `{operand}` with its dependencies: from the index, torch's Linux wheels require a "
+            f"Triton build (torch 2.1.0: triton 2.1.0), whose kernels hang the BI-V100, and whether pip pulls one "
+            f"in depends on the image's own torch, which the build does not show (add --no-deps)")
 
 
 def _uncertain(operand: str, project: str) -> bool:

@@ -24,6 +24,7 @@ class Finding:
 
     node: ast.AST
     message: str
+    certain: bool = True  # False: it may be Triton, which the syntax alone cannot tell (a warning)
 
 
 class Names:
@@ -43,6 +44,15 @@ class Names:
             for alias in node.names:
                 if alias.name != "*":
                     self.qualified[alias.asname or alias.name] = f"{module}.{alias.name}"
+        # `tt = importlib.import_module("triton")` binds a module as surely as `import triton as tt`.
+        for assign in index.of(ast.Assign):
+            value: ast.expr = assign.value
+            attribute = ""
+            if isinstance(assign.value, ast.Attribute):  # jit = importlib.import_module("triton").jit
+                value, attribute = assign.value.value, f".{assign.value.attr}"
+            module_name = _dynamic_import(value)
+            if module_name and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name):
+                self.qualified.setdefault(assign.targets[0].id, module_name + attribute)
 
     def resolve(self, node: ast.AST) -> str:
         """Return the qualified name of a Name/Attribute chain (``tt.jit`` -> ``triton.jit``), else its dotted text."""
@@ -52,6 +62,18 @@ class Names:
         first, _, rest = name.partition(".")
         base = self.qualified.get(first, first)
         return f"{base}.{rest}" if rest else base
+
+
+def _dynamic_import(value: ast.expr) -> str | None:
+    """Return the module ``importlib.import_module("m")`` or ``__import__("m")`` gives, for a literal absolute name."""
+    if not isinstance(value, ast.Call) or not value.args or dotted(value.func).split(".")[-1] not in IMPORTERS:
+        return None
+    name = value.args[0]
+    if not isinstance(name, ast.Constant) or not isinstance(name.value, str) or name.value.startswith("."):
+        return None
+    if dotted(value.func).split(".")[-1] == "__import__" and len(value.args) < 4 and not value.keywords:
+        return name.value.split(".")[0]  # without a fromlist, __import__("a.b") returns the package a
+    return name.value
 
 
 def written_module(node: ast.ImportFrom) -> str:

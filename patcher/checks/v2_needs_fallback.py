@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Sequence
 
-from .base import FileRule, Invalid, PythonSource, Settings, Valid, Violation
-from .syntax_index import SCOPES, TRY, dotted
+from .base import FileRule, Invalid, PythonSource, Settings, Severity, Valid, Violation
+from .syntax_index import SCOPES, TRY, SyntaxIndex, dotted
 
 V1 = "paged_attention_v1"
 V2 = "paged_attention_v2"
@@ -54,6 +54,11 @@ class V2NeedsFallback(FileRule):
     function (the patched shape: the handler clears ``use_v2`` and falls
     through to ``if not use_v2: ops.paged_attention_v1(...)``). It does not
     follow values: a flag the handler forgets to clear is not seen.
+
+    A V2 call is ``x.paged_attention_v2(...)``, a call of a name V2 was
+    imported as, or of ``getattr(ops, "paged_attention_v2")``. V2 handed on as
+    a value (``kernel = ops.paged_attention_v2 if long else ...``) outside a
+    ``try`` that falls back is a warning: the call it leads to cannot be read.
 
     A V2 call in a branch that cannot run (``use_v1 = True`` then ``if
     use_v1: ... else: <V2>``, ``if False:``; see ``reachability``) is not a
@@ -137,6 +142,14 @@ def forward_decode(batches):
             ops.paged_attention_v2(output, batch)
         use_v1 = batch.short
 """, line=7, found="outside any try"),
+        # V2 imported under another name is still V2.
+        Invalid("""\
+from vllm._custom_ops import paged_attention_v2 as _decode_v2
+
+
+def forward_decode():
+    _decode_v2(output, query)
+""", line=5, found="_decode_v2(...) is called outside any try"),
         Invalid("""\
 def forward_decode():
     try:
@@ -209,19 +222,66 @@ def forward_decode():
             return
         index, dead = source.index, source.reachability.dead
         v1 = [index.ancestors(call) for call in index.calls(V1) if dead(call) is None]
-        for call in index.calls(V2):
-            name = dotted(call.func) or V2
+        calls, references = _v2_uses(index)
+        found: list[Violation] = []
+        for call in calls:
+            name = _named(call.func, source)
             why = dead(call)
             if why is not None:
-                yield settings.note(source.path, source.line(call),
-                                    f"{name} at line {source.line(call)} cannot run: {why}")
+                found.append(settings.note(source.path, source.line(call),
+                                           f"{name} at line {source.line(call)} cannot run: {why}"))
                 continue
             problem = _unprotected((*index.ancestors(call), call), v1, source)
             if problem:
-                yield settings.violation(source.path, source.line(call), f"{name}(...) {problem}")
+                found.append(settings.violation(source.path, source.line(call), f"{name}(...) {problem}"))
+        for reference in references:
+            # Called elsewhere, under a name the rule cannot follow: unless the reference itself sits in a
+            # try that falls back to V1 (where its call most likely is too), say the call is not checked.
+            if dead(reference) is not None or _unprotected((*index.ancestors(reference), reference), v1,
+                                                           source) is None:
+                continue
+            found.append(Violation(settings.rule, Severity.WARNING, source.path, source.line(reference), (
+                f"{_named(reference, source)} is handed on as a value (`{source.code(reference)}`), so the call it "
+                f"leads to cannot be checked for a fallback to ops.{V1}; call it where a try falls back to V1")))
+        yield from sorted(found, key=lambda v: v.line)
 
 
 V1Calls = Sequence[tuple[ast.AST, ...]]  # the ancestors of each V1 call that can run
+
+
+def _v2_uses(index: SyntaxIndex) -> tuple[list[ast.Call], list[ast.expr]]:
+    """Return the V2 calls and the V2 references not called where they stand.
+
+    A call is ``x.paged_attention_v2(...)``, a call of a name it was imported
+    as (``from vllm._custom_ops import paged_attention_v2 as pa2``) or of
+    ``getattr(ops, "paged_attention_v2")``; a reference is any of these not
+    called there (``kernel = ops.paged_attention_v2 if long else ops.paged_attention_v1``).
+    """
+    names = {V2} | {a.asname for n in index.of(ast.ImportFrom) for a in n.names if a.name == V2 and a.asname}
+    uses: list[ast.expr] = [a for a in index.of(ast.Attribute) if a.attr == V2 and isinstance(a.ctx, ast.Load)]
+    uses += [n for n in index.of(ast.Name) if n.id in names and isinstance(n.ctx, ast.Load)]
+    uses += [c for c in index.of(ast.Call) if dotted(c.func) == "getattr" and len(c.args) >= 2
+             and isinstance(c.args[1], ast.Constant) and c.args[1].value == V2]
+    calls: list[ast.Call] = []
+    references: list[ast.expr] = []
+    for use in uses:
+        parent = index.parent(use)
+        if isinstance(parent, ast.Call) and parent.func is use:
+            calls.append(parent)
+        else:
+            references.append(use)
+    return sorted(calls, key=_position), sorted(references, key=_position)
+
+
+def _position(node: ast.expr) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def _named(node: ast.expr, source: PythonSource) -> str:
+    """Name a V2 use in a message: ``ops.paged_attention_v2``, ``pa2``, or the ``getattr`` as written."""
+    if isinstance(node, ast.Call):
+        return source.code(node)
+    return dotted(node) or V2
 
 
 def _unprotected(chain: Sequence[ast.AST], v1: V1Calls, source: PythonSource) -> str | None:

@@ -130,3 +130,14 @@ def test_type_checking_blocks_never_run() -> None:
         "`TYPE_CHECKING` is False when the code runs"
     assert why_dead("import typing\nif not typing.TYPE_CHECKING:\n    pass\nelse:\n    target()\n") == \
         "`TYPE_CHECKING` is False when the code runs"
+
+
+@pytest.mark.parametrize("code, why", [
+    ("while False:\n    target()\n", "its test `False` is always false"),
+    ("def f():\n    retry = False\n    while retry:\n        target()\n", "`retry` is always False here (line 2)"),
+    ("while 0:\n    pass\nelse:\n    target()\n", None),
+    ("def f(q):\n    while q:\n        target()\n", None),
+    ("while True:\n    target()\n", None),
+])
+def test_the_body_of_a_loop_whose_test_is_false_on_entry_cannot_run(code: str, why: str | None) -> None:
+    assert why_dead(code) == why

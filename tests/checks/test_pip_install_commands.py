@@ -54,6 +54,21 @@ def test_pip_run_through_a_prefix_or_python_m_is_read(command: str) -> None:
 
 
 @pytest.mark.parametrize("command", [
+    "if [ ! -f /tmp/done ]; then pip install triton; fi",
+    "if true; then :; else pip install triton; fi",
+    "for i in 1; do pip3 install triton; done",
+    "while false; do :; done; ! pip install triton",
+    "{ pip install triton; }",
+    "time pip install triton",
+    "uv pip install --system triton",
+    "bash -c 'pip install triton'",
+    "/bin/sh -ec \"python3 -m pip install triton\"",
+])
+def test_pip_run_inside_a_one_line_compound_command_or_a_shell_string_is_read(command: str) -> None:
+    assert triton_installs(f"set -e\n{command}\n") == [(2, "triton")]
+
+
+@pytest.mark.parametrize("command", [
     "python3 -m pipx install triton",
     "python3 -c 'import pip' install triton",
     "python3 install triton",

@@ -93,6 +93,15 @@ def test_what_compiles_nothing_with_inductor_is_fine(code: str) -> None:
     assert findings(RULE, code) == []
 
 
+@pytest.mark.parametrize("code", [
+    "import functools\nimport torch\njit = functools.partial(torch.compile, backend='eager', dynamic=True)\n",
+    "from functools import partial\nimport torch._dynamo\nopt = partial(torch._dynamo.optimize, 'cudagraphs')\n",
+    "import torch\nf = getattr(torch, 'compile')(g, backend='aot_eager')\n",
+])
+def test_compile_bound_by_partial_or_looked_up_by_name_with_a_backend_that_writes_no_triton_is_fine(code: str) -> None:
+    assert findings(RULE, code) == []
+
+
 def test_a_backend_named_by_a_variable_is_judged_by_its_value_when_it_has_one() -> None:
     assert errors("import torch\nBACKEND = 'inductor'\nf = torch.compile(g, backend=BACKEND)\n") == [
         (3, "calls torch.compile(..., backend='inductor'): TorchInductor generates Triton kernels")]
@@ -110,6 +119,9 @@ def test_a_backend_named_by_a_variable_is_judged_by_its_value_when_it_has_one() 
     ("import os\nos.environ.update(TORCHINDUCTOR_COORDINATE_DESCENT_TUNING='1')\n", 2),
     ("import os\nos.environ.update({'HF_HOME': '/m', 'TORCHINDUCTOR_FREEZING': '1'})\n", 2),
     ("import os\nos.putenv('TORCHINDUCTOR_MAX_AUTOTUNE', '1')\n", 2),
+    ("import os\nos.environ |= {'HF_HOME': '/m', 'TORCHINDUCTOR_FREEZING': '1'}\n", 2),
+    ("import os\n_AUTOTUNE = 'TORCHINDUCTOR_MAX_AUTOTUNE'\nos.environ[_AUTOTUNE] = '1'\n", 3),
+    ("import os\ndef warm():\n    key = 'TORCHINDUCTOR_CACHE_DIR'\n    os.environ.setdefault(key, '/tmp/i')\n", 4),
 ])
 def test_setting_torchinductor_variables_in_code_is_an_error(code: str, line: int) -> None:
     found = errors(code)
@@ -182,6 +194,10 @@ def test_the_vendors_own_file_passes_and_a_compile_added_to_it_is_found_at_its_l
     ("import torch\ntorch._inductor.config.fx_graph_cache = True\n", 2,
      "sets torch._inductor.config.fx_graph_cache: it configures TorchInductor"),
     ("import torch\nf = getattr(torch, 'compile')(g)\n", 2, "looks up torch.compile by name"),
+    ("import torch\nwith torch._inductor.config.patch(max_autotune=True):\n    f(x)\n", 2,
+     "calls torch._inductor.config.patch(...): it configures TorchInductor"),
+    ("from torch._inductor import config\n@config.patch({'freezing': True})\ndef f(x):\n    return x\n", 2,
+     "calls torch._inductor.config.patch(...): it configures TorchInductor"),
 ])
 def test_configuring_inductor_or_looking_up_compile_by_name_is_an_error(code: str, line: int, message: str) -> None:
     found = errors(code)
@@ -193,3 +209,25 @@ def test_reading_inductor_settings_and_dynamo_s_own_settings_compile_nothing() -
     assert findings(RULE, "import torch\nprint(torch._inductor.config.max_autotune)\n"
                           "torch._dynamo.config.suppress_errors = True\ntorch._dynamo.reset()\n"
                           "@torch._dynamo.disable\ndef f(x):\n    return x\n") == []
+
+
+MODULE_COMPILE = "which is torch.compile if the object is a torch.nn.Module (nn.Module.compile)"
+
+
+@pytest.mark.parametrize("code, line", [
+    ("import torch\n\n\nclass Runner:\n    def load(self):\n        self.model.compile()\n", 6),
+    ("import torch\nlayer = torch.nn.Linear(8, 8)\nlayer.compile(mode='max-autotune')\n", 3),
+])
+def test_a_compile_method_called_with_torch_compile_s_arguments_only_is_a_warning(code: str, line: int) -> None:
+    found = findings(RULE, code)
+    assert [(number, severity, MODULE_COMPILE in message) for _, number, severity, message in found] == [
+        (line, "warning", True)]
+
+
+@pytest.mark.parametrize("code", [
+    "import torch\nmodel.compile(backend='eager')\n",
+    "import re\nimport torch\nPATTERN = re.compile(r'[0-9]+')\ntemplate = environment.compile(source)\n",
+    "import regex\nimport torch\nPATTERN = regex.compile(pattern='[0-9]+')\n",
+])
+def test_a_compile_method_with_a_safe_backend_or_a_positional_argument_or_of_a_module_is_fine(code: str) -> None:
+    assert findings(RULE, code) == []

@@ -7,6 +7,8 @@ Decorators and calls named like Triton's but from another package
 
 from __future__ import annotations
 
+import pytest
+
 from patcher.checks.no_triton_kernels import NoTritonKernels
 
 from tests.fixtures_rules import HANG, errors_in, findings
@@ -102,6 +104,17 @@ def test_a_triton_decorator_that_is_not_a_kernel_decorator_is_no_kernel() -> Non
 def test_jit_imported_from_deep_in_triton_is_triton_s_jit() -> None:
     code = "from triton.runtime.jit import jit\n\n\n@jit\ndef _k(x):\n    pass\n"
     assert errors_in(RULE, code) == [(4, "defines the Triton kernel _k (`@jit`)")]
+
+
+@pytest.mark.parametrize("binding, decorator", [
+    ("tt = importlib.import_module('triton')", "tt.jit"),
+    ("tt = __import__('triton')", "tt.autotune(configs=[], key=[])"),
+    ("tt = __import__('triton.language')", "tt.jit"),  # __import__("a.b") returns the package a
+    ("jit = importlib.import_module('triton').jit", "jit"),
+])
+def test_triton_imported_by_a_call_is_triton_under_the_name_it_is_bound_to(binding: str, decorator: str) -> None:
+    code = f"import importlib\n{binding}\n\n\n@{decorator}\ndef _k(x):\n    pass\n"
+    assert errors_in(RULE, code) == [(5, f"defines the Triton kernel _k (`@{decorator}`)")]
 
 
 def test_a_kernel_defined_under_a_guard_and_called_without_a_grid_is_found_twice() -> None:

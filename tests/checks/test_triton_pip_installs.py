@@ -58,3 +58,25 @@ def test_the_rule_reports_a_default_from_the_install_script_and_a_dockerfile_env
     assert findings(RULE, script, path=SCRIPT) == [(SCRIPT, 3, "error", f"installs Triton (`triton==2.1.0`) {INSTALLS}")]
     dockerfile = build_dockerfile("ENV TRITON_PKG=tritonclient==2.41.0")
     assert findings(RULE, script, path=SCRIPT, files={"Dockerfile": dockerfile}) == []
+
+
+PULLS = ("with its dependencies: from the index, torch's Linux wheels require a Triton build (torch 2.1.0: "
+         "triton 2.1.0), whose kernels hang the BI-V100, and whether pip pulls one in depends on the image's own "
+         "torch, which the build does not show (add --no-deps)")
+
+
+@pytest.mark.parametrize("operand", ["torch==2.1.0", "torch", "./wheels/torch-2.1.0-cp310-cp310-linux_x86_64.whl"])
+def test_installing_torch_with_its_dependencies_is_a_warning(operand: str) -> None:
+    assert findings(RULE, f"set -e\npip install {operand}\n", path=SCRIPT) == [
+        (SCRIPT, 2, "warning", f"pip installs `{operand}` {PULLS}")]
+
+
+def test_a_requirements_file_naming_torch_is_a_warning_at_its_line() -> None:
+    found = findings(RULE, "transformers==4.57.1\ntorch>=2.1\n", path="qwen3_6_scripts/requirements.txt",
+                     files={SCRIPT: "set -e\npip install -r requirements.txt\n"})
+    assert [(path, line, severity) for path, line, severity, _ in found] == [
+        ("qwen3_6_scripts/requirements.txt", 2, "warning")]
+
+
+def test_installing_torch_without_its_dependencies_is_fine() -> None:
+    assert findings(RULE, "set -e\npip install --no-deps torch==2.1.0\n", path=SCRIPT) == []

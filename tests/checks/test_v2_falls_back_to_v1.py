@@ -113,3 +113,33 @@ def test_a_fallback_that_cannot_run_is_no_fallback() -> None:
     found = list(rule.check_file(PythonSource("t.py", code.encode()), example_settings(rule)))
     assert [(v.severity.value, v.line) for v in found] == [("error", 3)]
     assert "falls through, but no ops.paged_attention_v1 call follows" in found[0].message
+
+
+@pytest.mark.parametrize("code, line, name", [
+    ("from vllm._custom_ops import paged_attention_v2 as _v2\ndef forward_decode():\n    _v2(output, query)\n",
+     3, "_v2"),
+    ("def forward_decode():\n    getattr(ops, 'paged_attention_v2')(output, query)\n",
+     2, "getattr(ops, 'paged_attention_v2')"),
+])
+def test_a_v2_kernel_called_under_another_name_needs_a_fallback_too(code: str, line: int, name: str) -> None:
+    assert _found(code) == [("error", line, f"{name}(...) is called outside any try, "
+                                            "so nothing falls back to ops.paged_attention_v1")]
+
+
+def test_a_v2_kernel_handed_on_as_a_value_is_a_warning_that_its_call_is_not_checked() -> None:
+    code = ("def forward_decode(long):\n    kernel = ops.paged_attention_v2 if long else ops.paged_attention_v1\n"
+            "    kernel(output, query)\n")
+    assert _found(code) == [("warning", 2, "ops.paged_attention_v2 is handed on as a value "
+                                           "(`ops.paged_attention_v2`), so the call it leads to cannot be checked "
+                                           "for a fallback to ops.paged_attention_v1; call it where a try falls "
+                                           "back to V1")]
+
+
+@pytest.mark.parametrize("code", [
+    "def forward_decode(long):\n    try:\n        kernel = ops.paged_attention_v2 if long else ops.paged_attention_v1\n"
+    "        kernel(output, query)\n    except NotImplementedError:\n        V1\n",
+    "def forward_decode():\n    if False:\n        kernel = ops.paged_attention_v2\n",
+    "print(hasattr(ops, 'paged_attention_v2'))\n",
+])
+def test_a_v2_kernel_handed_on_inside_a_try_that_falls_back_or_in_dead_code_or_only_named_is_fine(code: str) -> None:
+    assert _found(code) == []
