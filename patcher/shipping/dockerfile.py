@@ -342,7 +342,8 @@ class _Evaluator:
             if source_stage is not None:
                 placed += self._copy_from_stage(source_stage, source, dest, several, step, state, note, ctx)
             else:
-                placed += self._copy_from_context(instruction, source, dest, several, step, state, note, ctx)
+                placed += self._copy_from_context(instruction, source, dest, written.endswith("/") or names_folder(
+                    destination), len(sources) > 1, step, state, note, ctx)
         self.counts[instruction.line] = self.counts.get(instruction.line, 0) + placed
 
     def _stage(self, reference: str) -> _StageState | None:
@@ -351,31 +352,65 @@ class _Evaluator:
             return self.stages[index] if index < len(self.stages) - 1 else None
         return next((s for s in self.stages[:-1] if s.stage.name == reference.lower()), None)
 
-    def _copy_from_context(self, instruction: Instruction, source: str, dest: str, several: bool, step: Step,
-                           state: _StageState, note: Shell, ctx: CommandContext) -> int:
+    def _copy_from_context(self, instruction: Instruction, source: str, dest: str, folder: bool, several: bool,
+                           step: Step, state: _StageState, note: Shell, ctx: CommandContext) -> int:
+        """Copy one source; ``folder``: DEST is written as a folder (``/``, ``.``); ``several``: other sources follow."""
         if _is_url(instruction, source):
             name = posixpath.basename(source.split("?")[0].rstrip("/")) or "index.html"
-            state.fs.write_other(posixpath.join(dest, name) if several else dest)
+            state.fs.write_other(posixpath.join(dest, name) if folder or several else dest)
             return 0
         relative = posixpath.normpath(source.lstrip("/"))
         matches = self._matches(relative)
         if matches is None:
             note.note(ctx, "fails", f"{source} is not in the build context, so 'docker build' stops here")
             return 0
-        files, is_glob = matches
+        files, _ = matches
         if instruction.keyword == "ADD" and any(p.endswith(_ARCHIVES) for p, _ in files):
             note.unread(ctx, "ADD unpacks the archive it names; the files in it are not followed", scope=(dest,))
             files = [(p, r) for p, r in files if not p.endswith(_ARCHIVES)]
-        into = several or is_glob or state.fs.kind(dest) is Kind.DIR
+        inside = folder or any(rel for _, rel in files)  # a folder's contents always land inside DEST
         for path, rel in files:
-            if rel == "" and not into:
-                image = dest  # one file copied as DEST itself
+            if rel:
+                image = posixpath.join(dest, rel)
             else:
-                image = posixpath.join(dest, rel or posixpath.basename(path))
+                image = self._file_target(path, dest, folder, several or len(files) > 1, state, note, ctx)
+                inside = inside or image != dest
             state.fs.place(image, Placement(path, (step,), self.build.tick()))
-        if not (len(files) == 1 and files[0][1] == "" and not into):
-            state.fs.make_dir(dest)  # a folder's contents, or files into a folder: DEST is a folder
+        if inside:
+            state.fs.make_dir(dest)
         return len(files)
+
+    @staticmethod
+    def _file_target(path: str, dest: str, folder: bool, several: bool, state: _StageState, note: Shell,
+                     ctx: CommandContext) -> str:
+        """Where BuildKit puts one file: inside DEST if it is written as a folder or is one now, else as DEST.
+
+        BuildKit copies each source in turn and checks no more (the classic
+        builder refuses several sources without a trailing ``/``): over a
+        path that is not a folder, each file replaces the one before.
+        """
+        name = posixpath.basename(path)
+        inside = posixpath.join(dest, name)
+        kind = state.fs.kind(dest)
+        if folder or kind is Kind.DIR:
+            return inside
+        if kind is not Kind.UNKNOWN:
+            if several:
+                note.note(ctx, "fails", f"{dest} is not a folder and does not end with '/': BuildKit copies each "
+                                        "source over the one before, so it holds only the last (the classic "
+                                        "builder refuses the line)")
+            return dest
+        # The base image decides; read it the way the line evidently means it, as for cp.
+        destination_name = posixpath.basename(dest)
+        if several:
+            note.note(ctx, "assumed", f"{dest} is taken to be a folder of the base image (else each source would "
+                                      f"be copied over the one before, as {dest} itself)")
+            return inside
+        if "." not in destination_name and "." in name and destination_name != name:
+            note.note(ctx, "assumed", f"{dest} is taken to be a folder of the base image (else {path} would be "
+                                      f"copied as {dest} itself)")
+            return inside
+        return dest
 
     def _matches(self, source: str) -> tuple[list[tuple[str, str]], bool] | None:
         """The context files a COPY source names, each with its path under the destination ("" for a lone file)."""
@@ -384,7 +419,7 @@ class _Evaluator:
             found: list[tuple[str, str]] = []
             for match in sorted(m for m in [*self.paths, *self.folders] if regex.fullmatch(m)):
                 if match in self.path_set:
-                    found.append((match, posixpath.basename(match)))
+                    found.append((match, ""))  # a file: it lands as a lone file would
                 else:  # a folder that matches: its contents land in the destination
                     found += [(p, p[len(match) + 1:]) for p in self.paths if p.startswith(match + "/")]
             return (found, True) if found else None
