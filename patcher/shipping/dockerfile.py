@@ -210,8 +210,11 @@ class _Evaluator:
             return state.args.get(name)
 
         def missing(name: str) -> str:
-            if name in state.args or state.base_known:
-                return ""  # declared without a value: empty, as Docker gives it
+            if name in state.args:
+                # An ARG without a default is empty only until 'docker build --build-arg' gives it a value.
+                return self.build.unknowns.mark(f"${name}")
+            if state.base_known:
+                return ""  # nothing else could set it: empty, as Docker gives it
             return self.build.unknowns.mark(f"${name}")  # the base image may set it
 
         return DockerLexer(lookup, missing)
@@ -323,7 +326,7 @@ class _Evaluator:
                              "does not follow", scope=(dest,) if is_known(dest) else None)
             return
         if not is_known(dest) or any(not is_known(s) for s in sources):
-            note.unread(ctx, "its paths depend on a variable only the base image could set")
+            note.unread(ctx, self._unknown_reason(state, [dest, *sources]))
             return
         step = Step("Dockerfile", instruction.line, instruction.keyword, stage=state.stage.label,
                     order=self.build.tick())
@@ -345,6 +348,15 @@ class _Evaluator:
                 placed += self._copy_from_context(instruction, source, dest, written.endswith("/") or names_folder(
                     destination), len(sources) > 1, step, state, note, ctx)
         self.counts[instruction.line] = self.counts.get(instruction.line, 0) + placed
+
+    def _unknown_reason(self, state: _StageState, texts: list[str]) -> str:
+        """Why paths with unknown values in them cannot be followed: a --build-arg, or the base image."""
+        spelled = {spelling for text in texts for spelling in self.build.unknowns.spellings(text)}
+        build_args = sorted(s for s in spelled if s[1:] in state.args and state.args[s[1:]] is None)
+        if build_args:
+            return (f"its paths depend on {', '.join(build_args)}, an ARG without a default: only "
+                    "'docker build --build-arg' gives it a value")
+        return "its paths depend on a variable only the base image could set"
 
     def _stage(self, reference: str) -> _StageState | None:
         if reference.isdigit():

@@ -112,6 +112,14 @@ def test_an_undeclared_variable_over_a_base_image_is_unread_not_guessed() -> Non
     assert notes_of(plan, "unread") == [("Dockerfile", 3, "COPY main.py $DEST/")]
 
 
+def test_an_arg_without_a_default_is_the_build_args_to_give_not_empty() -> None:
+    # 'docker build --build-arg DEST=...' sets it: even FROM scratch the reader cannot take it as empty.
+    plan = plan_of(build("FROM scratch\nARG DEST\nCOPY main.py $DEST/app/\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 3, "its paths depend on $DEST, an ARG without a default: only 'docker build --build-arg' gives "
+                      "it a value")]
+
+
 def test_a_global_arg_redeclared_in_one_stage_is_not_seen_in_the_next() -> None:
     image = image_of(build("ARG D=/d\nFROM scratch AS one\nARG D\nCOPY main.py $D/\n"
                            "FROM one\nCOPY pkg/a.py ${D:-/none}/\n"))
