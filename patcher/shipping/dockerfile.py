@@ -25,7 +25,7 @@ from .docker_syntax import HEREDOC, DockerLexer, Instruction, env_pairs, json_or
 from .dockerignore import glob_regex, has_glob
 from .image_fs import ImageFS, Kind, Placement, Step, normalise
 from .shell_commands import dispatch
-from .shell_interpreter import Build, CommandContext, Exit, Shell, Stop
+from .shell_interpreter import Build, CommandContext, Exit, Shell, Stop, shebang
 from .shell_words import is_known
 
 DEFAULT_SHELL = ("/bin/sh", "-c")
@@ -496,7 +496,15 @@ class _Evaluator:
             # RUN <<EOF: each here-document is a script for the stage's shell.
             line = instruction.line + 1
             for heredoc in instruction.heredocs:
-                commands.append(([*state.shell, heredoc.body], CommandContext(line, ctx.text, tail=True)))
+                interpreter = shebang(heredoc.body) if len(instruction.heredocs) == 1 else None
+                if interpreter is not None:
+                    # BuildKit writes a lone here-document that starts with '#!' to a file and runs that file,
+                    # so its '#!' line, not SHELL, names the program (bash -e, python3).
+                    program, options = interpreter
+                    argv = [program, *options, "-c", heredoc.body]
+                else:
+                    argv = [*state.shell, heredoc.body]
+                commands.append((argv, CommandContext(line, ctx.text, tail=True)))
                 line += heredoc.body.count("\n") + 1
         else:
             commands.append(([*state.shell, instruction.shell_text], ctx))
