@@ -5,7 +5,7 @@ variables; a stage ``FROM`` an earlier one inherits its files, ``ENV``,
 ``WORKDIR`` and ``SHELL``. ``ARG`` before the first ``FROM`` is seen by
 ``FROM`` lines only, unless a stage declares it again (``ARG NAME``);
 ``ENV`` overrides an ``ARG`` of the same name. Variables are substituted
-in ``FROM``, ``COPY``/``ADD`` (and their ``--from``), ``WORKDIR``, ``ENV``
+in ``FROM``, ``COPY``/``ADD`` (not ``--from``: BuildKit refuses a ``$`` there), ``WORKDIR``, ``ENV``
 and ``ARG``, never in ``RUN`` (its shell does that). ``COPY`` takes files
 from the build context, from another stage (``--from=NAME`` or a
 number: what that stage holds, context files followed), or from an image
@@ -306,7 +306,11 @@ class _Evaluator:
         origin = "context"
         source_stage: _StageState | None = None
         if origin_value is not None:
-            reference = self._word(instruction, lexer, origin_value)
+            # BuildKit reads --from with no variables at all and refuses a value that would change under them.
+            reference = self._word(instruction, DockerLexer(lambda name: None, lambda name: ""), origin_value)
+            if reference != origin_value:
+                raise self._error(instruction, f"--from={origin_value}: variables are not expanded in --from "
+                                               "(name a stage FROM the image, with an ARG before the first FROM)")
             source_stage = self._stage(reference)
             if source_stage is not None:
                 origin = f"stage {source_stage.stage.label}"

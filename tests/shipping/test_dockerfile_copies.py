@@ -182,6 +182,9 @@ REFUSED_HINT = "'docker build' refuses it too; fix that line"
      "COPY ${D:?is: unexpected end of statement while looking for matching }"),
     ("FROM base\nWORKDIR ${D\n", 2, "WORKDIR ${D: syntax error: missing '}'"),
     ("FROM base\nCOPY --from=${S:?} /a /b\n", 2, "COPY ${S:?}: S: is not allowed to be unset"),
+    ("ARG S=one\nFROM base AS one\nFROM base\nCOPY --from=$S /a /b\n", 4,
+     "--from=$S: variables are not expanded in --from (name a stage FROM the image, with an ARG before the first "
+     "FROM)"),
     ("FROM ${B:?nobase}\n", 1, "FROM ${B:?nobase}: B: nobase"),
     ("FROM base AS ${N:?}\n", 1, "FROM ${N:?}: N: is not allowed to be unset"),
     ("ARG X=${Y:?}\nFROM base\n", 1, "ARG ${Y:?}: Y: is not allowed to be unset"),
