@@ -123,6 +123,7 @@ class _StageState:
     shell: tuple[str, ...]
     base_known: bool  # FROM scratch, or FROM a stage that is: no variable comes from elsewhere
     uses: set[int] = field(default_factory=set)
+    workdir_set: bool = True  # False until an absolute WORKDIR: the base image's own WORKDIR stands, unknown
 
 
 @dataclass
@@ -241,9 +242,10 @@ class _Evaluator:
         stage = Stage(index, name, base, instruction.line, parent.stage.index if parent else None)
         if parent is not None:
             state = _StageState(stage, parent.fs.copy(), dict(parent.env), {}, parent.workdir, parent.shell,
-                                parent.base_known)
+                                parent.base_known, workdir_set=parent.workdir_set)
         else:
-            state = _StageState(stage, ImageFS(), {}, {}, "/", DEFAULT_SHELL, base == "scratch")
+            state = _StageState(stage, ImageFS(), {}, {}, "/", DEFAULT_SHELL, base == "scratch",
+                                workdir_set=base == "scratch")
         self.stages.append(state)
         self.build.fs, self.build.stage = state.fs, stage.label
 
@@ -274,6 +276,8 @@ class _Evaluator:
             state.env.update(pairs)  # every pair was read with the values from before this line
         elif keyword == "WORKDIR":
             path = self._word(instruction, self._lexer(state), instruction.arguments.strip())
+            self._relative_to_base_workdir(instruction, state, path)
+            state.workdir_set = state.workdir_set or path.startswith("/")
             state.workdir = normalise(posixpath.join(state.workdir, path))
             if is_known(state.workdir):
                 state.fs.make_dir(state.workdir)
@@ -299,6 +303,7 @@ class _Evaluator:
             raise self._error(instruction, f"{instruction.keyword} needs a source and a destination")
         words = [self._word(instruction, lexer, a) for a in args]
         *sources, destination = words
+        self._relative_to_base_workdir(instruction, state, destination)
         written = posixpath.join(state.workdir, destination)
         dest = normalise(written)
         folder = destination.endswith("/") or len(sources) > 1 or names_folder(destination)
@@ -352,6 +357,15 @@ class _Evaluator:
                 placed += self._copy_from_context(instruction, source, dest, written.endswith("/") or names_folder(
                     destination), len(sources) > 1, step, state, note, ctx)
         self.counts[instruction.line] = self.counts.get(instruction.line, 0) + placed
+
+    def _relative_to_base_workdir(self, instruction: Instruction, state: _StageState, path: str) -> None:
+        """Note a relative path read from ``/`` where the base image's own WORKDIR (unknown) is where it starts."""
+        if state.workdir_set or path.startswith("/") or not is_known(path):
+            return
+        note = Shell(self.build, "Dockerfile", state.workdir, {}, dockerfile=True)
+        note.note(CommandContext(instruction.line, instruction.text), "assumed",
+                  f"{path} is relative and no absolute WORKDIR comes before it: the reader reads it from "
+                  f"{state.workdir}, but it starts from the base image's own WORKDIR if that sets one")
 
     def _unknown_reason(self, state: _StageState, texts: list[str]) -> str:
         """Why paths with unknown values in them cannot be followed: a --build-arg, or the base image."""

@@ -26,6 +26,14 @@ def test_each_stage_starts_at_the_root_not_at_the_previous_stage_workdir() -> No
     assert image == {"/here.py": "main.py"}
 
 
+def test_a_relative_destination_before_any_absolute_workdir_is_noted_as_the_base_images_to_decide() -> None:
+    # BuildKit starts a stage in its base image's WORKDIR, which the reader cannot see; FROM scratch it is '/'.
+    plan = plan_of(build("FROM base\nCOPY pkg ./pkg\nWORKDIR /app\nCOPY main.py .\nFROM scratch\nCOPY main.py m.py\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("assumed", 2, "./pkg is relative and no absolute WORKDIR comes before it: the reader reads it from /, but it "
+                       "starts from the base image's own WORKDIR if that sets one")]
+
+
 def test_a_stage_from_an_earlier_stage_inherits_its_workdir_env_and_files() -> None:
     image = image_of(build("FROM base AS common\nWORKDIR /app\nENV DEST=/opt/dest\nCOPY pkg pkg\n"
                            "FROM common\nCOPY main.py .\nCOPY main.py $DEST/\n"))
