@@ -1,7 +1,7 @@
 """Build a Dockerfile's stages against the model of the image, as BuildKit does.
 
-Each ``FROM`` starts a stage with its own ``WORKDIR`` (``/``) and
-variables; a stage ``FROM`` an earlier one inherits its files, ``ENV``,
+Each ``FROM`` starts a stage with its own ``WORKDIR`` (``/``; an image's
+own, unknown, is noted where a relative path depends on it) and variables; a stage ``FROM`` an earlier one inherits its files, ``ENV``,
 ``WORKDIR`` and ``SHELL``. ``ARG`` before the first ``FROM`` is seen by
 ``FROM`` lines only, unless a stage declares it again (``ARG NAME``);
 ``ENV`` overrides an ``ARG`` of the same name. Variables are substituted
