@@ -26,6 +26,7 @@ from ..errors import ShippingError
 
 KEYWORDS = frozenset({"FROM", "RUN", "CMD", "LABEL", "MAINTAINER", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT",
                       "VOLUME", "USER", "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"})
+_DIRECTIVES = frozenset({"syntax", "escape", "check"})  # BuildKit's; any other name is a plain comment
 _DIRECTIVE = re.compile(r"^#\s*([a-zA-Z][a-zA-Z0-9]*)\s*=\s*(.+?)\s*$")
 HEREDOC = re.compile(r"<<(-?)(['\"]?)([A-Za-z0-9_.-]+)\2")
 _FLAG = re.compile(r"--([a-z][a-z0-9-]*)(?:=(\S*))?")
@@ -83,11 +84,16 @@ def read_instructions(text: str, where: str = "Dockerfile") -> list[Instruction]
     lines = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff").split("\n")
     escape = "\\"
     index = 0
+    seen: set[str] = set()
     while index < len(lines):  # parser directives: only before anything else
         match = _DIRECTIVE.match(lines[index].strip())
-        if not match:
-            break
-        if match.group(1).lower() == "escape":
+        if not match or match.group(1).lower() not in _DIRECTIVES:
+            break  # a comment, even one shaped like a directive, ends them: what follows is a comment too
+        name = match.group(1).lower()
+        if name in seen:
+            raise _refused(where, index + 1, f"only one {name} parser directive can be used")
+        seen.add(name)
+        if name == "escape":
             if match.group(2) not in ("\\", "`"):
                 raise _refused(where, index + 1, f"the escape directive must be \\ or `, not {match.group(2)!r}")
             escape = match.group(2)

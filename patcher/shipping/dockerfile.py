@@ -1,11 +1,11 @@
 """Build a Dockerfile's stages against the model of the image, as BuildKit does.
 
-Each ``FROM`` starts a stage with its own ``WORKDIR`` (``/``) and
-variables; a stage ``FROM`` an earlier one inherits its files, ``ENV``,
+Each ``FROM`` starts a stage with its own ``WORKDIR`` (``/``; an image's
+own, unknown, is noted where a relative path depends on it) and variables; a stage ``FROM`` an earlier one inherits its files, ``ENV``,
 ``WORKDIR`` and ``SHELL``. ``ARG`` before the first ``FROM`` is seen by
 ``FROM`` lines only, unless a stage declares it again (``ARG NAME``);
 ``ENV`` overrides an ``ARG`` of the same name. Variables are substituted
-in ``FROM``, ``COPY``/``ADD`` (and their ``--from``), ``WORKDIR``, ``ENV``
+in ``FROM``, ``COPY``/``ADD`` (not ``--from``: BuildKit refuses a ``$`` there), ``WORKDIR``, ``ENV``
 and ``ARG``, never in ``RUN`` (its shell does that). ``COPY`` takes files
 from the build context, from another stage (``--from=NAME`` or a
 number: what that stage holds, context files followed), or from an image
@@ -25,7 +25,7 @@ from .docker_syntax import HEREDOC, DockerLexer, Instruction, env_pairs, json_or
 from .dockerignore import glob_regex, has_glob
 from .image_fs import ImageFS, Kind, Placement, Step, normalise
 from .shell_commands import dispatch
-from .shell_interpreter import Build, CommandContext, Exit, Shell, Stop
+from .shell_interpreter import Build, CommandContext, Exit, Shell, Stop, shebang
 from .shell_words import is_known
 
 DEFAULT_SHELL = ("/bin/sh", "-c")
@@ -123,6 +123,7 @@ class _StageState:
     shell: tuple[str, ...]
     base_known: bool  # FROM scratch, or FROM a stage that is: no variable comes from elsewhere
     uses: set[int] = field(default_factory=set)
+    workdir_set: bool = True  # False until an absolute WORKDIR: the base image's own WORKDIR stands, unknown
 
 
 @dataclass
@@ -210,8 +211,11 @@ class _Evaluator:
             return state.args.get(name)
 
         def missing(name: str) -> str:
-            if name in state.args or state.base_known:
-                return ""  # declared without a value: empty, as Docker gives it
+            if name in state.args:
+                # An ARG without a default is empty only until 'docker build --build-arg' gives it a value.
+                return self.build.unknowns.mark(f"${name}")
+            if state.base_known:
+                return ""  # nothing else could set it: empty, as Docker gives it
             return self.build.unknowns.mark(f"${name}")  # the base image may set it
 
         return DockerLexer(lookup, missing)
@@ -238,9 +242,10 @@ class _Evaluator:
         stage = Stage(index, name, base, instruction.line, parent.stage.index if parent else None)
         if parent is not None:
             state = _StageState(stage, parent.fs.copy(), dict(parent.env), {}, parent.workdir, parent.shell,
-                                parent.base_known)
+                                parent.base_known, workdir_set=parent.workdir_set)
         else:
-            state = _StageState(stage, ImageFS(), {}, {}, "/", DEFAULT_SHELL, base == "scratch")
+            state = _StageState(stage, ImageFS(), {}, {}, "/", DEFAULT_SHELL, base == "scratch",
+                                workdir_set=base == "scratch")
         self.stages.append(state)
         self.build.fs, self.build.stage = state.fs, stage.label
 
@@ -271,6 +276,8 @@ class _Evaluator:
             state.env.update(pairs)  # every pair was read with the values from before this line
         elif keyword == "WORKDIR":
             path = self._word(instruction, self._lexer(state), instruction.arguments.strip())
+            self._relative_to_base_workdir(instruction, state, path)
+            state.workdir_set = state.workdir_set or path.startswith("/")
             state.workdir = normalise(posixpath.join(state.workdir, path))
             if is_known(state.workdir):
                 state.fs.make_dir(state.workdir)
@@ -296,6 +303,7 @@ class _Evaluator:
             raise self._error(instruction, f"{instruction.keyword} needs a source and a destination")
         words = [self._word(instruction, lexer, a) for a in args]
         *sources, destination = words
+        self._relative_to_base_workdir(instruction, state, destination)
         written = posixpath.join(state.workdir, destination)
         dest = normalise(written)
         folder = destination.endswith("/") or len(sources) > 1 or names_folder(destination)
@@ -303,7 +311,11 @@ class _Evaluator:
         origin = "context"
         source_stage: _StageState | None = None
         if origin_value is not None:
-            reference = self._word(instruction, lexer, origin_value)
+            # BuildKit reads --from with no variables at all and refuses a value that would change under them.
+            reference = self._word(instruction, DockerLexer(lambda name: None, lambda name: ""), origin_value)
+            if reference != origin_value:
+                raise self._error(instruction, f"--from={origin_value}: variables are not expanded in --from "
+                                               "(name a stage FROM the image, with an ARG before the first FROM)")
             source_stage = self._stage(reference)
             if source_stage is not None:
                 origin = f"stage {source_stage.stage.label}"
@@ -323,7 +335,7 @@ class _Evaluator:
                              "does not follow", scope=(dest,) if is_known(dest) else None)
             return
         if not is_known(dest) or any(not is_known(s) for s in sources):
-            note.unread(ctx, "its paths depend on a variable only the base image could set")
+            note.unread(ctx, self._unknown_reason(state, [dest, *sources]))
             return
         step = Step("Dockerfile", instruction.line, instruction.keyword, stage=state.stage.label,
                     order=self.build.tick())
@@ -342,8 +354,27 @@ class _Evaluator:
             if source_stage is not None:
                 placed += self._copy_from_stage(source_stage, source, dest, several, step, state, note, ctx)
             else:
-                placed += self._copy_from_context(instruction, source, dest, several, step, state, note, ctx)
+                placed += self._copy_from_context(instruction, source, dest, written.endswith("/") or names_folder(
+                    destination), len(sources) > 1, step, state, note, ctx)
         self.counts[instruction.line] = self.counts.get(instruction.line, 0) + placed
+
+    def _relative_to_base_workdir(self, instruction: Instruction, state: _StageState, path: str) -> None:
+        """Note a relative path read from ``/`` where the base image's own WORKDIR (unknown) is where it starts."""
+        if state.workdir_set or path.startswith("/") or not is_known(path):
+            return
+        note = Shell(self.build, "Dockerfile", state.workdir, {}, dockerfile=True)
+        note.note(CommandContext(instruction.line, instruction.text), "assumed",
+                  f"{path} is relative and no absolute WORKDIR comes before it: the reader reads it from "
+                  f"{state.workdir}, but it starts from the base image's own WORKDIR if that sets one")
+
+    def _unknown_reason(self, state: _StageState, texts: list[str]) -> str:
+        """Why paths with unknown values in them cannot be followed: a --build-arg, or the base image."""
+        spelled = {spelling for text in texts for spelling in self.build.unknowns.spellings(text)}
+        build_args = sorted(s for s in spelled if s[1:] in state.args and state.args[s[1:]] is None)
+        if build_args:
+            return (f"its paths depend on {', '.join(build_args)}, an ARG without a default: only "
+                    "'docker build --build-arg' gives it a value")
+        return "its paths depend on a variable only the base image could set"
 
     def _stage(self, reference: str) -> _StageState | None:
         if reference.isdigit():
@@ -351,31 +382,65 @@ class _Evaluator:
             return self.stages[index] if index < len(self.stages) - 1 else None
         return next((s for s in self.stages[:-1] if s.stage.name == reference.lower()), None)
 
-    def _copy_from_context(self, instruction: Instruction, source: str, dest: str, several: bool, step: Step,
-                           state: _StageState, note: Shell, ctx: CommandContext) -> int:
+    def _copy_from_context(self, instruction: Instruction, source: str, dest: str, folder: bool, several: bool,
+                           step: Step, state: _StageState, note: Shell, ctx: CommandContext) -> int:
+        """Copy one source; ``folder``: DEST is written as a folder (``/``, ``.``); ``several``: other sources follow."""
         if _is_url(instruction, source):
             name = posixpath.basename(source.split("?")[0].rstrip("/")) or "index.html"
-            state.fs.write_other(posixpath.join(dest, name) if several else dest)
+            state.fs.write_other(posixpath.join(dest, name) if folder or several else dest)
             return 0
         relative = posixpath.normpath(source.lstrip("/"))
         matches = self._matches(relative)
         if matches is None:
             note.note(ctx, "fails", f"{source} is not in the build context, so 'docker build' stops here")
             return 0
-        files, is_glob = matches
+        files, _ = matches
         if instruction.keyword == "ADD" and any(p.endswith(_ARCHIVES) for p, _ in files):
             note.unread(ctx, "ADD unpacks the archive it names; the files in it are not followed", scope=(dest,))
             files = [(p, r) for p, r in files if not p.endswith(_ARCHIVES)]
-        into = several or is_glob or state.fs.kind(dest) is Kind.DIR
+        inside = folder or any(rel for _, rel in files)  # a folder's contents always land inside DEST
         for path, rel in files:
-            if rel == "" and not into:
-                image = dest  # one file copied as DEST itself
+            if rel:
+                image = posixpath.join(dest, rel)
             else:
-                image = posixpath.join(dest, rel or posixpath.basename(path))
+                image = self._file_target(path, dest, folder, several or len(files) > 1, state, note, ctx)
+                inside = inside or image != dest
             state.fs.place(image, Placement(path, (step,), self.build.tick()))
-        if not (len(files) == 1 and files[0][1] == "" and not into):
-            state.fs.make_dir(dest)  # a folder's contents, or files into a folder: DEST is a folder
+        if inside:
+            state.fs.make_dir(dest)
         return len(files)
+
+    @staticmethod
+    def _file_target(path: str, dest: str, folder: bool, several: bool, state: _StageState, note: Shell,
+                     ctx: CommandContext) -> str:
+        """Where BuildKit puts one file: inside DEST if it is written as a folder or is one now, else as DEST.
+
+        BuildKit copies each source in turn and checks no more (the classic
+        builder refuses several sources without a trailing ``/``): over a
+        path that is not a folder, each file replaces the one before.
+        """
+        name = posixpath.basename(path)
+        inside = posixpath.join(dest, name)
+        kind = state.fs.kind(dest)
+        if folder or kind is Kind.DIR:
+            return inside
+        if kind is not Kind.UNKNOWN:
+            if several:
+                note.note(ctx, "fails", f"{dest} is not a folder and does not end with '/': BuildKit copies each "
+                                        "source over the one before, so it holds only the last (the classic "
+                                        "builder refuses the line)")
+            return dest
+        # The base image decides; read it the way the line evidently means it, as for cp.
+        destination_name = posixpath.basename(dest)
+        if several:
+            note.note(ctx, "assumed", f"{dest} is taken to be a folder of the base image (else each source would "
+                                      f"be copied over the one before, as {dest} itself)")
+            return inside
+        if "." not in destination_name and "." in name and destination_name != name:
+            note.note(ctx, "assumed", f"{dest} is taken to be a folder of the base image (else {path} would be "
+                                      f"copied as {dest} itself)")
+            return inside
+        return dest
 
     def _matches(self, source: str) -> tuple[list[tuple[str, str]], bool] | None:
         """The context files a COPY source names, each with its path under the destination ("" for a lone file)."""
@@ -384,7 +449,7 @@ class _Evaluator:
             found: list[tuple[str, str]] = []
             for match in sorted(m for m in [*self.paths, *self.folders] if regex.fullmatch(m)):
                 if match in self.path_set:
-                    found.append((match, posixpath.basename(match)))
+                    found.append((match, ""))  # a file: it lands as a lone file would
                 else:  # a folder that matches: its contents land in the destination
                     found += [(p, p[len(match) + 1:]) for p in self.paths if p.startswith(match + "/")]
             return (found, True) if found else None
@@ -449,7 +514,15 @@ class _Evaluator:
             # RUN <<EOF: each here-document is a script for the stage's shell.
             line = instruction.line + 1
             for heredoc in instruction.heredocs:
-                commands.append(([*state.shell, heredoc.body], CommandContext(line, ctx.text, tail=True)))
+                interpreter = shebang(heredoc.body) if len(instruction.heredocs) == 1 else None
+                if interpreter is not None:
+                    # BuildKit writes a lone here-document that starts with '#!' to a file and runs that file,
+                    # so its '#!' line, not SHELL, names the program (bash -e, python3).
+                    program, options = interpreter
+                    argv = [program, *options, "-c", heredoc.body]
+                else:
+                    argv = [*state.shell, heredoc.body]
+                commands.append((argv, CommandContext(line, ctx.text, tail=True)))
                 line += heredoc.body.count("\n") + 1
         else:
             commands.append(([*state.shell, instruction.shell_text], ctx))

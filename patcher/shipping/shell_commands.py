@@ -233,6 +233,12 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                   run_line=shell.run_line, record=record, depth=shell.depth + 1)
     record.errexit_first = child.errexit
     child.output = shell.output  # a $(...) around the command hears what the script prints
+    if "\r\n" in text:
+        # sh takes a carriage return for part of a word: each line's last word ends in it, so a cp writes to
+        # 'NAME\r' and a cd fails. The reader reads the lines without it, so what it makes of them may not hold.
+        child.unread(CommandContext(1, text.split("\n", 1)[0].strip()),
+                     f"{source} has CRLF line endings: sh reads each line's last word with a carriage return on "
+                     "it (cp writes to 'NAME\\r', cd fails), which the reader does not follow")
     try:
         program = parse_script(text)
     except RecursionError:

@@ -40,6 +40,10 @@ class Unknowns:
         """``text`` with each marker spelled as the script wrote it."""
         return _MARK.sub(lambda m: self.spelled[int(m.group(1))], text)
 
+    def spellings(self, text: str) -> list[str]:
+        """How each unknown value in ``text`` was written."""
+        return [self.spelled[int(m.group(1))] for m in _MARK.finditer(text)]
+
 
 def is_known(text: str) -> bool:
     """Whether ``text`` holds no unknown value."""

@@ -1,8 +1,11 @@
 """COPY and ADD place context files as BuildKit does, and say what they could not follow.
 
-A lone file copied to a path without a trailing ``/`` becomes that path; a
-folder's contents, several sources, a glob, or a destination ending in
-``/``, ``.`` or ``..`` land inside the destination. ``ADD`` of a URL or a
+A file copied to a path without a trailing ``/`` becomes that path unless a
+folder stands there (BuildKit copies several sources in turn, so over a path
+that is not a folder the last one wins); a folder's contents, or a
+destination ending in ``/``, ``.`` or ``..``, land inside the destination.
+Where only the base image could tell, several sources go into the
+destination, as does ``x.py`` into a name without a dot, and that is noted. ``ADD`` of a URL or a
 git remote brings a file that is not the context's; of an archive, files
 the reader does not follow. ``COPY --from`` an image the reader cannot see
 over placed files, an unknown flag, or a path only the base image could
@@ -37,7 +40,8 @@ def notes(dockerfile: str) -> list[tuple[str, int, str, str, tuple[str, ...] | N
     ("COPY main.py /d/.", {"/d/main.py": "main.py"}),
     ("COPY main.py /d/..", {"/main.py": "main.py"}),
     ("COPY /main.py ./d/", {"/d/main.py": "main.py"}),
-    ("COPY ./main.py d", {"/d": "main.py"}),
+    ("COPY ./main.py m.py", {"/m.py": "main.py"}),
+    ("COPY ./main.py d", {"/d/main.py": "main.py"}),  # the base image decides; read as its folder, and noted
     ("COPY pkg /d", {"/d/a.py": "pkg/a.py", "/d/sub/b.py": "pkg/sub/b.py"}),
     ("COPY pkg/ /d/", {"/d/a.py": "pkg/a.py", "/d/sub/b.py": "pkg/sub/b.py"}),
     ("COPY pkg/sub/../sub /d", {"/d/b.py": "pkg/sub/b.py"}),
@@ -57,20 +61,23 @@ def notes(dockerfile: str) -> list[tuple[str, int, str, str, tuple[str, ...] | N
     ("WORKDIR /w\nCOPY main.py .\nCOPY main.py ..", {"/w/main.py": "main.py", "/main.py": "main.py"}),
     ("WORKDIR /w\nCOPY main.py sub/", {"/w/sub/main.py": "main.py"}),
     ("RUN mkdir /d\nCOPY main.py /d", {"/d/main.py": "main.py"}),  # an existing folder: into it
-    ("COPY pkg/a.py /d/x\nCOPY main.py /d/x", {"/d/x": "main.py"}),  # an existing file: replaced
+    ("COPY pkg/a.py /d/x.py\nCOPY main.py /d/x.py", {"/d/x.py": "main.py"}),  # an existing file: replaced
+    # BuildKit copies each source in turn: over a path that is not a folder, the last one wins.
+    ("RUN mkdir /d\nCOPY main.py pkg/a.py /d/x", {"/d/x": "pkg/a.py"}),
+    ("RUN mkdir /d\nCOPY pkg/*.py /d/x.py", {"/d/x.py": "pkg/a.py"}),
     ("COPY pkg /d\nCOPY main.py /d", {"/d/main.py": "main.py", "/d/a.py": "pkg/a.py", "/d/sub/b.py": "pkg/sub/b.py"}),
     ("COPY data.tar.gz /opt/", {"/opt/data.tar.gz": "data.tar.gz"}),  # COPY does not unpack
     ("COPY <<EOF /d/x.py\nhi\nEOF", {}),
     ("COPY main.py /d/x.py\nCOPY <<EOF /d/\nhi\nEOF", {"/d/x.py": "main.py"}),
     ("COPY main.py /d/x.py\nCOPY <<x.py /d/\nhi\nx.py", {}),
-    ("COPY main.py /d/EOF\nCOPY <<EOF main.py /d/\nhi\nEOF", {"/d/main.py": "main.py"}),
+    ("COPY main.py /d/EOF.py\nCOPY <<EOF.py main.py /d/\nhi\nEOF.py", {"/d/main.py": "main.py"}),
     ("COPY main.py /d/m.py\nCOPY <<-EOF /d/m.py\n\thi\n\tEOF", {}),
     ("ADD main.py /d/", {"/d/main.py": "main.py"}),
     ("ADD https://example.com/a.py /d/\nADD https://example.com/ /e/x\nADD git@github.com:a/b.git /g/", {}),
     ("COPY main.py /d/a.py\nADD https://example.com/a.py /d/", {}),
     ("COPY main.py /d/a.py\nADD https://example.com/a.py?x=1 /d/", {}),
-    ("COPY main.py /e/x\nADD https://example.com/a.py /e/x", {}),
-    ("COPY main.py /e/x\nADD https://example.com/a.py main.py /e/", {"/e/main.py": "main.py", "/e/x": "main.py"}),
+    ("COPY main.py /e/x.py\nADD https://example.com/a.py /e/x.py", {}),
+    ("COPY main.py /e/x.py\nADD https://example.com/a.py main.py /e/", {"/e/main.py": "main.py", "/e/x.py": "main.py"}),
 ])
 def test_copy_and_add_place_files_as_buildkit_does(copy: str, placed: dict[str, str]) -> None:
     assert image(f"FROM base\n{copy}\n") == placed
@@ -101,6 +108,16 @@ def test_copy_and_add_place_files_as_buildkit_does(copy: str, placed: dict[str, 
     ("FROM base\nCOPY missing.py /d/\nCOPY main.py /e/\n",
      [("fails", 2, "COPY missing.py /d/", "missing.py is not in the build context, so 'docker build' stops here",
        None)]),
+    ("FROM base\nCOPY main.py /opt/vllm/ops\n",
+     [("assumed", 2, "COPY main.py /opt/vllm/ops", "/opt/vllm/ops is taken to be a folder of the base image (else "
+                                                   "main.py would be copied as /opt/vllm/ops itself)", None)]),
+    ("FROM base\nCOPY main.py pkg/a.py /d\n",
+     [("assumed", 2, "COPY main.py pkg/a.py /d", "/d is taken to be a folder of the base image (else each source "
+                                                 "would be copied over the one before, as /d itself)", None)]),
+    ("FROM base\nRUN mkdir /d\nCOPY main.py pkg/a.py /d/x\n",
+     [("fails", 3, "COPY main.py pkg/a.py /d/x", "/d/x is not a folder and does not end with '/': BuildKit copies "
+                                                 "each source over the one before, so it holds only the last (the "
+                                                 "classic builder refuses the line)", None)]),
     ("FROM base\nCOPY *.md /d/\n",
      [("fails", 2, "COPY *.md /d/", "*.md is not in the build context, so 'docker build' stops here", None)]),
     ("FROM base\nADD a.txt https://x/ /k/\n",
@@ -165,6 +182,9 @@ REFUSED_HINT = "'docker build' refuses it too; fix that line"
      "COPY ${D:?is: unexpected end of statement while looking for matching }"),
     ("FROM base\nWORKDIR ${D\n", 2, "WORKDIR ${D: syntax error: missing '}'"),
     ("FROM base\nCOPY --from=${S:?} /a /b\n", 2, "COPY ${S:?}: S: is not allowed to be unset"),
+    ("ARG S=one\nFROM base AS one\nFROM base\nCOPY --from=$S /a /b\n", 4,
+     "--from=$S: variables are not expanded in --from (name a stage FROM the image, with an ARG before the first "
+     "FROM)"),
     ("FROM ${B:?nobase}\n", 1, "FROM ${B:?nobase}: B: nobase"),
     ("FROM base AS ${N:?}\n", 1, "FROM ${N:?}: N: is not allowed to be unset"),
     ("ARG X=${Y:?}\nFROM base\n", 1, "ARG ${Y:?}: Y: is not allowed to be unset"),

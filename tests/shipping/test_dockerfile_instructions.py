@@ -40,6 +40,8 @@ def split(text: str) -> list[tuple[str, tuple[tuple[str, str | None], ...], str,
     ("# escape=`\nFROM base\nRUN a \\\nCOPY x y\n", [("FROM", (), "base", 2), ("RUN", (), "a \\", 3), ("COPY", (), "x y", 4)]),
     ("\n# escape=`\nFROM base\nRUN a \\\n b\n", [("FROM", (), "base", 3), ("RUN", (), "a  b", 4)]),
     ("# a comment\n# escape=`\nFROM base\nRUN a \\\n b\n", [("FROM", (), "base", 3), ("RUN", (), "a  b", 4)]),
+    # A comment shaped like a directive whose name BuildKit does not know ends the directives too.
+    ("# maintainer=vendor\n# escape=`\nFROM base\nRUN a \\\n b\n", [("FROM", (), "base", 3), ("RUN", (), "a  b", 4)]),
     # Flags: --name or --name=value, each followed by a blank; the rest are arguments.
     ("FROM base\nCOPY --from=x --chown=1:1 --link a b\n",
      [("FROM", (), "base", 1), ("COPY", (("from", "x"), ("chown", "1:1"), ("link", None)), "a b", 2)]),
@@ -75,6 +77,7 @@ def test_every_instruction_docker_knows_is_read() -> None:
     ("# escape=x\nFROM base\n", 1, "the escape directive must be \\ or `, not 'x'"),
     ("# syntax=x\n# escape=ab\nFROM base\n", 2, "the escape directive must be \\ or `, not 'ab'"),
     ("# a comment\n# escape=`\nFROM base\nRUN a `\n b\n", 5, "unknown instruction 'b'"),
+    ("# escape=`\n# escape=`\nFROM base\n", 2, "only one escape parser directive can be used"),
     ("FROM base\nRUN <<EOF\nnever closed\n", 2, "the here-document EOF is not closed"),
     ("FROM base\nCOPY <<A <<B /d/\na\nA\nb\n", 2, "the here-document B is not closed"),
     ("FROM base\nRUN <<-EOF\n  EOF\n", 2, "the here-document EOF is not closed"),

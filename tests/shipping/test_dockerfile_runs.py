@@ -48,6 +48,10 @@ def outcome(dockerfile: str) -> tuple[dict[str, str], list[tuple[str, int, str, 
     ('SHELL ["/bin/bash", "-c"]\nRUN false; cp /src/main.py /yes.py', {"/yes.py": "main.py"}, []),
     ('SHELL ["/bin/sh", "-ec"]\nRUN <<EOF\nfalse\ncp /src/main.py /no.py\nEOF', {}, [("fails", 5, "RUN <<EOF", FAILS)]),
     ("RUN true && false || cp /src/main.py /or.py", {"/or.py": "main.py"}, []),
+    # A lone here-document starting with '#!' is a file BuildKit runs by that line, not by SHELL.
+    ("RUN <<EOF\n#!/bin/bash -e\nfalse\ncp /src/main.py /no.py\nEOF", {}, [("fails", 4, "RUN <<EOF", FAILS)]),
+    ("RUN <<EOF\n#!/usr/bin/env python3\nimport shutil\nshutil.copy('/x.py', '/src/main.py')\nEOF", {},
+     [("unread", 4, "RUN <<EOF", "python3 -c rewrites /src/main.py, which the build placed there")]),
 ])
 def test_a_run_is_read_in_its_form_and_its_stages_shell(run: str, placed: dict[str, str],
                                                        found: list[tuple[str, int, str, str]]) -> None:

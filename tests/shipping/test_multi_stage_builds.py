@@ -26,6 +26,14 @@ def test_each_stage_starts_at_the_root_not_at_the_previous_stage_workdir() -> No
     assert image == {"/here.py": "main.py"}
 
 
+def test_a_relative_destination_before_any_absolute_workdir_is_noted_as_the_base_images_to_decide() -> None:
+    # BuildKit starts a stage in its base image's WORKDIR, which the reader cannot see; FROM scratch it is '/'.
+    plan = plan_of(build("FROM base\nCOPY pkg ./pkg\nWORKDIR /app\nCOPY main.py .\nFROM scratch\nCOPY main.py m.py\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("assumed", 2, "./pkg is relative and no absolute WORKDIR comes before it: the reader reads it from /, but it "
+                       "starts from the base image's own WORKDIR if that sets one")]
+
+
 def test_a_stage_from_an_earlier_stage_inherits_its_workdir_env_and_files() -> None:
     image = image_of(build("FROM base AS common\nWORKDIR /app\nENV DEST=/opt/dest\nCOPY pkg pkg\n"
                            "FROM common\nCOPY main.py .\nCOPY main.py $DEST/\n"))
@@ -110,6 +118,14 @@ def test_an_undeclared_variable_over_a_base_image_is_unread_not_guessed() -> Non
     plan = plan_of(build("ARG DEST=/opt/app\nFROM base\nCOPY main.py $DEST/\n"))
     assert plan.image == {}
     assert notes_of(plan, "unread") == [("Dockerfile", 3, "COPY main.py $DEST/")]
+
+
+def test_an_arg_without_a_default_is_the_build_args_to_give_not_empty() -> None:
+    # 'docker build --build-arg DEST=...' sets it: even FROM scratch the reader cannot take it as empty.
+    plan = plan_of(build("FROM scratch\nARG DEST\nCOPY main.py $DEST/app/\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 3, "its paths depend on $DEST, an ARG without a default: only 'docker build --build-arg' gives "
+                      "it a value")]
 
 
 def test_a_global_arg_redeclared_in_one_stage_is_not_seen_in_the_next() -> None:

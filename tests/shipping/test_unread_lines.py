@@ -25,6 +25,12 @@ def test_eval_of_an_unknown_string_is_unread_and_the_rest_is_still_read() -> Non
     assert [n.line for n in plan.caveats("s/x.py", (TARGET_IMAGE,))] == [2]  # it could have sent the copy elsewhere
 
 
+def test_a_script_with_crlf_line_endings_is_a_caveat_for_what_it_copies() -> None:
+    # sh keeps the carriage return: 'cp x.py DEST\r' writes 'DEST\r', and the shipped path keeps the base image's file.
+    plan = plan_of(script_context(f"cd /w/s\r\n{COPY}\r\n"))
+    assert [(n.file, n.line) for n in plan.caveats("s/x.py", (TARGET_IMAGE,))] == [("s/i.sh", 1)]
+
+
 def test_eval_of_a_known_string_is_followed() -> None:
     plan = plan_of(script_context(f'CMD="{COPY}"\neval "$CMD"\n'))
     assert plan.image[TARGET_IMAGE].source == "s/x.py" and not plan.notes
