@@ -49,6 +49,11 @@ FOLDER_REFUSALS = {
                     " (replace it with the file it points to)"),
     "dangling": (lambda s: (s / "dangling").symlink_to(s / "nowhere"),
                  "'qwen3_6_scripts/dangling' is a broken symbolic link"),
+    # A sibling whose name starts with the context's: outside, though its path starts with the context's path.
+    "sibling-link": (lambda s: (Path(f"{s.parent}-secrets").mkdir(), Path(f"{s.parent}-secrets/key").write_bytes(b"k"),
+                                (s / "key").symlink_to(f"{s.parent}-secrets/key")),
+                     "'qwen3_6_scripts/key' is a symbolic link pointing outside the tree"
+                     " (replace it with the file it points to)"),
     "git-link": (lambda s: ((s / ".git").mkdir(), (s / ".git" / "config").write_bytes(b"[remote]\n"),
                             (s / "config").symlink_to(s / ".git" / "config")),
                  "'qwen3_6_scripts/config' is a symbolic link into '.git', which is not part of a build context"
