@@ -61,3 +61,19 @@ def test_a_file_that_does_not_parse_fails_each_step_unchanged(bundled, vendor_co
     steps = replay(build(DirSource(vendor_copy), bundled))
     assert [(s.status, s.before, s.after) for s in steps] == [(Status.FAILED, b"def forward_decode(:\n",
                                                                b"def forward_decode(:\n")] * 3
+
+
+def test_every_form_of_diff_names_the_patch_sets_commit(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # A reviewer's JSON says which commit of patches/ it shows, whether whole or patch by patch.
+    import json
+
+    from tests.fixtures_patches import commit_all, copy_patch_set, git
+
+    patches = copy_patch_set(tmp_path / "team")
+    git(tmp_path / "team", "init", "-q")
+    commit_all(tmp_path / "team", "the patch set")
+    head = git(tmp_path / "team", "rev-parse", "HEAD").strip()
+    for form in ([], ["--per-patch"]):
+        result = cli("diff", *form, "--format", "json", "--patches", patches, VENDOR_ZIP)
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["patch_set_commit"] == head, form

@@ -63,3 +63,17 @@ def test_a_bad_config_is_one_error_line(cli, vendor_copy, config, message) -> No
     assert result.exit_code == 2
     assert result.stderr.startswith("error: patcher.toml: ") and message in result.stderr
     assert result.stderr.count("\n") == 1 and result.stdout == ""
+
+
+def test_a_config_in_the_context_may_be_one_mebibyte_and_no_more(cli, vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    from patcher.review.sync import MAX_CONFIG
+
+    shutil.copyfile(vendor_copy / SHIPPED, vendor_copy / "paged_attn.py")
+    padded = CONFIG.encode() + b"#" * (MAX_CONFIG - len(CONFIG) - 1) + b"\n"
+    (vendor_copy / "patcher.toml").write_bytes(padded)
+    shutil.copyfile(vendor_copy / "qwen3_6_scripts/sequence.py", vendor_copy / "sequence.py")
+    assert len(padded) == MAX_CONFIG and cli("verify-sync", vendor_copy).exit_code == 0
+    (vendor_copy / "patcher.toml").write_bytes(padded + b"\n")
+    result = cli("verify-sync", vendor_copy)
+    assert (result.exit_code, result.stderr) == (2, f"error: patcher.toml: is {MAX_CONFIG + 1} bytes, more than the "
+                                                    f"{MAX_CONFIG} a configuration may be\n")
