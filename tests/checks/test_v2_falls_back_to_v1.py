@@ -143,3 +143,15 @@ def test_a_v2_kernel_handed_on_as_a_value_is_a_warning_that_its_call_is_not_chec
 ])
 def test_a_v2_kernel_handed_on_inside_a_try_that_falls_back_or_in_dead_code_or_only_named_is_fine(code: str) -> None:
     assert _found(code) == []
+
+
+@pytest.mark.parametrize(("code", "line"), [
+    ("def forward_decode():\n    try:\n        def run():\n            V2\n    except RuntimeError:\n        V1\n"
+     "    run()\n", 4),
+    ("try:\n    class Decoder:\n        def run(self):\n            V2\nexcept RuntimeError:\n    V1\n", 4),
+    ("def forward_decode():\n    try:\n        run = lambda: V2\n    except RuntimeError:\n        V1\n    run()\n", 3),
+])
+def test_a_try_around_a_definition_does_not_protect_the_v2_call_inside_it(code: str, line: int) -> None:
+    # The try runs the 'def', not the call: the function runs later, outside it.
+    assert _found(code) == [("error", line, "ops.paged_attention_v2(...) is called outside any try, so nothing "
+                                            "falls back to ops.paged_attention_v1")]
