@@ -381,6 +381,10 @@ def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``rm [-rfv] PATH...``."""
     o = getopt(args, "rRfidvI", "", {"recursive", "force", "dir", "verbose", "interactive", "one-file-system",
                                      "no-preserve-root", "preserve-root"}, {"interactive"})
+    if o.unknown:  # --help removes nothing; GNU takes '--recur' for --recursive: not guessed
+        shell.unread(ctx, f"rm with {', '.join(o.unknown)}, which the reader does not follow",
+                     scope=tuple(shell.path(operand) for operand in o.operands) or None)
+        return None
     recursive = bool(o.flags & {"r", "R", "recursive"})
     ok = True
     for operand in o.operands:

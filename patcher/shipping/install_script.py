@@ -59,8 +59,13 @@ def read_install_script(text: str, cwd: str, environment: Mapping[str, str] | No
     interpreter = shebang(text)
     run_script(caller, image, text, image, [], CommandContext(0, "", tail=True), {},
                interpreter[1] if interpreter is not None else [])
-    (record,) = build.scripts
-    return InstallScript(tuple(record.copies), record.errexit_first, tuple(sorted(record.unknown)))
+    # The script may run itself again ('exec bash "$0" "$@"'): each run is a record, and all are this script's.
+    # Their copies are taken in the order the runs start (as plan_shipping joins a script run twice from one RUN),
+    # and set -e as it stands at the first copy of the first run that copies anything.
+    records = build.scripts
+    first = next((r for r in records if r.copies), records[0])
+    return InstallScript(tuple(c for r in records for c in r.copies), first.errexit_first,
+                         tuple(sorted({name for r in records for name in r.unknown})))
 
 
 def logical_lines(text: str) -> list[tuple[int, str]]:

@@ -45,8 +45,9 @@ def pair_stages(old: "SourceTree", new: "SourceTree", given: str | None) -> tupl
         return found[0], found[1]
     made = [(t, r.stage) for t, r in records if r is not None]
     if len(made) == 2 and (made[0][1] or "").lower() != (made[1][1] or "").lower():
-        said = [repr(stage) if stage is not None else "the last (no --target)" for _, stage in made]
-        raise ShippingError(f"records build stage {said[0]}, but {made[1][0].label}'s {MANIFEST} records {said[1]}",
+        said = [f"build stage {stage!r}" if stage is not None else "the last build stage (no --target)"
+                for _, stage in made]
+        raise ShippingError(f"records {said[0]}, but {made[1][0].label}'s {MANIFEST} records {said[1]}",
                             where=f"{made[0][0].label}: {MANIFEST}",
                             hint="compare contexts built as one stage, or the vendor drops they were made from "
                                  "with --target STAGE")

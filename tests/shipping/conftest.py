@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Iterator, Mapping
+
+import pytest
 
 from patcher.checks import examples
 from patcher.shipping import ShipPlan, plan_shipping
+from patcher.shipping.python_effects import python_effects
 
 
 class MemoryTree(examples.MemoryTree):
@@ -15,6 +18,13 @@ class MemoryTree(examples.MemoryTree):
 
     def __init__(self, files: Mapping[str, str | bytes]):
         super().__init__(files, executable=[path for path in files if path.endswith(".sh")])
+
+
+@pytest.fixture(autouse=True)
+def helpers_read_afresh() -> Iterator[None]:
+    """Each test reads its Python helpers itself, not from what an earlier test (or run in this process) cached."""
+    python_effects.cache_clear()
+    yield
 
 
 def plan_of(files: Mapping[str, str | bytes], target: str | None = None) -> ShipPlan:

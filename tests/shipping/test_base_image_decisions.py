@@ -6,6 +6,8 @@ A test on the build's own files (``[ -f ./x.py ]`` in a folder COPY made,
 
 from __future__ import annotations
 
+import pytest
+
 from tests.shipping.conftest import notes_of, plan_of, script_context
 
 
@@ -41,3 +43,17 @@ def test_a_case_on_an_unknown_value_reads_every_branch() -> None:
     plan = plan_of(script_context("case \"$ARCH\" in\n  x86_64) cp x.py /x86/ ;;\n  *) cp x.py /other/ ;;\nesac\n"))
     assert placed(plan) == {"/x86/x.py": "s/x.py", "/other/x.py": "s/x.py"}
     assert [line for _, line, _ in notes_of(plan, "assumed")] == [1]
+
+
+@pytest.mark.parametrize(("test", "holds"), [
+    ('[ -n "$SET" ]', True), ('[ -n "$EMPTY" ]', False), ('[ -z "$SET" ]', False), ('[ -z "$EMPTY" ]', True),
+    ('test -n "$SET"', True), ('test -z "$EMPTY"', True), ('[ ! -n "$SET" ]', False), ('[ ! -z "$EMPTY" ]', False),
+    ("[ -n ]", True), ("[ -z ]", True),  # one operand: true when it is not empty, whatever it spells
+    ('[ "$SET" ]', True), ('[ "$EMPTY" ]', False), ('[ "$SET" != b ]', True), ('[ "$SET" == a ]', True),
+    ('[[ -n $SET ]]', True), ('[[ -z $SET ]]', False), ('[[ -z "$EMPTY" ]]', True), ('[[ ! -n $SET ]]', False),
+    ("[[ -f ./x.py ]]", True), ("[[ -d ./x.py ]]", False), ("[[ -e ./missing ]]", False), ('[[ $SET = a ]]', True),
+])
+def test_a_test_on_known_values_is_decided_as_sh_decides_it(test: str, holds: bool) -> None:
+    plan = plan_of(script_context(f"SET=a\nEMPTY=\nif {test}; then cp x.py /yes/; else cp x.py /no/; fi\n"))
+    assert placed(plan) == ({"/yes/x.py": "s/x.py"} if holds else {"/no/x.py": "s/x.py"})
+    assert plan.notes == ()

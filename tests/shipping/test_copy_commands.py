@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from patcher.shipping.install_script import read_install_script
 from tests.shipping.conftest import image_of, notes_of, plan_of, script_context
 
 X, Y, Z = "s/x.py", "s/sub/y.py", "s/sub/deep/z.py"
@@ -73,6 +74,16 @@ def test_install_forms(command: str, expected: dict[str, str]) -> None:
     assert placed(f"mkdir /made\n{command}\n") == expected
 
 
+@pytest.mark.parametrize(("command", "recursive"), [
+    ("cp a.py /d/", False), ("cp -r a /d/", True), ("cp -a a /d/", True), ("cp --recursive a /d/", True),
+    ("install -m 644 a.py /d/a.py", False), ("install -D a.py /d/a.py", False), ("install -t /d a.py", False),
+    ("mv a /d/", True), ("ln -s /w/a /d/a", True),
+])
+def test_a_script_read_on_its_own_reports_which_copies_take_whole_folders(command: str, recursive: bool) -> None:
+    (copy,) = read_install_script(command + "\n", "/w").copies
+    assert copy.recursive is recursive
+
+
 def test_install_does_not_copy_folders() -> None:
     plan = plan_of(script_context("install -D sub /opt/sub\necho done\n"))
     assert not any(path.startswith("/opt/") for path in plan.image)
@@ -112,12 +123,19 @@ def test_rm_removes_what_it_names_and_nothing_beside_it() -> None:
     ("rsync -a --exclude='*.pyc' sub /made/", "rsync with --exclude=*.pyc"),
     ("ln --relative -s x.py /made/", "ln with --relative"),
     ("install --strip-program=x --bogus x.py /made/", "install with --bogus"),
+    ("rm -f --recur /made/x.py", "rm with --recur"),  # GNU rm takes it for --recursive
 ])
 def test_an_option_the_reader_does_not_know_makes_the_command_unread(command: str, why: str) -> None:
     plan = plan_of(script_context(f"mkdir /made\n{command}\n"))
     assert not any(path.startswith("/made/") for path in plan.image)
     (note,) = [n for n in plan.notes if n.kind == "unread"]
     assert (note.line, note.text) == (2, command) and note.reason.startswith(why)
+
+
+def test_an_rm_the_reader_does_not_follow_is_a_caveat_on_what_it_names_only() -> None:
+    plan = plan_of(script_context("mkdir /made\ncp x.py /made/x.py\ncp x.py /made/y.py\nrm -f --recur /made/x.py\n"))
+    assert [(n.kind, n.line, n.scope) for n in plan.notes] == [("unread", 4, ("/made/x.py",))]
+    assert [n.line for n in plan.caveats(X, ("/made/x.py",))] == [4] and plan.caveats(X, ("/made/y.py",)) == ()
 
 
 def test_cp_no_clobber_may_not_copy_over_the_base_image() -> None:
@@ -197,6 +215,10 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     ("cp x.py /made/a.py\necho new > /made/a.py", {}),
     ("cp x.py /made/a.py\necho more >> /made/b.py", {"/made/a.py": X}),
     ("cp x.py /made/a.py\nrm -f /made/a.py /made/none.py", {}),
+    ("cp -r sub /made/\nrm -r -f -v --one-file-system --preserve-root /made/sub", {}),
+    ("cp x.py /made/a.py\nrm --force --verbose --dir /made/a.py", {}),
+    ("rsync -rlptgoD --group --owner --perms --times --links x.py /made/", {"/made/x.py": X}),
+    ("rsync -a --no-owner --no-group --checksum --whole-file --inplace x.py /made/", {"/made/x.py": X}),
 ])
 def test_more_file_command_forms(command: str, expected: dict[str, str]) -> None:
     assert placed(f"mkdir /made\n{command}\n") == expected

@@ -76,6 +76,10 @@ def test_a_run_is_read_in_its_form_and_its_stages_shell(run: str, placed: dict[s
     ("COPY main.py /t/m.py\nRUN --mount=type=tmpfs,target=/t cp /src/main.py /t/n.py\nRUN cp /t/n.py /h.py || true",
      {"/t/m.py": "main.py"}, []),
     ("RUN --mount=type=bind,source=pkg,target=/m cp /m/a.py /m/x.py\nRUN cp /m/x.py /i.py || true", {}, []),
+    # Only the mount folder is given back: what the RUN changes beside it stays, whatever the folder's name.
+    ("COPY main.py /opt/m.py\nRUN --mount=type=cache,target=/opt/X rm /opt/m.py", {}, []),
+    ("COPY main.py /opt/m.py\nCOPY pkg/a.py /src/\nRUN --mount=type=tmpfs,target=/opt/tmp/ cp /src/a.py /opt/tmp/ "
+     "&& cp /src/a.py /opt/m.py", {"/opt/m.py": "pkg/a.py", "/src/a.py": "pkg/a.py"}, []),
     ("RUN --mount=type=secret,id=x cat /run/secrets/x", {}, []),
     ("RUN --mount=type=ssh ls", {}, []),
     ("RUN --mount=type=weird,target=/w true", {},

@@ -66,8 +66,17 @@ def test_a_recursive_copy_takes_only_its_own_folder() -> None:
     ("**/dist-packages/vllm", "/usr/lib/python3/dist-packages/vllm/ops/a.py", True),
     ("**/dist-packages/vllm", "/usr/lib/python3/dist-packages/vllm2/ops/a.py", False),
     ("**/dist-packages/vllm", "/usr/lib/python3/my-dist-packages/vllm/a.py", False),
+    ("/", "/usr/lib/python3/x.py", True),  # a command that could write anywhere under the root
+    ("/usr/lib/", "/usr/lib/python3/x.py", True),  # a folder spelled with its trailing slash
+    ("/usr/lib/", "/usr/lib64/python3/x.py", False),
 ])
 def test_what_an_unread_command_could_change_stops_at_a_folder_boundary(scope: str, image_path: str,
                                                                           covers: bool) -> None:
     note = Note("s/i.sh", 1, "x", "why", "unread", (scope,))
     assert note.could_change(image_path) is covers
+
+
+def test_a_copy_to_a_folder_named_by_an_unknown_value_could_change_every_file() -> None:
+    plan = plan_of(context("cp paged_attn.py /x/vllm/attention/ops/\ncp foo_paged_attn.py \"/$NOBODY_SET_THIS/\"\n"))
+    assert [(n.kind, n.line, n.scope) for n in plan.notes] == [("unread", 2, ("/",))]
+    assert [n.line for n in plan.caveats("s/paged_attn.py", ("/x/vllm/attention/ops/paged_attn.py",))] == [2]

@@ -35,6 +35,14 @@ def test_the_vendors_helpers_write_one_file_each(helper: str) -> None:
     ("import shutil as sh\nsh.copy('a.py', f'/opt/{\"b\"}.py')\nsh.rmtree('/tmp/build')\n", ("/opt/b.py",),
      ("/tmp/build",)),
     ("import os\nos.replace('/a.tmp', '/a.py')\n", ("/a.py",), ("/a.tmp",)),
+    # Paths handed on as str(path) or os.fspath(path), renamed into place, opened with mode= spelled out.
+    ("import os, shutil\nfrom pathlib import Path\nD = Path('/opt/vllm')\n"
+     "shutil.copy(str(Path('x.py')), str(D / 'x.py'))\nshutil.copyfile('y.py', os.fspath(D / 'y.py'))\n",
+     ("/opt/vllm/x.py", "/opt/vllm/y.py"), ()),
+    ("from pathlib import Path\nT = Path('/opt/x.py.tmp')\nT.write_text('x')\nT.replace(Path('/opt/x.py'))\n",
+     ("/opt/x.py.tmp", "/opt/x.py"), ("/opt/x.py.tmp",)),
+    ("P = '/opt/x.py'\nwith open(P, mode='w', encoding='utf-8') as f:\n    f.write('')\n", ("/opt/x.py",), ()),
+    ("P = '/opt/x.py'\nwith open(P, encoding='utf-8', mode='r') as f:\n    f.read()\n", (), ()),
 ])
 def test_what_a_helper_writes(source: str, writes: tuple[str, ...], removes: tuple[str, ...]) -> None:
     effects = python_effects(source)

@@ -46,6 +46,8 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("realpath sub", "/w/s/sub"), ("realpath -s sub/../x.py", "/w/s/x.py"), ("readlink -f sub", "/w/s/sub"),
     ("readlink -m /a/../b", "/b"), ("readlink -e x.py", "/w/s/x.py"), ("readlink sub", None), ("realpath $U", None),
     ("true", ""), ("A=1; echo $A", "1"),
+    # $(...) strips the trailing newlines only: blanks, and newlines before other text, stay.
+    ("printf 'a \\n\\n'", "a "), ("printf ' a  \\n'", " a  "), ("printf 'a\\n \\n'", "a\n "),
     ("command -v cp", None), ("type cp", None), ("uname -m", None), ("cat /etc/os-release", None),
     ("sudo -u root echo hi", "hi"), ("sudo -- echo hi", "hi"), ("sudo", None), ("nohup echo hi", "hi"),
     ("timeout 10 echo hi", "hi"), ("timeout -s KILL 10 echo hi", "hi"), ("nice -n 5 echo hi", "hi"),

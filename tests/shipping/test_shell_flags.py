@@ -56,6 +56,8 @@ def test_a_command_string_copies_and_set_e_decides_whether_a_failure_stops_the_b
     ("set -eu\n", "cd /w/s && ./i.sh", True),
     ("set -o errexit\n", "cd /w/s && ./i.sh", True),
     ("set -euo pipefail\n", "cd /w/s && ./i.sh", True),
+    ("set -eo\n", "cd /w/s && ./i.sh", True),  # -o last names no option: set lists them, and -e holds
+    ("set -o\n", "cd /w/s && ./i.sh", False),
     ("set -x -e\n", "cd /w/s && ./i.sh", True),
     ("set -e\nset +e\n", "cd /w/s && ./i.sh", False),
     ("set -e\nset +o errexit\n", "cd /w/s && ./i.sh", False),
@@ -133,6 +135,9 @@ def test_a_script_called_by_a_script_without_set_e_is_ignored_when_it_fails() ->
     ("sh -e -o nounset -c 'false; cp x.py /opt/f.py'", []),
     ("sh -e +e -c 'false; cp x.py /opt/h.py'", ["/opt/h.py"]),
     ("sh -e <<EOF\nfalse\ncp x.py /opt/k.py\nEOF", []),
+    # -o last: it names no option (bash lists them), and -e still holds for the script read from standard input.
+    ("bash -eo <<EOF\nfalse\ncp x.py /opt/r.py\nEOF", []),
+    ("bash -o <<EOF\nfalse\ncp x.py /opt/s.py\nEOF", ["/opt/s.py"]),
     ("sh <<EOF\nfalse\ncp x.py /opt/k.py\nEOF", ["/opt/k.py"]),
     ("dash -c 'cp x.py /opt/n.py'", ["/opt/n.py"]),
     ("busybox-sh -c 'cp x.py /opt/o.py'", ["/opt/o.py"]),

@@ -61,3 +61,17 @@ def test_a_script_read_on_its_own_uses_its_interpreter_line_environment_and_path
     assert [(c.source, c.destination, c.recursive, c.stops_on_error) for c in read.copies] == [
         ("/a", "/x", True, False)]
     assert read.stops_on_error is False
+
+
+@pytest.mark.parametrize(("script", "copies", "stops"), [
+    # Run again under bash -e ('exec' ends the first run): the copy is the second run's, under its set -e.
+    ('#!/bin/sh\n[ "$1" = again ] || exec bash -e "$0" again\ncp a.py /d/\n', [("/w/a.py", "/d/", 3)], True),
+    # Run again as a child, then going on: each run's copies, by the order the runs start (the first run's first).
+    ('set -e\n[ "$1" = again ] || sh "$0" again\ncp "b$1.py" /d/\n',
+     [("/w/b.py", "/d/", 3), ("/w/bagain.py", "/d/", 3)], True),
+])
+def test_a_script_read_on_its_own_that_runs_itself_again_reports_the_copies_of_each_run(
+        script: str, copies: list[tuple[str, str, int]], stops: bool) -> None:
+    read = read_install_script(script, "/w", script="/w/i.sh")
+    assert [(c.source, c.destination, c.line) for c in read.copies] == copies
+    assert (read.stops_on_error, read.unknown) == (stops, ())

@@ -176,6 +176,33 @@ def test_an_unknown_value_is_one_marker_spelled_back_as_written() -> None:
     assert re.fullmatch("\x00\\d+\x01", first) and first != second
 
 
+HALF = "x" * 40_000  # two of it are past the 65,536 characters the reader keeps of a word
+
+
+def past_limit(size: str) -> str:
+    return f"(a word of {size} characters, past the 65,536 the reader keeps)"
+
+
+@pytest.mark.parametrize(("text", "expanded"), [
+    ("$A$A", [(past_limit("80,000"), None)]),
+    ("$A/$A", [(past_limit("80,001"), None)]),
+    ('"$A"-$A', [(past_limit("80,001"), None)]),
+    ('"$A" $A$A', [(HALF, None), (past_limit("80,000"), None)]),  # each word is held to the limit on its own
+])
+def test_a_word_past_the_readers_limit_is_an_unknown_value_that_says_its_size(
+        text: str, expanded: list[tuple[str, None]]) -> None:
+    assert fields(text, Scope({"A": HALF})) == expanded
+    if " " not in text:  # an assignment, a case word, a redirection target: the same
+        assert one(text, Scope({"A": HALF})) == expanded[0][0]
+
+
+def test_a_variable_doubled_past_the_readers_limit_makes_the_paths_it_names_unread() -> None:
+    plan = plan_of(script_context("A=xxxxxxxx\n" + "A=$A$A\n" * 14 + 'cp x.py "/opt/$A/x.py"\n'))
+    assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", 16, "cp /opt/(a word of 131,072 characters, past the 65,536 the reader keeps)/x.py: a path that "
+                       "depends on a value the reader cannot work out", ("/opt",))]
+
+
 @pytest.mark.parametrize(("pattern", "value", "matches"), [
     ("*.py", "a.py", True), ("*.py", "a/b.py", True), ("a?", "ab", True), ("a?", "abc", False),
     ("[ab]*", "b", True), ("[!ab]*", "b", False), ("x86_64", "x86_64", True), ("x86*", "aarch64", False),
