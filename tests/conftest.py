@@ -68,6 +68,24 @@ def no_stray_fork(session_pid: int) -> Any:
 
 
 @pytest.fixture(autouse=True)
+def memos_of_the_mutant_under_test() -> None:
+    """Under mutmut, start each test with patcher's memo caches (``functools.lru_cache``) empty.
+
+    mutmut runs every mutant in a fork of the process that ran the tests
+    cleanly, so a memo still holds the clean code's answers and a test asking
+    again is answered from it: the mutant is never run and "survives".
+    """
+    if "__mutmut_" not in os.environ.get("MUTANT_UNDER_TEST", ""):
+        return
+    for name, module in list(sys.modules.items()):
+        if name == "patcher" or name.startswith("patcher."):
+            for value in list(vars(module).values()):
+                clear = getattr(value, "cache_clear", None)
+                if callable(clear):
+                    clear()
+
+
+@pytest.fixture(autouse=True)
 def fresh_statement_searches() -> None:
     """Start each test with pattern.find_statements' memo empty.
 
