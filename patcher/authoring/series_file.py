@@ -209,10 +209,16 @@ def activate(directory: Path, patch_ids: Sequence[str]) -> dict[str, int]:
     wanted = {}
     for patch_id in patch_ids:
         line = series.find(patch_id)
-        if line is None or line.active:
-            state = "not in the series" if line is None else "already active"
-            raise PatcherError(f"cannot activate '{patch_id}': it is {state}", where=str(series.path),
+        if line is None:
+            raise PatcherError(f"cannot activate '{patch_id}': it is not in the series", where=str(series.path),
                                hint=f"list {patch_id}.toml in the series by hand")
+        if line.active:
+            # Listing it by hand, as for a missing line, would list it twice: the series would not load.
+            others = [i for i in patch_ids if i != patch_id]
+            raise PatcherError(f"cannot activate '{patch_id}': it is already active", where=str(series.path),
+                               hint="another edit of the series listed it meanwhile: " + (
+                                   f"activate the others with 'patcher test --activate {' '.join(others)}'"
+                                   if others else "nothing left to activate"))
         wanted[line.number] = line
     texts = []
     for line in series.lines:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.authoring.conftest import decode_lines, shipped_source
-from tests.fixtures_patches import edit_file, one_error_line
+from tests.fixtures_patches import edit_file, one_error_line, patch_toml, replace_step, write_patch_set
 from tests.fixtures_vendor import PATCHES, SHIPPED, VENDOR_TREE, VENDOR_ZIP
 
 
@@ -28,6 +28,19 @@ def test_explain_shows_header_parameters_and_steps(cli: Any) -> None:
     assert "         use_v1 = $HEURISTIC" in lines
     assert "         use_v2 = actual_max > 8192 and not PagedAttention._v2_unavailable" in lines
     assert "In " not in result.stdout
+
+
+def test_explain_prints_blank_lines_of_a_step_without_trailing_spaces(cli: Any, tmp_path: Path) -> None:
+    # A step's code with a blank line between two statements, as authors space out what they write.
+    patches = write_patch_set(tmp_path, {"two-tier-decode.toml": patch_toml("two-tier-decode", replace_step(
+        "use_v1 = True", "\nuse_v2 = actual_max > 8192\n\nuse_v1 = not use_v2\n"),
+        scope="PagedAttention.forward_decode", target="vllm/attention/ops/paged_attn.py")})
+    result = cli("explain", "two-tier-decode", "--patches", patches)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[lines.index("     with:"):] == ["     with:", "         use_v2 = actual_max > 8192", "",
+                                                 "         use_v1 = not use_v2"]
+    assert [line for line in lines if line != line.rstrip()] == []
 
 
 def test_explain_set_changes_the_shown_value_and_the_rendered_code(cli: Any) -> None:

@@ -7,12 +7,16 @@ compound statement, a header or decorator changed (its blocks carried
 through as ``$...BODY``), an import added at module level, the same line
 added in two places, a line changed in one of two identical loops (the
 enclosing statement taken in, one or two levels up, or the statement
-beside it), and the fixture's own edits of ``paged_attn.py``. What is
-pinned is what the author reads and reviews in the patch file: the
-pattern or anchor, how far it is generalised (``$...ARGS`` for argument
-lists the edit left alone, ``$LIT`` for literals of untouched lines,
-``$...`` and ``$_`` in anchors; nothing ambiguous), the code, ``expect``,
-the marker and the ``requires``.
+beside it), a line or a header changed with its end-of-line comment
+kept (the code leaves the comment to ``replace``, which keeps it beside
+the line), a call wrapped over lines around one it holds, and the
+fixture's own edits of ``paged_attn.py``. What is pinned is what the
+author reads and reviews in the patch file: the pattern or anchor, how
+far it is generalised (``$...ARGS`` for argument lists the edit left
+alone, but not for a call the edit laid out anew, ``$LIT`` for literals
+of untouched lines, ``$...`` and ``$_`` in anchors; nothing ambiguous),
+the code, ``expect``, the marker and the ``requires``. ``--scope`` naming
+the scope the learner finds on its own learns the same patch.
 """
 
 from __future__ import annotations
@@ -152,6 +156,20 @@ SCALED_IN_A_BLOCK = SCALED_TWICE.replace("    s = torch.matmul(q, k)\n    s.div_
                                          "    if s.numel() > 0:\n        s.div_(scale)\n        s = s.float()\n"
                                          "    return s\n")
 
+# The dispatch with the end-of-line comments engineers leave: on a line, and on a compound statement's header.
+NOTED = (DECODE.replace("use_v1 = True\n", "use_v1 = True  # BI-V100: no V2 kernel\n")
+         .replace("if actual_max > 32768:\n", "if actual_max > 32768:  # the PyTorch path\n"))
+
+# The online-softmax maximum in one line: a call inside a call inside a call.
+ONE_LINE_MAX = '''\
+import torch
+
+
+def online_max(s, m):
+    m.copy_(torch.maximum(m, s.amax(dim=-1)))
+    return m
+'''
+
 
 def _without_warning(text: str) -> str:
     """The vendor's prefill with the WARNING print of the block-table guard deleted."""
@@ -211,6 +229,12 @@ CASES: dict[str, tuple[str, str]] = {
     "a-call-once-is-carried-through": (DECODE, _replace(DECODE, "output = torch.empty_like(query)\n",
                                                         "output = torch.empty_like(query)\n"
                                                         "            output.add_(torch.empty_like(query))\n")),
+    "a-line-keeping-its-comment": (NOTED, _replace(NOTED, "use_v1 = True  #", "use_v1 = max_seq_len <= 8192  #")),
+    "a-header-keeping-its-comment": (NOTED, _replace(NOTED, "if actual_max > 32768:  #", "if actual_max > 65536:  #")),
+    # The outer call wrapped over lines (kept as written: carried through, it would undo that), the inner one not.
+    "a-call-rewrapped-and-one-inside-it-carried-through": (
+        ONE_LINE_MAX, _replace(ONE_LINE_MAX, "    m.copy_(torch.maximum(m, s.amax(dim=-1)))\n",
+                               "    m.copy_(\n        torch.maximum(m, s.amax(dim=-1))\n    ).nan_to_num_(0.0)\n")),
     "one-of-two-loops-two-levels-up": (TWO_LOOPS, _replace(TWO_LOOPS, "m.copy_(torch.maximum(m, m_blk))",
                                                            "torch.maximum(m, m_blk, out=m)", occurrence=2)),
     "one-of-two-loops-by-its-neighbour": (SIBLINGS, _replace(SIBLINGS, "m.copy_(m_blk)", "m.copy_(m_blk.clamp(min=0))",
@@ -267,3 +291,13 @@ def test_the_learned_steps_markers_and_requires(name: str) -> None:
     original, edited = CASES[name]
     expected = (EXPECTED / f"{name}.toml").read_text(encoding="utf-8")
     assert body_of(learn(original, edited).text) == expected.strip("\n")
+
+
+# Edits told apart only by the compound statements around them, up to the scope: --scope naming that very scope
+# must leave every one of those statements to the learner.
+@pytest.mark.parametrize("name", ["one-of-two-loops-two-levels-up", "one-of-two-loops-by-its-neighbour",
+                                  "a-line-added-in-one-of-two-loops"])
+def test_scope_naming_the_edits_own_scope_learns_the_same_patch(name: str) -> None:
+    original, edited = CASES[name]
+    learned = learn(original, edited)
+    assert learn(original, edited, scope=learned.steps[0].scope).text == learned.text

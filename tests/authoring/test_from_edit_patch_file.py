@@ -281,6 +281,12 @@ def test_a_multi_line_string_added_to_a_crlf_file_is_learned(tmp_path: Path) -> 
     _applies(_learn(crlf, continued), crlf, continued, tmp_path / "continued")
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_each_steps_place_names_its_lines_in_both_files_whatever_their_line_endings(newline: str) -> None:
+    original, edited = (text.replace("\n", newline) for text in CASES["a-loop-after-a-try"])
+    assert _learn(original, edited).places == ("after line 20 of ORIGINAL (lines 21-22 of EDITED)",)
+
+
 def test_a_statement_holding_a_multi_line_string_is_matched_in_a_crlf_file(tmp_path: Path) -> None:
     crlf = DECODE.replace("\n", "\r\n")
     original = _replace(crlf, "        return output\r\n", '        """Decode.\r\n\r\n        Fast."""\r\n'

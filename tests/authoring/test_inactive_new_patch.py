@@ -8,8 +8,11 @@ out and say nothing about it. ``patcher test`` leaves it out too, with a
 note on stderr; ``patcher test ID`` runs its cases in its place in the
 series; ``patcher test --activate ID`` uncomments the line, keeping the
 series' mode and line endings, only when every case passes (the series
-cases included), and writes nothing otherwise. A patch commented out by
-hand, without the note, is not inactive: it is simply not in the series.
+cases included), and writes nothing otherwise. Should another edit of the
+series list the patch, or take its line out, while the cases run, it
+refuses them all and writes nothing, with a hint that works for each.
+A patch commented out by hand, without the note, is not inactive: it is
+simply not in the series.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 import pytest
 
 from patcher.authoring.new import add_inactive_patch
+from patcher.authoring.series_file import activate
 from patcher.errors import PatcherError
 from patcher.patchset import load_patch_set
 
@@ -160,6 +164,55 @@ def test_activate_an_active_patch_says_so_and_writes_nothing(cli: Any, team: Pat
     result = cli("test", "--activate", "prefix-buffer-reuse", "--patches", team)
     assert result.exit_code == 0, result.stdout
     assert result.stderr.splitlines() == ["note: prefix-buffer-reuse is already active"]
+    assert (team / "series").read_bytes() == series
+
+
+# Another edit of the series while the cases ran: the line uncommented by hand, or taken out.
+EDITED_MEANWHILE = {
+    "already active": (f"{ID}.toml", "another edit of the series listed it meanwhile: nothing left to activate"),
+    "not in the series": ("", f"list {ID}.toml in the series by hand"),
+}
+
+
+@pytest.mark.parametrize("state", sorted(EDITED_MEANWHILE))
+def test_activate_refuses_a_patch_whose_line_another_edit_changed_and_writes_nothing(
+        cli: Any, team: Path, monkeypatch: pytest.MonkeyPatch, state: str) -> None:
+    assert new(cli, team, "--after", "three-tier-decode").exit_code == 0
+    write_length_check(team)
+    line, hint = EDITED_MEANWHILE[state]
+    import patcher.authoring.cases as cases
+
+    run_cases = cases.run_cases
+
+    def edited_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        edit_file(team / "series", NOTE + "\n", line + "\n" if line else "")
+        return run_cases(*args, **kwargs)
+
+    monkeypatch.setattr(cases, "run_cases", edited_meanwhile)
+    result = cli("test", "--activate", ID, "--patches", team)
+    monkeypatch.undo()
+    edited = (team / "series").read_bytes()
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1] == (f"error: {team / 'series'}: cannot activate '{ID}': it is {state} "
+                                              f"({hint})")
+    assert (team / "series").read_bytes() == edited  # as the other edit left it
+    if state == "not in the series":  # the hint works
+        with open(team / "series", "a", encoding="utf-8") as series:
+            series.write(f"{ID}.toml\n")
+    assert ID in active_ids(team)
+
+
+def test_activate_of_several_refuses_them_all_naming_the_others_when_one_was_listed_meanwhile(
+        cli: Any, team: Path) -> None:
+    assert new(cli, team).exit_code == 0
+    add_inactive_patch(team, "long-context-threshold", threshold_patch())
+    edit_file(team / "series", NOTE, f"{ID}.toml")  # listed by hand while the cases ran
+    series = (team / "series").read_bytes()
+    with pytest.raises(PatcherError) as refused:
+        activate(team, [ID, "long-context-threshold"])
+    assert refused.value.message == f"cannot activate '{ID}': it is already active"
+    assert refused.value.hint == ("another edit of the series listed it meanwhile: activate the others with "
+                                  "'patcher test --activate long-context-threshold'")
     assert (team / "series").read_bytes() == series
 
 

@@ -5,13 +5,19 @@ first ``patches/`` folder holding a ``series`` file; it never falls back
 to the set installed with patcher, and with none found it refuses (exit 2)
 with a hint that works. It rewrites ``series`` in one step (a file beside
 it, renamed over it) with the file's own mode and line endings, leaves no
-temporary file, and on a failure leaves both files as they were.
+temporary file, and on a failure leaves both files as they were. The
+file beside it is hidden and named for the series (``.series-*.tmp``),
+wherever the system's temporary folder is: one on another file system
+could not be renamed over the series.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import stat
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +132,34 @@ def test_new_leaves_no_temporary_file_beside_the_series(cli: Any, tmp_path: Path
     before = {p.name for p in patches.iterdir()}
     assert cli(*NEW, "--patches", patches).exit_code == 0
     assert {p.name for p in patches.iterdir()} == before | {"decode-fast-path.toml"}
+
+
+def test_the_series_is_renamed_over_from_a_hidden_temporary_beside_it(cli: Any, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    patches = copy_patch_set(tmp_path / "team")
+    os.chmod(patches / "series", 0o640)
+    elsewhere = tmp_path / "tmp"  # the system's temporary folder, here on another file system (a tmpfs /tmp)
+    elsewhere.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(elsewhere))
+    import patcher.authoring.series_file as series_file
+
+    renamed = []
+    real_replace = os.replace
+
+    def replace(source: str, target: str) -> None:
+        if os.path.dirname(os.path.realpath(source)) != os.path.dirname(os.path.realpath(target)):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        renamed.append((Path(source), stat.S_IMODE(os.stat(source).st_mode), Path(target)))
+        real_replace(source, target)
+
+    monkeypatch.setattr(series_file.os, "replace", replace)
+    assert cli(*NEW, "--patches", patches).exit_code == 0
+    ((source, mode),) = [(source, mode) for source, mode, target in renamed if target == patches / "series"]
+    # Hidden, and named for the series: what a run killed before the rename leaves says what it was.
+    assert source.parent == patches and re.fullmatch(r"\.series-\w+\.tmp", source.name), source
+    assert mode == 0o640  # the series' mode before the rename, never mkstemp's 0600
+    assert list(elsewhere.iterdir()) == []
+    assert "decode-fast-path.toml" in (patches / "series").read_text()
 
 
 def test_a_series_that_is_a_link_inside_the_set_stays_a_link(cli: Any, tmp_path: Path) -> None:
