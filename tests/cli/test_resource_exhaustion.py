@@ -59,12 +59,17 @@ def limit_open_files() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (12, 12))
 
 
-def test_running_out_of_file_descriptors_is_exit_2_with_one_line() -> None:
+def test_running_out_of_file_descriptors_is_exit_2_with_one_line(tmp_path: Path) -> None:
     # With 12 descriptors a diff runs, but GitPython (for --base) cannot start its
     # git processes: it reports EMFILE as an ImportError, which was exit 3.
-    control = run_patcher("diff", VENDOR_ZIP, preexec=limit_open_files)
+    from tests.fixtures_patches import commit_all, copy_patch_set, git
+
+    patches = copy_patch_set(tmp_path / "team")
+    git(tmp_path / "team", "init", "-q")
+    commit_all(tmp_path / "team", "the patch set")
+    control = run_patcher("diff", "--patches", patches, VENDOR_ZIP, preexec=limit_open_files)
     assert control.returncode == 0, control.stderr
-    result = run_patcher("diff", "--base", "HEAD", VENDOR_ZIP, preexec=limit_open_files)
+    result = run_patcher("diff", "--base", "HEAD", "--patches", patches, VENDOR_ZIP, preexec=limit_open_files)
     assert result.returncode == 2, result.stderr
     assert one_error_line(result).endswith(
         ": too many open files, the limit being 12 (raise the limit, e.g. 'ulimit -n 4096', and run again)")
