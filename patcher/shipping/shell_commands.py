@@ -12,6 +12,7 @@ it could change, never guessed.
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
 from typing import Callable
 
 from .file_commands import FILE_COMMANDS, getopt
@@ -637,10 +638,14 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
             return True  # exec with redirections only
         shell.emit_unknown()
         return True
-    status = dispatch(shell, rest, ctx, extra, stdin)
     if head == "exec":
-        raise Exit(status)
-    return status
+        # exec never returns: what it runs ends this shell, so its status is the shell's and nothing runs after
+        # it. In a subshell that is the subshell's status only, which its own context already says.
+        ended = replace(ctx, tail=ctx.tail or not shell.is_subshell)
+        if shell.dockerfile:
+            ended = replace(ended, stops_on_error=shell.fails_build(ended))  # a RUN's shell: stops if the RUN does
+        raise Exit(dispatch(shell, rest, ended, extra, stdin))
+    return dispatch(shell, rest, ctx, extra, stdin)
 
 
 def _echo(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

@@ -172,6 +172,7 @@ class Shell:
         self.dockerfile = dockerfile  # a RUN's own shell: its lines are the Dockerfile's
         self.output: Captured | None = None  # what a $(...) around this shell hears; shared with its children
         self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
+        self.is_subshell = False  # a copy made by subshell(): its exit status is not the script's or the RUN's
 
     @property
     def unknowns(self) -> Unknowns:
@@ -307,6 +308,7 @@ class Shell:
         child.variables, child.exported, child.unset = dict(self.variables), set(self.exported), set(self.unset)
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
+        child.is_subshell = True
         return child
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
