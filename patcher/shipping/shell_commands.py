@@ -202,26 +202,27 @@ def _printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) -> 
 # -- scripts and shells ----------------------------------------------------
 
 def run_context_file(shell: Shell, path: str, argv: list[str], ctx: CommandContext, env: dict[str, str]) -> bool | None:
-    """Execute a context file placed at ``path`` as a program: by its ``#!`` line, else with sh."""
+    """Execute a context file placed at ``path`` as a program: by its ``#!`` line, else with the calling shell."""
     source = shell.build.fs.files[path].source
     text = shell.build.read_context(source)
     if text is None:
         return _program(shell, ctx, f"{argv[0]} (not a text file)")
     interpreter = shebang(text)
     if interpreter is None:
-        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=[])
+        # The kernel cannot run it (ENOEXEC), so the shell that called it runs it itself: bash in bash, sh in sh.
+        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=[], program=shell.program)
     program, arguments = interpreter
     base = posixpath.basename(program)
     if base in SHELLS:
-        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=arguments)
+        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=arguments, program=base)
     if base.startswith("python"):
         return _python_text(shell, ctx, text, f"{argv[0]}")
     return _program(shell, ctx, argv[0])
 
 
 def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], ctx: CommandContext,
-               env: dict[str, str], flags: list[str]) -> bool | None:
-    """Read a context script in a child shell, as ``sh FLAGS FILE ARGS`` would run it."""
+               env: dict[str, str], flags: list[str], program: str = "sh") -> bool | None:
+    """Read a context script in a child shell, as ``PROGRAM FLAGS FILE ARGS`` would run it (``sh``, ``bash``...)."""
     if shell.depth >= MAX_DEPTH:
         shell.unread(ctx, f"scripts nest more than {MAX_DEPTH} deep; the reader does not follow this one")
         return None
@@ -231,7 +232,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
     options = _shell_flags(flags)
     child = Shell(shell.build, source, shell.cwd, shell.environment(env), argv0=argv0, positional=args,
                   errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
-                  run_line=shell.run_line, record=record, depth=shell.depth + 1)
+                  run_line=shell.run_line, record=record, depth=shell.depth + 1, program=program)
     record.errexit_first = child.errexit
     child.output = shell.output  # a $(...) around the command hears what the script prints
     if "\r\n" in text:
@@ -241,7 +242,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                      f"{source} has CRLF line endings: sh reads each line's last word with a carriage return on "
                      "it (cp writes to 'NAME\\r', cd fails), which the reader does not follow")
     try:
-        program = parse_script(text)
+        parsed = parse_script(text)
     except RecursionError:
         child.note(CommandContext(1, text.split("\n", 1)[0].strip()), "stop",
                    f"nests too deeply to be read: {source} is not read")
@@ -252,7 +253,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                                                  "read from here on")
         return None
     try:
-        return child.run(program)
+        return child.run(parsed)
     except Exit as end:
         return end.status
     except Stop:
@@ -328,7 +329,8 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         child = Shell(
             shell.build, shell.file, shell.cwd, shell.environment(env), argv0=name, positional=positional,
             errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
-            run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile)
+            run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile,
+            program=posixpath.basename(argv[0]))
         child.output = shell.output
         try:
             return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
@@ -343,13 +345,14 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             body = shell.build.read_context(shell.build.fs.files[script].source)
             if body is None:
                 return _program(shell, ctx, rest[0])
-            return run_script(shell, script, body, rest[0], rest[1:], ctx, env, flags)
+            return run_script(shell, script, body, rest[0], rest[1:], ctx, env, flags,
+                              program=posixpath.basename(argv[0]))
         return _program(shell, ctx, " ".join(argv[:2]))
     if stdin is not None:
         child = Shell(shell.build, shell.file, shell.cwd, shell.environment(env), argv0=argv[0],
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
-                      dockerfile=shell.dockerfile)
+                      dockerfile=shell.dockerfile, program=posixpath.basename(argv[0]))
         child.output = shell.output
         try:
             return child.run_text(stdin, ctx.line + 1, ctx)  # the here-document starts on the next line
@@ -713,6 +716,11 @@ def _test(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
 
 
 def _decide(shell: Shell, args: list[str]) -> bool | None:
+    if len(args) in (1, 2) and is_known(args[0]) and not is_known(args[-1]) and shell.unknowns.nonempty(args[-1]):
+        # An unknown value known not to be empty ($BASH_VERSION under bash): [ X ], [ -n X ] and [ -z X ] are known.
+        if len(args) == 1:
+            return True
+        return {"-n": True, "-z": False}.get(args[0])
     if any(not is_known(a) for a in args):
         return None
     if len(args) == 1:
