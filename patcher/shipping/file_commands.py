@@ -345,36 +345,59 @@ def rsync(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None
         shell.note(ctx, "fails", "rsync needs a source and a destination")
         return False
     recursive = bool(o.flags & {"a", "r", "archive", "recursive"})
+    delete = "delete" in o.flags
     *sources, destination = o.operands
     fs = shell.build.fs
     target_dir = shell.path(destination)
+    written = shell.path(destination, keep_slash=True)  # as the script wrote it, for read_install_script
     started = shell.build.counter  # what this rsync writes is placed after this point of the build
     synced: list[str] = []  # the folders a folder source makes match it (--delete empties them of the rest)
     several = len(sources) > 1 or destination.endswith("/")
     ok = True
     for source in sources:
         path = shell.path(source)
-        is_dir = fs.kind(path) is Kind.DIR
+        kind = fs.kind(path)
+        is_dir = kind is Kind.DIR
         if is_dir and not recursive:
             shell.note(ctx, "fails", f"rsync skips the folder {path} without -r or -a")
             ok = False
             continue
-        if is_dir:
+        if kind is Kind.UNKNOWN and recursive:
+            _rsync_unseen(shell, ctx, path, source.endswith("/"), target_dir,
+                          several or fs.kind(target_dir) is Kind.DIR, written, delete)
+        elif is_dir:
             inside = target_dir if source.endswith("/") else posixpath.join(target_dir, posixpath.basename(path))
             synced.append(inside)
             fs.make_dir(inside)
-            ok &= transfer(shell, ctx, "rsync", [path + "/."], inside, recursive=True, into=None)
+            ok &= transfer(shell, ctx, "rsync", [path + "/."], inside, recursive=True, into=None, written=written)
         else:
             into = True if several or fs.kind(target_dir) is Kind.DIR else False
             if into:
                 fs.make_dir(target_dir)
-            ok &= transfer(shell, ctx, "rsync", [path], target_dir, recursive=False, into=into)
-    if "delete" in o.flags:
+            ok &= transfer(shell, ctx, "rsync", [path], target_dir, recursive=recursive, into=into, written=written)
+    if delete:
         for folder in synced:
             for path, placed in fs.below(folder):
                 if not placed.steps or placed.steps[-1].order <= started:
                     fs.remove(path)
     return ok
+
+
+def _rsync_unseen(shell: "Shell", ctx: "CommandContext", path: str, contents: bool, target_dir: str, into: bool,
+                  written: str, delete: bool) -> None:
+    """``rsync -r`` of a base-image path the reader cannot see: a caveat on what it could reach, as ``cp -r``'s.
+
+    ``SRC/`` makes DEST hold what the folder SRC holds; ``SRC`` lands in DEST as DEST/SRC when DEST is a folder
+    (or several sources go there), else as DEST/SRC if SRC is a folder and as DEST itself if it is a file. What
+    stands there is left as the reader knows it: whether it is replaced, or removed by ``--delete``, the base
+    image decides.
+    """
+    shell.record_copy(ctx, [path], written, True)
+    reach = posixpath.join(target_dir, posixpath.basename(path)) if into and not contents else target_dir
+    reason = f"copies {path} from the base image, which the reader cannot see"
+    if delete:
+        reason += f", and --delete could remove what {reach} holds that it does not"
+    shell.note(ctx, "unread", reason, scope=(reach,))
 
 
 def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:

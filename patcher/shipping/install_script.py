@@ -13,12 +13,13 @@ same way for both.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Mapping, MutableMapping
 
 from .image_fs import ImageFS, Placement, normalise
-from .shell_commands import run_script
+from .shell_commands import SHELLS, run_script
 from .shell_interpreter import Build, CommandContext, Note, ScriptCopy, Shell, shebang
 
 __all__ = ["InstallScript", "Note", "ScriptCopy", "expand_variables", "logical_lines", "read_install_script"]
@@ -57,8 +58,9 @@ def read_install_script(text: str, cwd: str, environment: Mapping[str, str] | No
     build = Build(fs, lambda path: text if path == _SCRIPT else None)
     caller = Shell(build, _SCRIPT, cwd, dict(environment or {}))
     interpreter = shebang(text)
+    program = posixpath.basename(interpreter[0]) if interpreter is not None else "sh"
     run_script(caller, image, text, image, [], CommandContext(0, "", tail=True), {},
-               interpreter[1] if interpreter is not None else [])
+               interpreter[1] if interpreter is not None else [], program=program if program in SHELLS else "sh")
     # The script may run itself again ('exec bash "$0" "$@"'): each run is a record, and all are this script's.
     # Their copies are taken in the order the runs start (as plan_shipping joins a script run twice from one RUN),
     # and set -e as it stands at the first copy of the first run that copies anything.

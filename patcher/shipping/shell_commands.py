@@ -12,6 +12,8 @@ it could change, never guessed.
 from __future__ import annotations
 
 import posixpath
+import re
+from dataclasses import replace
 from typing import Callable
 
 from .file_commands import FILE_COMMANDS, getopt
@@ -201,26 +203,27 @@ def _printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) -> 
 # -- scripts and shells ----------------------------------------------------
 
 def run_context_file(shell: Shell, path: str, argv: list[str], ctx: CommandContext, env: dict[str, str]) -> bool | None:
-    """Execute a context file placed at ``path`` as a program: by its ``#!`` line, else with sh."""
+    """Execute a context file placed at ``path`` as a program: by its ``#!`` line, else with the calling shell."""
     source = shell.build.fs.files[path].source
     text = shell.build.read_context(source)
     if text is None:
         return _program(shell, ctx, f"{argv[0]} (not a text file)")
     interpreter = shebang(text)
     if interpreter is None:
-        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=[])
+        # The kernel cannot run it (ENOEXEC), so the shell that called it runs it itself: bash in bash, sh in sh.
+        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=[], program=shell.program)
     program, arguments = interpreter
     base = posixpath.basename(program)
     if base in SHELLS:
-        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=arguments)
+        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=arguments, program=base)
     if base.startswith("python"):
         return _python_text(shell, ctx, text, f"{argv[0]}")
     return _program(shell, ctx, argv[0])
 
 
 def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], ctx: CommandContext,
-               env: dict[str, str], flags: list[str]) -> bool | None:
-    """Read a context script in a child shell, as ``sh FLAGS FILE ARGS`` would run it."""
+               env: dict[str, str], flags: list[str], program: str = "sh") -> bool | None:
+    """Read a context script in a child shell, as ``PROGRAM FLAGS FILE ARGS`` would run it (``sh``, ``bash``...)."""
     if shell.depth >= MAX_DEPTH:
         shell.unread(ctx, f"scripts nest more than {MAX_DEPTH} deep; the reader does not follow this one")
         return None
@@ -230,7 +233,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
     options = _shell_flags(flags)
     child = Shell(shell.build, source, shell.cwd, shell.environment(env), argv0=argv0, positional=args,
                   errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
-                  run_line=shell.run_line, record=record, depth=shell.depth + 1)
+                  run_line=shell.run_line, record=record, depth=shell.depth + 1, program=program)
     record.errexit_first = child.errexit
     child.output = shell.output  # a $(...) around the command hears what the script prints
     if "\r\n" in text:
@@ -240,7 +243,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                      f"{source} has CRLF line endings: sh reads each line's last word with a carriage return on "
                      "it (cp writes to 'NAME\\r', cd fails), which the reader does not follow")
     try:
-        program = parse_script(text)
+        parsed = parse_script(text)
     except RecursionError:
         child.note(CommandContext(1, text.split("\n", 1)[0].strip()), "stop",
                    f"nests too deeply to be read: {source} is not read")
@@ -251,7 +254,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                                                  "read from here on")
         return None
     try:
-        return child.run(program)
+        return child.run(parsed)
     except Exit as end:
         return end.status
     except Stop:
@@ -327,7 +330,8 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         child = Shell(
             shell.build, shell.file, shell.cwd, shell.environment(env), argv0=name, positional=positional,
             errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
-            run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile)
+            run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile,
+            program=posixpath.basename(argv[0]))
         child.output = shell.output
         try:
             return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
@@ -342,13 +346,14 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             body = shell.build.read_context(shell.build.fs.files[script].source)
             if body is None:
                 return _program(shell, ctx, rest[0])
-            return run_script(shell, script, body, rest[0], rest[1:], ctx, env, flags)
+            return run_script(shell, script, body, rest[0], rest[1:], ctx, env, flags,
+                              program=posixpath.basename(argv[0]))
         return _program(shell, ctx, " ".join(argv[:2]))
     if stdin is not None:
         child = Shell(shell.build, shell.file, shell.cwd, shell.environment(env), argv0=argv[0],
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
-                      dockerfile=shell.dockerfile)
+                      dockerfile=shell.dockerfile, program=posixpath.basename(argv[0]))
         child.output = shell.output
         try:
             return child.run_text(stdin, ctx.line + 1, ctx)  # the here-document starts on the next line
@@ -637,10 +642,14 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
             return True  # exec with redirections only
         shell.emit_unknown()
         return True
-    status = dispatch(shell, rest, ctx, extra, stdin)
     if head == "exec":
-        raise Exit(status)
-    return status
+        # exec never returns: what it runs ends this shell, so its status is the shell's and nothing runs after
+        # it. In a subshell that is the subshell's status only, which its own context already says.
+        ended = replace(ctx, tail=ctx.tail or not shell.is_subshell)
+        if shell.dockerfile:
+            ended = replace(ended, stops_on_error=shell.fails_build(ended))  # a RUN's shell: stops if the RUN does
+        raise Exit(dispatch(shell, rest, ended, extra, stdin))
+    return dispatch(shell, rest, ctx, extra, stdin)
 
 
 def _echo(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -654,17 +663,178 @@ def _echo(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
 
 
 def _printf(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    if len(argv) < 2:
+    """``printf FORMAT [ARG...]`` as POSIX printf: what it cannot work out exactly is unknown output, never a guess."""
+    args = argv[1:]
+    if args[:1] == ["--"]:
+        args = args[1:]
+    if not args:
         return True
-    fmt, args = argv[1], argv[2:]
-    if fmt.count("%s") == len(args) and fmt.replace("%s", "").count("%") == 0:
-        text = fmt.replace("\\n", "\n")
-        for arg in args:
-            text = text.replace("%s", arg, 1)
-        shell.emit(text)
-    else:
+    if args[0].startswith("-") and args[0] != "-":
+        if args[0] == "-v" and len(args) > 1 and is_known(args[1]):
+            shell.assign(args[1], shell.unknowns.mark(f"$({' '.join(argv)})"))  # bash's printf -v NAME
         shell.emit_unknown()
+        return True
+    text = printf_output(args[0], args[1:])
+    if text is None:
+        shell.emit_unknown()  # the reader follows the build that succeeds: printf is taken to succeed
+    else:
+        shell.emit(text)
     return True
+
+
+class _Unsure(Exception):
+    """printf would print what the reader cannot work out exactly (an error, a shell-dependent form)."""
+
+
+class _Stop(Exception):
+    """``\\c`` in a ``%b`` argument: printf prints nothing more."""
+
+
+_FORMAT_ESCAPES = {"\\": "\\", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+_DIRECTIVE = re.compile(r"%([-+ 0]*)(\d*)(?:\.(\d*))?([sbcdiouxX%])")
+_NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+
+
+def printf_output(fmt: str, args: list[str]) -> str | None:
+    """What ``printf FMT ARGS...`` prints, or None when the reader cannot say exactly.
+
+    Only FMT is a format: ``%`` and ``\\`` in an argument are data (``%b`` reads escapes in its argument). FMT
+    is used again while arguments remain; a conversion with none left gets "" (0 for numbers). Escapes in FMT:
+    ``\\ \\a \\b \\f \\n \\r \\t \\v`` and octal ``\\NNN``; conversions ``%s %b %c %d %i %o %u %x %X %%``
+    with ``-``, ``+``, space and ``0`` flags, a width and a precision. Anything else (``\\x41``, ``%*d``, ``%q``,
+    an argument %d cannot read, a byte past ASCII or a NUL) is not guessed.
+    """
+    if not is_known(fmt):
+        return None
+    out: list[str] = []
+    remaining = list(args)
+    try:
+        while True:
+            used = _format_once(fmt, remaining, out)
+            if not remaining or not used:
+                return "".join(out)
+    except _Stop as stop:
+        return "".join(out) + str(stop)
+    except _Unsure:
+        return None
+
+
+def _format_once(fmt: str, remaining: list[str], out: list[str]) -> int:
+    """Print ``fmt`` once into ``out``, taking its arguments from ``remaining``; return how many it took."""
+    used = 0
+    index = 0
+    while index < len(fmt):
+        char = fmt[index]
+        if char == "\\":
+            text, index = _escape(fmt, index + 1, in_argument=False)
+            out.append(text)
+            continue
+        if char != "%":
+            out.append(char)
+            index += 1
+            continue
+        match = _DIRECTIVE.match(fmt, index)
+        if match is None:
+            raise _Unsure("a conversion the reader does not follow")
+        index = match.end()
+        flags, width, precision, conversion = match.groups()
+        if conversion == "%":
+            if flags or width or precision is not None:
+                raise _Unsure("%% with flags")
+            out.append("%")
+            continue
+        arg = remaining.pop(0) if remaining else None
+        used += arg is not None
+        out.append(_convert(conversion, flags, width, precision, arg))
+    return used
+
+
+def _convert(conversion: str, flags: str, width: str, precision: str | None, arg: str | None) -> str:
+    """One conversion of one argument (None: none was left)."""
+    dot = "" if precision is None else "." + (precision or "0")
+    if conversion in "sbc":
+        if set(flags) - {"-"}:
+            raise _Unsure("a flag C leaves undefined for strings")
+        text = arg or ""
+        if conversion == "b":
+            if not is_known(text):
+                raise _Unsure("escapes in an unknown value")
+            text, stopped = _escapes(text)
+            if stopped:
+                if width or dot:
+                    raise _Unsure("\\c in a %b with a width")
+                raise _Stop(text)
+        elif conversion == "c":
+            if not text or not is_known(text[:1]):
+                raise _Unsure("%c of nothing (a NUL) or of an unknown value")
+            text = text[:1]
+        if (width or dot) and not is_known(text):
+            raise _Unsure("the width of an unknown value")
+        return f"%{flags}{width}{dot}s" % text
+    number = _integer(arg)
+    if conversion in "ouxX" and number < 0:
+        raise _Unsure("a negative number printed unsigned")
+    if dot:
+        if number == 0 and dot == ".0":
+            raise _Unsure("a zero printed with no digits")
+        flags = flags.replace("0", "")  # C ignores the 0 flag when a precision is given
+    return f"%{flags}{width}{dot}{'d' if conversion in 'iu' else conversion}" % number
+
+
+def _integer(arg: str | None) -> int:
+    """An argument of ``%d`` as printf reads it: decimal, ``0`` octal, ``0x`` hex, or ``'C`` (C's code)."""
+    if arg is None or arg == "":
+        return 0
+    if not is_known(arg):
+        raise _Unsure("a number the reader cannot know")
+    if arg[:1] in ("'", '"'):
+        if len(arg) < 2 or not arg[1].isascii():
+            raise _Unsure("the code of a character past ASCII")
+        return ord(arg[1])
+    match = _NUMBER.fullmatch(arg)
+    if match is None:
+        raise _Unsure(f"{arg} is not a number: printf fails")
+    sign, digits = match.groups()
+    value = int(digits, 16 if digits[:2] in ("0x", "0X") else 8 if digits.startswith("0") else 10)
+    value = -value if sign == "-" else value
+    if not -(1 << 63) <= value < 1 << 63:
+        raise _Unsure("a number out of range")
+    return value
+
+
+def _escapes(text: str) -> tuple[str, bool]:
+    """The argument of ``%b`` with its escapes read (``\\0NNN`` octal), and whether a ``\\c`` ends all output there."""
+    out: list[str] = []
+    index = 0
+    while index < len(text):
+        if text[index] != "\\":
+            out.append(text[index])
+            index += 1
+            continue
+        if text[index + 1:index + 2] == "c":
+            return "".join(out), True
+        piece, index = _escape(text, index + 1, in_argument=True)
+        out.append(piece)
+    return "".join(out), False
+
+
+def _escape(text: str, index: int, in_argument: bool) -> tuple[str, int]:
+    """The escape whose letter is at ``text[index]``: its character and where the text goes on."""
+    letter = text[index:index + 1]
+    if letter in _FORMAT_ESCAPES:
+        return _FORMAT_ESCAPES[letter], index + 1
+    if letter.isdigit() and letter < "8":
+        # In the format \\NNN is octal (1-3 digits); in a %b argument \\0NNN is (0-3 after the 0), and dash and
+        # bash read \\NNN there as well.
+        start = index + 1 if in_argument and letter == "0" else index
+        end = start
+        while end < len(text) and end < start + 3 and "0" <= text[end] <= "7":
+            end += 1
+        code = int(text[start:end] or "0", 8)
+        if not 0 < code < 128:
+            raise _Unsure("a NUL or a byte past ASCII")
+        return chr(code), end
+    raise _Unsure(f"the escape \\{letter}, which shells print differently")
 
 
 def _path_tool(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -708,6 +878,11 @@ def _test(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
 
 
 def _decide(shell: Shell, args: list[str]) -> bool | None:
+    if len(args) in (1, 2) and is_known(args[0]) and not is_known(args[-1]) and shell.unknowns.nonempty(args[-1]):
+        # An unknown value known not to be empty ($BASH_VERSION under bash): [ X ], [ -n X ] and [ -z X ] are known.
+        if len(args) == 1:
+            return True
+        return {"-n": True, "-z": False}.get(args[0])
     if any(not is_known(a) for a in args):
         return None
     if len(args) == 1:

@@ -96,6 +96,7 @@ class Build:
         self.counter = 0
         self.commands = 0
         self.stage = ""  # the stage being built, for the steps and notes made now
+        self.bash_version = self.unknowns.mark("$BASH_VERSION", word=True)  # what bash sets: a version, not empty
 
     def tick(self) -> int:
         """The next point in the order the build runs."""
@@ -151,7 +152,7 @@ class Shell:
     def __init__(self, build: Build, file: str, cwd: str, variables: dict[str, str], *, argv0: str = "sh",
                  positional: list[str] | None = None, errexit: bool = False, propagates: bool = True,
                  inherited: tuple[str, ...] = (), run_line: int = 0, record: ScriptRecord | None = None,
-                 depth: int = 0, dockerfile: bool = False):
+                 depth: int = 0, dockerfile: bool = False, program: str = "sh"):
         self.build = build
         self.file = file
         self.cwd = normalise(cwd)
@@ -170,8 +171,10 @@ class Shell:
         self.record = record
         self.depth = depth
         self.dockerfile = dockerfile  # a RUN's own shell: its lines are the Dockerfile's
+        self.program = program  # the shell that runs it: "sh" (the base image's /bin/sh), "bash", "dash"...
         self.output: Captured | None = None  # what a $(...) around this shell hears; shared with its children
         self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
+        self.is_subshell = False  # a copy made by subshell(): its exit status is not the script's or the RUN's
 
     @property
     def unknowns(self) -> Unknowns:
@@ -199,12 +202,18 @@ class Shell:
             return "e" if self.errexit else ""
         if name == "HOME" and name not in self.variables:
             return "/root"  # Docker sets HOME for the user RUN runs as; root's unless USER said otherwise
+        if name == "BASH_VERSION" and self.program == "bash" and name not in self.variables and name not in self.unset:
+            return self.build.bash_version  # bash sets it (not exported): which version, only the image knows
         return self.variables.get(name)
 
     def missing(self, name: str) -> str:
         """What ``$NAME`` gives when nothing the reader saw set it: empty if unset on purpose, else unknown."""
         if name in self.unset or name.isdigit() or name in "@*#?-!$":
             return "" if name not in "$!" else self.unknowns.mark(f"${name}")
+        if name == "BASH_VERSION":
+            # dash, ash, ksh... do not set it. Under sh it is set if the base image's /bin/sh is bash (RHEL-likes),
+            # not if it is dash (Debian, Ubuntu): no variable the build forgot to set, so not listed as unresolved.
+            return "" if self.program != "sh" else self.unknowns.mark("$BASH_VERSION")
         if self.record is not None:
             self.record.unknown.add(name)
         return self.unknowns.mark(f"${name}")
@@ -303,10 +312,12 @@ class Shell:
         """A copy of this shell (``( ... )``, ``$(...)``, a pipeline's parts): same image, its own state."""
         child = Shell(self.build, self.file, self.cwd, {}, argv0=self.argv0, positional=self.positional,
                       errexit=self.errexit, propagates=self.propagates, inherited=self.inherited,
-                      run_line=self.run_line, record=self.record, depth=self.depth, dockerfile=self.dockerfile)
+                      run_line=self.run_line, record=self.record, depth=self.depth, dockerfile=self.dockerfile,
+                      program=self.program)
         child.variables, child.exported, child.unset = dict(self.variables), set(self.exported), set(self.unset)
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
+        child.is_subshell = True
         return child
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -30,11 +30,26 @@ class Unknowns:
 
     def __init__(self) -> None:
         self.spelled: list[str] = []
+        self.words: set[int] = set()  # markers whose value is known to be one word, not empty
 
-    def mark(self, spelling: str) -> str:
-        """A marker standing for a value written as ``spelling`` (``$VLLM``, ``$(python3 -c ...)``)."""
+    def mark(self, spelling: str, word: bool = False) -> str:
+        """A marker standing for a value written as ``spelling`` (``$VLLM``, ``$(python3 -c ...)``).
+
+        ``word``: the value, though unknown, is one word, not empty, without blanks or glob characters
+        (``$BASH_VERSION`` under bash), so a test of whether it is empty is decided.
+        """
         self.spelled.append(spelling)
+        if word:
+            self.words.add(len(self.spelled) - 1)
         return f"\x00{len(self.spelled) - 1}\x01"
+
+    def nonempty(self, text: str) -> bool:
+        """Whether ``text``, which holds unknown values, is surely not empty: each of them is known to be a word.
+
+        Such a value splits and globs to nothing else, quoted or not, so ``text`` is the field sh sees.
+        """
+        marks = [int(m.group(1)) for m in _MARK.finditer(text)]
+        return bool(marks) and all(index in self.words for index in marks)
 
     def show(self, text: str) -> str:
         """``text`` with each marker spelled as the script wrote it."""

@@ -57,3 +57,25 @@ def test_a_test_on_known_values_is_decided_as_sh_decides_it(test: str, holds: bo
     plan = plan_of(script_context(f"SET=a\nEMPTY=\nif {test}; then cp x.py /yes/; else cp x.py /no/; fi\n"))
     assert placed(plan) == ({"/yes/x.py": "s/x.py"} if holds else {"/no/x.py": "s/x.py"})
     assert plan.notes == ()
+
+
+GUARD = '[ -z "$BASH_VERSION" ] && exec bash "$0" "$@"\n'
+
+
+@pytest.mark.parametrize(("head", "run", "runs", "notes"), [
+    ("#!/bin/bash\n", "cd /w/s && ./i.sh", 1, []),  # bash sets BASH_VERSION: the guard is decided
+    ("#!/usr/bin/env bash\n", "cd /w/s && ./i.sh", 1, []),
+    ("", "cd /w/s && bash i.sh", 1, []),
+    ("", '["bash", "-c", "cd /w/s && ./i.sh"]', 1, []),  # no '#!': the calling shell (bash) runs it itself
+    ("#!/bin/dash\n", "cd /w/s && ./i.sh", 1, []),  # dash leaves it unset: exec runs it again, once, under bash
+    # /bin/sh is dash (Debian, Ubuntu) or bash (RHEL-likes): the base image decides; under bash it is read once.
+    ("", "cd /w/s && ./i.sh", 2, [("assumed", 1)]),
+    ("#!/bin/sh\n", "cd /w/s && ./i.sh", 2, [("assumed", 2)]),
+    ("", "cd /w/s && sh i.sh", 2, [("assumed", 1)]),
+])
+def test_a_guard_that_reruns_the_script_under_bash_knows_bash_sets_bash_version(
+        head: str, run: str, runs: int, notes: list[tuple[str, int]]) -> None:
+    plan = plan_of(script_context(f"{head}{GUARD}cp x.py /d/x.py\n", run=run))
+    assert [(n.kind, n.line) for n in plan.notes] == notes
+    (script,) = plan.scripts
+    assert [(c.source, c.destination) for c in script.body.copies] == [("/w/s/x.py", "/d/x.py")] * runs

@@ -78,10 +78,19 @@ def test_install_forms(command: str, expected: dict[str, str]) -> None:
     ("cp a.py /d/", False), ("cp -r a /d/", True), ("cp -a a /d/", True), ("cp --recursive a /d/", True),
     ("install -m 644 a.py /d/a.py", False), ("install -D a.py /d/a.py", False), ("install -t /d a.py", False),
     ("mv a /d/", True), ("ln -s /w/a /d/a", True),
+    ("rsync -a a /d/", True), ("rsync -a a/ /d/", True), ("rsync -r a /d", True), ("rsync a.py /d/", False),
 ])
 def test_a_script_read_on_its_own_reports_which_copies_take_whole_folders(command: str, recursive: bool) -> None:
     (copy,) = read_install_script(command + "\n", "/w").copies
     assert copy.recursive is recursive
+
+
+@pytest.mark.parametrize(("command", "destination"), [
+    ("cp -r a /d/", "/d/"), ("cp a.py /d", "/d"), ("rsync -a a /d/", "/d/"), ("rsync -a a/ /d/", "/d/"),
+    ("rsync -a a /d", "/d"), ("rsync a.py /d/", "/d/"), ("rsync -a a b /d/", "/d/"),
+])
+def test_a_script_read_on_its_own_reports_a_copys_destination_as_written(command: str, destination: str) -> None:
+    assert {copy.destination for copy in read_install_script(command + "\n", "/w").copies} == {destination}
 
 
 def test_install_does_not_copy_folders() -> None:

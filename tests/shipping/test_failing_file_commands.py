@@ -98,11 +98,29 @@ def test_an_option_that_changes_where_files_land_and_is_not_known_is_unread(comm
     ("cp -r /usr/lib/a /made/", "copies /usr/lib/a from the base image, which the reader cannot see", ("/made/a",)),
     ("cp -r /usr/lib/a /made/b", "copies /usr/lib/a from the base image, which the reader cannot see", ("/made/b",)),
     ("mv /usr/lib/a /made/b", "copies /usr/lib/a from the base image, which the reader cannot see", ("/made/b",)),
+    # rsync: SRC/ fills DEST with what SRC holds; SRC lands in DEST as DEST/SRC, or is DEST itself if it is a file.
+    ("rsync -a /usr/lib/a /made/", "copies /usr/lib/a from the base image, which the reader cannot see", ("/made/a",)),
+    ("rsync -a /usr/lib/a /made", "copies /usr/lib/a from the base image, which the reader cannot see", ("/made/a",)),
+    ("rsync -a /usr/lib/a/ /made/b", "copies /usr/lib/a from the base image, which the reader cannot see", ("/made/b",)),
+    ("rsync -r /usr/lib/a /made/b", "copies /usr/lib/a from the base image, which the reader cannot see", ("/made/b",)),
+    ("rsync -a --delete /usr/lib/a/ /made/b/", "copies /usr/lib/a from the base image, which the reader cannot see, "
+                                              "and --delete could remove what /made/b holds that it does not",
+     ("/made/b",)),
 ])
 def test_a_folder_of_the_base_image_copied_over_the_build_is_unread(command: str, reason: str,
                                                                    scope: tuple[str, ...]) -> None:
     plan = plan_of(script_context(f"mkdir /made\n{command}\n"))
     assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [("unread", 2, reason, scope)]
+
+
+@pytest.mark.parametrize("command", ["cp -a /usr/lib/vllm/. /opt/vllm/", "cp -a /usr/lib/vllm /opt/",
+                                     "rsync -a /usr/lib/vllm/ /opt/vllm/", "rsync -a /usr/lib/vllm /opt/",
+                                     "rsync -a --delete /usr/lib/vllm/ /opt/vllm/", "rsync -av /usr/lib/vllm /opt"])
+def test_a_base_image_folder_copied_over_a_placed_file_is_a_caveat_on_it_not_a_removal(command: str) -> None:
+    plan = plan_of(script_context(f"mkdir -p /opt/vllm\ncp x.py /opt/vllm/x.py\ncp x.py /opt/kept.py\n{command}\n"))
+    assert plan.image["/opt/vllm/x.py"].source == "s/x.py"  # it may still be there: the base image decides
+    assert [n.line for n in plan.caveats("s/x.py", ("/opt/vllm/x.py",))] == [4]
+    assert plan.caveats("s/x.py", ("/opt/kept.py",)) == ()  # nothing beside what it could reach
 
 
 def test_a_base_image_file_copied_over_a_placed_file_replaces_it() -> None:

@@ -78,6 +78,12 @@ def test_each_copy_of_an_and_or_list_is_hidden_by_what_follows_it() -> None:
      ("2>/dev/null", "the RUN at Dockerfile line 4 goes on after it fails")),
     ("./inner.sh\n", "cd /w/s && ./i.sh; true", ("the RUN at Dockerfile line 4 goes on after it fails",)),
     ("./inner.sh\n", "cd /w/s && ./i.sh", ()),
+    # exec never returns: the script run in the shell's place ends it, so nothing goes on after a failure.
+    ('[ -n "$X" ] || exec ./inner.sh\necho\n', "cd /w/s && ./i.sh", ()),
+    ("exec ./inner.sh\necho\n", "cd /w/s && ./i.sh", ()),
+    ("exec ./inner.sh 2>/dev/null\necho\n", "cd /w/s && ./i.sh", ("2>/dev/null",)),
+    ("./inner.sh\n", "cd /w/s && exec ./i.sh; true", ()),
+    ("(exec ./inner.sh); echo\n", "cd /w/s && ./i.sh", ("s/i.sh goes on after it fails",)),  # only the subshell ends
 ])
 def test_a_script_run_by_a_caller_that_goes_on_inherits_why(script: str, run: str, hides: tuple[str, ...]) -> None:
     plan = plan_of(script_context(script, run=run, files={"s/inner.sh": "set -e\ncp x.py /d/x.py\n"}))

@@ -45,6 +45,8 @@ def copy_of(plan):  # type: ignore[no-untyped-def]
     (f'sh -c "{COPY}; set -e; echo done"', False),
     (f'sh -c "{COPY}"', True),  # the last command: its failure is the RUN's
     (f'sh -c "{COPY} && echo done"', True),  # a failed && list fails the RUN too
+    (f'sh -c "exec {COPY}; echo done"', True),  # exec never returns: its failure is the RUN's
+    (f'sh -c "(exec {COPY}); echo done"', False),  # ...but in a subshell, only the subshell's
 ])
 def test_a_command_string_copies_and_set_e_decides_whether_a_failure_stops_the_build(run: str, stops: bool) -> None:
     found = copy_of(plan_of(run_line(run)))

@@ -69,6 +69,11 @@ def test_a_script_read_on_its_own_uses_its_interpreter_line_environment_and_path
     # Run again as a child, then going on: each run's copies, by the order the runs start (the first run's first).
     ('set -e\n[ "$1" = again ] || sh "$0" again\ncp "b$1.py" /d/\n',
      [("/w/b.py", "/d/", 3), ("/w/bagain.py", "/d/", 3)], True),
+    # Run again under bash unless it runs under bash: read once under bash, not until the nesting limit.
+    ('#!/bin/bash\n[ -z "$BASH_VERSION" ] && exec bash "$0" "$@"\ncp a.py /d/\n', [("/w/a.py", "/d/", 3)], False),
+    ('#!/bin/dash\n[ -z "$BASH_VERSION" ] && exec bash "$0" "$@"\ncp a.py /d/\n', [("/w/a.py", "/d/", 3)], False),
+    # Under sh the base image decides: the run under bash, and the one that goes on under sh.
+    ('[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"\ncp a.py /d/\n', [("/w/a.py", "/d/", 2)] * 2, False),
 ])
 def test_a_script_read_on_its_own_that_runs_itself_again_reports_the_copies_of_each_run(
         script: str, copies: list[tuple[str, str, int]], stops: bool) -> None:
