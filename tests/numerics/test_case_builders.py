@@ -64,6 +64,8 @@ def test_blocks_are_owned_once_shuffled_and_the_rest_is_garbage() -> None:
     case = make_decode_case([40, 3, 100], num_kv_heads=1, gqa_ratio=2, head_dim=16, block_size=4, seed=8,
                             spare_blocks=5, pad_blocks=2)
     tables = case.kwargs["block_tables"]
+    # As vLLM hands them to the kernels: int32 block tables and lengths.
+    assert (tables.dtype, case.kwargs["seq_lens"].dtype) == (torch.int32, torch.int32)
     used = [10, 1, 25]
     num_blocks = sum(used) + 5
     assert case.kwargs["key_cache"].shape[0] == num_blocks

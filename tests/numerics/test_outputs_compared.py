@@ -124,9 +124,9 @@ def test_a_copy_that_returns_nothing_is_a_difference(missing: int) -> None:
 
 def test_outputs_of_another_shape_or_dtype_are_a_difference_saying_both() -> None:
     vendor = torch.zeros(2, 4, 8)
-    shape = _compare("forward_prefix", BI_V100, "case", [out(vendor), out(torch.zeros(2, 8, 4))], 0.0)
-    assert shape.error == "vendor gives (2, 4, 8) torch.float32, patched (2, 8, 4) torch.float32"
-    assert not shape.equal and shape.max_abs_diff == math.inf
+    shape = _compare("forward_prefix", BI_V100, "ctx=48 q=16", [out(vendor), out(torch.zeros(2, 8, 4), "V2")], 0.0)
+    assert shape == Comparison("forward_prefix", BI_V100, "ctx=48 q=16", "V1", "V2", False, math.inf, 0.0,
+                               "vendor gives (2, 4, 8) torch.float32, patched (2, 8, 4) torch.float32")
     dtype = _compare("forward_prefix", BI_V100, "case", [out(vendor), out(vendor.half())], 0.0)
     assert dtype.error == "vendor gives (2, 4, 8) torch.float32, patched (2, 4, 8) torch.float16"
     assert not dtype.ok
