@@ -216,8 +216,11 @@ def test_activate_of_several_refuses_them_all_naming_the_others_when_one_was_lis
     assert (team / "series").read_bytes() == series
 
 
-def test_a_patch_commented_out_by_hand_is_not_inactive(cli: Any, team: Path) -> None:
-    edit_file(team / "series", "prefix-buffer-reuse.toml", "# prefix-buffer-reuse.toml")
+@pytest.mark.parametrize("line", ["# prefix-buffer-reuse.toml", "# prefix-buffer-reuse.toml  # broken on 0.6.4",
+                                  "#prefix-buffer-reuse.toml # see inactive patches below"])
+def test_a_patch_commented_out_by_hand_is_not_inactive(cli: Any, team: Path, line: str) -> None:
+    # Only patcher's own note ('# inactive ...') makes a commented line an inactive patch.
+    edit_file(team / "series", "prefix-buffer-reuse.toml", line)
     assert active_ids(team) == SHIPPED_IDS[:2]
     result = cli("test", "--patches", team)
     assert result.exit_code == 0 and result.stderr == ""
