@@ -37,7 +37,9 @@ tests_for() {
     # A package's tests are its folder under tests/ (tests mirror patcher/),
     # plus the few elsewhere that exercise it through another unit.
     case $1 in
-        transforms|cli|authoring) echo "tests/$1" ;;
+        transforms|authoring) echo "tests/$1" ;;
+        # 'new --from-edit' is driven through the CLI by the authoring tests of its inputs and refusals.
+        cli)        echo tests/cli tests/authoring/test_from_edit_inputs.py tests/authoring/test_from_edit_refusals.py ;;
         # Tests that read files the mutants folder lacks (benchmarks/, README, git,
         # .pre-commit-hooks.yaml) or PyTorch's import warning (patcher in a child whose
         # working folder is tmp_path) are run by the plain suite only.
