@@ -70,3 +70,35 @@ def test_an_unreadable_recorded_override_hints_apply_on_the_input(cli, tmp_path:
     again = cli(*hinted, "-o", "context")
     assert again.exit_code == 0, again.stderr  # a fresh manifest, which check reads
     assert cli("check", cli.cwd / "context").exit_code in (0, 1)
+
+
+def test_a_hint_carries_the_runs_target_and_patches_as_given(cli, spaced: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import re
+
+    from tests.fixtures_patches import copy_patch_set
+
+    dockerfile = spaced / "Dockerfile"
+    dockerfile.write_bytes(re.sub(rb"^(FROM [^\r\n]+)", rb"\1 AS final", dockerfile.read_bytes(), count=1, flags=re.M))
+    script = spaced / "qwen3_6_scripts" / "patch_ops.sh"
+    script.write_bytes(b"".join(line for line in script.read_bytes().splitlines(keepends=True)
+                                if b"paged_attn.py" not in line))
+    team = copy_patch_set(tmp_path / "my team")
+    result = cli("apply", spaced, "--target", "final", "--patches", team,
+                 "--set", "prefix-pregather.max_gather_tokens=4096")
+    assert result.exit_code == 2, result.stderr
+    hinted = _hinted(result.stderr)  # inspect takes no --set
+    assert hinted == ["inspect", str(spaced), "--target", "final", "--patches", str(team)]
+    assert cli(*hinted).exit_code == 0
+
+
+def test_a_hint_naming_apply_carries_the_runs_settings(cli, spaced: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("torch")
+    from tests.fixtures_patches import copy_patch_set
+
+    shipped = spaced / SHIPPED
+    shipped.write_bytes(shipped.read_bytes().replace(b"use_v1 = True", b"use_v1 = False"))
+    team = copy_patch_set(tmp_path / "team")
+    result = cli("verify-numerics", spaced, "--patches", team, "--set", "prefix-pregather.max_gather_tokens=4096")
+    assert result.exit_code == 2
+    assert _hinted(result.stderr) == ["apply", str(spaced), "--patches", str(team),
+                                      "--set", "prefix-pregather.max_gather_tokens=4096"]
