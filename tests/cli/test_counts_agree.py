@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures_cli import SERIES, broken_drop
+from tests.fixtures_patches import patch_toml, replace_step, write_patch_set
 from tests.fixtures_vendor import SHIPPED, VENDOR_TREE
 
 
@@ -133,3 +134,35 @@ def test_verify_sync_does_not_name_apply_for_copies_only_its_configuration_decla
     result = cli("verify-sync", drop)
     assert result.exit_code == 1
     assert _sync_summary(result) == "1 of 2 mirror groups drifted: copy the shipped file over each stale copy"
+
+
+# A patch that makes the V2 kernel live: the drop is clean, the build apply would write is not.
+V2_LIVE = patch_toml("v2-on", replace_step("use_v1 = True", "use_v1 = False"), scope="PagedAttention.forward_decode",
+                     target="vllm/attention/ops/paged_attn.py", header='applied-when = ["use_v1 = False"]')
+
+
+def _drifted(tmp_path: Path) -> Path:
+    return shutil.copytree(VENDOR_TREE, tmp_path / "drop")  # the stale root paged_attn.py has drifted
+
+
+def test_verify_sync_judges_apply_with_the_patch_set_it_is_given(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    drop = _drifted(tmp_path)
+    team = write_patch_set(tmp_path / "team", {"v2-on.toml": V2_LIVE})
+    summary = _sync_summary(cli("verify-sync", drop, "--patches", team))
+    given = f"{drop} --patches {team}"
+    assert re.fullmatch(rf"1 of 1 mirror group drifted: 'patcher apply {given}' would write nothing "
+                        rf"\(\d+ safety rule error\(s\); see 'patcher check {given}'\); "
+                        "copy the shipped file over each stale copy", summary), summary
+
+
+def test_verify_sync_says_apply_stops_where_it_would(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # verify-sync reads no safety policy; apply stops at one it cannot read.
+    drop = _drifted(tmp_path)
+    team = write_patch_set(tmp_path / "team", {"v2-on.toml": V2_LIVE})
+    (team / "policy.toml").write_text("[rules\n")
+    result = cli("verify-sync", drop, "--patches", team)
+    assert result.exit_code == 1, result.stderr
+    summary = _sync_summary(result)
+    assert summary.startswith(f"1 of 1 mirror group drifted: 'patcher apply {drop} --patches {team}' would write "
+                              f"nothing (it stops: {team / 'policy.toml'}: "), summary
+    assert summary.endswith("; copy the shipped file over each stale copy"), summary
