@@ -73,33 +73,37 @@ for target in "${packages[@]}"; do
     package=${target%%/*}
     tests=${MUTATION_TESTS:-$(tests_for "$package")}
     only="patcher/$package/*"
-    [ "$package" = core ] && only="patcher/*.py"
+    # mutmut matches with fnmatch, whose '*' spans '/': core names its modules one by one.
+    [ "$package" = core ] && only=$(cd "$root" && ls patcher/*.py)
+    shown=$package
     name=$package
     if [ "$target" != "$package" ]; then
         only="patcher/$target"
         [ "$package" = core ] && only="patcher/${target#core/}"
         name=$package.$(basename "$target" .py)
+        shown=$only
     fi
     work=$(mktemp -d "${TMPDIR:-/tmp}/patcher-mutation-$name.XXXXXX")
     (cd "$root" && git ls-files -co --exclude-standard | tar cf - -T -) | tar xf - -C "$work"
     {
         echo "[mutmut]"
         echo "source_paths = patcher/"
-        echo "only_mutate = $only"
+        echo "only_mutate ="
+        for pattern in $only; do echo "    $pattern"; done
         echo "also_copy ="
         for path in fixtures/ patches/ templates/ pyproject.toml; do echo "    $path"; done
         echo "pytest_add_cli_args = -p no:cacheprovider -x -q"
         echo "pytest_add_cli_args_test_selection ="
         for test in $tests; do echo "    $test"; done
     } >> "$work/setup.cfg"
-    echo "mutation: $only in $work"
+    echo "mutation: $shown in $work"
     if [ -z "${MUTATION_SAMPLE-}" ]; then
         (cd "$work" && PYTHONPATH= mutmut run --max-children "$jobs")
         (cd "$work" && mutmut results --all true) > "$out/$name.all.txt" || true
         (cd "$work" && mutmut results) > "$out/$name.txt" || true
         killed=$(grep -c ': killed$' "$out/$name.all.txt" || true)
         total=$(grep -c ': ' "$out/$name.all.txt" || true)
-        echo "$only: $killed of $total mutants killed" | tee -a "$out/$name.txt"
+        echo "$shown: $killed of $total mutants killed" | tee -a "$out/$name.txt"
         continue
     fi
     # A sample: mutmut generates every mutant and records which tests reach
@@ -144,5 +148,5 @@ n, k, total = len(lines), sum(": killed" in line for line in lines), int(sys.arg
 p, z = k / n, 1.96
 mid, half = (p + z * z / (2 * n)) / (1 + z * z / n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
 print(f"{sys.argv[2]}: {k} of {n} sampled mutants killed ({100 * p:.1f} %, 95 % interval {100 * (mid - half):.1f}-{100 * (mid + half):.1f} %) of {total} mutants, seed {sys.argv[4]}")' \
-        "$out/$name.sample.txt" "$only" "$(wc -l < "$work/mutants.txt")" "${MUTATION_SEED:-1}" | tee -a "$out/$name.sample.txt"
+        "$out/$name.sample.txt" "$shown" "$(wc -l < "$work/mutants.txt")" "${MUTATION_SEED:-1}" | tee -a "$out/$name.sample.txt"
 done
