@@ -40,7 +40,8 @@ tests_for() {
         transforms|authoring) echo "tests/$1" ;;
         # 'new --from-edit' is driven through the CLI by the authoring tests of its inputs and refusals.
         cli)        echo tests/cli tests/authoring/test_from_edit_inputs.py tests/authoring/test_from_edit_refusals.py ;;
-        # Tests that read files the mutants folder lacks (benchmarks/, README, git,
+        # Tests that read files the mutants folder lacks (or whose child, out of file descriptors,
+        # cannot run mutmut's own hook) (benchmarks/, README, git,
         # .pre-commit-hooks.yaml) or PyTorch's import warning (patcher in a child whose
         # working folder is tmp_path) are run by the plain suite only.
         shipping)   echo tests/shipping \
@@ -51,7 +52,8 @@ tests_for() {
                          --ignore=tests/numerics/test_no_third_party_warnings.py ;;
         core)       echo tests/test_*.py tests/cli tests/end_to_end \
                          --deselect tests/end_to_end/test_readme_walkthrough.py \
-                         --deselect tests/end_to_end/test_reproducible_apply.py ;;  # patcher/*.py: the modules above the packages
+                         --deselect tests/end_to_end/test_reproducible_apply.py \
+                         --deselect tests/test_manifest_commit.py::test_no_file_descriptor_left_to_run_git_says_so ;;  # patcher/*.py: the modules above the packages
         patchset)   echo tests/patchset tests/transforms ;;
         checks)     echo tests/checks tests/authoring/test_rule_examples.py ;;
         archive)    echo tests/archive tests/test_pipeline_read_ahead.py \
