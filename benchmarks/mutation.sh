@@ -50,7 +50,7 @@ tests_for() {
                          --deselect tests/review/test_sync_pre_commit_hook.py::test_pre_commit_hook_runs_verify_sync ;;
         numerics)   echo tests/numerics --ignore=tests/numerics/test_benchmark_scripts_run.py \
                          --ignore=tests/numerics/test_no_third_party_warnings.py ;;
-        core)       echo tests/test_*.py tests/cli tests/end_to_end \
+        core)       echo tests/test_*.py tests/cli tests/end_to_end tests/review/test_diff_base.py \
                          --deselect tests/end_to_end/test_readme_walkthrough.py \
                          --deselect tests/end_to_end/test_reproducible_apply.py \
                          --deselect tests/test_manifest_commit.py::test_no_file_descriptor_left_to_run_git_says_so ;;  # patcher/*.py: the modules above the packages
