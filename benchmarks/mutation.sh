@@ -38,8 +38,11 @@ tests_for() {
     # plus the few elsewhere that exercise it through another unit.
     case $1 in
         transforms|authoring) echo "tests/$1" ;;
-        # 'new --from-edit' is driven through the CLI by the authoring tests of its inputs and refusals.
-        cli)        echo tests/cli tests/authoring/test_from_edit_inputs.py tests/authoring/test_from_edit_refusals.py ;;
+        # The CLI is also driven by the whole-command walkthroughs and by the authoring tests of
+        # 'new --from-edit' (its output, inputs and refusals).
+        cli)        echo tests/cli tests/end_to_end tests/authoring/test_from_edit_*.py \
+                         --deselect tests/end_to_end/test_readme_walkthrough.py \
+                         --deselect tests/end_to_end/test_reproducible_apply.py ;;
         # Tests that read files the mutants folder lacks (or whose child, out of file descriptors,
         # cannot run mutmut's own hook) (benchmarks/, README, git,
         # .pre-commit-hooks.yaml) or PyTorch's import warning (patcher in a child whose
