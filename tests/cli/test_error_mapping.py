@@ -138,3 +138,22 @@ def test_fail_prints_the_line_and_exits_with_the_code(capsys: pytest.CaptureFixt
         fail("x.zip: not a zip file", 2)
     assert done.value.code == 2
     assert capsys.readouterr() == ("", "error: x.zip: not a zip file\n")
+
+
+def _raised_while_handling(first: BaseException, then: BaseException) -> Callable[[], object]:
+    def body() -> object:
+        try:
+            raise first
+        except type(first):
+            raise then  # noqa: B904: implicitly chained, as a library's clean-up raising would be
+    return body
+
+
+@pytest.mark.parametrize("first", [MemoryError(), OSError(24, "Too many open files")])
+def test_what_ran_out_is_found_behind_an_error_raised_while_handling_it(first: BaseException) -> None:
+    # A library's clean-up that fails in turn (its own error chained by __context__) is still what ran out.
+    result = run(_raised_while_handling(first, RuntimeError("could not close the stream")))
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.startswith("error: command: ") and ("out of memory" in result.stderr
+                                                              or "too many open files" in result.stderr)
+    assert result.stderr.count("\n") == 1
