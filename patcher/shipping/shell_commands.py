@@ -21,7 +21,7 @@ from .image_fs import Kind, normalise
 from .shell_interpreter import (MAX_DEPTH, CommandContext, Exit, ScriptRecord, Shell, ShellSyntaxError, Stop,
                                 _Loop, _Return, shebang)
 from .shell_syntax import Redirect, Simple, heredoc_word, parse_script
-from .shell_words import is_known
+from .shell_words import MAX_WORD, is_known
 
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "zsh", "busybox-sh"})
 # Commands that change no file of the image and no state of the shell; what they print is unknown.
@@ -723,14 +723,19 @@ def _format_once(fmt: str, remaining: list[str], out: list[str]) -> int:
     """Print ``fmt`` once into ``out``, taking its arguments from ``remaining``; return how many it took."""
     used = 0
     index = 0
+    size = sum(map(len, out))  # what earlier uses of the format printed
     while index < len(fmt):
+        if size > MAX_WORD:
+            raise _Unsure("output past the reader's limit")
         char = fmt[index]
         if char == "\\":
             text, index = _escape(fmt, index + 1, in_argument=False)
             out.append(text)
+            size += len(text)
             continue
         if char != "%":
             out.append(char)
+            size += 1
             index += 1
             continue
         match = _DIRECTIVE.match(fmt, index)
@@ -742,10 +747,18 @@ def _format_once(fmt: str, remaining: list[str], out: list[str]) -> int:
             if flags or width or precision is not None:
                 raise _Unsure("%% with flags")
             out.append("%")
+            size += 1
             continue
+        # A width or precision past what the reader keeps of a word is not built (a script's
+        # '%9999999999s' would take gigabytes); neither is output past it, the format used again.
+        if int(width or 0) > MAX_WORD or int(precision or 0) > MAX_WORD:
+            raise _Unsure("a width past the reader's limit")
         arg = remaining.pop(0) if remaining else None
         used += arg is not None
         out.append(_convert(conversion, flags, width, precision, arg))
+        size += len(out[-1])
+    if size > MAX_WORD:
+        raise _Unsure("output past the reader's limit")
     return used
 
 
