@@ -659,8 +659,9 @@ def _fails(pipeline: Pipeline) -> bool:
     if isinstance(node, Group):
         items = node.body.items
         for item in items:
-            if not item.rest and not item.background and _exits(item.first) is not None:
-                return bool(_exits(item.first))
+            exits = None if item.rest or item.background else _exits(item.first)
+            if exits is not None:
+                return exits
         return bool(items) and not items[-1].rest and not items[-1].background and _fails(items[-1].first)
     status = _exits(pipeline)
     return bool(status) or (isinstance(node, Simple) and bool(node.words) and plain_text(node.words[0]) == "false")
