@@ -808,6 +808,8 @@ def _integer(arg: str | None) -> int:
     if match is None:
         raise _Unsure(f"{arg} is not a number: printf fails")
     sign, digits = match.groups()
+    if len(digits) > 24:  # past 64 bits in any base; int() also refuses thousands of decimal digits
+        raise _Unsure("a number out of range")
     value = int(digits, 16 if digits[:2] in ("0x", "0X") else 8 if digits.startswith("0") else 10)
     value = -value if sign == "-" else value
     if not -(1 << 63) <= value < 1 << 63:
