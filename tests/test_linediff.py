@@ -87,6 +87,20 @@ def test_at_the_size_limit_difflib_still_answers_and_just_above_it_the_unique_li
     assert opcodes(a, b) == [("insert", 0, 0, 0, 200), ("equal", 0, 1, 200, 201), ("delete", 1, 201, 201, 201)]
 
 
+def test_a_unique_line_that_opens_the_new_side_is_kept_as_well_as_one_that_opens_the_old() -> None:
+    # The mirror of the case above: the unique line moved to the first line of b.
+    k = 200
+    a, b = ["repeated"] * k + ["unique"], ["unique"] + ["repeated"] * k
+    assert opcodes(a, b) == [("delete", 0, 200, 0, 0), ("equal", 200, 201, 0, 1), ("insert", 201, 201, 1, 201)]
+
+
+def test_a_large_file_with_lines_added_at_its_end_is_one_equal_run_and_one_insert() -> None:
+    a = vendor_like(400, seed=3)
+    b = a + ["        value_extra = compute(value_399, 400)", "", "        return out"]
+    assert opcodes(a, b) == [("equal", 0, 400, 0, 400), ("insert", 400, 400, 400, 403)]
+    assert opcodes(b, a) == [("equal", 0, 400, 0, 400), ("delete", 400, 403, 400, 400)]
+
+
 def test_one_changed_line_in_a_large_file_is_one_replace_between_two_equal_runs() -> None:
     a = vendor_like(3000)
     b = list(a)

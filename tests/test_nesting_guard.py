@@ -104,6 +104,19 @@ def test_a_long_flat_display_is_shallow_however_long() -> None:
     assert nesting_problem("f(" + "a=-b.c, " * 100_000 + ")\n") is None
 
 
+def test_a_statement_counts_as_deep_first_in_the_file_as_after_other_statements() -> None:
+    statement = "x = ((((y))))\n"
+    first = nesting_count(statement)
+    assert first == nesting_count("import os\n" + statement) == nesting_count("import os\n\n# note\n" + statement)
+
+
+def test_each_element_of_a_display_is_counted_from_nothing() -> None:
+    # The operators of one element do not add to the next: (1, - - 2) is as deep as (- - 2).
+    deepest = "- - - - - - 2"
+    assert nesting_count(f"x = (1, {deepest})\n") == nesting_count(f"x = ({deepest})\n")
+    assert nesting_count(f"x = [[1], - 3, {deepest}]\n") == nesting_count(f"x = [{deepest}]\n")
+
+
 def test_a_lambda_in_a_display_does_not_join_the_elements_after_it() -> None:
     handlers = "HANDLERS = {\n" + "".join(f"    'k{i}': lambda x: -x.y + 1,\n" for i in range(1000)) + "}\n"
     assert nesting_problem(handlers) is None
