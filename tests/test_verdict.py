@@ -76,3 +76,18 @@ def test_check_apply_and_test_keep_their_exit_codes(cli, vendor_copy) -> None:  
     apply = cli("apply", vendor_copy, "-o", "ctx")
     assert apply.exit_code == 2 and not (cli.cwd / "ctx").exists()
     assert cli("test", "three-tier-decode").exit_code == 0
+
+
+def test_checks_verdict_gives_each_finding_its_file_and_line_and_each_file_its_status() -> None:
+    from patcher.checks import run_rules
+    from patcher.report import CheckReport
+    from tests.fixtures_rules import POLICY, readers
+
+    code = (b"from vllm.attention.ops.prefix_prefill import context_attention_fwd\r\n"
+            b"def f(o):\r\n    use_v1 = True\r\n    if not use_v1:\r\n        ops.paged_attention_v2(o)\r\n"
+            b"    context_attention_fwd(o)\r\n")
+    verdict = CheckReport(run_rules(readers({"a.py": code, "b.py": b"x = 1\n"}), POLICY), "drop").verdict
+    assert verdict.statuses == (("a.py", "fails"), ("b.py", "passes"))
+    assert [(r.severity, r.subject, r.text.split(":")[0]) for r in verdict.reasons] == [
+        (Severity.UNSAFE, "a.py:1", "no-triton-kernels"), (Severity.UNSAFE, "a.py:6", "no-triton-kernels"),
+        (Severity.NOTE, "a.py:5", "v2-needs-fallback")]

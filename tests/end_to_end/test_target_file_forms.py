@@ -52,21 +52,24 @@ def test_latin1_target_with_coding_line(cli, vendor_copy, make_zip) -> None:  # 
 
 
 @pytest.mark.parametrize(
-    ("content", "message"),
+    ("content", "message", "broken_drop"),
     [
-        (b"s = '\xe9'\n", "cannot be decoded: invalid or missing encoding declaration"),
-        (b"a = 1\nb = 2\nc = 3\ns = '\xe9'\n", "cannot be decoded: line 4: not utf-8"),
-        (b"print 'hello'\n", "line 1: Missing parentheses in call to 'print'"),
-        (b"x = 1\r\ny = 2\nz = 3\r", "would not round-trip byte for byte (lone CR line endings?)"),
+        (b"s = '\xe9'\n", "cannot be decoded: invalid or missing encoding declaration", False),
+        (b"a = 1\nb = 2\nc = 3\ns = '\xe9'\n", "cannot be decoded: line 4: not utf-8", False),
+        (b"print 'hello'\n", "line 1: Missing parentheses in call to 'print'", True),
+        (b"x = 1\r\ny = 2\nz = 3\r", "would not round-trip byte for byte (lone CR line endings?)", False),
     ],
     ids=["not-utf8", "not-utf8-further-down", "python2", "lone-cr"],
 )
-def test_unpatchable_target_is_one_clear_error(cli, vendor_copy, make_zip, content: bytes, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_unpatchable_target_is_one_clear_error(cli, vendor_copy, make_zip, content: bytes, message: str,  # type: ignore[no-untyped-def]
+                                               broken_drop: bool) -> None:
     result = _apply_variant(cli, vendor_copy, make_zip, content)
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert errors and errors[0].startswith(f"error: {SHIPPED}: ")
     assert message in errors[0]
+    # Only a syntax error is sent back to the vendor: a decoding or line-ending error names what is wrong itself.
+    assert ("the drop itself is broken there" in errors[0]) is broken_drop
     assert "Traceback" not in result.stderr
     assert not (cli.cwd / "ctx.tar").exists()
 
