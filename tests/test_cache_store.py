@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import subprocess
@@ -347,6 +348,30 @@ def test_a_key_too_short_or_too_long_is_refused(area: Path, tmp_path: Path, monk
     assert warning.startswith(f"{secret}: the cache key must hold 32 to 4096 characters")
     subprocess.run(warning.rpartition("(write a new one: ")[2].rstrip(")"), shell=True, check=True)  # as given
     assert not _uncached(area)
+
+
+def test_a_key_file_under_a_file_turns_the_cache_off_with_how_to_fix_it(area: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "secrets").write_text("not a folder")
+    monkeypatch.setenv("PATCHER_CACHE_KEY_FILE", str(tmp_path / "secrets" / "key"))
+    assert _uncached(area)
+    assert take_warnings() == _key_warning(tmp_path / "secrets" / "key",
+                                           f"the cache key file cannot be read ({os.strerror(errno.ENOTDIR)})",
+                                           "make it readable by you, or set PATCHER_CACHE_KEY_FILE to another one")
+
+
+def test_a_key_that_fails_to_read_turns_the_cache_off_with_how_to_fix_it(area: Path, private_config: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_secret() is not None
+
+    def failing_disk(fd: int, size: int) -> bytes:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(cache_store, "_read_at_most", failing_disk)
+    assert _uncached(area)
+    assert take_warnings() == _key_warning(key_path(private_config),
+                                           f"the cache key file cannot be read ({os.strerror(errno.EIO)})",
+                                           "make it readable by you, or set PATCHER_CACHE_KEY_FILE to another one")
 
 
 def test_a_named_key_file_that_is_missing_is_not_made(area: Path, tmp_path: Path,
