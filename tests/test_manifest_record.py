@@ -86,6 +86,8 @@ def _manifest(context: Path) -> dict[str, Any]:
     (lambda m: m["patches"][1]["steps"][0].update(step="1"), "patches[1].steps[0].step is not a number"),
     (lambda m: m["patches"][0]["steps"][1]["matches"][0]["bindings"].update(V2_ARGS="not a digest"),
      "patches[0].steps[1].matches[0].bindings.V2_ARGS is not a sha256"),
+    (lambda m: m["patches"][0]["steps"][0]["matches"][0].update(code="0" * 63),
+     "patches[0].steps[0].matches[0].code is not a sha256"),
     (lambda m: m["changed_files"].update({SHIPPED: None}), f"changed_files['{SHIPPED}'] is not a sha256"),
     (lambda m: m["mirrors"][0].update(differed_before="yes"), "mirrors[0].differed_before is not true or false"),
     (lambda m: m.update(origin=[]), "origin is not an object"),

@@ -43,6 +43,19 @@ def _unpack(archive: Path) -> Path:
     return target
 
 
+def test_apply_creates_the_dockerignore_a_context_root_copy_needs(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
+    dockerfile = vendor_copy / "Dockerfile"
+    dockerfile.write_bytes(dockerfile.read_bytes().replace(b"COPY ./qwen3_6_scripts /workspace/qwen3_6_scripts",
+                                                           b"COPY . /workspace/"))
+    for stale in ("__init__.py", "attention.py", "prefix_prefill.py", "paged_attn.py"):
+        (vendor_copy / stale).unlink()  # else the safety rules refuse the root copies the image now ships
+    result = cli("apply", make_zip(vendor_copy), "-o", "ctx.tar")
+    assert result.exit_code == 0, result.stderr
+    files = tar_files(cli.cwd / "ctx.tar")
+    assert files[".dockerignore"] == (0o644, b"patcher-manifest.json\n")
+    assert ".dockerignore" in json.loads(files[MANIFEST][1])["changed_files"]
+
+
 def test_a_new_dockerignore_shows_in_diff_and_patch_creates_it(cli, vendor_copy, make_zip, tmp_path) -> None:  # type: ignore[no-untyped-def]
     dockerfile = vendor_copy / "Dockerfile"
     dockerfile.write_bytes(dockerfile.read_bytes().replace(b"COPY ./qwen3_6_scripts /workspace/qwen3_6_scripts",
