@@ -55,6 +55,18 @@ def test_outside_any_checkout_the_bundled_set_is_used(tmp_path: Path) -> None:
     assert default_patches_dir(tmp_path).resolve() == PATCHES.resolve()
 
 
+def test_inside_a_patch_set_that_set_is_nearer_than_a_patches_folder_it_holds(tmp_path: Path) -> None:
+    # A patch set that keeps a set of examples of its own in patches/patches/.
+    outer = tmp_path / "team" / "patches"
+    inner = outer / "patches"
+    inner.mkdir(parents=True)
+    (outer / "series").write_text("three-tier-decode\n")
+    (inner / "series").write_text("example\n")
+    assert nearest_patches_dir(outer) == outer
+    assert nearest_patches_dir(inner) == inner
+    assert nearest_patches_dir(tmp_path / "team") == outer
+
+
 @pytest.mark.parametrize("command", ["apply", "inspect", "verify-sync", "diff"])
 def test_a_series_that_is_a_fifo_is_refused_by_name_not_passed_over(cli: Any, tmp_path: Path, command: str,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
