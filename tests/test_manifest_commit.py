@@ -9,6 +9,7 @@ stderr and the same null with what went wrong and what to do.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -132,6 +133,23 @@ def test_no_file_descriptor_left_to_run_git_says_so(patch_repo: Path) -> None:
     done = subprocess.run([sys.executable, "-c", _NO_DESCRIPTORS, str(patch_repo)], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
     assert json.loads(done.stdout) == [None, "cannot run git: Too many open files (raise the open-file limit: ulimit -n)"]
+
+
+def test_descriptors_running_out_between_the_two_git_calls_say_so(patch_repo: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # HEAD was read; the second call (git status, for "-dirty") cannot start.
+    from patcher import vcs
+
+    real = subprocess.run
+
+    def run(args: list[str], **kwargs: Any) -> Any:
+        if "status" in args:
+            raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+        return real(args, **kwargs)
+
+    monkeypatch.setattr(vcs.subprocess, "run", run)
+    assert read_commit(patch_repo) == CommitRead(
+        None, f"cannot run git: {os.strerror(errno.EMFILE)} (raise the open-file limit: ulimit -n)")
 
 
 # --- what apply records and says -------------------------------------------------------------
