@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from .archive.layout import OutputFile
@@ -24,6 +25,25 @@ class GitError(PatcherError):
 
 
 NOT_IN_GIT = "not in a git repository"
+NO_GIT, NO_GIT_HINT = "git is not installed", "install git, or put it on PATH"
+
+
+def gitpython() -> ModuleType:
+    """GitPython, once it has found git to run; else a GitError that says to install git.
+
+    GitPython refuses to be imported when no git is on PATH (an ImportError
+    many lines long), and with ``GIT_PYTHON_REFRESH=quiet`` it imports and
+    fails at its first git command instead: both are one error line here.
+    """
+    try:
+        import git
+    except ImportError as error:
+        if "git executable" not in str(error):
+            raise  # GitPython itself is missing: a broken install, not the user's input
+        raise GitError(NO_GIT, hint=NO_GIT_HINT) from None
+    if shutil.which(str(git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git")) is None:
+        raise GitError(NO_GIT, hint=NO_GIT_HINT)
+    return git
 
 
 @dataclass(frozen=True)
@@ -51,7 +71,7 @@ def read_commit(folder: Path) -> CommitRead:
     # GitPython costs more than the two git calls.
     program = shutil.which("git")
     if program is None:
-        return CommitRead(None, "git is not installed (install git, or put it on PATH)")
+        return CommitRead(None, f"{NO_GIT} ({NO_GIT_HINT})")
     head = _git(program, folder, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
     if isinstance(head, str):
         return CommitRead(None, head)
@@ -99,15 +119,12 @@ def _refused(stderr: str, folder: Path) -> str:
 
 def _repository(folder: Path, purpose: str) -> git.Repo:
     """The git repository holding ``folder``, or a GitError that says what to do."""
-    import git
-
+    git = gitpython()
     try:
         return git.Repo(folder, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise GitError("not in a git repository", where=str(folder),
                        hint=f"{purpose} reads the patch set's history: use a git checkout of it") from None
-    except git.GitCommandNotFound:  # pragma: no cover - git is a dependency of GitPython
-        raise GitError("git is not installed", hint="install git and try again") from None
 
 
 @dataclass(frozen=True)
@@ -125,8 +142,7 @@ def materialise(folders: Sequence[Path], ref: str, dest: Path) -> Materialised:
     from the object database. The first folder must exist at ``ref``; the
     others are skipped where they did not.
     """
-    import git
-
+    git = gitpython()
     repo = _repository(folders[0], "--base")
     try:
         commit = repo.commit(ref)
@@ -180,7 +196,7 @@ def record_history(dest: Path, snapshots: Iterable[Snapshot], *, date: int, forc
     ``dest`` and moved into place at the end; ``dest`` may be missing or
     an empty folder, or anything when ``force`` is set.
     """
-    import git
+    git = gitpython()
 
     from .archive.writer import remove_leftovers, temporary_name
     from .interrupt import temporary
@@ -254,7 +270,8 @@ def _cleanup(message: str) -> str:
 
 
 def check_record_dest(dest: Path, force: bool) -> None:
-    """Refuse an existing file or non-empty folder at ``dest`` unless ``force``."""
+    """Refuse an existing file or non-empty folder at ``dest`` unless ``force``, and a machine without git."""
+    gitpython()
     if force or not os.path.lexists(dest):
         return
     if dest.is_dir() and not dest.is_symlink() and not any(dest.iterdir()):

@@ -80,7 +80,26 @@ def test_a_bad_ref_is_one_error_line(cli, vendor_zip, history) -> None:  # type:
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1
-    assert result.stderr.startswith("error: ") and "unknown revision 'no-such-ref'" in result.stderr
+    assert result.stderr == (f"error: {history}: unknown revision 'no-such-ref' (name a commit, branch or tag of "
+                             "this repository ('git log --oneline' lists them))\n")
+
+
+def test_a_revision_before_the_patch_set_existed_is_one_error_line(cli, vendor_zip, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    git = pytest.importorskip("git")
+    checkout = tmp_path / "engine"
+    repo = git.Repo.init(checkout)
+    actor = git.Actor("t", "t@localhost")
+    (checkout / "README").write_text("the team's engine\n")
+    repo.index.add(["README"])
+    first = repo.index.commit("the engine, before any patch set", author=actor, committer=actor)
+    shutil.copytree(PATCHES, checkout / "patches")
+    shutil.copytree(ROOT / "templates", checkout / "templates")
+    repo.index.add(["patches", "templates"])
+    repo.index.commit("the patch set", author=actor, committer=actor)
+    result = cli("diff", "--base", "HEAD~1", "--patches", checkout / "patches", vendor_zip)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (f"error: {checkout.resolve()}: 'patches' does not exist at HEAD~1 "
+                             f"({first.hexsha[:12]}) (pick a commit that has the patch set)\n")
 
 
 def test_a_broken_patch_set_at_the_revision_is_named_by_the_revision(cli, vendor_zip, history) -> None:  # type: ignore[no-untyped-def]
