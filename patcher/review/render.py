@@ -235,7 +235,8 @@ def markdown(report: DiffReport, diffs: bool = True, rows: tuple[SummaryRow, ...
     }
     from ..patchset.templates import make_environment, render  # Jinja2 loads for markdown only
 
-    return render(make_environment(tool_templates_dir()), name=MARKDOWN_TEMPLATE, values=values)
+    # Each file's block ends with a blank line that parts it from the next; the document ends with one newline.
+    return render(make_environment(tool_templates_dir()), name=MARKDOWN_TEMPLATE, values=values).rstrip("\n") + "\n"
 
 
 def _markdown_file(item: FileDiff, diffs: bool) -> dict[str, Any]:

@@ -21,6 +21,7 @@ def test_markdown_is_ready_for_a_pull_request(cli, vendor_zip) -> None:  # type:
     assert f"<summary><code>{SHIPPED}</code> (+" in text
     assert text.count("```diff\n") == 2 and "\r" not in text
     assert "CRLF line endings (shown as LF here)" in text  # the stale root copy is CRLF
+    assert text.endswith("</details>\n") and not text.endswith("\n\n")  # one newline ends it, no blank line
 
 
 def test_markdown_template_fails_loudly_on_a_missing_variable(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
