@@ -279,13 +279,15 @@ def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | No
     if o.flags & {"T", "no-target-directory"}:
         into = False
     if "D" in o.flags:
-        # -D makes the leading folders of DEST and installs as DEST (into it when it ends with '/').
+        # -D makes the leading folders of DEST and installs as DEST (into it when it ends with '/', or, as
+        # without -D, when a folder stands there).
         if written.endswith("/") or into:
             shell.build.fs.make_dir(shell.path(destination))
             into = True
         else:
             shell.build.fs.make_dir(posixpath.dirname(shell.path(destination)))
-            into = False
+            if shell.build.fs.kind(shell.path(destination)) is not Kind.DIR:
+                into = False
     return transfer(shell, ctx, "install", [shell.path(s) for s in sources], shell.path(destination),
                     recursive=False, into=into, written=written)
 

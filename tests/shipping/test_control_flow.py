@@ -69,6 +69,7 @@ def outcome(script: str) -> tuple[list[str], list[tuple[str, int, str, str]]]:
     ("set -e; (false; cp x.py /a.py) && true; while (false; cp x.py /b.py; false); do :; done", ["/a.py", "/b.py"]),
     ("set -e; { false; cp x.py /a.py; } || true; false; cp x.py /never.py", ["/a.py"]),
     ("exit 0; cp x.py /never.py", []),
+    ("cp x.py /a.py; exit; cp x.py /never.py", ["/a.py"]),
     ("exit $CODE; cp x.py /never.py", []),
     ("true && cp x.py /a.py || cp x.py /b.py; false && cp x.py /c.py || cp x.py /d.py", ["/a.py", "/d.py"]),
     ("false || false || cp x.py /a.py; true || cp x.py /b.py && cp x.py /c.py", ["/a.py", "/c.py"]),

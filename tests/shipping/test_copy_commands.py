@@ -214,6 +214,9 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     ("install x.py sub/y.py /made/", {"/made/x.py": X, "/made/y.py": Y}),
     ("install -D x.py sub/y.py /made/dd/", {"/made/dd/x.py": X, "/made/dd/y.py": Y}),
     ("install --target-directory=/made --owner=root --group=root x.py", {"/made/x.py": X}),
+    ("install --debug -m 0644 x.py /made/dbg.py", {"/made/dbg.py": X}),  # coreutils 9.2+
+    ("ln -s --target-directory=/made /w/s/x.py /w/s/sub",
+     {"/made/x.py": X, "/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
     ("mkdir -p /made/a/b\ncp x.py /made/a/b/", {"/made/a/b/x.py": X}),
     ("mkdir -m 755 /made/m\ncp x.py /made/m", {"/made/m/x.py": X}),
     ("mkdir --parents --mode=700 /made/p/q\ncp x.py /made/p/q", {"/made/p/q/x.py": X}),
@@ -231,6 +234,16 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
 ])
 def test_more_file_command_forms(command: str, expected: dict[str, str]) -> None:
     assert placed(f"mkdir /made\n{command}\n") == expected
+
+
+@pytest.mark.parametrize("script", [
+    "mkdir -p /made/ops\ninstall -D -m 644 x.py /made/ops",
+    "cp -r sub /made/ops\ninstall -Dm644 x.py /made/ops",
+])
+def test_install_d_onto_a_folder_that_stands_there_installs_inside_it(script: str) -> None:
+    # -D only makes DEST's leading folders: GNU install still copies into a DEST that is a folder.
+    image = placed(f"mkdir /made\n{script}\n")
+    assert image["/made/ops/x.py"] == X and "/made/ops" not in image
 
 
 def test_mv_takes_the_source_away() -> None:
@@ -308,6 +321,7 @@ def test_a_reading_that_depends_on_the_base_image_says_which_it_took(command: st
     ("cp x.py /usr/lib/python3/.", "/usr/lib/python3/x.py"),
     ("cp x.py /usr/lib/python3/..", "/usr/lib/x.py"),
     ("ln -s /w/s/x.py /usr/lib/link", "/usr/lib/link"),  # a link is named for where it is made
+    ("install -D -m 755 x.py /usr/local/bin/serve", "/usr/local/bin/serve"),  # -D names the file it makes
     ("cp -r sub/ /usr/lib/python3/pkg/", "/usr/lib/python3/pkg/sub/y.py"),
     ("cp -r sub/. /usr/lib/python3/pkg", "/usr/lib/python3/pkg/y.py"),
 ])

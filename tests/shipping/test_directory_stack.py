@@ -73,6 +73,13 @@ def test_a_cd_whose_failure_the_script_handles_is_followed() -> None:
     assert not [n for n in plan.notes if n.kind == "stop"]
 
 
+def test_a_pushd_whose_failure_the_script_handles_is_followed() -> None:
+    plan = plan_of(script_context("pushd plugins > /dev/null && cp x.py /never/\npushd sub > /dev/null || exit 1\n"
+                                  "cp y.py /d/\n"))
+    assert "/never/x.py" not in plan.image and plan.image["/d/y.py"].source == "s/sub/y.py"
+    assert not [n for n in plan.notes if n.kind == "stop"]
+
+
 def test_cd_into_a_folder_named_by_an_unknown_value_stops_the_reading() -> None:
     plan = plan_of(script_context('cd "$SOMEWHERE"\ncp x.py /after/\n'))
     assert "/after/x.py" not in plan.image

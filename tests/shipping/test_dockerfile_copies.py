@@ -132,6 +132,12 @@ def test_an_add_of_an_archive_still_places_its_other_sources() -> None:
     assert image("FROM base\nADD data.tar.gz main.py /opt/\n") == {"/opt/main.py": "main.py"}
 
 
+def test_the_folder_an_archive_is_added_into_is_a_folder_for_later_copies() -> None:
+    plan = built("FROM base\nADD data.tar.gz /opt/data/\nCOPY main.py /opt/data\n")
+    assert {path: p.source for path, p in plan.image.items()} == {"/opt/data/main.py": "main.py"}
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]  # the archive; no guess about /opt/data
+
+
 @pytest.mark.parametrize(("dockerfile", "copies"), [
     ("FROM base\nCOPY main.py /d\n", [(("main.py",), "/d", 2, "COPY", (), 0, "context")]),
     ("FROM base\nCOPY main.py pkg/a.py /d\n", [(("main.py", "pkg/a.py"), "/d/", 2, "COPY", (), 0, "context")]),

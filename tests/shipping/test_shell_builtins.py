@@ -42,6 +42,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("printf '\\t'", "\t"), ("printf 'a\\\\b\\rc'", "a\\b\rc"), ("printf '\\101\\102'", "AB"),
     ("printf '\\033[1m%s'", "\x1b[1m"), ("printf '%s|' a %s b", "a|%s|b|"), ("printf '%s\\n' 'a%sb'", "a%sb"),
     ("printf '%s=%s;' A 1 B", "A=1;B=;"), ("printf 'a\\n' x y", "a"), ("printf -- '%s' a", "a"),
+    ("printf '%b' 'vllm\\n'", "vllm"),  # the letter before the backslash is data, not part of the escape
     ("printf '%b' 'a\\t\\101\\0102'", "a\tAB"), ("printf '%b' 'x\\cyz'", "x"), ("printf '%d%%' 5", "5%"),
     ("printf '%d-%i-%u' 012 0x1f \"'A\"", "10-31-65"), ("printf '%03d|%-3s|%3s|%.2s' 7 a b xyz", "007|a  |  b|xy"),
     ("printf '%x%X%o' 255 255 8", "ffFF10"), ("printf '%c' yes", "y"), ("printf '%d'", "0"),

@@ -47,6 +47,8 @@ def copy_of(plan):  # type: ignore[no-untyped-def]
     (f'sh -c "{COPY} && echo done"', True),  # a failed && list fails the RUN too
     (f'sh -c "exec {COPY}; echo done"', True),  # exec never returns: its failure is the RUN's
     (f'sh -c "(exec {COPY}); echo done"', False),  # ...but in a subshell, only the subshell's
+    (f"(cd /w/s && {COPY})", True),  # a subshell that ends the RUN: its last command's failure is the RUN's
+    (f'sh -c "({COPY})"', True),
 ])
 def test_a_command_string_copies_and_set_e_decides_whether_a_failure_stops_the_build(run: str, stops: bool) -> None:
     found = copy_of(plan_of(run_line(run)))

@@ -216,3 +216,11 @@ def test_a_heredoc_fed_to_sh_is_run_as_a_script() -> None:
     # Quoted, the body reaches sh as written: in the child shell $D is not exported, so only the base image's ENV
     # could set it.
     assert notes_of(plan, "unread") == [("s/i.sh", 7, "cp x.py $D/q.py")] and "/made/q.py" not in plan.image
+
+
+def test_a_heredoc_fed_to_a_shell_behind_sudo_env_or_exec_is_run_as_a_script() -> None:
+    plan = plan_of(script_context("sudo -E bash <<'EOF'\ncp x.py /opt/a.py\nEOF\n"
+                                  "env PIP_NO_CACHE_DIR=1 sh <<'EOF'\ncp x.py /opt/b.py\nEOF\n"
+                                  "exec bash <<'EOF'\ncp x.py /opt/c.py\nEOF\n"))
+    assert sorted(path for path in plan.image if path.startswith("/opt/")) == ["/opt/a.py", "/opt/b.py", "/opt/c.py"]
+    assert plan.notes == ()
