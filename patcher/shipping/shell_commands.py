@@ -553,8 +553,11 @@ def _unset(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
 
 
 def _exit(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    code = argv[1] if len(argv) > 1 else "0"
-    raise Exit(code == "0" if code.isdigit() else None)
+    if len(argv) < 2:
+        raise Exit(shell.last_status)  # sh: the status of the last command run
+    code = argv[1]
+    # The status is N modulo 256 ('exit 256' succeeds), which N's last eight digits decide (10**8 % 256 == 0).
+    raise Exit(int(code[-8:]) % 256 == 0 if code.isdigit() else None)
 
 
 def _return(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

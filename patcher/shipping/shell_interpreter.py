@@ -175,6 +175,7 @@ class Shell:
         self.output: Captured | None = None  # what a $(...) around this shell hears; shared with its children
         self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
         self.is_subshell = False  # a copy made by subshell(): its exit status is not the script's or the RUN's
+        self.last_status: bool | None = True  # of the last pipeline run: what a bare 'exit' repeats
 
     @property
     def unknowns(self) -> Unknowns:
@@ -317,7 +318,7 @@ class Shell:
         child.variables, child.exported, child.unset = dict(self.variables), set(self.exported), set(self.unset)
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
-        child.is_subshell = True
+        child.is_subshell, child.last_status = True, self.last_status
         return child
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -395,6 +396,7 @@ class Shell:
             status = shell.command(command, ctx)
         if pipe.negated and status is not None:
             status = not status
+        self.last_status = status
         if status is False and self.errexit and not self.ignoring_errexit and not exempt and not pipe.negated:
             raise Exit(False)  # set -e: a command known to fail ends the shell here
         return status

@@ -70,6 +70,10 @@ def outcome(script: str) -> tuple[list[str], list[tuple[str, int, str, str]]]:
     ("set -e; { false; cp x.py /a.py; } || true; false; cp x.py /never.py", ["/a.py"]),
     ("exit 0; cp x.py /never.py", []),
     ("cp x.py /a.py; exit; cp x.py /never.py", ["/a.py"]),
+    # A bare exit repeats the status of the last command; exit N is N modulo 256.
+    ("(false; exit) || cp x.py /a.py; (true; exit) && cp x.py /b.py", ["/a.py", "/b.py"]),
+    ("(exit 256) && cp x.py /a.py; (exit 00) && cp x.py /b.py; (exit 257) || cp x.py /c.py",
+     ["/a.py", "/b.py", "/c.py"]),
     ("exit $CODE; cp x.py /never.py", []),
     ("true && cp x.py /a.py || cp x.py /b.py; false && cp x.py /c.py || cp x.py /d.py", ["/a.py", "/d.py"]),
     ("false || false || cp x.py /a.py; true || cp x.py /b.py && cp x.py /c.py", ["/a.py", "/c.py"]),
