@@ -77,7 +77,12 @@ def _given(command: str, params: dict[str, Any]) -> list[str]:
 
 
 def fail(message: str, code: int) -> None:
-    """Print ``error: MESSAGE`` on stderr and exit with ``code``."""
+    """Print ``error: MESSAGE`` on stderr and exit with ``code``, whether or not anything still reads stderr."""
+    from . import reached
+
+    # A closed stderr ('2>&1 | head -1' stopped reading) makes the echo raise
+    # BrokenPipeError, which ends the run quietly with the code reached: this one.
+    reached(code)
     click.echo(f"error: {message}", err=True)
     sys.exit(int(code))
 

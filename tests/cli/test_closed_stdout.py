@@ -78,6 +78,15 @@ def test_apply_whose_report_reader_is_gone_keeps_its_exit_code(tmp_path, vendor_
     assert done.returncode == 0 and (tmp_path / "ctx").is_dir()
 
 
+@pytest.mark.parametrize("command", ["apply", "verify-sync", "check"])
+def test_an_error_whose_stderr_reader_is_gone_keeps_its_exit_code(tmp_path, command) -> None:  # type: ignore[no-untyped-def]
+    # 'patcher apply missing.zip 2>&1 | head -0': the error line cannot be written, and the run
+    # still fails (it used to end as if the reader had stopped a passing run: exit 0).
+    done = run_into_closed_pipe(tmp_path, command, tmp_path / "missing.zip", stderr_too=True)
+    assert done.returncode == 2
+    assert not any(p.name != "missing.zip" for p in tmp_path.iterdir())
+
+
 # In this process, as a shell pipeline's writer sees it: stdout (and stderr) are real pipes, the
 # reader of stdout is gone, and every write to it fails with BrokenPipeError (Python ignores SIGPIPE).
 
