@@ -344,10 +344,11 @@ def test_hook(variable: str, what: str) -> None:
     marker = os.environ.get(variable)
     if not marker:
         return
+    hold = bool(os.environ.get(HOLD))
+    if hold:  # blocked before the test hears of it: a signal it sends next finds the process holding
+        signal.pthread_sigmask(signal.SIG_BLOCK, set(_SIGNALS))
     with open(marker, "ab") as announce:
         announce.write(f"{what} started\n".encode())
-    if os.environ.get(HOLD):
-        signal.pthread_sigmask(signal.SIG_BLOCK, set(_SIGNALS))
-        while True:
-            time.sleep(3600)
+    while hold:
+        time.sleep(3600)
     time.sleep(60)

@@ -131,6 +131,38 @@ def test_a_signal_stops_a_write_stuck_mid_way_and_its_temporary_is_removed(tmp_p
     assert list(work.iterdir()) == []
 
 
+def test_a_folder_made_for_the_output_is_kept_when_another_run_put_a_file_in_it(tmp_path: Path) -> None:
+    # The folders apply made for its output are removed on an interrupt only
+    # while empty: a concurrent run may have written its own output there.
+    work = tmp_path / "work"
+    work.mkdir()
+    process = _start(["apply", str(ROOT / "fixtures" / "enginex-vllm-bi100-qwen36-main.zip"), "-o",
+                      "build/nested/ctx.tar.gz", "--patches", str(PATCHES)], work, WRITE_STARTED, hold=True)
+    other = work / "build" / "nested" / "other-run.tar.gz"
+    other.write_bytes(b"another run's output")
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=120)
+    assert (process.returncode, stderr.decode(), stdout) == (130, MESSAGE, b"")
+    assert [p.name for p in (work / "build" / "nested").iterdir()] == ["other-run.tar.gz"]  # the temporary alone went
+    assert other.read_bytes() == b"another run's output"
+
+
+def test_an_interrupt_still_exits_130_when_nothing_reads_stderr_any_more(tmp_path: Path) -> None:
+    # 'patcher apply ... 2>&1 | head -1': the reader is gone when the watcher (or the
+    # child, if the signal reached it before it held) says "interrupted"; that write
+    # fails, and the exit status stays 130.
+    work = tmp_path / "work"
+    work.mkdir()
+    process = _start(["apply", str(ROOT / "fixtures" / "enginex-vllm-bi100-qwen36-main.zip"), "-o", "ctx.tar",
+                      "--patches", str(PATCHES)], work, WRITE_STARTED, hold=True)
+    assert process.stderr is not None
+    process.stderr.close()
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=120) == 130
+    assert process.stdout is not None and process.stdout.read() == b""
+    assert list(work.iterdir()) == []
+
+
 def test_a_signal_during_a_write_that_can_react_ends_it_as_before(tmp_path: Path) -> None:
     # Not held: the child unwinds by itself, removes its temporary and says
     # the one line; the watcher adds nothing to it.
