@@ -90,6 +90,10 @@ def _manifest(context: Path) -> dict[str, Any]:
      "patches[0].steps[0].matches[0].code is not a sha256"),
     (lambda m: m["changed_files"].update({SHIPPED: None}), f"changed_files['{SHIPPED}'] is not a sha256"),
     (lambda m: m["mirrors"][0].update(differed_before="yes"), "mirrors[0].differed_before is not true or false"),
+    (lambda m: m.update(mirrors={"paged_attn.py": SHIPPED}), "mirrors is not a list"),
+    (lambda m: m["mirrors"].__setitem__(0, "paged_attn.py"), "mirrors[0] is not an object"),
+    (lambda m: m["patches"][2].update(steps=None), "patches[2].steps is not a list"),
+    (lambda m: m["input"].update(sha256="sha256:" + "0" * 64), "input.sha256 is not a sha256"),
     (lambda m: m.update(origin=[]), "origin is not an object"),
     (lambda m: m.update(stage=["runtime"]), "stage is not a string"),
 ])
