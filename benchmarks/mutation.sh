@@ -139,7 +139,19 @@ print("\n".join(sorted(names[: int(sys.argv[2])])))' \
     # code that runs at import (click options built by a decorator, tables
     # built once) is never mutated there. Each survivor is run again in a
     # fresh interpreter, which imports the mutant; failing there is a kill.
-    for mutant in $(sed -n 's/^ *\(.*\): survived$/\1/p' "$out/$name.sample.txt"); do
+    # The pass counts any failure as a kill, so it runs only on the tests as they were when the
+    # run began (restored from the copy, whatever was put in mutants/ since) and only once they
+    # pass there with no mutant: else a test failing for another reason would "kill" every survivor.
+    survivors=$(sed -n 's/^ *\(.*\): survived$/\1/p' "$out/$name.sample.txt")
+    if [ -n "$survivors" ]; then
+        rm -rf "$work/mutants/tests" && cp -r "$work/tests" "$work/mutants/tests"
+        if ! (cd "$work/mutants" && MUTANT_UNDER_TEST= PYTHONPATH= timeout "${MUTATION_FRESH_TIMEOUT:-300}" \
+                python3 -m pytest -x -q -p no:cacheprovider $tests) > "$work/fresh-clean.log" 2>&1; then
+            echo "the tests fail in $work/mutants with no mutant (see fresh-clean.log): no fresh pass" >&2
+            survivors=
+        fi
+    fi
+    for mutant in $survivors; do
         status=0
         (cd "$work/mutants" && MUTANT_UNDER_TEST=$mutant PYTHONPATH= timeout "${MUTATION_FRESH_TIMEOUT:-300}" \
             python3 -m pytest -x -q -p no:cacheprovider $tests) > /dev/null 2>&1 || status=$?
