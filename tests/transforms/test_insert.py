@@ -107,6 +107,19 @@ def test_insert_before_an_anchor_with_no_blank_line_above(run_steps) -> None:  #
     assert patched == "a = 0\ny = 1\n# about x\nx = 1\nz = 2\n"
 
 
+def test_insert_before_an_anchor_below_a_blank_line_and_no_comment(run_steps) -> None:  # type: ignore[no-untyped-def]
+    patched, outcome = run_steps(Y_BEFORE_X, "a = 0\n\nx = 1\n")
+    assert outcome.status is Status.APPLIED, outcome.detail
+    assert patched == "a = 0\n\ny = 1\n\nx = 1\n"
+
+
+def test_a_comment_of_several_lines_stays_whole_on_the_anchor(run_steps) -> None:  # type: ignore[no-untyped-def]
+    source = "a = 0\n\n# about x:\n# it must come last\nx = 1\n"
+    patched, outcome = run_steps(Y_BEFORE_X, source)
+    assert outcome.status is Status.APPLIED, outcome.detail
+    assert patched == "a = 0\n\ny = 1\n\n# about x:\n# it must come last\nx = 1\n"
+
+
 def test_an_insert_before_an_anchor_keeps_the_insert_before_a_match_nested_in_it() -> None:
     # Both ifs match; were the outer anchor put back as found, the insert
     # inside it would be dropped while the step still counted two matches.

@@ -85,6 +85,15 @@ def test_a_trailing_sequence_may_take_nothing_at_the_end_of_a_block() -> None:
     assert (run.start, run.end) == (0, 1) and run.bindings["REST"] == ()
 
 
+def test_a_statement_metavariable_after_a_sequence_takes_the_last_statement_of_the_block() -> None:
+    module = cst.parse_module("def f(query):\n    output = torch.empty_like(query)\n    log(output)\n"
+                              "    return output\n")
+    (run,) = find_statements(Pattern.parse("output = torch.empty_like(query)\n$...MIDDLE\n$LAST"), module)
+    assert (run.start, run.end) == (0, 2) and code_of(module, run.bindings["LAST"]) == "log(output)\n"
+    (run,) = find_statements(Pattern.parse("log(output)\n$...MIDDLE\n$LAST"), module)
+    assert (run.start, run.end) == (1, 3) and code_of(module, run.bindings["LAST"]) == "return output\n"
+
+
 def test_a_pattern_whose_sequence_cannot_be_completed_finds_nothing() -> None:
     module = cst.parse_module(FORWARD_DECODE)
     assert find_statements(Pattern.parse("use_v1 = $COND\n$...BRANCHES\nreturn query"), module) == []
