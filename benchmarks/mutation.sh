@@ -131,6 +131,12 @@ random.Random(sys.argv[3]).shuffle(names)
 print("\n".join(sorted(names[: int(sys.argv[2])])))' \
         "$work/mutants.txt" "$MUTATION_SAMPLE" "${MUTATION_SEED:-1}" > "$work/sample.txt"
     (cd "$work" && PYTHONPATH= mutmut run --max-children "$jobs" $(cat sample.txt)) > "$work/run.log" 2>&1 || true
+    # mutmut stops before any mutant when the tests fail under its stats pass or with no mutant:
+    # a score of 0 then would be the harness's failure, not the tests'.
+    if grep -q -e "failed to collect stats" -e "Failed to run clean test" "$work/run.log"; then
+        echo "mutmut could not run the tests of $shown (see $work/run.log): no score" >&2
+        exit 1
+    fi
     (cd "$work" && mutmut results --all true) > "$work/results.txt" || true
     # The sample's lines only (every other mutant is "not checked"), then the score
     # with its 95 % Wilson interval: a sample estimates the package's score.

@@ -209,12 +209,14 @@ print(json.dumps({"exit": code, "heavy": heavy, "writer": writer}), file=sys.__s
 """
 
 
-def probe_imports(cwd: Path, *args: object, cache: Path | None = None) -> dict[str, object]:
+def probe_imports(*args: object, cache: Path | None = None) -> dict[str, object]:
     """Run ``patcher ARGS`` in a fresh interpreter; return its exit code, the HEAVY libraries and whether the archive writer loaded.
 
     A fresh interpreter, because a module once imported stays in
     ``sys.modules``: an in-process run would see what earlier tests loaded.
-    Without CACHE the patch cache is off.
+    Without CACHE the patch cache is off. ARGS name their paths in full: the
+    child runs in the repository root, where a mutation run's child finds
+    its settings (it writes nothing there).
     """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PATCHER_")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
@@ -223,6 +225,6 @@ def probe_imports(cwd: Path, *args: object, cache: Path | None = None) -> dict[s
     else:
         env["PATCHER_CACHE_DIR"] = str(cache)
     result = subprocess.run([sys.executable, "-c", f"HEAVY = {HEAVY!r}\n" + _PROBE, *map(str, args)],
-                            capture_output=True, text=True, env=env, cwd=cwd, check=False)
+                            capture_output=True, text=True, env=env, cwd=ROOT, check=False)
     report: dict[str, object] = json.loads(result.stderr.strip().splitlines()[-1])
     return report
