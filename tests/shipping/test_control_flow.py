@@ -77,6 +77,7 @@ def outcome(script: str) -> tuple[list[str], list[tuple[str, int, str, str]]]:
     ("exit $CODE; cp x.py /never.py", []),
     ("true && cp x.py /a.py || cp x.py /b.py; false && cp x.py /c.py || cp x.py /d.py", ["/a.py", "/d.py"]),
     ("false || false || cp x.py /a.py; true || cp x.py /b.py && cp x.py /c.py", ["/a.py", "/c.py"]),
+    ("B=']]'; if test \"$B\" = ']]'; then cp x.py /a.py; else cp x.py /b.py; fi", ["/a.py"]),  # ']]' is data to test
     ("[ -d /opt/u ] && cp x.py /a.py || cp x.py /b.py", ["/a.py", "/b.py"]),
     ("while [ -d /opt/u ]; do cp x.py /a.py; done; cp x.py /after.py", ["/a.py", "/after.py"]),
     ("case x in y) cp x.py /y.py;; *) cp x.py /star.py;; esac", ["/star.py"]),

@@ -197,6 +197,7 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     ("ln /w/s/x.py /made/hard.py", {"/made/hard.py": X}),
     ("ln -s ../w/s/x.py /made/rel.py", {"/made/rel.py": X}),  # a relative target is read from the link's folder
     ("ln -s ../../w/s/sub/y.py /made/sub2/", {}),  # /made/sub2 is not there: the link is not made
+    ("ln -st /made/bin /w/s/x.py", {}),  # -t names a folder that is not there: ln fails, nothing is linked
     ("ln -sf /w/s/x.py /made/f.py\nln -sf /w/s/sub/y.py /made/f.py", {"/made/f.py": Y}),
     ("cd /made\nln -s ../w/s/x.py .", {"/made/x.py": X}),
     ("cd /made\nln -s /w/s/x.py", {"/made/x.py": X}),

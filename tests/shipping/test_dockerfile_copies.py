@@ -166,6 +166,13 @@ def test_a_copy_counts_the_files_it_placed() -> None:
     assert dict(plan.copy_counts) == {2: 2, 3: 1, 4: 1, 5: 1, 6: 0}
 
 
+def test_a_copy_from_another_stage_counts_the_files_it_placed() -> None:
+    plan = built("FROM base AS builder\nCOPY pkg /opt/pkg\nFROM base\n"
+                 "COPY --from=builder /opt/pkg /usr/lib/python3/dist-packages/pkg\n"
+                 "COPY --from=builder /opt/pkg/a.py /opt/missing.py /app/\n")
+    assert dict(plan.copy_counts) == {2: 2, 4: 2, 5: 1}
+
+
 REFUSED_HINT = "'docker build' refuses it too; fix that line"
 
 

@@ -45,6 +45,7 @@ def notes(command: str) -> list[tuple[str, int, str, str, tuple[str, ...] | None
     ("pip install src.zip", "pip install src.zip"), ("pip install .", "pip install ."),
     ("pip install 'vllm @ https://x'", "pip install vllm @ https://x"),
     ("python3 -m vllm.entrypoints", "python3 -m vllm.entrypoints"), ("python3 nothere.py", "python3 nothere.py"),
+    ("python3 -c 'import os; os.system(\"make install\")'", "python3 -c"),
     ("python3 -c \"$CODE\"", "python3"), ("python3 -", "python3 -"), ("python3 -m pip install -r r.txt", "pip install"),
     ("sh nothere.sh", "sh nothere.sh"), ("bash -x nothere.sh a", "bash -x"), ("./bin.sh", "./bin.sh (not a text file)"),
     ("./perlscript", "./perlscript"), ("./other.sh", "./other.sh"), ("PATH=/w/s:$PATH; i2.sh", "i2.sh"),

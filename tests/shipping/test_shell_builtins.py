@@ -48,14 +48,16 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("printf '%x%X%o' 255 255 8", "ffFF10"), ("printf '%c' yes", "y"), ("printf '%d'", "0"),
     ("printf '\\x41'", None), ("printf '%d' abc", None), ("printf '%q' a", None), ("printf '%*d' 3 4", None),
     ("printf '%b' \"$U\"", None), ("printf '%5s' \"$U\"", None), ("printf \"$U\"", None), ("printf '\\0'", None),
-    ("printf -v V '%s' a; echo $V", None),
+    ("printf -v V '%s' a; echo $V", None), ("V=/opt/old; printf -v V '%s' /opt/new; echo $V", None),
     ("dirname /a/b/c.py", "/a/b"), ("dirname a", "."), ("dirname /a", "/"), ("dirname a/", "."), ("dirname //", "/"),
     ("dirname /a//", "/"), ("dirname a/b/", "a"), ("dirname ''", "."), ("dirname /a/b /c/d", "/a\n/c"),
     ("dirname", None),
     ("basename /a/b/c.py .py", "c"), ("basename /a/b/", "b"), ("basename c.py c.py", "c.py"), ("basename /", "/"),
     ("basename a.py", "a.py"), ("basename -a x", "x"), ("basename", None),
+    ("basename /tmp/vendor-build.XXXXXX", "vendor-build.XXXXXX"),  # a mktemp template keeps its X's
     ("realpath sub", "/w/s/sub"), ("realpath -s sub/../x.py", "/w/s/x.py"), ("readlink -f sub", "/w/s/sub"),
     ("readlink -m /a/../b", "/b"), ("readlink -e x.py", "/w/s/x.py"), ("readlink sub", None), ("realpath $U", None),
+    ("readlink -f \"$VENDOR_HOME/..\"", None),  # where .. leads depends on the unknown folder
     ("true", ""), ("A=1; echo $A", "1"),
     # $(...) strips the trailing newlines only: blanks, and newlines before other text, stay.
     ("printf 'a \\n\\n'", "a "), ("printf ' a  \\n'", " a  "), ("printf 'a\\n \\n'", "a\n "),
@@ -97,6 +99,14 @@ def test_exported_variables_reach_child_shells_and_others_do_not() -> None:
     assert {"/a.py", "/c.py"} <= set(plan.image) and "/b.py" not in plan.image
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("unread", 6, "cp $B.py: a path that depends on a value the reader cannot work out")]
+
+
+def test_a_sourced_file_sees_the_scripts_arguments_unless_given_its_own() -> None:
+    script = '. ./env.sh\ncp x.py "$PREFIX/"\n. ./env.sh /opt/site\ncp x.py "$PREFIX/"\ncp x.py "$1.py"\n'
+    env = 'PREFIX=${1:-/usr/local}\nmkdir -p "$PREFIX"\n'
+    plan = plan_of(script_context(script, run="cd /w/s && ./i.sh /opt/vendor", files={"s/env.sh": env}))
+    assert {path: p.source for path, p in plan.image.items() if not path.startswith("/w/")} == {
+        "/opt/vendor/x.py": "s/x.py", "/opt/site/x.py": "s/x.py", "/opt/vendor.py": "s/x.py"}
 
 
 def test_an_unset_function_is_a_program_again() -> None:

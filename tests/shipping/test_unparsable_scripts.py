@@ -94,6 +94,15 @@ def test_a_run_line_that_does_not_parse_stops_that_run_only() -> None:
     assert "/a/x.py" not in plan.image and plan.image["/b/x.py"].source == "x.py"
 
 
+def test_a_here_document_fed_to_sh_that_does_not_parse_stops_that_run_only() -> None:
+    plan = plan_of({"Dockerfile": "FROM base\nCOPY x.py /src/\nRUN sh <<EOF\ncp /src/x.py /a/\nif true; then echo\n"
+                                  "EOF\nRUN cp /src/x.py /b/\n", "x.py": ""})
+    assert [(n.kind, n.file, n.line, n.reason) for n in plan.notes] == [
+        ("stop", "Dockerfile", 3, "cannot be parsed as shell (expected 'fi', found 'the end', line 6): the rest of "
+                                  "this RUN (Dockerfile line 3) is not read")]
+    assert "/a/x.py" not in plan.image and plan.image["/b/x.py"].source == "x.py"
+
+
 def test_an_eval_of_text_that_does_not_parse_stops_the_script_there() -> None:
     plan = plan_of(script_context("cp x.py /a/\neval 'if true'\ncp x.py /b/\n"))
     assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == [

@@ -63,6 +63,16 @@ def test_a_program_run_before_the_file_arrives_cannot_change_it() -> None:
     assert plan.caveats("s/x.py", (TARGET_IMAGE,)) == ()
 
 
+def test_an_unread_copy_to_its_own_folder_before_the_file_arrives_cannot_change_it() -> None:
+    # Only a line that could change the shell's own state counts before a step; this one writes under /opt/vendor.
+    context = script_context(f"{COPY}\n")
+    context["Dockerfile"] = ("FROM base\nRUN mkdir -p /opt/vendor && cp /etc/vendor.conf /opt/vendor/$VENDOR_ARCH/\n"
+                             "RUN mkdir /w\nCOPY s /w/s\nRUN cd /w/s && ./i.sh\n")
+    plan = plan_of(context)
+    assert notes_of(plan, "unread") == [("Dockerfile", 2, "cp /etc/vendor.conf /opt/vendor/$VENDOR_ARCH/")]
+    assert plan.caveats("s/x.py", (TARGET_IMAGE,)) == ()
+
+
 def test_a_program_run_between_two_steps_could_change_the_file_on_its_way() -> None:
     # make runs after COPY put x.py in /w/s and before cp takes it on: it could rewrite it there.
     plan = plan_of(script_context(f"make\n{COPY}\n"))
@@ -90,6 +100,13 @@ def test_an_in_place_edit_or_an_append_of_the_shipped_file_is_a_caveat() -> None
 def test_a_file_overwritten_by_a_redirection_no_longer_holds_the_context_file() -> None:
     plan = plan_of(script_context(f"{COPY}\necho 'x = 2' > {TARGET_IMAGE}\n"))
     assert TARGET_IMAGE not in plan.image and not plan.notes
+
+
+def test_a_subshell_redirected_to_an_unknown_file_is_noted_with_the_subshell_as_written() -> None:
+    plan = plan_of(script_context(f'(cd sub && cp ../x.py {TARGET_IMAGE}) >> "$BUILD_LOG"\n'))
+    assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == [
+        ("unread", 1, f"(cd sub && cp ../x.py {TARGET_IMAGE})",
+         "writes to $BUILD_LOG, which the reader cannot work out")]
 
 
 def test_a_script_that_does_not_parse_is_read_up_to_the_error() -> None:

@@ -233,6 +233,8 @@ def test_a_script_copies_through_expanded_names() -> None:
     ("cd sub\ncp ../*.py /o/", {"/o/x.py": "s/x.py"}),
     ("cp /w/s/*.py /o/", {"/o/x.py": "s/x.py"}),
     ("cp /w/*/x.py /o/", {"/o/x.py": "s/x.py"}),
+    ("cp /w*/s/x.py /o/", {"/o/x.py": "s/x.py"}),  # a pattern in a folder of / itself
+    ("cd /\nfor f in w*/s/x.py; do cp $f /o/; done", {"/o/x.py": "s/x.py"}),
     ("cp s?b/y.py /o/", {"/o/y.py": "s/sub/y.py"}),
     ("cp [xy].py /o/", {"/o/x.py": "s/x.py"}),
     ("cp -r s* /o/", {"/o/sub/deep/z.py": "s/sub/deep/z.py", "/o/sub/w.txt": "s/sub/w.txt", "/o/sub/y.py": "s/sub/y.py",
