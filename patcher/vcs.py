@@ -142,8 +142,9 @@ def materialise(folders: Sequence[Path], ref: str, dest: Path) -> Materialised:
     from the object database. The first folder must exist at ``ref``; the
     others are skipped where they did not.
     """
-    git = gitpython()
-    repo = _repository(folders[0], "--base")
+    repo = _repository(folders[0], "--base")  # which refuses a machine without git
+    import git
+
     try:
         commit = repo.commit(ref)
     except (git.BadName, git.BadObject, ValueError, git.GitCommandError):
@@ -196,13 +197,13 @@ def record_history(dest: Path, snapshots: Iterable[Snapshot], *, date: int, forc
     ``dest`` and moved into place at the end; ``dest`` may be missing or
     an empty folder, or anything when ``force`` is set.
     """
-    git = gitpython()
-
     from .archive.writer import remove_leftovers, temporary_name
     from .interrupt import temporary
 
     dest = Path(os.path.abspath(dest))
-    check_record_dest(dest, force)
+    check_record_dest(dest, force)  # which refuses a machine without git
+    import git
+
     dest.parent.mkdir(parents=True, exist_ok=True)
     remove_leftovers(dest.parent)  # of a record killed outright, as the archive writer does
     temp = temporary_name(dest, "tmp")

@@ -13,10 +13,15 @@ from pathlib import Path
 from tests.fixtures_cli import MANIFEST, tar_files
 
 
-def test_manifest_is_kept_out_of_an_image_that_copies_the_context_root(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
-    dockerfile = vendor_copy / "Dockerfile"
+def copy_the_context_root(vendor: Path) -> None:
+    """Make VENDOR's Dockerfile copy the whole context into the image instead of qwen3_6_scripts/ alone."""
+    dockerfile = vendor / "Dockerfile"
     dockerfile.write_bytes(dockerfile.read_bytes().replace(b"COPY ./qwen3_6_scripts /workspace/qwen3_6_scripts",
                                                            b"COPY . /workspace/"))
+
+
+def test_manifest_is_kept_out_of_an_image_that_copies_the_context_root(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
+    copy_the_context_root(vendor_copy)
     # The stale root copies must stay out too, or the safety rules refuse them.
     ignore = b"# stale copies\r\n/__init__.py\r\n/attention.py\r\n/prefix_prefill.py\r\n/paged_attn.py"
     (vendor_copy / ".dockerignore").write_bytes(ignore)
@@ -44,9 +49,7 @@ def _unpack(archive: Path) -> Path:
 
 
 def test_apply_creates_the_dockerignore_a_context_root_copy_needs(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
-    dockerfile = vendor_copy / "Dockerfile"
-    dockerfile.write_bytes(dockerfile.read_bytes().replace(b"COPY ./qwen3_6_scripts /workspace/qwen3_6_scripts",
-                                                           b"COPY . /workspace/"))
+    copy_the_context_root(vendor_copy)
     for stale in ("__init__.py", "attention.py", "prefix_prefill.py", "paged_attn.py"):
         (vendor_copy / stale).unlink()  # else the safety rules refuse the root copies the image now ships
     result = cli("apply", make_zip(vendor_copy), "-o", "ctx.tar")
@@ -57,9 +60,7 @@ def test_apply_creates_the_dockerignore_a_context_root_copy_needs(cli, vendor_co
 
 
 def test_a_new_dockerignore_shows_in_diff_and_patch_creates_it(cli, vendor_copy, make_zip, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    dockerfile = vendor_copy / "Dockerfile"
-    dockerfile.write_bytes(dockerfile.read_bytes().replace(b"COPY ./qwen3_6_scripts /workspace/qwen3_6_scripts",
-                                                           b"COPY . /workspace/"))
+    copy_the_context_root(vendor_copy)
     variant = make_zip(vendor_copy)
     result = cli("diff", variant)
     assert result.exit_code == 0, result.stderr
