@@ -8,6 +8,7 @@
 #   benchmarks/mutation.sh checks/triton_python.py   one module of a package
 #   benchmarks/mutation.sh --tests-for PACKAGE       print the pytest arguments of its tests
 #   MUTATION_SAMPLE=150 benchmarks/mutation.sh review   a seeded random sample (MUTATION_SEED=1)
+#   MUTATION_FRESH=0 ...                             without the fresh-interpreter pass (below)
 #
 # A sample estimates a package's score (with its 95 % interval) in a fraction
 # of the time: a package holds 1,000-3,000 mutants.
@@ -149,6 +150,9 @@ print("\n".join(sorted(names[: int(sys.argv[2])])))' \
     # run began (restored from the copy, whatever was put in mutants/ since) and only once they
     # pass there with no mutant: else a test failing for another reason would "kill" every survivor.
     survivors=$(sed -n 's/^ *\(.*\): survived$/\1/p' "$out/$name.sample.txt")
+    # MUTATION_FRESH=0 skips the pass (each survivor runs the package's whole test list: hours
+    # for a large sample of shipping, where it has never found a kill of its own).
+    [ "${MUTATION_FRESH:-1}" = 0 ] && survivors=
     if [ -n "$survivors" ]; then
         rm -rf "$work/mutants/tests" && cp -r "$work/tests" "$work/mutants/tests"
         if ! (cd "$work/mutants" && MUTANT_UNDER_TEST= PYTHONPATH= timeout "${MUTATION_FRESH_TIMEOUT:-300}" \
