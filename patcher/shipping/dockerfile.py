@@ -9,7 +9,8 @@ in ``FROM``, ``COPY``/``ADD`` (not ``--from``: BuildKit refuses a ``$`` there), 
 and ``ARG``, never in ``RUN`` (its shell does that). ``COPY`` takes files
 from the build context, from another stage (``--from=NAME`` or a
 number: what that stage holds, context files followed), or from an image
-(nothing of the context). ``RUN`` goes through the shell reader, with the
+(nothing of the context); ``--exclude`` and ``--parents`` change which files
+land where as ``copy_flags`` says. ``RUN`` goes through the shell reader, with the
 stage's ``SHELL`` and ``--mount=type=bind`` folders. Only the final stage
 (or the ``--target`` one) is the image.
 """
@@ -22,7 +23,8 @@ from typing import Callable, Mapping
 
 from ..errors import ShippingError
 from .docker_syntax import HEREDOC, DockerLexer, Instruction, env_pairs, json_or_words, read_instructions
-from .dockerignore import glob_regex, has_glob
+from .copy_flags import CopyFlags, parents_root, read_copy_flags
+from .dockerignore import IgnoreRule, glob_regex, has_glob, is_ignored, pattern_rules
 from .image_fs import ImageFS, Kind, Placement, Step, normalise
 from .shell_commands import dispatch
 from .shell_interpreter import Build, CommandContext, Exit, Shell, Stop, shebang
@@ -47,6 +49,7 @@ class ContextCopy:
     flags: tuple[str, ...] = ()  # e.g. ("--chown=1000:1000",), as written
     stage: int = 0
     origin: str = "context"  # "context", "stage NAME", or "image REF"
+    exclude: tuple[IgnoreRule, ...] = ()  # its --exclude patterns, matched below each source
 
 
 @dataclass(frozen=True)
@@ -322,15 +325,19 @@ class _Evaluator:
                 state.uses.add(source_stage.stage.index)
             else:
                 origin = f"image {reference}"
+        flags = read_copy_flags(instruction)
         shown = tuple(self.build.unknowns.show(s if origin != "context" or _is_url(instruction, s)
                                                else posixpath.normpath(s.lstrip("/"))) for s in sources)
         self.copies.append(ContextCopy(
             shown, self.build.unknowns.show(dest.rstrip("/") + ("/" if folder else "")), instruction.line,
             instruction.keyword, tuple(f"--{n}" + (f"={v}" if v is not None else "") for n, v in instruction.flags),
-            state.stage.index, origin))
+            state.stage.index, origin, flags.exclude if isinstance(flags, CopyFlags) else ()))
         ctx = CommandContext(instruction.line, instruction.text)
         note = Shell(self.build, "Dockerfile", state.workdir, {}, dockerfile=True)
-        if unknown_flags:
+        if isinstance(flags, str) and not unknown_flags:
+            note.unread(ctx, f"{instruction.keyword} with {flags}", scope=(dest,) if is_known(dest) else None)
+            return
+        if unknown_flags or isinstance(flags, str):
             note.unread(ctx, f"{instruction.keyword} with --{', --'.join(unknown_flags)}, which the reader "
                              "does not follow", scope=(dest,) if is_known(dest) else None)
             return
@@ -351,11 +358,15 @@ class _Evaluator:
                 target = posixpath.join(dest, source.lstrip("<-")) if several else dest
                 state.fs.write_other(target)
                 continue
-            if source_stage is not None:
-                placed += self._copy_from_stage(source_stage, source, dest, several, step, state, note, ctx)
+            if source_stage is not None and flags.parents:
+                note.unread(ctx, "COPY --from with --parents, which the reader does not follow", scope=(dest,))
+            elif source_stage is not None:
+                placed += self._copy_from_stage(source_stage, source, dest, several, flags, step, state, note, ctx)
+            elif flags.parents and not _is_url(instruction, source):
+                placed += self._copy_with_parents(source, dest, flags, step, state)
             else:
                 placed += self._copy_from_context(instruction, source, dest, written.endswith("/") or names_folder(
-                    destination), len(sources) > 1, step, state, note, ctx)
+                    destination), len(sources) > 1, flags, step, state, note, ctx)
         self.counts[instruction.line] = self.counts.get(instruction.line, 0) + placed
 
     def _relative_to_base_workdir(self, instruction: Instruction, state: _StageState, path: str) -> None:
@@ -383,7 +394,7 @@ class _Evaluator:
         return next((s for s in self.stages[:-1] if s.stage.name == reference.lower()), None)
 
     def _copy_from_context(self, instruction: Instruction, source: str, dest: str, folder: bool, several: bool,
-                           step: Step, state: _StageState, note: Shell, ctx: CommandContext) -> int:
+                           flags: CopyFlags, step: Step, state: _StageState, note: Shell, ctx: CommandContext) -> int:
         """Copy one source; ``folder``: DEST is written as a folder (``/``, ``.``); ``several``: other sources follow."""
         if _is_url(instruction, source):
             name = posixpath.basename(source.split("?")[0].rstrip("/")) or "index.html"
@@ -394,11 +405,16 @@ class _Evaluator:
         if matches is None:
             note.note(ctx, "fails", f"{source} is not in the build context, so 'docker build' stops here")
             return 0
-        files, _ = matches
+        files, wildcard = matches
+        if wildcard and any(not rel and flags.excludes_match(path) for path, rel in files):
+            note.unread(ctx, f"{source} matches a file an --exclude pattern names: BuildKit copies it (it matches "
+                             "the patterns below each source only), its reference says it does not", scope=(dest,))
+        a_folder = any(rel for _, rel in files)  # its contents land inside DEST, even if all are left out
+        files = [(path, rel) for path, rel in files if not flags.excluded(rel)]
         if instruction.keyword == "ADD" and any(p.endswith(_ARCHIVES) for p, _ in files):
             note.unread(ctx, "ADD unpacks the archive it names; the files in it are not followed", scope=(dest,))
             files = [(p, r) for p, r in files if not p.endswith(_ARCHIVES)]
-        inside = folder or any(rel for _, rel in files)  # a folder's contents always land inside DEST
+        inside = folder or a_folder
         for path, rel in files:
             if rel:
                 image = posixpath.join(dest, rel)
@@ -461,8 +477,23 @@ class _Evaluator:
         found = [(p, p[len(prefix):]) for p in self.paths if p.startswith(prefix)]
         return (found, False) if found or source in self.folders else None
 
-    def _copy_from_stage(self, origin: _StageState, source: str, dest: str, several: bool, step: Step,
-                         state: _StageState, note: Shell, ctx: CommandContext) -> int:
+    def _copy_with_parents(self, source: str, dest: str, flags: CopyFlags, step: Step, state: _StageState) -> int:
+        """Copy one ``--parents`` source: the context files below its root that it matches, their folders kept."""
+        root, pattern = parents_root(source)
+        include = pattern_rules([pattern], "COPY --parents source") if pattern else ()
+        prefix = root + "/" if root else ""
+        placed = 0
+        for path in self.paths:
+            below = path[len(prefix):]
+            if not path.startswith(prefix) or (include and not is_ignored(include, below)) or flags.excluded(below):
+                continue
+            state.fs.place(posixpath.join(dest, below), Placement(path, (step,), self.build.tick()))
+            placed += 1
+        state.fs.make_dir(dest)
+        return placed
+
+    def _copy_from_stage(self, origin: _StageState, source: str, dest: str, several: bool, flags: CopyFlags,
+                         step: Step, state: _StageState, note: Shell, ctx: CommandContext) -> int:
         path = normalise(source)
         unknown: list[str] = []
         fs = origin.fs
@@ -470,6 +501,10 @@ class _Evaluator:
             regex = glob_regex(path.lstrip("/"))
             roots = [n for n in fs.names() if regex.fullmatch(n.lstrip("/"))]
             several = several or len(roots) > 1
+            if any(fs.kind(root) is not Kind.DIR and flags.excludes_match(root.lstrip("/")) for root in roots):
+                note.unread(ctx, f"{source} matches a file an --exclude pattern names: BuildKit copies it (it "
+                                 "matches the patterns below each source only), its reference says it does not",
+                            scope=(dest,))
         else:
             roots = [path]
         placed = 0
@@ -478,7 +513,10 @@ class _Evaluator:
             if kind is Kind.DIR:
                 state.fs.make_dir(dest)
                 for image, held in fs.below(root):
-                    state.fs.place(posixpath.join(dest, image[len(root):].lstrip("/")),
+                    below = image[len(root):].lstrip("/")
+                    if flags.excluded(below):
+                        continue
+                    state.fs.place(posixpath.join(dest, below),
                                    Placement(held.source, held.steps + (step,), self.build.tick()))
                     placed += 1
                 continue

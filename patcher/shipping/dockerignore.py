@@ -42,6 +42,16 @@ def parse_dockerignore(text: str) -> tuple[IgnoreRule, ...]:
     return tuple(rules)
 
 
+def pattern_rules(patterns: list[str], where: str) -> tuple[IgnoreRule, ...]:
+    """Rules from patterns given one by one (``COPY --exclude``), each read as a ``.dockerignore`` line is."""
+    rules = []
+    for pattern in patterns:
+        exception = pattern.startswith("!")
+        cleaned = posixpath.normpath(pattern[1:] if exception else pattern)
+        rules.append(IgnoreRule(cleaned, exception, Glob(cleaned, where)))
+    return tuple(rules)
+
+
 def is_ignored(rules: tuple[IgnoreRule, ...], path: str) -> bool:
     """Whether the context file ``path`` is excluded from the build context."""
     candidates = [path]

@@ -67,13 +67,15 @@ class ShipPlan:
             if copy.origin != "context" or copy.stage not in stages:
                 continue
             for source in copy.sources:
-                if source in ("", ".") or path == source or path.startswith(source.rstrip("/") + "/"):
+                # What --exclude matches is the path below the source (see copy_flags).
+                if source in ("", "."):
+                    below: str | None = path
+                elif path == source or path.startswith(source.rstrip("/") + "/"):
+                    below = path[len(source.rstrip("/")) + 1:]
+                else:
+                    below = _below_glob(source, path) if has_glob(source) else None
+                if below is not None and not (below and is_ignored(copy.exclude, below)):
                     return True
-                if has_glob(source):
-                    regex = glob_regex(source)
-                    parts = path.split("/")
-                    if any(regex.fullmatch("/".join(parts[:n])) for n in range(1, len(parts) + 1)):
-                        return True
         return False
 
     def find(self, target: str) -> list[Installed]:
@@ -255,3 +257,13 @@ def parent_folders(path: str) -> list[str]:
 
 
 __all__ = ["DOCKERFILE", "Installed", "Script", "ShipPlan", "describe", "parent_folders", "plan_shipping"]
+
+
+def _below_glob(source: str, path: str) -> str | None:
+    """PATH's path below the match of a wildcard source (the match itself, or a folder it matches), or None."""
+    regex = glob_regex(source)
+    parts = path.split("/")
+    for n in range(1, len(parts) + 1):
+        if regex.fullmatch("/".join(parts[:n])):
+            return "/".join(parts[n:])
+    return None
