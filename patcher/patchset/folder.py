@@ -140,6 +140,8 @@ def read_file(path: Path, *, roots: tuple[Path, ...], limit: int = MAX_FILE_BYTE
     try:
         handle = os.open(real, flags)
     except OSError as error:
+        if error.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink where lstat saw a regular file
+            raise PatchSetError(f"this {what} changed while it was read", where=where, hint="run again") from None
         raise PatchSetError(f"cannot read this {what}: {_os_problem(error)}", where=where) from None
     try:
         after = os.fstat(handle)

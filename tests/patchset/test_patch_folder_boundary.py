@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,15 @@ def test_a_templates_folder_linked_inside_the_set_is_read(tmp_path: Path) -> Non
     (patches / "templates").symlink_to("tpl", target_is_directory=True)
     patch_set = load_patch_set(patches, templates=patches / "templates")
     assert [p.id for p in patch_set.patches] == ["three-tier-decode", "prefix-pregather", "prefix-buffer-reuse"]
+
+
+def test_a_file_in_place_of_the_templates_folder_leaves_the_set_without_templates(tmp_path: Path) -> None:
+    patches = hostile.one_patch_set(tmp_path, "edit.toml", "edit")
+    templates = hostile.templates_of(patches)
+    templates.rmdir()
+    templates.write_text("not a folder\n")
+    assert PatchFolder.open(patches, templates) == PatchFolder(patches, patches.resolve(), templates, None)
+    assert [p.id for p in load_patch_set(patches).patches] == ["edit"]
 
 
 @pytest.mark.parametrize(("entry", "said"), [
@@ -149,6 +159,32 @@ def test_a_socket_is_refused(tmp_path: Path) -> None:
         server.close()
 
 
+def test_a_file_swapped_for_a_symlink_after_its_check_is_not_followed(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # Between the reader's lstat (a regular file) and its open, the file is
+    # moved out and a link to it put in its place: even to that very file,
+    # the link is not followed.
+    patches = tmp_path / "patches"
+    patches.mkdir()
+    series = patches / "series"
+    series.write_text("edit.toml\n")
+    moved = tmp_path / "moved"
+    lstat = os.lstat
+
+    def lstat_then_swap(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        found = lstat(path, *args, **kwargs)
+        if sys._getframe(1).f_globals["__name__"] == read_file.__module__ and not moved.exists():
+            os.replace(series, moved)
+            series.symlink_to(moved)
+        return found
+
+    monkeypatch.setattr(os, "lstat", lstat_then_swap)
+    with pytest.raises(PatchSetError) as refused:
+        read_file(series, roots=(patches,), what="series file")
+    assert str(refused.value) == f"{series}: this series file changed while it was read (run again)"
+    assert series.is_symlink()
+
+
 def test_a_folder_in_place_of_a_patch_file_is_refused(tmp_path: Path) -> None:
     patches = hostile.copy_patch_set(tmp_path)
     (patches / "three-tier-decode.toml").unlink()
@@ -191,6 +227,15 @@ def test_the_templates_digest_refuses_what_rendering_would(tmp_path: Path) -> No
         templates_digest(folder)
     (folder / "pipe.j2").unlink()
     assert templates_digest(folder) == before
+
+
+def test_the_templates_digest_refuses_a_link_to_a_missing_template(tmp_path: Path) -> None:
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "gone.j2").symlink_to("removed.j2")
+    with pytest.raises(PatchSetError) as refused:
+        templates_digest(folder)
+    assert str(refused.value) == f"{folder / 'gone.j2'}: no such template"
 
 
 def test_the_templates_digest_follows_links_inside(tmp_path: Path) -> None:
