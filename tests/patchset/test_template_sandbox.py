@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +185,36 @@ def test_integers_are_capped_in_bits() -> None:
     assert _render("{{ 2 ** 4000 }}").startswith("1318")
     assert "an integer of more than 4,096 bits" in _refusal("{{ 2 ** 5000 }}")
     assert "an integer of more than 4,096 bits" in _refusal("{{ (2 ** 3000) * (2 ** 3000) }}")
+
+
+# Each would make tens of megabytes; its arguments are small, by position or by name.
+GROWING = {
+    "batch's line count by name": ("{% for row in [1]|batch(linecount=4000000, fill_with=0) %}{% endfor %}", {},
+                                   "what 'batch' returns"),
+    "replace's new text by name": ("{{ text|replace('x', new=text) }}", {"text": "x" * 7000}, "what 'replace' returns"),
+    "tojson with an indent": ("{{ items|tojson(indent=100000) }}", {"items": list(range(300))}, "what 'tojson' returns"),
+    "a string times a number": ("{{ text * n }}", {"text": "x", "n": 30_000_000}, "'*'"),
+    "a list times a number": ("{{ [0] * n }}", {"n": 5_000_000}, "'*'"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROWING))
+def test_a_value_over_the_cap_is_refused_before_it_is_made(name: str) -> None:
+    source, values, what = GROWING[name]
+    tracing = tracemalloc.is_tracing()
+    if tracing:
+        tracemalloc.reset_peak()
+    else:
+        tracemalloc.start()
+    try:
+        message = _refusal(source, values)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+    assert message == (f"template error at line 1: {what} would be larger than the 1,048,576 characters a template "
+                       "value may hold")
+    assert peak < 4 * PATCH_LIMITS.value  # the estimate refused it: the value was never made
 
 
 # Failures at render time ---------------------------------------------------------
