@@ -23,6 +23,7 @@ from patcher.patchset.load import load_patch_set
 from patcher.patchset.model import PatchSet
 from patcher.patchset.runner import Status, patch_source
 from patcher.patchset.sparse import Opaque, logical_lines, parse_sparse
+from tests.fixtures_patches import patch_toml, replace_step
 from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED, VENDOR_TREE
 
 VENDOR = (VENDOR_TREE / SHIPPED).read_text(encoding="utf-8")
@@ -282,6 +283,38 @@ def test_a_large_target_parses_a_small_part_of_itself(series: PatchSet, monkeypa
     monkeypatch.setattr(sparse.cst, "parse_module", real)
     monkeypatch.setattr(sparse, "SPARSE_FROM", len(source) + 1)
     assert patch_source("paged_attn.py", source, _patches(series)).patched == result.patched
+
+
+def test_a_target_without_an_indented_line_is_parsed_sparsely(load_patch: Callable[[str], Any],
+                                                              every_size: None) -> None:
+    # No line sets the module's indentation: the skeleton keeps libcst's default.
+    patch = load_patch(patch_toml("flat", replace_step("x = 1", "x = 2")))
+    source = ("".join(f"limit_{n} = {n}\n" for n in range(100)) + "def f(): x = 1\n").encode()
+    module = parse_sparse(source, [patch])
+    assert module is not None and module.bytes == source
+    assert [type(s) for s in module.body] == [Opaque, cst.FunctionDef]
+
+
+def test_opaque_statements_are_compiled_a_few_at_a_time(series: PatchSet, every_size: None,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # 300 runs of opaque helpers, each between two statements the series
+    # keeps: compiled with their neighbours at the same indentation, not one
+    # compile() a run.
+    helpers = "".join(f"def _check_{n}(x):\n    return x + {n}\n\n\n"
+                      f"def _register_{n}():\n    return PagedAttention\n\n\n" for n in range(300))
+    source = (VENDOR + helpers).encode()
+    compiled: list[str] = []
+
+    def counting(code: str, *args: Any, **kwargs: Any) -> Any:
+        compiled.append(code)
+        return compile(code, *args, **kwargs)
+
+    monkeypatch.setattr(sparse, "compile", counting, raising=False)
+    module = parse_sparse(source, _patches(series))
+    assert module is not None and module.bytes == source
+    assert sum(type(s) is Opaque for s in module.body) >= 300
+    assert sum(code.count("def _check_") for code in compiled) == 300
+    assert len(compiled) <= 3, len(compiled)
 
 
 @pytest.mark.parametrize("text", [
