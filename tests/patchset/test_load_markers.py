@@ -20,6 +20,8 @@ def test_markers_are_patterns_or_tables_with_a_scope(tmp_path: Path) -> None:
     ('applied-when = "x = 2"', "edit.toml: 'applied-when' must be a list of patterns"),
     ('applied-when = [{scope = "g"}]', "edit.toml: 'applied-when[1]' must be a pattern or a table with 'pattern'"),
     ("requires = [3]", "edit.toml: 'requires[1]' must be a pattern or a table with 'pattern'"),
+    ('applied-when = [{pattern = 3}]', "edit.toml: 'applied-when[1].pattern' must be a string, not an integer"),
+    ('requires = [{pattern = "x = 2", scope = ["g"]}]', "edit.toml: 'requires[1].scope' must be a string, not an array"),
     ('applied-when = [{pattern = "x = 2", scop = "g"}]',
      "edit.toml: unknown key 'applied-when[1].scop'; did you mean 'scope'?"),
     ('applied-when = ["x = 2", "x = {{ nope }}"]',
