@@ -11,6 +11,7 @@ it could change, never guessed.
 
 from __future__ import annotations
 
+import operator
 import posixpath
 import re
 from dataclasses import replace
@@ -918,7 +919,17 @@ def _decide(shell: Shell, args: list[str]) -> bool | None:
         return kind is not Kind.ABSENT
     if len(args) == 3 and args[1] in ("=", "==", "!="):
         return (args[0] == args[2]) == (args[1] != "!=")
+    if len(args) == 3 and args[1] in _INTEGER_TESTS and all(_INTEGER.fullmatch(a) for a in args[::2]):
+        return _INTEGER_TESTS[args[1]](int(args[0]), int(args[2]))
     return None
+
+
+# test's integer comparisons; an operand that is not an integer (or past 64 bits) is an error (status 2), left
+# undecided here.
+_INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
+_INTEGER_TESTS: dict[str, Callable[[int, int], bool]] = {
+    "-eq": operator.eq, "-ne": operator.ne, "-lt": operator.lt, "-le": operator.le, "-gt": operator.gt,
+    "-ge": operator.ge}
 
 
 def _read(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

@@ -198,7 +198,9 @@ class Shell:
         if name == "#":
             return str(len(self.positional))
         if name == "?":
-            return "0"  # the reader follows the build that succeeds
+            # A command the reader cannot run is taken to succeed (as after '||'); a failure reads as 1, which is
+            # what false, cp, test and grep give.
+            return {True: "0", False: "1"}.get(self.last_status) or self.unknowns.mark("$?")
         if name == "-":
             return "e" if self.errexit else ""
         if name == "HOME" and name not in self.variables:

@@ -78,6 +78,17 @@ def outcome(script: str) -> tuple[list[str], list[tuple[str, int, str, str]]]:
     ("true && cp x.py /a.py || cp x.py /b.py; false && cp x.py /c.py || cp x.py /d.py", ["/a.py", "/d.py"]),
     ("false || false || cp x.py /a.py; true || cp x.py /b.py && cp x.py /c.py", ["/a.py", "/c.py"]),
     ("B=']]'; if test \"$B\" = ']]'; then cp x.py /a.py; else cp x.py /b.py; fi", ["/a.py"]),  # ']]' is data to test
+    # $? is the last command's status: 1 after a known failure, 0 after one taken to succeed (as '||' reads it).
+    ("cp missing.py /m.py 2>/dev/null; rc=$?; if [ $rc = 0 ]; then cp x.py /a.py; else cp x.py /b.py; fi", ["/b.py"]),
+    ("false; if [ $? -ne 0 ]; then cp x.py /a.py; fi; true; [ $? -eq 0 ] && cp x.py /b.py; true; [ $? -ne 0 ] && "
+     "cp x.py /never.py", ["/a.py", "/b.py"]),
+    ("pip install foo; if [ $? -ne 0 ]; then cp x.py /a.py; fi; pip install bar || cp x.py /b.py", []),
+    ("false; echo $? >/dev/null; [ $? -gt 0 ] || cp x.py /a.py", ["/a.py"]),
+    # test's integer comparisons; an operand that is not an integer leaves the test undecided.
+    ("[ 2 -lt 10 ] && cp x.py /a.py; [ 2 -ge 10 ] || cp x.py /b.py; [ -3 -le ' 1' ] && cp x.py /c.py; "
+     "[ 10 -lt 2 ] && cp x.py /n1.py; [ 2 -gt 2 ] && cp x.py /n2.py; [ 0 -eq 00 ] || cp x.py /n3.py",
+     ["/a.py", "/b.py", "/c.py"]),
+    ("[ 1x -eq 1 ] && cp x.py /a.py; [ 1 -eq 1000000000000000000000 ] && cp x.py /b.py", ["/a.py", "/b.py"]),
     ("[ -d /opt/u ] && cp x.py /a.py || cp x.py /b.py", ["/a.py", "/b.py"]),
     ("while [ -d /opt/u ]; do cp x.py /a.py; done; cp x.py /after.py", ["/a.py", "/after.py"]),
     ("case x in y) cp x.py /y.py;; *) cp x.py /star.py;; esac", ["/star.py"]),

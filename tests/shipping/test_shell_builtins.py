@@ -68,7 +68,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("builtin echo hi", "hi"), ("env", None), ("env -u A echo hi", "hi"), ("env A=b sh -c 'echo $A'", "b"),
     ("echo $HOME", "/root"), ("HOME=/h; cd; pwd", "/h"), ("cd; pwd", "/root"), ("echo $PWD", "/w/s"),
     ("cd sub; echo $OLDPWD", "/w/s"), ("echo $0", "./i.sh"), ("echo ${BASH_SOURCE[0]}", "./i.sh"),
-    ("echo $#", "0"), ("echo $?", "0"), ("echo $-", ""), ("set -e; echo $-", "e"), ("echo $$", None),
+    ("echo $#", "0"), ("echo $?", "0"), ("false; echo $?", "1"), ("[ -d /opt/u ]; echo $?", None), ("echo $-", ""), ("set -e; echo $-", "e"), ("echo $$", None),
     ("echo $!", None), ("echo $9", ""), ("echo $BASH_VERSION", None), ("dash -c 'echo x$BASH_VERSION'", "x"),
     ("bash -c 'echo $BASH_VERSION'", None), ("bash -c '[ -n \"$BASH_VERSION\" ] && echo bash'", "bash"),
     ("bash -c '[ -z $BASH_VERSION ] || echo bash'", "bash"), ("bash -c '[ \"${BASH_VERSION:-}\" ] && echo bash'", "bash"),
