@@ -200,7 +200,9 @@ class Shell:
         if name == "?":
             # A command the reader cannot run is taken to succeed (as after '||'); a failure reads as 1, which is
             # what false, cp, test and grep give.
-            return {True: "0", False: "1"}.get(self.last_status) or self.unknowns.mark("$?")
+            if self.last_status is None:
+                return self.unknowns.mark("$?")
+            return "0" if self.last_status else "1"
         if name == "-":
             return "e" if self.errexit else ""
         if name == "HOME" and name not in self.variables:
