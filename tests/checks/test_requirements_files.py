@@ -6,7 +6,9 @@ by ``cd``/``pushd``/``popd``, or the Dockerfile's ``WORKDIR`` for a
 ``-r``/``-c`` is relative to the file that names it. Every spelling pip
 takes (``-r F``, ``-rF``, ``--requirement F``, ``--requirement=F``, the
 same for ``-c``) is read; a loop is read once, and files nested deeper than
-``MAX_DEPTH`` are left unread with a warning. A Triton requirement is an
+``MAX_DEPTH`` are left unread with a warning. A file the Dockerfile copies
+to several places is found at each; ``${VAR}`` is the Dockerfile's ``ENV``
+in a nested file as in the first. A Triton requirement is an
 error at its own line of its own file, naming the ``pip install`` that
 reads it; a file the reader cannot reach is a warning at the command.
 """
@@ -91,6 +93,14 @@ def test_the_file_is_looked_up_where_the_command_runs(script: str, where: str) -
     assert [(path, severity) for path, _, severity, _ in found] == [(f"{FOLDER}/{where}", "error")], found
 
 
+@pytest.mark.parametrize("option", ["-r /tmp/requirements.txt", "-r requirements.txt"])
+def test_a_file_the_dockerfile_copies_to_two_places_is_followed_from_either(option: str) -> None:
+    dockerfile = build_dockerfile("COPY ./qwen3_6_scripts/requirements.txt /tmp/requirements.txt")
+    files = {"Dockerfile": dockerfile, f"{FOLDER}/requirements.txt": "transformers==4.57.1\r\ntriton==2.1.0\r\n"}
+    found = check(f"set -e\npip install {option}\n", files)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [(f"{FOLDER}/requirements.txt", 2, "error")]
+
+
 def test_a_nested_file_is_relative_to_the_file_that_names_it() -> None:
     files = {f"{FOLDER}/reqs/base.txt": "transformers\n-r gpu/extra.txt\n--constraint ../pins.txt\n",
              f"{FOLDER}/reqs/gpu/extra.txt": "xformers\n-r /workspace/qwen3_6_scripts/last.txt\n",
@@ -103,6 +113,17 @@ def test_a_nested_file_is_relative_to_the_file_that_names_it() -> None:
         (f"{FOLDER}/pins.txt", 1, f"pins Triton (`triton==2.1.0`, a constraint {via}, 2 files deep): whatever needs "
                                   f"Triton installs that build {INSTALLS}"),
     ]
+
+
+def test_a_dockerfile_env_is_expanded_in_a_nested_file_as_in_the_first() -> None:
+    dockerfile = build_dockerfile("ENV WHEELS=/workspace/qwen3_6_scripts/wheels")
+    files = {"Dockerfile": dockerfile,
+             f"{FOLDER}/requirements.txt": "transformers==4.57.1\n-r reqs/gpu.txt\n",
+             f"{FOLDER}/reqs/gpu.txt": "xformers\n${WHEELS}/triton-2.1.0-cp310-cp310-linux_x86_64.whl\n"}
+    found = check("set -e\npip install -r requirements.txt\n", files)
+    assert [(path, line, severity, message.split(", read through")[0]) for path, line, severity, message in found] == [
+        (f"{FOLDER}/reqs/gpu.txt", 2, "error",
+         "installs Triton (`/workspace/qwen3_6_scripts/wheels/triton-2.1.0-cp310-cp310-linux_x86_64.whl`")]
 
 
 def test_a_loop_of_files_is_read_once() -> None:
