@@ -120,6 +120,7 @@ def test_a_flag_that_the_module_can_set_again_guards_nothing(how: str) -> None:
     "USE_TRITON = False\ndef f(USE_TRITON=True):\n    if USE_TRITON:\n        target()\n",
     "USE_TRITON = False\ndef f(q):\n    if USE_TRITON:\n        target()\n    USE_TRITON = q\n",
     "USE_TRITON = False\ndef f(qs):\n    return [target() for USE_TRITON in qs if USE_TRITON]\n",
+    "USE_TRITON = False\ndef f(qs):\n    return [target() if USE_TRITON else None for USE_TRITON in qs]\n",
     "USE_TRITON = False\ndef outer(q):\n    USE_TRITON = q\n    def inner():\n        if USE_TRITON:\n            target()\n    return inner\n",
     # A class body that binds it reads its own; a flag set under an `if` or in a `try` is no flag.
     "USE_TRITON = False\nclass A:\n    USE_TRITON = True\n    if USE_TRITON:\n        pass\n    else:\n        target()\n",
