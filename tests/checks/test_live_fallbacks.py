@@ -184,3 +184,18 @@ def test_a_helper_method_the_decode_calls_above_the_threshold_reaches_the_fallba
                        "if actual_max > PagedAttention._PYTORCH_DECODE_THRESHOLD:\n    return other._decode_long(query)\n"
                        "return query\n")
     assert [message for _, message in errors_in(RULE, code)] == ["forward_decode never calls _forward_decode_pytorch"]
+
+
+@pytest.mark.parametrize("first, decorator", [("self", ""), ("cls", "    @classmethod\n")])
+def test_a_helper_method_called_through_self_or_cls_reaches_the_fallback(first: str, decorator: str) -> None:
+    # forward_decode made an instance (or class) method that hands long contexts to a helper of its own.
+    code = PAGED_ATTENTION_HEAD.replace(
+        "    @staticmethod\n    def forward_decode(query, seq_lens):\n",
+        f"{decorator}    def _decode_long({first}, query):\n        return {PYTORCH_DECODE}\n\n"
+        f"{decorator}    def forward_decode({first}, query, seq_lens):\n",
+    ) + textwrap.indent(f"if actual_max > {first}._PYTORCH_DECODE_THRESHOLD:\n"
+                        f"    return {first}._decode_long(query)\n"
+                        "return query\n", " " * 8)
+    assert errors_in(RULE, code) == []
+    unused = code.replace(f"return {first}._decode_long(query)", "return query")
+    assert [message for _, message in errors_in(RULE, unused)] == ["forward_decode never calls _forward_decode_pytorch"]
