@@ -149,12 +149,19 @@ def _known_prefix(shell: Shell, word: str) -> str | None:
     return shell.path(head[:head.rindex("/")] or "/")
 
 
-def _on_path(shell: Shell, name: str) -> str | None:
-    """A context file placed in a folder of a PATH the build set, found as ``name``."""
+def _on_path(shell: Shell, name: str, past_unknown: bool = False) -> str | None:
+    """A context file placed in a folder of a PATH the build set, found as ``name``.
+
+    The folders are tried in order up to the first the reader cannot know
+    (``PATH=/opt/s:$PATH`` finds /opt/s/NAME, not what the base image's PATH
+    holds), or past it with ``past_unknown`` (``PATH=$PATH:/opt/s``).
+    """
     path = shell.variables.get("PATH")
-    if path is None or not is_known(path):
-        return None
-    for folder in path.split(":"):
+    for folder in [] if path is None else path.split(":"):
+        if not is_known(folder):
+            if past_unknown:
+                continue
+            return None
         candidate = normalise(posixpath.join(folder or shell.cwd, name))
         if candidate in shell.build.fs.files:
             return candidate
@@ -577,9 +584,43 @@ def _shift(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
 
 
 def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``. FILE`` / ``source FILE``: FILE's commands run in this shell.
+
+    A FILE without a ``/`` is looked for on PATH; only bash (not as ``sh``)
+    then tries the current folder. Under sh (dash, or bash as sh) a ``.``
+    that finds nothing ends the script, a ``source`` fails and the script
+    reads on; dash has no ``source`` at all.
+    """
     if len(argv) < 2:
         return True
-    path = shell.path(argv[1])
+    command, name = argv[0], argv[1]
+    if command == "source" and shell.program == "dash":
+        shell.note(ctx, "fails", f"dash has no 'source' command: the script reads on without {name}")
+        return False
+    if "/" in name or not is_known(name):
+        path = shell.path(name)
+    else:
+        found = _on_path(shell, name)
+        later = None if found else _on_path(shell, name, past_unknown=True)
+        if later is not None:
+            shell.note(ctx, "assumed", f"{name} is taken to be {later}, which the build put on PATH (a folder of "
+                                       "the base image's PATH, searched first, could hold another)")
+            found = later
+        elif found is None and shell.program == "bash":
+            found = shell.path(name)  # bash, not as sh, tries the current folder after PATH
+        if found is None:
+            unless = f"unless the base image has a {name} on its PATH"
+            if command == ".":
+                shell.note(ctx, "fails", f"sh looks for {name} on PATH only, not in the current folder: the script "
+                                         f"stops here ({unless})")
+                raise Exit(False)
+            shell.note(ctx, "fails", f"sh looks for {name} on PATH only, not in the current folder: the script "
+                                     f"reads on without it ({unless})")
+            return False
+        path = found
+    if command == "source" and shell.program == "sh":
+        shell.note(ctx, "assumed", f"the base image's sh decides: bash reads {name}, dash has no 'source' and reads "
+                                   "on without it; the reader reads it")
     if path not in shell.build.fs.files:
         shell.unread(ctx, f"reads {shell.show(argv[1])} into the shell, and that is not a file of the build context")
         return None
