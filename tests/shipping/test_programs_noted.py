@@ -48,7 +48,7 @@ def notes(command: str) -> list[tuple[str, int, str, str, tuple[str, ...] | None
     ("python3 -c 'import os; os.system(\"make install\")'", "python3 -c"),
     ("python3 -c \"$CODE\"", "python3"), ("python3 -", "python3 -"), ("python3 -m pip install -r r.txt", "pip install"),
     ("sh nothere.sh", "sh nothere.sh"), ("bash -x nothere.sh a", "bash -x"), ("./bin.sh", "./bin.sh (not a text file)"),
-    ("./perlscript", "./perlscript"), ("./other.sh", "./other.sh"), ("PATH=/w/s:$PATH; i2.sh", "i2.sh"),
+    ("./perlscript", "./perlscript"), ("./other.sh", "./other.sh"), ("PATH=$PATH:/w/s; i2.sh", "i2.sh"),
 ])
 def test_a_program_the_reader_does_not_run_could_change_anything(command: str, name: str) -> None:
     assert [(kind, line, reason, scope) for kind, line, _, reason, scope in notes(command)] == [
@@ -129,8 +129,10 @@ def test_a_python_program_from_standard_input_is_read() -> None:
                       (TARGET,))]
 
 
-def test_a_file_named_on_path_is_found_in_the_folders_the_build_set() -> None:
-    plan = plan_of(script_context("PATH=/nowhere:/w/s\ni2.sh\nPATH=/w/s/sub:/usr/bin\nother.sh\n", files=FILES))
+@pytest.mark.parametrize("path", ["/nowhere:/w/s", "/w/s:$PATH"])
+def test_a_file_named_on_path_is_found_in_the_folders_the_build_set(path: str) -> None:
+    """The folders are searched in order up to the first only the base image knows (its own PATH)."""
+    plan = plan_of(script_context(f"PATH={path}\ni2.sh\nPATH=/w/s/sub:/usr/bin\nother.sh\n", files=FILES))
     assert plan.image["/opt/i2.py"].source == "s/x.py"
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("program", 4, "runs other.sh, which the reader does not follow: it could change any file")]
