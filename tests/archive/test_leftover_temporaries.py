@@ -138,9 +138,11 @@ def test_the_temporary_of_a_run_killed_mid_write_goes_with_the_next_run(tmp_path
     work.mkdir()
     started, started_w = os.pipe()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PATCHER_TEST_WRITE_STARTED": f"/dev/fd/{started_w}"}
-    process = subprocess.Popen([sys.executable, "-m", "patcher", "apply", str(VENDOR_ZIP), "-o", "out/ctx.tar.gz",
-                                "--patches", str(PATCHES)], cwd=work, stderr=subprocess.PIPE, pass_fds=[started_w],
-                               env=env, start_new_session=True)
+    # The child works in the checkout, as the other tests' children do (a mutation run's hook in it reads
+    # setup.cfg from there); its output goes to the test's folder.
+    process = subprocess.Popen([sys.executable, "-m", "patcher", "apply", str(VENDOR_ZIP), "-o",
+                                str(work / "out" / "ctx.tar.gz"), "--patches", str(PATCHES)], cwd=ROOT,
+                               stderr=subprocess.PIPE, pass_fds=[started_w], env=env, start_new_session=True)
     os.close(started_w)
     with os.fdopen(started, "rb") as pipe:
         assert pipe.readline() == b"write started\n", process.communicate(timeout=120)[1]
