@@ -131,36 +131,42 @@ def test_writing_an_output_removes_the_leftovers_beside_it_only(tmp_path: Path, 
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["ctx.tar", fresh.name, "sub"])
 
 
+def _apply_argv(output: Path, *extra: str) -> list[str]:
+    """``patcher apply`` of the vendor fixture to OUTPUT, run in a child.
+
+    The child works in the checkout, as the other tests' children do (a
+    mutation run's hook in it reads setup.cfg from there); OUTPUT is in the
+    test's folder.
+    """
+    return [sys.executable, "-m", "patcher", "apply", str(VENDOR_ZIP), "-o", str(output), "--patches", str(PATCHES),
+            *extra]
+
+
 def test_the_temporary_of_a_run_killed_mid_write_goes_with_the_next_run(tmp_path: Path) -> None:
     # A real apply killed outright while it writes (the whole process group,
     # watcher and command): nothing in it could clean up.
-    work = tmp_path / "work"
-    work.mkdir()
+    out = tmp_path / "work" / "out"
+    out.parent.mkdir()
     started, started_w = os.pipe()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PATCHER_TEST_WRITE_STARTED": f"/dev/fd/{started_w}"}
-    # The child works in the checkout, as the other tests' children do (a mutation run's hook in it reads
-    # setup.cfg from there); its output goes to the test's folder.
-    process = subprocess.Popen([sys.executable, "-m", "patcher", "apply", str(VENDOR_ZIP), "-o",
-                                str(work / "out" / "ctx.tar.gz"), "--patches", str(PATCHES)], cwd=ROOT,
-                               stderr=subprocess.PIPE, pass_fds=[started_w], env=env, start_new_session=True)
+    process = subprocess.Popen(_apply_argv(out / "ctx.tar.gz"), cwd=ROOT, stderr=subprocess.PIPE,
+                               pass_fds=[started_w], env=env, start_new_session=True)
     os.close(started_w)
     with os.fdopen(started, "rb") as pipe:
         assert pipe.readline() == b"write started\n", process.communicate(timeout=120)[1]
     os.killpg(process.pid, signal.SIGKILL)
     process.communicate(timeout=120)
-    (left,) = (work / "out").iterdir()
+    (left,) = out.iterdir()
     assert left.name.startswith(".ctx.tar.gz.") and left.name.endswith(".tmp")
     # Another run's fresh temporary in the same folder must survive the next run.
-    concurrent = work / "out" / f".ctx.zip.{os.getpid()}.{HEX}.tmp"
+    concurrent = out / f".ctx.zip.{os.getpid()}.{HEX}.tmp"
     concurrent.write_bytes(b"being written")
-    again = subprocess.run([sys.executable, "-m", "patcher", "apply", str(VENDOR_ZIP), "-o", "out/ctx.tar.gz",
-                            "--patches", str(PATCHES)], cwd=work, capture_output=True, env={**os.environ,
-                            "PYTHONPATH": str(ROOT)}, check=False)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    again = subprocess.run(_apply_argv(out / "ctx.tar.gz"), cwd=ROOT, capture_output=True, env=env, check=False)
     assert again.returncode == 0, again.stderr
     assert left.exists()  # a minute has not passed: it might still be written
     _age(left)
-    again = subprocess.run([sys.executable, "-m", "patcher", "apply", str(VENDOR_ZIP), "-o", "out/ctx.tar.gz",
-                            "--force", "--patches", str(PATCHES)], cwd=work, capture_output=True,
-                           env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    again = subprocess.run(_apply_argv(out / "ctx.tar.gz", "--force"), cwd=ROOT, capture_output=True, env=env,
+                           check=False)
     assert again.returncode == 0, again.stderr
-    assert sorted(p.name for p in (work / "out").iterdir()) == sorted(["ctx.tar.gz", concurrent.name])
+    assert sorted(p.name for p in out.iterdir()) == sorted(["ctx.tar.gz", concurrent.name])
