@@ -550,6 +550,28 @@ def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     return True
 
 
+def _local(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``local NAME[=VALUE]``: in a function, NAME is its own until it returns (functions it calls see it too).
+
+    ``local NAME`` without a value: bash leaves NAME unset, dash keeps the
+    value it had; under sh, which of them the image has decides. Outside a
+    function it is read as ``declare``.
+    """
+    for word in argv[1:]:
+        if word.startswith("-"):
+            continue
+        name, equals, value = word.partition("=")
+        shell.make_local(name)
+        if equals:
+            shell.assign(name, value)
+        elif shell.frames and shell.program == "bash":
+            shell.variables.pop(name, None)
+            shell.unset.add(name)
+        elif shell.frames and shell.program == "sh" and shell.variables.get(name):
+            shell.assign(name, shell.unknowns.mark(f"${name}"))
+    return True
+
+
 def _unset(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     for name in argv[1:]:
         if name.startswith("-"):
@@ -998,7 +1020,7 @@ def _getopts(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
 
 BUILTINS: dict[str, Builtin] = {
     "cd": _cd, "pushd": _pushd, "popd": _popd, "dirs": _dirs, "set": _set, "export": _export, "readonly": _export,
-    "local": _export, "declare": _export, "typeset": _export, "unset": _unset, "exit": _exit, "return": _return,
+    "local": _local, "declare": _export, "typeset": _export, "unset": _unset, "exit": _exit, "return": _return,
     "break": _loop_control, "continue": _loop_control, "shift": _shift, "source": _source, ".": _source,
     "eval": _eval, "exec": _command, "command": _command, "builtin": _command, "echo": _echo, "printf": _printf,
     "pwd": _path_tool, "dirname": _path_tool, "basename": _path_tool, "realpath": _path_tool,

@@ -164,6 +164,8 @@ class Shell:
         self.argv0 = argv0
         self.positional = list(positional or [])
         self.functions: dict[str, Command] = {}
+        # One frame per running function: each name 'local' made, with what it held outside (value, exported, unset).
+        self.frames: list[dict[str, tuple[str | None, bool, bool]]] = []
         self.errexit = errexit
         self.propagates = propagates  # whether this shell's failure fails the build
         self.inherited = inherited
@@ -321,6 +323,7 @@ class Shell:
                       program=self.program)
         child.variables, child.exported, child.unset = dict(self.variables), set(self.exported), set(self.unset)
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
+        child.frames = [dict(frame) for frame in self.frames]
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
         child.is_subshell, child.last_status = True, self.last_status
         return child
@@ -599,6 +602,7 @@ class Shell:
         saved = self.positional
         self.positional = args
         self.depth += 1
+        self.frames.append({})
         try:
             return self.command(body, ctx)
         except _Return:
@@ -606,6 +610,21 @@ class Shell:
         finally:
             self.positional = saved
             self.depth -= 1
+            self._restore(self.frames.pop())
+
+    def make_local(self, name: str) -> None:
+        """``local NAME`` in the running function: what NAME holds now comes back when the function returns."""
+        if self.frames and name not in self.frames[-1]:
+            self.frames[-1][name] = (self.variables.get(name), name in self.exported, name in self.unset)
+
+    def _restore(self, frame: dict[str, tuple[str | None, bool, bool]]) -> None:
+        for name, (value, exported, unset) in frame.items():
+            if value is None:
+                self.variables.pop(name, None)
+            else:
+                self.variables[name] = value
+            (self.exported.add if exported else self.exported.discard)(name)
+            (self.unset.add if unset else self.unset.discard)(name)
 
     def run_text(self, text: str, line: int, ctx: CommandContext) -> bool | None:
         """Run shell text in this shell (``eval``, a sourced file read in place)."""

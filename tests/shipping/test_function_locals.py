@@ -1,0 +1,57 @@
+"""``local`` in a shell function: the variable is the function's own until it returns.
+
+sh and bash scope dynamically: the functions it calls see the local value,
+and the value it had outside comes back on return. An install script that
+loops over candidate roots with a helper function (``install_to() { local
+VLLM=$1; cp ... "$VLLM/..."; }``) must not leave the helper's root behind
+for the lines after it. ``local NAME`` with no value differs by shell: bash
+leaves NAME unset, dash keeps what it held, and under ``sh`` the image's
+shell decides.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of, script_context
+
+
+def placed(script: str) -> tuple[list[str], list[tuple[str, int, str]]]:
+    """The image paths a script placed outside its own folder, and its notes (kind, line, command)."""
+    plan = plan_of(script_context(script))
+    return sorted(p for p in plan.image if not p.startswith("/w/")), [(n.kind, n.line, n.text) for n in plan.notes]
+
+
+def test_a_local_value_is_gone_when_the_function_returns() -> None:
+    script = ("VLLM=/usr/local/corex/vllm\n"
+              "install_to() {\n  local VLLM=$1\n  mkdir -p \"$VLLM/ops\"\n  cp x.py \"$VLLM/ops/x.py\"\n}\n"
+              "install_to /usr/lib/python3/dist-packages/vllm\n"
+              "mkdir -p \"$VLLM/ops\"\ncp x.py \"$VLLM/ops/y.py\"\n")
+    assert placed(script) == (["/usr/lib/python3/dist-packages/vllm/ops/x.py", "/usr/local/corex/vllm/ops/y.py"],
+                              [])
+
+
+def test_a_function_called_from_another_sees_its_locals() -> None:
+    script = "outer() { local D=/opt/in; inner; }\ninner() { mkdir -p $D; cp x.py $D/x.py; }\nD=/opt/out\nouter\n" \
+             "mkdir -p $D\ncp x.py $D/y.py\n"
+    assert placed(script) == (["/opt/in/x.py", "/opt/out/y.py"], [])
+
+
+def test_a_variable_made_local_and_exported_is_back_as_it_was() -> None:
+    script = "X=/a\nf() { local X=/b; export X; sh -c 'mkdir -p $X; cp x.py $X/in.py'; }\nf\n" \
+             "sh -c 'cp x.py /child$X.py'\nmkdir -p $X\ncp x.py $X/out.py\n"
+    # After f, X is /a again and no longer exported: the child shell does not see it.
+    assert placed(script)[0] == ["/a/out.py", "/b/in.py"]
+
+
+@pytest.mark.parametrize(("shebang", "inside", "notes"), [
+    ("#!/bin/bash\n", "/f.py", []),  # bash: unset
+    ("#!/bin/dash\n", "/f/keep.py", []),  # dash: the value it had
+    ("", None, [("unread", 2, "cp x.py /f$X.py")]),  # sh: either
+])
+def test_local_without_a_value_is_what_the_shell_makes_of_it(shebang: str, inside: str | None,
+                                                             notes: list[tuple[str, int, str]]) -> None:
+    offset = 1 if shebang else 0
+    paths, found = placed(f"{shebang}X=/keep\nf() {{ local X; cp x.py /f$X.py; }}\nf\ncp x.py /g$X.py\n")
+    assert paths == sorted([p for p in (inside, "/g/keep.py") if p])
+    assert found == [(kind, line + offset, text) for kind, line, text in notes]
