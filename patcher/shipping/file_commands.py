@@ -324,7 +324,9 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
             resolved = normalise(posixpath.join(base, target))
         else:
             resolved = shell.path(target)
-        if o.flags & {"f", "force"} and not into:
+        # -f removes what stands at LINK; a folder there (without -T or -n) takes the link inside it instead.
+        inside = into if into is not None else (link_at.endswith("/") or shell.build.fs.kind(link_path) is Kind.DIR)
+        if o.flags & {"f", "force"} and not inside:
             shell.build.fs.remove(link_path)
         ok &= transfer(shell, ctx, "ln", [resolved], link_path, recursive=True, into=into, link=True,
                        written=shell.path(link_at, keep_slash=True))

@@ -199,6 +199,14 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     ("ln -s ../../w/s/sub/y.py /made/sub2/", {}),  # /made/sub2 is not there: the link is not made
     ("ln -st /made/bin /w/s/x.py", {}),  # -t names a folder that is not there: ln fails, nothing is linked
     ("ln -sf /w/s/x.py /made/f.py\nln -sf /w/s/sub/y.py /made/f.py", {"/made/f.py": Y}),
+    # -f removes an existing LINK, but a folder there takes the link inside it; -n (--no-dereference) makes a link
+    # to a folder the LINK itself, so that `ln -sfn NEW current` repoints it.
+    ("cp x.py /made/keep.py\nln -sf /w/s/sub/y.py /made", {"/made/keep.py": X, "/made/y.py": Y}),
+    ("cp x.py /made/keep.py\nln -sf /w/s/sub/y.py /made/", {"/made/keep.py": X, "/made/y.py": Y}),
+    ("ln -s /w/s/sub /made/cur\nln -sf /w/s/x.py /made/cur", {"/made/cur/y.py": Y, "/made/cur/deep/z.py": Z,
+                                                              "/made/cur/x.py": X}),
+    ("ln -s /w/s/sub /made/cur\nln -sfn /w/s/sub/deep /made/cur", {"/made/cur/z.py": Z}),
+    ("ln -s /w/s/sub /made/cur\nln --symbolic --force --no-dereference /w/s/sub/deep /made/cur", {"/made/cur/z.py": Z}),
     ("cd /made\nln -s ../w/s/x.py .", {"/made/x.py": X}),
     ("cd /made\nln -s /w/s/x.py", {"/made/x.py": X}),
     ("rsync -a sub/ /made/", {"/made/y.py": Y, "/made/deep/z.py": Z}),
