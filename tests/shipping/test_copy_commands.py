@@ -207,6 +207,7 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
                                                               "/made/cur/x.py": X}),
     ("ln -s /w/s/sub /made/cur\nln -sfn /w/s/sub/deep /made/cur", {"/made/cur/z.py": Z}),
     ("ln -s /w/s/sub /made/cur\nln --symbolic --force --no-dereference /w/s/sub/deep /made/cur", {"/made/cur/z.py": Z}),
+    ("ln x.py /made/hard.py", {"/made/hard.py": X}),  # a hard link's relative target is read from the current folder
     ("cd /made\nln -s ../w/s/x.py .", {"/made/x.py": X}),
     ("cd /made\nln -s /w/s/x.py", {"/made/x.py": X}),
     ("rsync -a sub/ /made/", {"/made/y.py": Y, "/made/deep/z.py": Z}),
@@ -224,6 +225,8 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     ("install -D x.py sub/y.py /made/dd/", {"/made/dd/x.py": X, "/made/dd/y.py": Y}),
     ("install --target-directory=/made --owner=root --group=root x.py", {"/made/x.py": X}),
     ("install --debug -m 0644 x.py /made/dbg.py", {"/made/dbg.py": X}),  # coreutils 9.2+
+    ("install --preserve-timestamps --compare -m 0644 x.py /made/ts.py", {"/made/ts.py": X}),
+    ("install --no-target-directory -m 0644 x.py /made/nt.py", {"/made/nt.py": X}),
     ("ln -s --target-directory=/made /w/s/x.py /w/s/sub",
      {"/made/x.py": X, "/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
     ("mkdir -p /made/a/b\ncp x.py /made/a/b/", {"/made/a/b/x.py": X}),
@@ -240,6 +243,7 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     ("cp x.py /made/a.py\nrm --force --verbose --dir /made/a.py", {}),
     ("rsync -rlptgoD --group --owner --perms --times --links x.py /made/", {"/made/x.py": X}),
     ("rsync -a --no-owner --no-group --checksum --whole-file --inplace x.py /made/", {"/made/x.py": X}),
+    ("rsync --archive --verbose --human-readable --stats sub/ /made/v", {"/made/v/y.py": Y, "/made/v/deep/z.py": Z}),
 ])
 def test_more_file_command_forms(command: str, expected: dict[str, str]) -> None:
     assert placed(f"mkdir /made\n{command}\n") == expected
