@@ -690,7 +690,10 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
         return None
     while rest and rest[0].startswith("-"):
         option = rest.pop(0)
-        if head == "sudo" and option in ("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"):
+        if head == "sudo" and option.startswith(("-D", "--chdir")):
+            # sudo refuses -D unless sudoers grants runcwd (CWD=*); where it does, the command runs in that folder
+            return _program(shell, ctx, "sudo -D")
+        if head == "sudo" and option in ("-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U"):
             rest = rest[1:]
         elif head in ("env",) and option == "-u":
             rest = rest[1:]

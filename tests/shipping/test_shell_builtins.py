@@ -46,6 +46,8 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("printf '%b' 'a\\t\\101\\0102'", "a\tAB"), ("printf '%b' 'x\\cyz'", "x"), ("printf '%d%%' 5", "5%"),
     ("printf '%d-%i-%u' 012 0x1f \"'A\"", "10-31-65"), ("printf '%03d|%-3s|%3s|%.2s' 7 a b xyz", "007|a  |  b|xy"),
     ("printf '%x%X%o' 255 255 8", "ffFF10"), ("printf '%c' yes", "y"), ("printf '%d'", "0"),
+    ("printf '%05d|%+d|%i' -42 -7 -0x10", "-0042|-7|-16"),
+    ("printf '%x' -1", None),  # printed as an unsigned 64-bit number: the reader does not print it
     ("printf '\\x41'", None), ("printf '%d' abc", None), ("printf '%q' a", None), ("printf '%*d' 3 4", None),
     ("printf '%b' \"$U\"", None), ("printf '%5s' \"$U\"", None), ("printf \"$U\"", None), ("printf '\\0'", None),
     ("printf -v V '%s' a; echo $V", None), ("V=/opt/old; printf -v V '%s' /opt/new; echo $V", None),
@@ -63,6 +65,8 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("printf 'a \\n\\n'", "a "), ("printf ' a  \\n'", " a  "), ("printf 'a\\n \\n'", "a\n "),
     ("command -v cp", None), ("type cp", None), ("uname -m", None), ("cat /etc/os-release", None),
     ("sudo -u root echo hi", "hi"), ("sudo -- echo hi", "hi"), ("sudo", None), ("nohup echo hi", "hi"),
+    # sudo refuses -D/--chdir unless sudoers grants runcwd: whether the command runs at all is the image's.
+    ("sudo -D /tmp echo hi", None), ("sudo --chdir=/tmp echo hi", None),
     ("timeout 10 echo hi", "hi"), ("timeout -s KILL 10 echo hi", "hi"), ("nice -n 5 echo hi", "hi"),
     ("stdbuf -o L echo hi", "hi"), ("time echo hi", "hi"), ("exec echo hi", "hi"), ("command echo hi", "hi"),
     ("builtin echo hi", "hi"), ("env", None), ("env -u A echo hi", "hi"), ("env A=b sh -c 'echo $A'", "b"),
@@ -85,6 +89,24 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
 ])
 def test_what_a_command_prints_is_heard_by_a_command_substitution(command: str, output: str | None) -> None:
     assert printed(command) == output
+
+
+@pytest.mark.parametrize("command", [
+    "VERSION=dev; [ -f VERSION ] && read -r VERSION < VERSION; echo $VERSION",
+    "read -r VERSION < VERSION; echo ${VERSION:-dev}",
+])
+def test_a_variable_read_from_a_file_holds_what_only_the_file_says(command: str) -> None:
+    # read sets each name it is given (never its options) to what it reads, which the reader does not know:
+    # not the value it held before, nor a default for an empty one.
+    assert printed(command, files={"s/VERSION": "2.4.1\n"}) is None
+
+
+def test_sudo_with_a_working_folder_is_not_followed() -> None:
+    # Without runcwd in sudoers, sudo refuses -D (nothing is copied); with it, cp reads x.py in /opt, not here.
+    plan = plan_of(script_context("sudo -D /opt cp x.py /opt/y.py\n"))
+    assert "/opt/y.py" not in plan.image
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("program", 1, "runs sudo -D, which the reader does not follow: it could change any file")]
 
 
 def test_a_script_run_inside_a_command_substitution_is_heard() -> None:
