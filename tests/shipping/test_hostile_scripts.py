@@ -68,7 +68,8 @@ def test_a_dockerfile_whose_variables_nest_too_deeply_is_refused_with_its_line()
 
 @pytest.mark.parametrize("printed", ["$(printf '%99999999999s' x)", "$(printf '%65000s' x x x x x x x x x x)",
                                      "$(printf 'AAAAAAAAAAAAAAAA%s' " + "a " * 20000 + ")",
-                                     "$(printf '%d' " + "9" * 5000 + ")"])
+                                     "$(printf '%d' " + "9" * 5000 + ")",
+                                     "$(printf '%65000s" + "\\n" * 600 + "' x)"])
 def test_printf_asked_for_more_than_the_reader_keeps_prints_an_unknown_value(printed: str) -> None:
     # The copy's destination is unknown (past what the reader keeps of a word), so it is unread, not built.
     plan = plan_of(script_context(f"D={printed}\ncp x.py \"/opt/$D.py\"\ncp x.py /opt/after.py\n"))
