@@ -84,6 +84,16 @@ def test_set_e_forms_in_a_script(script: str, run: str, stops: bool) -> None:
     assert read.body.stops_on_error is stops
 
 
+@pytest.mark.parametrize("set_line", ["set -x -euo pipefail", "set +x -eo pipefail"])
+def test_set_with_an_o_cluster_after_other_flags_keeps_the_scripts_arguments(set_line: str) -> None:
+    # bash takes the word after the cluster's 'o' as the option's name: the arguments the script was given stay.
+    plan = plan_of(script_context(f"#!/bin/bash\n{set_line}\ncp ./x.py \"/opt/$1-$#.py\"\n",
+                                  run="cd /w/s && ./i.sh app"))
+    (found,) = [i for i in plan.installed if i.image_path.startswith("/opt/")]
+    assert (found.image_path, found.stops_on_error) == ("/opt/app-1.py", True)
+    assert plan.notes == ()
+
+
 def test_set_e_after_the_copy_does_not_stop_it() -> None:
     found = copy_of(plan_of(script_context("cp ./x.py /dest/x.py\nset -e\necho done\n")))
     assert found.stops_on_error is False
