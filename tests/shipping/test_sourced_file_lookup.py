@@ -70,3 +70,12 @@ def test_source_under_sh_depends_on_which_shell_the_image_has_and_dash_has_none(
                        "it; the reader reads it")])
     assert outcome("#!/bin/dash\nsource ./lib.sh\ncp x.py /after.py\n") == (["/after.py"], [
         ("fails", 2, "dash has no 'source' command: the script reads on without ./lib.sh")])
+
+
+def test_a_file_read_in_place_again_and_again_is_read_every_time() -> None:
+    # A file read in place nests only while it is read: a loop that reads one per component reads them all.
+    components = [f"c{n}" for n in range(20)]
+    plan = plan_of(script_context(f"for c in {' '.join(components)}; do\n  . ./component.sh\ndone\n",
+                                  files={"s/component.sh": "cp x.py \"/opt/$c.py\"\n"}))
+    assert sorted(path for path in plan.image if path.startswith("/opt/")) == sorted(f"/opt/{c}.py" for c in components)
+    assert plan.notes == ()
