@@ -76,6 +76,8 @@ def test_a_command_that_changes_nothing_the_build_placed_is_read_past(command: s
     ("pip install --index-url http://x vllm", "pip install vllm"), ("pip install vllm~=0.6", "pip install vllm"),
     ("pip install 'vllm!=0.5'", "pip install vllm"), ("pip install vllm\\<1", "pip install vllm"),
     ("pip install --upgrade --no-cache-dir -q vllm", "pip install vllm"),
+    ("pip install --extra-index-url https://download.pytorch.org/whl/cpu vllm", "pip install vllm"),
+    ("pip install --proxy http://proxy.internal:3128 vllm", "pip install vllm"),
 ])
 def test_pip_install_of_the_package_holding_a_placed_file_is_a_caveat_for_that_package(command: str,
                                                                                       shown: str) -> None:
@@ -142,3 +144,12 @@ def test_pip_install_of_several_packages_names_each_ones_folders() -> None:
     assert notes("pip install vllm==0.6.3 numpy") == [
         ("unread", 2, "pip install vllm==0.6.3 numpy", "pip install vllm numpy replaces those packages' files",
          (*PACKAGE_SCOPE, "**/site-packages/numpy", "**/dist-packages/numpy"))]
+
+
+@pytest.mark.parametrize("name", ["vllm-flash-attn", "vllm_flash_attn"])
+def test_pip_install_of_a_dashed_name_is_a_caveat_for_the_folder_with_underscores(name: str) -> None:
+    target = "/usr/local/lib/python3.10/dist-packages/vllm_flash_attn/flash_attn_interface.py"
+    plan = plan_of(script_context(f"cp x.py {target}\npip install {name}\n"))
+    assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", 2, f"pip install {name} replaces those packages' files",
+         ("**/site-packages/vllm_flash_attn", "**/dist-packages/vllm_flash_attn"))]
