@@ -68,3 +68,12 @@ def test_a_copy_glob_matches_whole_paths(pattern: str, matches: list[str], misse
                                               ("a]", False), ("", False)])
 def test_has_glob(pattern: str, glob: bool) -> None:
     assert has_glob(pattern) is glob
+
+
+def test_a_dockerignore_with_crlf_line_endings_reads_each_line_as_with_lf() -> None:
+    # The vendor's files are often CRLF: a rule read with its '\r', or cut at it, would never match.
+    rules = parse_dockerignore("# stale root copies\r\n/paged_attn.py\r\nvllm/\r\n!vllm/keep.py\r\n*.md")
+    assert [(r.pattern, r.exception) for r in rules] == [
+        ("paged_attn.py", False), ("vllm", False), ("vllm/keep.py", True), ("*.md", False)]
+    assert is_ignored(rules, "paged_attn.py") and is_ignored(rules, "vllm/a.py") and is_ignored(rules, "README.md")
+    assert not is_ignored(rules, "vllm/keep.py") and not is_ignored(rules, "qwen3_6_scripts/paged_attn.py")

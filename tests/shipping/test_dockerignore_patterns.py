@@ -97,6 +97,12 @@ def test_a_pattern_regex_cannot_read_is_a_shipping_error_naming_its_line(pattern
     assert str(caught.value).startswith(f".dockerignore:3: pattern {pattern!r} {problem}")
 
 
+def test_a_trailing_double_star_does_not_count_against_the_limit_of_those_inside_names() -> None:
+    # '/**' takes whole folders: only a '**' inside a name doubles the patterns to try.
+    rules = parse_dockerignore("a**b**c**d**e/**\n")
+    assert is_ignored(rules, "aXbcYdZe/f/g.py") and not is_ignored(rules, "aXbcYdZe")
+
+
 def test_a_bad_pattern_in_a_vendor_tree_is_exit_2_not_a_crash(tmp_path: Path) -> None:
     result = run_patcher("inspect", with_dockerignore(tmp_path, "[z-a]\n"))
     assert result.returncode == 2
