@@ -119,6 +119,22 @@ def test_a_bind_mount_from_a_stage_shows_what_that_stage_holds(mount: str, place
     assert plan.dockerfile.stages[1].uses == (0,) and plan.notes == ()
 
 
+def test_a_bind_mount_from_a_stage_keeps_each_name_below_its_source_whole() -> None:
+    plan = plan_of({"Dockerfile": "FROM base AS conf\nCOPY x11 /etc/X11\nFROM base\nRUN mkdir /g\n"
+                                  "RUN --mount=from=conf,source=/etc,target=/m cp -r /m/. /g/\n",
+                    "x11/xorg.conf": "", "x11/Xsession": ""})
+    assert {path: p.source for path, p in plan.image.items()} == {
+        "/g/X11/xorg.conf": "x11/xorg.conf", "/g/X11/Xsession": "x11/Xsession"}
+
+
+@pytest.mark.parametrize("workdir", ["/workspace/app", "/workspace/app/", "app"])
+def test_a_workdir_makes_its_folder_so_a_copy_there_lands_inside_it(workdir: str) -> None:
+    # BuildKit creates a WORKDIR that is not there: `cp FILE .` (or the folder's path) copies into it.
+    placed, found = outcome(f"FROM base\nCOPY main.py /src/\nRUN mkdir /workspace\nWORKDIR /workspace\n"
+                            f"WORKDIR {workdir}\nRUN cp /src/main.py . && cp /src/main.py /workspace/app\n")
+    assert (placed, found) == ({"/workspace/app/main.py": "main.py"}, [])
+
+
 def test_each_script_a_run_starts_is_recorded_with_its_directory_and_environment() -> None:
     plan = built("FROM base\nARG A=1\nARG UNSET\nENV B=2 A=3\nCOPY s.sh /s/s.sh\nCOPY main.py /src/\nWORKDIR /s\n"
                  "RUN ./s.sh\nRUN ./s.sh && ./s.sh\nRUN /s/s.sh\n")
