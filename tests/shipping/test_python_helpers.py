@@ -151,3 +151,27 @@ def test_what_each_writing_call_writes(source: str, writes: tuple[str, ...], rem
 ])
 def test_a_write_the_reader_cannot_pin_down_gives_none(source: str) -> None:
     assert python_effects(source) is None
+
+
+def path_built_through_names(names: int, spelling: str) -> str:
+    """A helper that builds the file it writes one folder a name, each name from the one before it."""
+    lines = ["import os", "P0 = '/usr/local/corex/lib/python3/dist-packages'"]
+    lines += [f"P{n} = " + spelling.format(previous=f"P{n - 1}", folder=f"d{n}") for n in range(1, names + 1)]
+    return "\n".join(lines) + f"\nwith open(P{names}, 'w') as f:\n    f.write('')\n"
+
+
+SPELLINGS = ["{previous} + '/{folder}'", "os.path.join({previous}, '{folder}')", "os.fspath({previous}) + '/{folder}'",
+             "f'{{{previous}}}/{folder}'", "str({previous} + '/{folder}')"]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_a_path_built_through_the_names_a_helper_holds_is_read(spelling: str) -> None:
+    effects = python_effects(path_built_through_names(6, spelling))
+    assert effects is not None and effects.writes == ("/usr/local/corex/lib/python3/dist-packages/d1/d2/d3/d4/d5/d6",)
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_a_path_built_through_more_names_than_the_reader_follows_gives_none(spelling: str) -> None:
+    # The reader follows a path through a bounded number of steps (a hostile helper could chain names without
+    # end, or double the work at each one): past that, what the helper writes is unread, as for a path it computes.
+    assert python_effects(path_built_through_names(40, spelling)) is None
