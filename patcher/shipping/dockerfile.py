@@ -548,8 +548,10 @@ class _Evaluator:
         commands: list[tuple[list[str], CommandContext]] = []
         if exec_form is not None:
             commands.append((exec_form, ctx))
-        elif instruction.heredocs and not _without_heredocs(instruction.arguments):
-            # RUN <<EOF: each here-document is a script for the stage's shell.
+        elif len(instruction.heredocs) == 1 and not _without_heredocs(instruction.arguments):
+            # RUN <<EOF: the here-document is a script for the stage's shell. (Several with no command,
+            # RUN <<A <<B, BuildKit hands to the shell as written: a command of redirections alone, which runs
+            # nothing.)
             line = instruction.line + 1
             for heredoc in instruction.heredocs:
                 interpreter = shebang(heredoc.body) if len(instruction.heredocs) == 1 else None
