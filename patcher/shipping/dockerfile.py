@@ -2,7 +2,7 @@
 
 Each ``FROM`` starts a stage with its own ``WORKDIR`` (``/``; an image's
 own, unknown, is noted where a relative path depends on it) and variables; a stage ``FROM`` an earlier one inherits its files, ``ENV``,
-``WORKDIR`` and ``SHELL``. ``ARG`` before the first ``FROM`` is seen by
+``WORKDIR`` and ``SHELL``, and runs that stage's ``ONBUILD`` triggers before its own lines. ``ARG`` before the first ``FROM`` is seen by
 ``FROM`` lines only, unless a stage declares it again (``ARG NAME``);
 ``ENV`` overrides an ``ARG`` of the same name. Variables are substituted
 in ``FROM``, ``COPY``/``ADD`` (not ``--from``: BuildKit refuses a ``$`` there), ``WORKDIR``, ``ENV``
@@ -18,7 +18,7 @@ stage's ``SHELL`` and ``--mount=type=bind`` folders. Only the final stage
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
 from ..errors import ShippingError
@@ -127,6 +127,7 @@ class _StageState:
     base_known: bool  # FROM scratch, or FROM a stage that is: no variable comes from elsewhere
     uses: set[int] = field(default_factory=set)
     workdir_set: bool = True  # False until an absolute WORKDIR: the base image's own WORKDIR stands, unknown
+    onbuild: list[Instruction] = field(default_factory=list)  # its ONBUILD triggers, run by a stage FROM it
 
 
 @dataclass
@@ -251,6 +252,11 @@ class _Evaluator:
                                 workdir_set=base == "scratch")
         self.stages.append(state)
         self.build.fs, self.build.stage = state.fs, stage.label
+        if parent is not None:
+            # BuildKit runs the ONBUILD triggers written in the parent stage first, in this stage (those of
+            # an image from a registry are the base image's, which the reader cannot see).
+            for trigger in parent.onbuild:
+                self._instruction(trigger)
 
     def _arg(self, instruction: Instruction, global_scope: bool = False) -> None:
         state = None if global_scope else self.stages[-1]
@@ -294,6 +300,18 @@ class _Evaluator:
             self._copy(instruction, state)
         elif keyword == "RUN":
             self._run(instruction, state)
+        elif keyword == "ONBUILD":
+            state.onbuild.append(self._trigger(instruction))
+
+    def _trigger(self, instruction: Instruction) -> Instruction:
+        """The instruction an ``ONBUILD`` line holds, numbered with that line."""
+        try:
+            (trigger,) = read_instructions(instruction.arguments + "\n", self.where)
+        except (ShippingError, ValueError):
+            raise self._error(instruction, "ONBUILD needs one instruction Docker knows after it") from None
+        if trigger.keyword in ("ONBUILD", "FROM", "MAINTAINER"):
+            raise self._error(instruction, f"{trigger.keyword} is not allowed as an ONBUILD trigger")
+        return replace(trigger, line=instruction.line)
 
     # -- COPY and ADD -------------------------------------------------------
 

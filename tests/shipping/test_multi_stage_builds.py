@@ -208,6 +208,35 @@ def test_continuation_lines_with_comments_and_an_escape_directive() -> None:
     assert image == {"/app/main.py": "main.py"}
 
 
+def test_a_stage_from_an_earlier_stage_runs_that_stages_onbuild_triggers_first() -> None:
+    """BuildKit runs the ONBUILD lines of the parent stage at the start of a stage FROM it, not in the parent."""
+    dockerfile = ("FROM base AS builder\nONBUILD COPY pkg /opt/pkg\nONBUILD RUN cp /opt/pkg/a.py /opt/first.py\n"
+                  "COPY main.py /app/\nFROM builder AS image\nRUN cp /opt/pkg/a.py /opt/second.py\n")
+    plan = plan_of(build(dockerfile))
+    assert {path: placed.source for path, placed in plan.image.items()} == {
+        "/app/main.py": "main.py", "/opt/pkg/a.py": "pkg/a.py", "/opt/pkg/sub/b.py": "pkg/sub/b.py",
+        "/opt/first.py": "pkg/a.py", "/opt/second.py": "pkg/a.py"}
+    assert plan.copy_counts == {2: 2, 4: 1} and plan.notes == ()
+    # The parent itself does not run them, nor does a stage FROM an image, nor a grandchild.
+    assert image_of(build(dockerfile + "FROM builder\n", **{}), target="builder") == {"/app/main.py": "main.py"}
+    assert "/opt/pkg/a.py" not in image_of(build("FROM base AS b\nONBUILD COPY pkg /opt/pkg\nFROM base\n"))
+    grandchild = image_of(build("FROM base AS b\nONBUILD COPY main.py /once/\nFROM b AS c\nRUN rm /once/main.py\n"
+                                "FROM c\n"))
+    assert grandchild == {}
+
+
+@pytest.mark.parametrize("dockerfile", [
+    "FROM base\nONBUILD ONBUILD RUN x\n",
+    "FROM base\nONBUILD FROM other\n",
+    "FROM base\nONBUILD MAINTAINER me\n",
+    "FROM base\nONBUILD\n",
+    "FROM base\nONBUILD FETCH x\n",
+])
+def test_an_onbuild_trigger_docker_refuses_is_refused(dockerfile: str) -> None:
+    with pytest.raises(ShippingError, match="cannot be parsed: line 2: (ONBUILD needs|.* is not allowed as an ONBUILD)"):
+        plan_of(build(dockerfile))
+
+
 @pytest.mark.parametrize("dockerfile", [
     "COPY main.py /x/\n",  # an instruction before any FROM
     "FROM base\nFETCH main.py /x/\n",  # an instruction Docker does not know
