@@ -128,6 +128,7 @@ class _StageState:
     uses: set[int] = field(default_factory=set)
     workdir_set: bool = True  # False until an absolute WORKDIR: the base image's own WORKDIR stands, unknown
     onbuild: list[Instruction] = field(default_factory=list)  # its ONBUILD triggers, run by a stage FROM it
+    user: str = "root"  # USER: whose HOME a RUN gets (the image's /etc/passwd says where, for any but root)
 
 
 @dataclass
@@ -246,7 +247,7 @@ class _Evaluator:
         stage = Stage(index, name, base, instruction.line, parent.stage.index if parent else None)
         if parent is not None:
             state = _StageState(stage, parent.fs.copy(), dict(parent.env), {}, parent.workdir, parent.shell,
-                                parent.base_known, workdir_set=parent.workdir_set)
+                                parent.base_known, workdir_set=parent.workdir_set, user=parent.user)
         else:
             state = _StageState(stage, ImageFS(), {}, {}, "/", DEFAULT_SHELL, base == "scratch",
                                 workdir_set=base == "scratch")
@@ -302,6 +303,8 @@ class _Evaluator:
             self._run(instruction, state)
         elif keyword == "ONBUILD":
             state.onbuild.append(self._trigger(instruction))
+        elif keyword == "USER":
+            state.user = self._word(instruction, self._lexer(state), instruction.arguments.strip()).split(":")[0]
 
     def _trigger(self, instruction: Instruction) -> Instruction:
         """The instruction an ``ONBUILD`` line holds, numbered with that line."""
@@ -558,6 +561,8 @@ class _Evaluator:
     def _run(self, instruction: Instruction, state: _StageState) -> None:
         environment = {name: value for name, value in state.args.items() if value is not None}
         environment.update(state.env)
+        if state.user not in ("root", "0") and "HOME" not in environment:
+            environment["HOME"] = self.build.unknowns.mark("$HOME")  # the USER's home, from the image's passwd
         ctx = CommandContext(instruction.line, instruction.text, tail=True, stops_on_error=True)
         top = Shell(self.build, "Dockerfile", state.workdir, environment, run_line=instruction.line,
                     dockerfile=True)

@@ -21,8 +21,8 @@ from .file_commands import FILE_COMMANDS, getopt
 from .image_fs import Kind, normalise
 from .shell_interpreter import (MAX_DEPTH, CommandContext, Exit, ScriptRecord, Shell, ShellSyntaxError, Stop,
                                 _Loop, _Return, shebang)
-from .shell_syntax import Redirect, Simple, heredoc_word, parse_script
-from .shell_words import MAX_WORD, is_known
+from .shell_syntax import Redirect, Simple, heredoc_word, parse_script, plain_text, split_assignment
+from .shell_words import MAX_WORD, Field, is_known
 
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "zsh", "busybox-sh"})
 # Commands that change no file of the image and no state of the shell; what they print is unknown.
@@ -39,10 +39,23 @@ PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf", "apk",
                               "npm", "gem", "dpkg", "rpm", "git", "curl", "wget", "tar", "unzip", "make", "cmake"})
 
 
+# Declaration utilities: an argument that reads as an assignment is expanded as one (POSIX 2024, bash, dash):
+# not split, not globbed, a '~' after its '=' or a ':' expanded.
+_DECLARATIONS = frozenset({"export", "readonly", "local", "declare", "typeset"})
+
+
 def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
     """Expand and run one simple command."""
-    argv = shell.glob([f for word in node.words for f in shell.expand_word(word)])
-    assignments = [(name, shell.expand_one(value)) for name, value in node.assignments]
+    declares = bool(node.words) and plain_text(node.words[0]) in _DECLARATIONS
+    fields: list[Field] = []
+    for word in node.words:
+        assignment = split_assignment(word) if declares else None
+        if assignment is None:
+            fields += shell.expand_word(word)
+        else:
+            fields.append(Field(f"{assignment[0]}={shell.expand_one(assignment[1], assignment=True)}"))
+    argv = shell.glob(fields)
+    assignments = [(name, shell.expand_one(value, assignment=True)) for name, value in node.assignments]
     stdin = apply_redirects(shell, node.redirects, ctx)
     if not argv:
         for name, value in assignments:

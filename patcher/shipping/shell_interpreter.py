@@ -252,9 +252,9 @@ class Shell:
         """Fields of a word, globs matched against what the build placed."""
         return expand(word, self)
 
-    def expand_one(self, word: Word) -> str:
+    def expand_one(self, word: Word, assignment: bool = False) -> str:
         """A word as one string (assignments, case words, redirection targets)."""
-        return expand_one(word, self)
+        return expand_one(word, self, assignment)
 
     def path(self, text: str, keep_slash: bool = False) -> str:
         """An image path for ``text`` as a command names it, relative to the current directory."""

@@ -725,7 +725,7 @@ class _Parser:
                 redirects.append(self._redirect())
                 end = self.tokens[self.index - 1].end
             elif token.kind == "word":
-                assignment = _assignment(token.word) if not words else None
+                assignment = split_assignment(token.word) if not words else None
                 if assignment is not None:
                     assignments.append(assignment)
                 else:
@@ -846,7 +846,7 @@ class _Parser:
         return Command(FunctionDef(name, body, line, self._text(start, self.tokens[self.index - 1].end)))
 
 
-def _assignment(word: Word) -> tuple[str, Word] | None:
+def split_assignment(word: Word) -> tuple[str, Word] | None:
     """``NAME=value`` as a command prefix: the name, and the value's parts."""
     if not word or not isinstance(word[0], Lit) or word[0].quoted:
         return None

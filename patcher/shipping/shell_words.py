@@ -98,6 +98,7 @@ class Field:
 
 def expand(word: Word, scope: Scope) -> list[Field]:
     """Expand a command word into fields: split where unquoted expansions hold blanks, glob patterns kept."""
+    word = tilde_expanded(word, scope)
     fields: list[list[tuple[str, bool]]] = []
     current: list[tuple[str, bool]] = []
     started = False  # the current field exists, even if empty (a quoted "")
@@ -141,10 +142,62 @@ def expand(word: Word, scope: Scope) -> list[Field]:
     return [Field("".join(t for t, _ in segments), _glob(segments)) for segments in fields]
 
 
-def expand_one(word: Word, scope: Scope) -> str:
+def expand_one(word: Word, scope: Scope, assignment: bool = False) -> str:
     """Expand a word without splitting or globbing (assignments, ``case`` words, redirection targets)."""
+    word = tilde_expanded(word, scope, assignment)
     text = "".join(p.text if isinstance(p, Lit) else _value(p, scope) for p in word)
     return text if len(text) <= MAX_WORD else _too_long([[(text, True)]], scope)
+
+
+_LOGIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+
+def tilde_expanded(word: Word, scope: Scope, assignment: bool = False) -> Word:
+    """WORD with its tilde-prefixes replaced by home folders, as sh does before the other expansions.
+
+    A tilde-prefix is an unquoted ``~`` starting the word (in an assignment's
+    value also one after an unquoted ``:``) up to the first ``/`` (or ``:``),
+    or the end of the word: ``~`` is $HOME, ``~root`` /root, ``~+`` $PWD and
+    ``~-`` $OLDPWD; another user's home is the image's to know. A prefix with
+    a quoted or expanded character in it stays as written; the home is
+    neither split nor globbed.
+    """
+    parts: list[Part] = []
+    for index, part in enumerate(word):
+        if not isinstance(part, Lit) or part.quoted or "~" not in part.text or (index and not assignment):
+            parts.append(part)
+            continue
+        last = index == len(word) - 1
+        pieces = part.text.split(":") if assignment else [part.text]
+        for number, piece in enumerate(pieces):
+            starts = number > 0 or index == 0  # the word's start, or just after a ':'
+            if number:
+                parts.append(Lit(":"))
+            home = _home(piece, scope, ends_word=last or number < len(pieces) - 1) if starts else None
+            if home is None:
+                if piece:
+                    parts.append(Lit(piece))
+                continue
+            parts.append(Lit(home, quoted=True))
+            rest = piece[piece.find("/"):] if "/" in piece else ""
+            if rest:
+                parts.append(Lit(rest))
+    return tuple(parts) if parts != list(word) else word
+
+
+def _home(piece: str, scope: Scope, ends_word: bool) -> str | None:
+    """The folder a tilde-prefix at the start of PIECE names, or None when it is not one."""
+    if not piece.startswith("~") or ("/" not in piece and not ends_word):
+        return None
+    name = piece[1:].split("/", 1)[0]
+    if name == "":
+        home = scope.lookup("HOME")
+        return home if home is not None else scope.missing("HOME")
+    if name == "root":
+        return "/root"
+    if name in ("+", "-"):
+        return scope.lookup("PWD" if name == "+" else "OLDPWD")
+    return scope.unknowns.mark(f"~{name}") if _LOGIN.fullmatch(name) else None
 
 
 def _too_long(fields: list[list[tuple[str, bool]]], scope: Scope) -> str:
