@@ -58,6 +58,10 @@ class NoTritonKernels(FileRule, TreeRule):
         # The Triton compiler's utilities are not kernels; numba's jit is not Triton's.
         Valid("import triton\nblocks = triton.cdiv(n, 64)\n"),
         Valid("from numba import jit\n@jit\ndef f(x):\n    return x\n"),
+        # A star import binds what the module's __all__ holds: os's has no compile, torch.compiler's one is
+        # given a backend without Triton.
+        Valid("from os import *\ncode = compile(source, 'setup.py', 'exec')\n"),
+        Valid("from torch.compiler import *\nfast = compile(model, backend='eager')\n"),
         # A class flag that only names Triton, and a handler for other kinds of kernel.
         Valid("class PagedAttention:\n    _triton_prefill_ok = False\n"),
         # Dead code: the import sits under `if False:`.
@@ -295,6 +299,9 @@ def forward_prefix(query):
         Invalid("import torch\n\n\n@torch.compile(dynamic=True)\ndef gather(x):\n    return x\n", line=4,
                 found="calls torch.compile(...) without a backend"),
         Invalid("import torch\nmodel = torch.compile(model, mode='max-autotune')\n", line=2,
+                found="calls torch.compile(...) without a backend"),
+        Invalid("from triton import *\n\n\n@jit\ndef _k(x):\n    pass\n", line=4, found="defines the Triton kernel _k"),
+        Invalid("from torch import *\nmodel = compile(model)\n", line=2,
                 found="calls torch.compile(...) without a backend"),
         Invalid("from torch import compile as jit\nfast = jit(model, backend='inductor')\n", line=2,
                 found="calls torch.compile(..., backend='inductor'): TorchInductor generates Triton kernels"),

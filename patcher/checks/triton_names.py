@@ -20,6 +20,14 @@ IMPORTERS = frozenset({"import_module", "__import__"})
 # Any of these bytes must be in a file this rule can flag (a pre-filter before parsing).
 WORDS = ("triton", "Triton", "TRITON", KERNEL, *KERNEL_MODULES, "decode_attention_fwd")
 HANG = "a hang cannot be caught by try/except"
+# What ``from MODULE import *`` binds of the names the rules look for (each module's ``__all__``: triton 2.1
+# to 3.x, torch 2.1 to 2.13), so that ``from triton import *`` then ``@jit`` is ``@triton.jit``.
+STAR_EXPORTS = {
+    "triton": ("jit", "autotune", "heuristics"),
+    "torch": ("compile",),
+    "torch.compiler": ("compile",),
+    "torch._dynamo": ("optimize", "optimize_assert"),
+}
 
 
 def says_triton(name: str) -> bool:

@@ -14,8 +14,8 @@ from typing import Iterator, Mapping
 
 from .base import PythonSource
 from .syntax_index import SCOPES, TRY, SyntaxIndex, dotted
-from .triton_names import (DECORATORS, HANG, IMPORTERS, KERNEL, KERNEL_MODULES, KERNELS, SWITCH, TRITON, excepted,
-                           kernel_module, says_triton)
+from .triton_names import (DECORATORS, HANG, IMPORTERS, KERNEL, KERNEL_MODULES, KERNELS, STAR_EXPORTS, SWITCH, TRITON,
+                           excepted, kernel_module, says_triton)
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ class Names:
             for alias in node.names:
                 if alias.name != "*":
                     self.qualified[alias.asname or alias.name] = f"{module}.{alias.name}"
+                for name in STAR_EXPORTS.get(module, ()) if alias.name == "*" else ():
+                    self.qualified.setdefault(name, f"{module}.{name}")
         # `tt = importlib.import_module("triton")` binds a module as surely as `import triton as tt`.
         for assign in index.of(ast.Assign):
             value: ast.expr = assign.value
