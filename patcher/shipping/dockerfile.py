@@ -24,10 +24,10 @@ from typing import Callable, Mapping
 from ..errors import ShippingError
 from .docker_syntax import HEREDOC, DockerLexer, Instruction, env_pairs, json_or_words, read_instructions
 from .copy_flags import CopyFlags, parents_root, read_copy_flags
-from .dockerignore import IgnoreRule, glob_regex, has_glob, is_ignored, pattern_rules
+from .dockerignore import MAX_PATTERN_PAIRS, IgnoreRule, glob_regex, has_glob, is_ignored, pattern_rules
 from .image_fs import ImageFS, Kind, Placement, Step, normalise
 from .shell_commands import dispatch
-from .shell_interpreter import Build, CommandContext, Exit, Shell, Stop, shebang
+from .shell_interpreter import MAX_STEPS, STEPS_PAST, Build, CommandContext, Exit, Shell, Stop, shebang
 from .shell_words import is_known
 
 DEFAULT_SHELL = ("/bin/sh", "-c")
@@ -165,9 +165,14 @@ class _Evaluator:
         self.copies: list[ContextCopy] = []
         self.workdirs: list[Workdir] = []
         self.counts: dict[int, int] = {}
+        self.excluding = 0  # --exclude patterns times the context files they could be matched against, so far
 
     def run(self, instructions: list[Instruction], target: str | None) -> Evaluated:
         for instruction in instructions:
+            if self.build.counter > MAX_STEPS:
+                note = Shell(self.build, "Dockerfile", "/", {}, dockerfile=True)
+                note.note(CommandContext(instruction.line, instruction.text), "stop", STEPS_PAST)
+                break
             if instruction.keyword == "FROM":
                 self._from(instruction)
             elif not self.stages:
@@ -361,6 +366,11 @@ class _Evaluator:
         if unknown_flags or isinstance(flags, str):
             note.unread(ctx, f"{instruction.keyword} with --{', --'.join(unknown_flags)}, which the reader "
                              "does not follow", scope=(dest,) if is_known(dest) else None)
+            return
+        self.excluding += len(flags.exclude) * len(self.paths)
+        if flags.exclude and self.excluding > MAX_PATTERN_PAIRS:
+            note.unread(ctx, f"its --exclude patterns, with the build's before them, are more than the reader "
+                             f"matches ({MAX_PATTERN_PAIRS:,} pattern and file pairs)", scope=(dest,))
             return
         if not is_known(dest) or any(not is_known(s) for s in sources):
             note.unread(ctx, self._unknown_reason(state, [dest, *sources]))

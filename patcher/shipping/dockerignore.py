@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from ..errors import ShippingError
 
 DOCKERIGNORE = ".dockerignore"
+# Patterns times the files they are matched against, at most: a pattern takes microseconds a file, and a
+# hostile .dockerignore of 40,000 lines over a large context would take hours.
+MAX_PATTERN_PAIRS = 1_000_000
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,11 @@ callers decide what to assume (and say so).
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 from dataclasses import dataclass, replace
 from enum import Enum
+from typing import Iterator
 
 
 class Kind(Enum):
@@ -65,8 +67,24 @@ def under(path: str, folder: str) -> bool:
     return folder == "/" or path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
+def _self_and_parents(path: str) -> list[str]:
+    """``path`` and each folder above it, up to ``/``: what ``under(path, folder)`` can be true for."""
+    found = [path]
+    while path != "/":
+        path = posixpath.dirname(path)
+        found.append(path)
+    return found
+
+
 class ImageFS:
-    """The image paths one build stage holds, as far as the build context decides them."""
+    """The image paths one build stage holds, as far as the build context decides them.
+
+    Every folder above a file (placed, or written from elsewhere) is in
+    ``dirs``: writing a file makes its folders, removing a folder removes
+    what is below it. So what stands at a path is found by looking up the
+    path and its parents, never by scanning every file, and a build that
+    places many files costs time in proportion to them.
+    """
 
     def __init__(self) -> None:
         self.files: dict[str, Placement] = {}
@@ -89,10 +107,7 @@ class ImageFS:
             return Kind.DIR
         if path in self.files or path in self.others:
             return Kind.FILE
-        prefix = path.rstrip("/") + "/"
-        if any(p.startswith(prefix) for p in self.files) or any(p.startswith(prefix) for p in self.others):
-            return Kind.DIR
-        if self.gone and any(under(path, removed) for removed in self.gone):
+        if self.gone and not self.gone.isdisjoint(_self_and_parents(path)):
             return Kind.ABSENT
         parent = posixpath.dirname(path)
         while True:
@@ -160,8 +175,12 @@ class ImageFS:
     def _revive(self, path: str) -> None:
         """Writing at ``path`` brings it and its folders back from a removal."""
         if self.gone:
-            self.gone = {g for g in self.gone if not under(path, g)}
+            self.gone.difference_update(_self_and_parents(normalise(path)))
 
     def names(self) -> list[str]:
         """Every path the build knows of (files and folders), for glob matching."""
-        return sorted({*self.files, *self.others, *self.dirs})
+        return sorted(self.unsorted_names())
+
+    def unsorted_names(self) -> Iterator[str]:
+        """Every path the build knows of, in no order (each once: a path is a file or a folder)."""
+        return itertools.chain(self.files, self.others, self.dirs)

@@ -8,7 +8,8 @@ from typing import Mapping
 from ..archive.tree import SourceTree
 from ..errors import ShippingError
 from .dockerfile import Dockerfile, evaluate
-from .dockerignore import DOCKERIGNORE, IgnoreRule, glob_regex, has_glob, is_ignored, parse_dockerignore
+from .dockerignore import (DOCKERIGNORE, MAX_PATTERN_PAIRS, IgnoreRule, glob_regex, has_glob, is_ignored,
+                           parse_dockerignore)
 from .image_fs import Placement
 from .install_script import InstallScript
 from .shell_interpreter import Note
@@ -187,6 +188,10 @@ def plan_shipping(tree: SourceTree, target: str | None = None) -> ShipPlan:
         raise ShippingError("not UTF-8 text", where=DOCKERFILE) from None
     rules = parse_dockerignore(_script_text(tree, DOCKERIGNORE) or "") if tree.exists(DOCKERIGNORE) else ()
     all_paths = [f.path for f in tree.files()]
+    if len(rules) * len(all_paths) > MAX_PATTERN_PAIRS:
+        raise ShippingError(f"{len(rules):,} patterns against {len(all_paths):,} files are more than patcher "
+                            f"matches ({MAX_PATTERN_PAIRS:,} pattern and file pairs)", where=DOCKERIGNORE,
+                            hint="a .dockerignore this long is not the vendor's: check the input")
     ignored = tuple(p for p in all_paths if is_ignored(rules, p))
     skipped = set(ignored)
     paths = [p for p in all_paths if p not in skipped]

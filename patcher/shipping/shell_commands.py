@@ -54,7 +54,7 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
             fields += shell.expand_word(word)
         else:
             fields.append(Field(f"{assignment[0]}={shell.expand_one(assignment[1], assignment=True)}"))
-    argv = shell.glob(fields)
+    argv = shell.glob(fields, ctx)
     assignments = [(name, shell.expand_one(value, assignment=True)) for name, value in node.assignments]
     stdin = apply_redirects(shell, node.redirects, ctx)
     if not argv:

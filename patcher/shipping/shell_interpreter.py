@@ -24,6 +24,10 @@ from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_
 
 MAX_DEPTH = 16  # scripts, functions, eval and source nested in one another
 MAX_COMMANDS = 100_000  # commands one build may run before the reader gives up
+# Steps (a file placed, a command's move) one build may take: a few KiB of COPY lines over a large
+# context could place millions of files, and the reader takes about 40 µs a file.
+MAX_STEPS = 200_000
+MAX_GLOBBED = 5_000_000  # paths pathname expansion may look at in one build (each glob looks at all placed)
 MAX_ITERATIONS = 1_000  # turns of one loop whose condition stays true
 QUIET = ("2>/dev/null", "&>/dev/null", ">/dev/null 2>&1")  # hide the message, not the failure
 
@@ -83,6 +87,9 @@ class ScriptRecord:
     unknown: set[str] = field(default_factory=set)
 
 
+STEPS_PAST = f"the build places files more than {MAX_STEPS:,} times; the reader stops here"
+
+
 class Build:
     """What all the shells of one build share: the image, the notes, the scripts run."""
 
@@ -95,6 +102,7 @@ class Build:
         self.scripts: list[ScriptRecord] = []
         self.counter = 0
         self.commands = 0
+        self.globbed = 0
         self.stage = ""  # the stage being built, for the steps and notes made now
         self.bash_version = self.unknowns.mark("$BASH_VERSION", word=True)  # what bash sets: a version, not empty
 
@@ -422,6 +430,8 @@ class Shell:
         self.build.commands += 1
         if self.build.commands > MAX_COMMANDS:
             self.stop(ctx, f"the build runs more than {MAX_COMMANDS:,} commands; the reader stops here")
+        if self.build.counter > MAX_STEPS:
+            self.stop(ctx, STEPS_PAST)
         if not ctx.exempt:
             return self._command(command, ctx)
         self.ignoring_errexit += 1  # 'f || true', 'if f': set -e is off inside f's body too
@@ -498,7 +508,7 @@ class Shell:
 
     def _for(self, node: For, ctx: CommandContext) -> bool | None:
         values = self.positional if node.words is None else [
-            text for word in node.words for text in self.glob(self.expand_word(word))]
+            text for word in node.words for text in self.glob(self.expand_word(word), ctx)]
         status: bool | None = True
         for value in values:
             self.assign(node.name, value)
@@ -550,13 +560,17 @@ class Shell:
             falling = True
         return status
 
-    def glob(self, fields: list[Field]) -> list[str]:
+    def glob(self, fields: list[Field], ctx: CommandContext) -> list[str]:
         """Pathname expansion against what the build placed; a pattern that matches nothing stays as written."""
         out: list[str] = []
         for item in fields:
             if item.glob is None or not is_known(item.text):
                 out.append(item.text)
                 continue
+            self.build.globbed += len(self.build.fs.files) + len(self.build.fs.dirs) + len(self.build.fs.others)
+            if self.build.globbed > MAX_GLOBBED:
+                self.stop(ctx, f"the build's patterns look at more than {MAX_GLOBBED:,} paths; the reader stops "
+                               "here")
             # The folders before the first component with a wildcard are taken as written (./, ../, /w/s/);
             # each match is spelled with them, as sh spells it.
             parts = item.text.split("/")
@@ -564,14 +578,14 @@ class Shell:
             prefix = "/".join(parts[:wild]) + "/" if wild else ""
             base = normalise(posixpath.join(self.cwd, prefix)).rstrip("/") + "/"
             matches = []
-            for name in self.build.fs.names():
+            for name in self.build.fs.unsorted_names():
                 if not name.startswith(base):
                     continue
                 rest = name[len(base):]
                 hidden = any(n.startswith(".") and not p.startswith(".") for n, p in zip(rest.split("/"), parts[wild:]))
                 if rest and not hidden and item.glob.fullmatch(prefix + rest):
                     matches.append(prefix + rest)
-            out.extend(sorted(matches) or [item.text])
+            out.extend(sorted(set(matches)) or [item.text])
         return out
 
     def change_directory(self, target: str, ctx: CommandContext) -> bool:

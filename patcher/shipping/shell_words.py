@@ -207,10 +207,14 @@ def _too_long(fields: list[list[tuple[str, bool]]], scope: Scope) -> str:
 
 
 def _glob(segments: list[tuple[str, bool]]) -> re.Pattern[str] | None:
-    if not any(not quoted and any(c in text for c in "*?[") for text, quoted in segments):
+    # A '[' with no ']' after it is a letter ('[ -d x ]' is no pattern): only a real wildcard makes one.
+    if not any(not quoted and _WILDCARD.search(text) for text, quoted in segments):
         return None
     regex = "".join(re.escape(text) if quoted else _glob_regex(text) for text, quoted in segments)
     return re.compile(regex)
+
+
+_WILDCARD = re.compile(r"[*?]|\[.+\]", re.DOTALL)
 
 
 def _glob_regex(pattern: str) -> str:

@@ -75,3 +75,54 @@ def test_printf_asked_for_more_than_the_reader_keeps_prints_an_unknown_value(pri
     plan = plan_of(script_context(f"D={printed}\ncp x.py \"/opt/$D.py\"\ncp x.py /opt/after.py\n"))
     assert plan.image["/opt/after.py"].source == "s/x.py"
     assert not any(len(path) > 1000 for path in plan.image)
+
+
+def copies_of_a_folder(lines: int) -> str:
+    """A Dockerfile of a few KiB that copies the same folder again and again."""
+    return "FROM base\n" + "".join(f"COPY s /copy{n}/\n" for n in range(lines))
+
+
+def test_a_build_that_places_more_files_than_the_reader_follows_stops_with_a_note(monkeypatch:
+                                                                                 pytest.MonkeyPatch) -> None:
+    # The limit is 200,000 steps; a smaller one keeps the test quick, the mechanism is the same.
+    from patcher.shipping import dockerfile, shell_interpreter
+    monkeypatch.setattr(dockerfile, "MAX_STEPS", 2_000)
+    monkeypatch.setattr(shell_interpreter, "MAX_STEPS", 2_000)
+    context = {"Dockerfile": copies_of_a_folder(40) + "RUN cp -r /copy0 /later\n",
+               **{f"s/m{n}/f{n}.py": "" for n in range(100)}}
+    plan = plan_of(context)
+    # The reading stops at the line after the COPY that passed the limit: what each COPY before it placed is
+    # kept, nothing after.
+    ((kind, line, reason),) = [(n.kind, n.line, n.reason) for n in plan.notes]
+    assert (kind, reason) == ("stop", shell_interpreter.STEPS_PAST) and line < 40
+    assert len(plan.image) == (line - 2) * 100 and "/later/m0/f0.py" not in plan.image
+
+
+def test_a_dockerignore_whose_patterns_times_the_files_pass_the_limit_is_refused_before_matching() -> None:
+    context = {"Dockerfile": "FROM base\nCOPY s /s\n", ".dockerignore": "\n".join(f"*a{n}*b*" for n in range(1001)),
+               **{f"s/f{n}.py": "" for n in range(1000)}}
+    with pytest.raises(ShippingError, match=r"1,001 patterns against 1,00\d files are more than patcher matches") as raised:
+        plan_of(context)
+    assert raised.value.where == ".dockerignore"
+
+
+def test_copy_exclude_patterns_past_the_limit_leave_the_copy_unread() -> None:
+    excludes = " ".join(f"--exclude=*a{n}*b*" for n in range(1001))
+    context = {"Dockerfile": f"FROM base\nCOPY {excludes} s /s\nCOPY s/f1.py /one.py\n",
+               **{f"s/f{n}.py": "" for n in range(999)}}
+    plan = plan_of(context)
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
+    assert "are more than the reader matches" in plan.notes[0].reason
+    assert {path: placed.source for path, placed in plan.image.items()} == {"/one.py": "s/f1.py"}
+
+
+def test_patterns_that_look_at_more_paths_than_the_reader_follows_stop_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The limit is 5,000,000 paths looked at; a smaller one keeps the test quick.
+    from patcher.shipping import shell_interpreter
+    monkeypatch.setattr(shell_interpreter, "MAX_GLOBBED", 20_000)
+    script = "i=0\nwhile [ $i -lt 500 ]; do\n  echo /w/s/*/*.py > /dev/null\n  i=$((i+1))\ndone\ncp x.py /after.py\n"
+    plan = plan_of(script_context(script, files={f"s/m{n}/f{n}.py": "" for n in range(200)}))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("stop", 3, "the build's patterns look at more than 20,000 paths; the reader stops here")]
+    assert "/after.py" not in plan.image
+

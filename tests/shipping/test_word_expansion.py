@@ -100,12 +100,13 @@ def test_quoted_at_with_no_arguments_gives_no_field() -> None:
     ("[^ab]x", r"[^ab]x"),
     ("[]a]x", r"[]a]x"),
     ("$B", r"[a\\]x"),
-    ("[ab", r"\[ab"),
+    ("[ab", None),  # a '[' with no ']' after it is a letter: no pattern (the word stays as written)
+    ("[", None),
     ('"$D"/*.py', r"a\ b/[^/]*\.py"),
     ("$P", r"[^/]*\.py"),
     ("x/$P", r"x/[^/]*\.py"),
 ])
-def test_unquoted_glob_characters_make_a_pattern(text: str, regex: str) -> None:
+def test_unquoted_glob_characters_make_a_pattern(text: str, regex: str | None) -> None:
     scope = Scope({"D": "a b", "P": "*.py", "B": "[a\\]x"})
     ((_, found),) = fields(text, scope)
     assert found == regex
