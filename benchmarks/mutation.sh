@@ -39,9 +39,10 @@ tests_for() {
     # plus the few elsewhere that exercise it through another unit.
     case $1 in
         transforms|authoring) echo "tests/$1" ;;
-        # The CLI is also driven by the whole-command walkthroughs and by the authoring tests of
-        # 'new --from-edit' (its output, inputs and refusals).
+        # The CLI is also driven by the whole-command walkthroughs, by the authoring tests of
+        # 'new --from-edit' (its output, inputs and refusals) and by those of 'test --activate'.
         cli)        echo tests/cli tests/end_to_end tests/authoring/test_from_edit_*.py \
+                         tests/authoring/test_inactive_new_patch.py \
                          --deselect tests/end_to_end/test_readme_walkthrough.py \
                          --deselect tests/end_to_end/test_reproducible_apply.py ;;
         # Tests that read files the mutants folder lacks (or whose child, out of file descriptors,
