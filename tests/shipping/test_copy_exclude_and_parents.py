@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from patcher.errors import ShippingError
 from tests.shipping.conftest import image_of, notes_of, plan_of
 
 CONTEXT = {"main.py": "", "notes.md": "", "pkg/a.py": "", "pkg/a.pyc": "", "pkg/sub/b.py": "", "pkg/sub/b.pyc": "",
@@ -118,6 +119,8 @@ def test_flags_the_reader_cannot_follow_leave_the_line_unread_with_the_reason(li
     ("COPY --parents ./pkg/./sub/*.py /d/", {"/d/sub/b.py": "pkg/sub/b.py"}),
     ("COPY --parents pkg/./sub /d/", {"/d/sub/b.py": "pkg/sub/b.py", "/d/sub/b.pyc": "pkg/sub/b.pyc",
                                       "/d/sub/deep/c.py": "pkg/sub/deep/c.py"}),
+    # The first '/./' is the pivot; a later one is only a '.' folder of the pattern.
+    ("COPY --parents ./pkg/./sub/./b.py /d/", {"/d/sub/b.py": "pkg/sub/b.py"}),
     # --exclude then matches below the root the layout is kept from.
     ("COPY --parents --exclude=**/*.pyc --exclude=pkg/sub/deep pkg/sub /d/", {"/d/pkg/sub/b.py": "pkg/sub/b.py"}),
     # A source that matches nothing copies nothing and does not stop the build.
@@ -149,3 +152,9 @@ def test_parents_with_a_copy_from_another_stage_is_left_unread() -> None:
 def test_a_new_file_an_exclude_pattern_matches_would_not_ship(line: str, answers: dict[str, bool]) -> None:
     plan = plan_of({**CONTEXT, "Dockerfile": f"FROM base\n{line}\n"})
     assert {path: plan.would_ship(path) for path in answers} == answers
+
+
+def test_a_parents_source_pattern_docker_cannot_read_is_refused_naming_it() -> None:
+    with pytest.raises(ShippingError, match=r"pattern 'pkg/a\*\*b\*\*c\*\*d\*\*e\*\*f' has more than 4") as raised:
+        plan_of({**CONTEXT, "Dockerfile": "FROM base\nCOPY --parents pkg/a**b**c**d**e**f /d/\n"})
+    assert raised.value.where == "COPY --parents source"
