@@ -61,6 +61,8 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("readlink -m /a/../b", "/b"), ("readlink -e x.py", "/w/s/x.py"), ("readlink sub", None), ("realpath $U", None),
     ("readlink -f \"$VENDOR_HOME/..\"", None),  # where .. leads depends on the unknown folder
     ("true", ""), ("A=1; echo $A", "1"),
+    # bash's += appends to the value (to nothing when unset).
+    ("A=/opt; A+=/vllm; echo $A", "/opt/vllm"), ("unset B; B+=x; echo $B", "x"),
     # $(...) strips the trailing newlines only: blanks, and newlines before other text, stay.
     ("printf 'a \\n\\n'", "a "), ("printf ' a  \\n'", " a  "), ("printf 'a\\n \\n'", "a\n "),
     ("command -v cp", None), ("type cp", None), ("uname -m", None), ("cat /etc/os-release", None),
