@@ -29,6 +29,9 @@ from dataclasses import dataclass
 from .docker_syntax import Instruction
 from .dockerignore import IgnoreRule, is_ignored, pattern_rules
 
+# The note on a source whose wildcard matches a file an --exclude pattern names (see above).
+WILDCARD_MATCH_EXCLUDED = ("matches a file an --exclude pattern names: BuildKit copies it (it matches the patterns "
+                           "below each source only), its reference says it does not")
 # Go's strconv.ParseBool, which reads a --parents=VALUE.
 _TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})

@@ -23,7 +23,7 @@ from typing import Callable, Mapping
 
 from ..errors import ShippingError
 from .docker_syntax import HEREDOC, DockerLexer, Instruction, env_pairs, json_or_words, read_instructions
-from .copy_flags import CopyFlags, parents_root, read_copy_flags
+from .copy_flags import WILDCARD_MATCH_EXCLUDED, CopyFlags, parents_root, read_copy_flags
 from .dockerignore import MAX_PATTERN_PAIRS, IgnoreRule, glob_regex, has_glob, is_ignored, pattern_rules
 from .image_fs import ImageFS, Kind, Placement, Step, normalise
 from .shell_commands import dispatch
@@ -262,6 +262,7 @@ class _Evaluator:
             # BuildKit runs the ONBUILD triggers written in the parent stage first, in this stage (those of
             # an image from a registry are the base image's, which the reader cannot see).
             for trigger in parent.onbuild:
+                self.build.tick()  # a step: stages FROM a stage of many triggers stop at MAX_STEPS
                 self._instruction(trigger)
 
     def _arg(self, instruction: Instruction, global_scope: bool = False) -> None:
@@ -360,12 +361,12 @@ class _Evaluator:
             state.stage.index, origin, flags.exclude if isinstance(flags, CopyFlags) else ()))
         ctx = CommandContext(instruction.line, instruction.text)
         note = Shell(self.build, "Dockerfile", state.workdir, {}, dockerfile=True)
-        if isinstance(flags, str) and not unknown_flags:
-            note.unread(ctx, f"{instruction.keyword} with {flags}", scope=(dest,) if is_known(dest) else None)
-            return
-        if unknown_flags or isinstance(flags, str):
+        if unknown_flags:
             note.unread(ctx, f"{instruction.keyword} with --{', --'.join(unknown_flags)}, which the reader "
                              "does not follow", scope=(dest,) if is_known(dest) else None)
+            return
+        if isinstance(flags, str):
+            note.unread(ctx, f"{instruction.keyword} with {flags}", scope=(dest,) if is_known(dest) else None)
             return
         self.excluding += len(flags.exclude) * len(self.paths)
         if flags.exclude and self.excluding > MAX_PATTERN_PAIRS:
@@ -438,8 +439,7 @@ class _Evaluator:
             return 0
         files, wildcard = matches
         if wildcard and any(not rel and flags.excludes_match(path) for path, rel in files):
-            note.unread(ctx, f"{source} matches a file an --exclude pattern names: BuildKit copies it (it matches "
-                             "the patterns below each source only), its reference says it does not", scope=(dest,))
+            note.unread(ctx, f"{source} {WILDCARD_MATCH_EXCLUDED}", scope=(dest,))
         a_folder = any(rel for _, rel in files)  # its contents land inside DEST, even if all are left out
         files = [(path, rel) for path, rel in files if not flags.excluded(rel)]
         if instruction.keyword == "ADD" and any(p.endswith(_ARCHIVES) for p, _ in files):
@@ -533,9 +533,7 @@ class _Evaluator:
             roots = [n for n in fs.names() if regex.fullmatch(n.lstrip("/"))]
             several = several or len(roots) > 1
             if any(fs.kind(root) is not Kind.DIR and flags.excludes_match(root.lstrip("/")) for root in roots):
-                note.unread(ctx, f"{source} matches a file an --exclude pattern names: BuildKit copies it (it "
-                                 "matches the patterns below each source only), its reference says it does not",
-                            scope=(dest,))
+                note.unread(ctx, f"{source} {WILDCARD_MATCH_EXCLUDED}", scope=(dest,))
         else:
             roots = [path]
         placed = 0

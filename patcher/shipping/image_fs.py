@@ -175,7 +175,7 @@ class ImageFS:
     def _revive(self, path: str) -> None:
         """Writing at ``path`` brings it and its folders back from a removal."""
         if self.gone:
-            self.gone.difference_update(_self_and_parents(normalise(path)))
+            self.gone.difference_update(_self_and_parents(path))  # callers pass it normalised
 
     def names(self) -> list[str]:
         """Every path the build knows of (files and folders), for glob matching."""

@@ -261,9 +261,6 @@ def parent_folders(path: str) -> list[str]:
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-__all__ = ["DOCKERFILE", "Installed", "Script", "ShipPlan", "describe", "parent_folders", "plan_shipping"]
-
-
 def _below_glob(source: str, path: str) -> str | None:
     """PATH's path below the match of a wildcard source (the match itself, or a folder it matches), or None."""
     regex = glob_regex(source)
@@ -272,3 +269,7 @@ def _below_glob(source: str, path: str) -> str | None:
         if regex.fullmatch("/".join(parts[:n])):
             return "/".join(parts[n:])
     return None
+
+
+__all__ = ["DOCKERFILE", "Installed", "Script", "ShipPlan", "describe", "parent_folders", "plan_shipping"]
+

@@ -25,8 +25,9 @@ from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_
 MAX_DEPTH = 16  # scripts, functions, eval and source nested in one another
 MAX_COMMANDS = 100_000  # commands one build may run before the reader gives up
 # Steps (a file placed, a command's move) one build may take: a few KiB of COPY lines over a large
-# context could place millions of files, and the reader takes about 40 µs a file.
+# context could place millions of files, and the reader takes about 10 µs a file.
 MAX_STEPS = 200_000
+STEPS_PAST = f"the build takes more than {MAX_STEPS:,} steps (a file placed, an ONBUILD trigger run); the reader stops here"
 MAX_GLOBBED = 5_000_000  # paths pathname expansion may look at in one build (each glob looks at all placed)
 MAX_ITERATIONS = 1_000  # turns of one loop whose condition stays true
 QUIET = ("2>/dev/null", "&>/dev/null", ">/dev/null 2>&1")  # hide the message, not the failure
@@ -85,9 +86,6 @@ class ScriptRecord:
     copies: list[ScriptCopy] = field(default_factory=list)
     errexit_first: bool = False
     unknown: set[str] = field(default_factory=set)
-
-
-STEPS_PAST = f"the build places files more than {MAX_STEPS:,} times; the reader stops here"
 
 
 class Build:

@@ -126,3 +126,12 @@ def test_patterns_that_look_at_more_paths_than_the_reader_follows_stop_it(monkey
         ("stop", 3, "the build's patterns look at more than 20,000 paths; the reader stops here")]
     assert "/after.py" not in plan.image
 
+
+
+def test_stages_that_rerun_many_onbuild_triggers_stop_at_the_step_limit() -> None:
+    """3,000 triggers in a stage and 300 stages FROM it would run 900,000 instructions: each run is a step."""
+    from patcher.shipping import shell_interpreter
+    dockerfile = "FROM base AS s0\n" + "ONBUILD ENV X=1\n" * 3000 + "FROM s0\n" * 300
+    plan = plan_of({"Dockerfile": dockerfile})
+    ((kind, line, reason),) = [(n.kind, n.line, n.reason) for n in plan.notes]
+    assert (kind, reason) == ("stop", shell_interpreter.STEPS_PAST) and line < 3000 + 300
