@@ -245,8 +245,13 @@ def test_an_existing_or_malformed_id_is_refused(cli: Any, tmp_path: Path, patch_
 
 def test_wrong_arguments_are_usage_errors(cli: Any, tmp_path: Path) -> None:
     team = copy_patch_set(tmp_path / "team")
+    usage = ("Error: --from-edit takes VENDOR ORIGINAL EDITED, or VENDOR EDITED_TREE "
+             "(--target only with ORIGINAL EDITED).\n")
     result = cli("new", "x", "--from-edit", VENDOR_ZIP, "--patches", team)
-    assert result.exit_code == 2 and "--from-edit takes VENDOR ORIGINAL EDITED" in result.stderr
+    assert result.exit_code == 2 and result.stderr.endswith(usage)
+    # An edited tree names its targets itself: --target is for one ORIGINAL EDITED pair.
+    result = cli("new", "x", "--from-edit", VENDOR_ZIP, tmp_path, "--target", SHIPPED, "--patches", team)
+    assert result.exit_code == 2 and result.stderr.endswith(usage)
     result = cli("new", "x", "--patches", team)
     assert result.exit_code == 2 and "Missing option '--target'" in result.stderr
     shutil.rmtree(team)

@@ -90,3 +90,21 @@ def test_a_tree_that_lost_a_shipped_file_is_refused(cli: Any, tmp_path: Path) ->
     line = one_error_line(cli("new", "bring-up", "--from-edit", VENDOR_ZIP, tree, "--patches", team))
     assert f"{SEQUENCE} is gone from the edited tree" in line
     assert not (team / "bring-up.toml").exists()
+
+
+def test_scope_applies_to_every_file_of_a_tree(cli: Any, tmp_path: Path) -> None:
+    # --scope names where each change is learned, for a tree as for ORIGINAL EDITED: a scope that
+    # does not hold the edit is refused with the scope the change is in, and nothing is written.
+    team = copy_patch_set(tmp_path / "team")
+    before = (team / "series").read_bytes()
+    tree = _edited_tree(tmp_path)
+    write(tree / SHIPPED, add_guard((tree / SHIPPED).read_text()))
+    line = one_error_line(cli("new", "guard", "--from-edit", VENDOR_ZIP, tree,
+                              "--scope", "PagedAttention.write_to_paged_cache", "--patches", team))
+    assert "the change is outside --scope PagedAttention.write_to_paged_cache" in line
+    assert "leave --scope out: this change is in PagedAttention.forward_decode" in line
+    assert (team / "series").read_bytes() == before and not (team / "guard.toml").exists()
+    result = cli("new", "guard", "--from-edit", VENDOR_ZIP, tree, "--scope", "PagedAttention.forward_decode",
+                 "--patches", team)
+    assert result.exit_code == 0, result.output
+    assert 'scope = "PagedAttention.forward_decode"' in (team / "guard.toml").read_text()

@@ -157,3 +157,34 @@ def test_what_ran_out_is_found_behind_an_error_raised_while_handling_it(first: B
     assert result.stderr.startswith("error: command: ") and ("out of memory" in result.stderr
                                                               or "too many open files" in result.stderr)
     assert result.stderr.count("\n") == 1
+
+
+def _chain(depth: int, root: BaseException) -> Callable[[], object]:
+    """A body raising an error DEPTH deep in a chain of 'raise ... from' whose deepest cause is ROOT."""
+    def body() -> object:
+        error: BaseException = root
+        for level in range(depth - 1):
+            wrapper = RuntimeError(f"wrapped {level}")
+            wrapper.__cause__ = error
+            error = wrapper
+        raise error
+    return body
+
+
+def test_what_ran_out_is_looked_for_eight_errors_deep_and_no_deeper() -> None:
+    # Chains can loop or run long: the causes are followed a bounded handful deep (eight), so a
+    # cause further down is not looked for and the run is reported as the bug it then is.
+    assert run(_chain(8, MemoryError())).exit_code == 2
+    deeper = run(_chain(9, MemoryError()))
+    assert deeper.exit_code == 3 and "internal error: RuntimeError: wrapped 7" in deeper.stderr
+
+
+@pytest.mark.parametrize("soft, said", [(256, "too many open files, the limit being 256 (raise"),
+                                        (None, "too many open files (raise")])
+def test_the_open_files_limit_is_named_unless_there_is_none(monkeypatch: pytest.MonkeyPatch, soft: int | None,
+                                                              said: str) -> None:
+    resource = pytest.importorskip("resource")  # POSIX: where Windows has no such limit, none is named
+    limit = resource.RLIM_INFINITY if soft is None else soft
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, resource.RLIM_INFINITY))
+    result = run(raising(OSError(24, "Too many open files")))
+    assert result.exit_code == 2 and said in result.stderr, result.stderr
