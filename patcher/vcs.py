@@ -211,6 +211,15 @@ def record_history(dest: Path, snapshots: Iterable[Snapshot], *, date: int, forc
         return _record(temp, dest, snapshots, git.Actor(*AUTHOR), f"{date} +0000")
 
 
+def refuse_git_files(paths: Iterable[str], dest: Path) -> None:
+    """Refuse a tree to record at ``dest`` that holds a top-level ``.git/``: it would be written over the
+    repository's own files (its config and hooks, which git runs)."""
+    for path in paths:
+        if path.split("/", 1)[0] == ".git":
+            raise GitError(f"the tree holds '{path}', which would overwrite the repository's own files",
+                           where=str(dest))
+
+
 def _record(temp: Path, dest: Path, snapshots: Iterable[Snapshot], actor: git.Actor, stamp: str) -> list[str]:
     """Build the repository at ``temp``, then move it to ``dest``; return the commits' hashes."""
     import git
@@ -223,10 +232,8 @@ def _record(temp: Path, dest: Path, snapshots: Iterable[Snapshot], actor: git.Ac
                 repo = git.Repo.init(temp)
                 # The branch name must not depend on the user's init.defaultBranch.
                 repo.git.symbolic_ref("HEAD", "refs/heads/main")
+            refuse_git_files((item.path for item in snapshot.files), dest)
             for item in snapshot.files:
-                if item.path.split("/", 1)[0] == ".git":
-                    raise GitError(f"the tree holds '{item.path}', which would overwrite the repository's own files",
-                                   where=str(dest))
                 # A scratch checkout: no fsync per file; the repository is moved into place at the end.
                 path = temp / item.path
                 path.parent.mkdir(parents=True, exist_ok=True)

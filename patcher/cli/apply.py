@@ -71,6 +71,8 @@ def apply_command(source: Path, output: Path | None, force: bool, record_git: Pa
 
         history.check_dest(record_git, force)
     with open_source(source, limits_from(max_members, max_size, max_ratio)) as tree:
+        if record_git is not None:
+            history.check_tree(tree, record_git)  # before the output is written: all or nothing
         image = image_stage_said(tree, stage)  # a context apply wrote is built as the stage it records
         plan = plan_shipping(tree, image)
         # The file rules read the files the run does not change while it

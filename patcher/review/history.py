@@ -10,7 +10,7 @@ from ..archive.tree import SourceTree
 from ..manifest_file import MANIFEST
 from ..patchset.outcome import Status
 from ..pipeline import Build
-from ..vcs import Snapshot, check_record_dest, record_history
+from ..vcs import Snapshot, check_record_dest, record_history, refuse_git_files
 from .series import replay
 
 
@@ -54,6 +54,11 @@ def record_git(build: Build, manifest: bytes, dest: Path, input_name: str, *, fo
 def check_dest(dest: Path, force: bool) -> None:
     """Fail before any work when ``dest`` cannot take the repository."""
     check_record_dest(dest, force)
+
+
+def check_tree(tree: SourceTree, dest: Path) -> None:
+    """Fail before anything is written when the tree cannot be recorded at ``dest`` (it holds ``.git/``)."""
+    refuse_git_files((item.path for item in tree.files()), dest)
 
 
 def _opener(tree: SourceTree, path: str) -> Callable[[], BinaryIO]:

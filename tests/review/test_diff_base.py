@@ -123,6 +123,16 @@ def test_a_patch_set_outside_a_repository_is_one_error_line(cli, vendor_zip, tmp
     assert result.stderr.count("\n") == 1 and "not in a git repository" in result.stderr
 
 
+def test_a_patch_set_linked_into_a_repository_from_outside_is_one_error_line(  # type: ignore[no-untyped-def]
+        cli, vendor_zip, history, tmp_path) -> None:
+    # The link is in the checkout, the files it names are not: their history is not this repository's.
+    shutil.copytree(PATCHES, tmp_path / "elsewhere" / "patches")
+    (history / "linked").symlink_to(tmp_path / "elsewhere" / "patches", target_is_directory=True)
+    result = cli("diff", "--base", "HEAD", "--patches", history / "linked", vendor_zip)
+    assert result.exit_code == 2
+    assert result.stderr == (f"error: {history / 'linked'}: not inside the repository at {history.resolve()}\n")
+
+
 def test_per_patch_and_base_do_not_combine(cli, vendor_zip) -> None:  # type: ignore[no-untyped-def]
     result = cli("diff", "--per-patch", "--base", "HEAD", vendor_zip)
     assert result.exit_code == 2 and "cannot be combined" in result.stderr

@@ -129,6 +129,31 @@ def test_the_vendors_gitattributes_do_not_rewrite_line_endings(cli, vendor_copy,
     assert _tree_files(first)["Dockerfile"][0] == (VENDOR_TREE / "Dockerfile").read_bytes()
 
 
+def test_a_vendor_tree_holding_git_files_is_refused_and_nothing_is_written(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]
+    # A '.git/' in the drop would be written over the recorded repository's own files (hooks, config).
+    (vendor_copy / ".git").mkdir()
+    (vendor_copy / ".git" / "config").write_text("[core]\n\tfsmonitor = touch /tmp/owned\n")
+    source = make_zip(vendor_copy)
+    result = cli("apply", source, "-o", "out", "--record-git", "history")
+    assert result.exit_code == 2
+    assert result.stderr == ("error: history: the tree holds '.git/config', which would overwrite "
+                             "the repository's own files\n")
+    assert not (cli.cwd / "history").exists() and not (cli.cwd / "out").exists()
+    assert not [p for p in cli.cwd.iterdir() if p.name.startswith(".")]  # no temporary left behind
+
+
+def test_a_later_commit_writing_into_git_is_refused_and_nothing_is_left(tmp_path: Path) -> None:
+    # Each commit's files are checked, not only the first tree's: a hook written by a later step is refused too.
+    from patcher.archive.layout import OutputFile
+    from patcher.vcs import GitError, Snapshot, record_history
+
+    first = Snapshot("first\n", (OutputFile("README", False, data=b"hello\n"),))
+    hook = Snapshot("hook\n", (OutputFile(".git/hooks/post-commit", True, data=b"#!/bin/sh\ntouch owned\n"),))
+    with pytest.raises(GitError, match="the tree holds '.git/hooks/post-commit'"):
+        record_history(tmp_path / "history", [first, hook], date=315532800)
+    assert list(tmp_path.iterdir()) == []
+
+
 # -- the commits, as values (history.snapshots) ----------------------------------------------------
 
 
