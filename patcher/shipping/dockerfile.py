@@ -417,6 +417,10 @@ class _Evaluator:
         if build_args:
             return (f"its paths depend on {', '.join(build_args)}, an ARG without a default: only "
                     "'docker build --build-arg' gives it a value")
+        platform = sorted(s for s in spelled if s[1:] in _PLATFORM_ARGS)
+        if platform:
+            return (f"its paths depend on {', '.join(platform)}, which BuildKit sets from the platform built for "
+                    "('docker build --platform'; the machine's own by default)")
         return "its paths depend on a variable only the base image could set"
 
     def _stage(self, reference: str) -> _StageState | None:

@@ -65,6 +65,15 @@ def test_a_file_a_wildcard_matches_is_copied_and_its_line_noted_when_a_pattern_n
     assert notes_of(quiet, "unread") == [] and len(quiet.image) == 2
 
 
+def test_a_stage_file_a_wildcard_matches_is_copied_and_noted_as_a_caveat_for_the_destination_only() -> None:
+    plan = plan_of({**CONTEXT, "Dockerfile": "FROM base AS build\nCOPY pkg /out/\nFROM base\nCOPY main.py /app/\n"
+                                             "COPY --from=build --exclude=*.pyc /out/a.py* /d/\n"})
+    assert {image: placed.source for image, placed in plan.image.items()} == {
+        "/app/main.py": "main.py", "/d/a.py": "pkg/a.py", "/d/a.pyc": "pkg/a.pyc"}
+    assert [(n.kind, n.line, n.scope) for n in plan.notes] == [("unread", 5, ("/d",))]
+    assert plan.caveats("main.py", ("/app/main.py",)) == ()
+
+
 def test_a_folder_whose_files_are_all_left_out_is_still_made() -> None:
     plan = plan_of({**CONTEXT, "Dockerfile": "FROM base\nCOPY --exclude=* pkg/docs /d\nRUN cp /main.py /d\n"})
     assert plan.image == {} and plan.copy_counts[2] == 0

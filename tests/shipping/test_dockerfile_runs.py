@@ -207,3 +207,13 @@ def test_copy_from_a_stage_takes_what_that_stage_holds(copy: str, placed: dict[s
     plan = built(f"FROM base AS b\nCOPY pkg /p\nCOPY main.py /m.py\nRUN echo x > /o.txt\nFROM base\n{copy}\n")
     assert {path: p.source for path, p in plan.image.items()} == placed
     assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == found
+
+
+def test_a_mount_of_an_images_files_is_a_caveat_only_for_what_is_under_the_mount() -> None:
+    # What the unseen files are can change only the mount's folder (given back after the RUN) and what the
+    # command writes from them; a file placed elsewhere and left alone keeps its answer without a caveat.
+    plan = built("FROM base\nCOPY main.py /app/main.py\nCOPY pkg/a.py /m/a.py\n"
+                 "RUN --mount=type=bind,from=tools:1,target=/m ls /m\n")
+    assert [(n.kind, n.line, n.scope) for n in plan.notes] == [("unread", 4, ("/m",))]
+    assert plan.caveats("main.py", ("/app/main.py",)) == ()
+    assert [n.line for n in plan.caveats("pkg/a.py", ("/m/a.py",))] == [4]

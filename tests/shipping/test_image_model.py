@@ -17,8 +17,10 @@ PLACED = Placement("ctx/a.py", (Step("Dockerfile", 2, "COPY"),), 1)
 
 @pytest.mark.parametrize(("path", "normal"), [
     ("", "/"), ("/", "/"), ("a/b", "/a/b"), ("//a//b/", "/a/b"), ("/a/./b/../c", "/a/c"), ("/..", "/"), ("///x", "/x"),
+    # Blanks are part of a name, at its start too (a quoted COPY destination keeps them).
+    (" a/ b ", "/ a/ b "), ("/ /x", "/ /x"), ("\ta", "/\ta"),
 ])
-def test_normalise(path: str, normal: str) -> None:
+def test_normalise_keeps_names_and_drops_only_dots_and_extra_slashes(path: str, normal: str) -> None:
     assert normalise(path) == normal
 
 

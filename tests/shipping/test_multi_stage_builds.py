@@ -84,6 +84,17 @@ def test_copy_from_a_stage_sees_that_stage_as_it_ended() -> None:
     assert image == {"/app/moved.py": "pkg/a.py"}
 
 
+@pytest.mark.parametrize(("source", "image"), [
+    ("/X*/a.py", {"/app/a.py": "pkg/a.py"}),
+    ("/Xtools/*.py", {"/app/a.py": "pkg/a.py"}),
+    ("/*/sub", {"/app/b.py": "pkg/sub/b.py"}),
+    ("/Xtools/s?b/b.py", {"/app/b.py": "pkg/sub/b.py"}),
+])
+def test_copy_from_a_stage_matches_wildcards_against_that_stages_paths(source: str, image: dict[str, str]) -> None:
+    assert image_of(build(f"FROM base AS tools\nCOPY pkg /Xtools/\nFROM base\nCOPY --from=tools {source} /app/\n",
+                          )) == image
+
+
 def test_copy_from_an_image_brings_nothing_from_the_context() -> None:
     plan = plan_of(build("FROM base\nCOPY --from=vendor/tools:1 /opt/tools /opt/tools\nCOPY main.py /app/\n"))
     assert {image: p.source for image, p in plan.image.items()} == {"/app/main.py": "main.py"}
@@ -126,6 +137,21 @@ def test_an_arg_without_a_default_is_the_build_args_to_give_not_empty() -> None:
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("unread", 3, "its paths depend on $DEST, an ARG without a default: only 'docker build --build-arg' gives "
                       "it a value")]
+
+
+def test_a_platform_arg_declared_in_a_stage_is_the_platforms_to_decide() -> None:
+    # BuildKit sets TARGETARCH and the like from 'docker build --platform': the reader cannot know which wheel ships.
+    plan = plan_of(build("FROM scratch\nARG TARGETARCH\nCOPY wheels/$TARGETARCH/main.py /app/main.py\n",
+                         **{"wheels/amd64/main.py": "", "wheels/arm64/main.py": ""}))
+    assert plan.image == {}
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 3, "its paths depend on $TARGETARCH, which BuildKit sets from the platform built for "
+                      "('docker build --platform'; the machine's own by default)")]
+
+
+def test_a_platform_arg_not_declared_in_the_stage_is_empty_there() -> None:
+    # Like any global ARG, it reaches a stage only through an ARG line there (FROM scratch: nothing else sets it).
+    assert image_of(build("FROM scratch\nCOPY main.py /app$TARGETARCH/\n")) == {"/app/main.py": "main.py"}
 
 
 def test_a_global_arg_redeclared_in_one_stage_is_not_seen_in_the_next() -> None:
