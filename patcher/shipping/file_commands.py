@@ -430,7 +430,11 @@ def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
 
 def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``mkdir [-p] [-m MODE] DIR...``: without -p, a folder that is already there is a failure."""
-    o = getopt(args, "pvZ", "m", {"parents", "verbose"}, {"mode", "context"})
+    # --context[=CTX] takes its argument only after '=': 'mkdir --context DIR' makes DIR.
+    o = getopt(args, "pvZ", "m", {"parents", "verbose", "context"}, {"mode", "context"})
+    if o.unknown:
+        shell.unread(ctx, f"mkdir with {', '.join(o.unknown)}, which the reader does not follow")
+        return None
     parents = bool(o.flags & {"p", "parents"})
     ok = True
     for operand in o.operands:

@@ -30,6 +30,8 @@ def outcome(script: str) -> tuple[list[str], list[tuple[str, int, str, str]]]:
 @pytest.mark.parametrize(("script", "placed"), [
     ("if false; then cp x.py /a.py; elif true; then cp x.py /b.py; else cp x.py /c.py; fi", ["/b.py"]),
     ("if false; then cp x.py /a.py; elif false; then cp x.py /b.py; else cp x.py /c.py; fi", ["/c.py"]),
+    ("if false; then cp x.py /a.py; elif false; then cp x.py /b.py; elif true; then cp x.py /c.py; "
+     "elif true; then cp x.py /d.py; else cp x.py /e.py; fi", ["/c.py"]),
     ("if true; then cp x.py /a.py; else cp x.py /c.py; fi", ["/a.py"]),
     ("if false; then cp x.py /a.py; fi; cp x.py /after.py", ["/after.py"]),
     ("if ! false; then cp x.py /a.py; fi", ["/a.py"]),
@@ -166,6 +168,18 @@ def test_an_endless_loop_is_read_to_its_limit() -> None:
     placed, notes = outcome("i=0\nuntil false; do\n  i=$((i+1))\ndone\ncp x.py /after.py\n")
     assert placed == [] and notes == [
         ("stop", 2, "until false; do i=$((i+1)) done", "a loop turns more than 1,000 times; the reader stops here")]
+
+
+def test_a_loop_that_places_more_files_than_the_reader_follows_stops_at_the_next_command(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The limit is 200,000 steps (a file placed is one); a smaller one keeps the test quick, the mechanism is the same.
+    from patcher.shipping import shell_interpreter
+    monkeypatch.setattr(shell_interpreter, "MAX_STEPS", 300)
+    placed, notes = outcome("mkdir /c\ni=0\nwhile [ $i -lt 500 ]; do\n  cp -r sub /c/$i\n  i=$((i+1))\ndone\n"
+                            "cp x.py /after.py\n")
+    assert "/after.py" not in placed and "/c/0/y.py" in placed
+    # Each command is checked before it runs: the first one after the cp that passed the limit is where it stops.
+    assert notes == [("stop", 5, "i=$((i+1))", shell_interpreter.STEPS_PAST)]
 
 
 def test_a_copy_where_set_e_is_ignored_would_not_stop_the_script() -> None:

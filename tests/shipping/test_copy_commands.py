@@ -133,6 +133,7 @@ def test_rm_removes_what_it_names_and_nothing_beside_it() -> None:
     ("ln --relative -s x.py /made/", "ln with --relative"),
     ("install --strip-program=x --bogus x.py /made/", "install with --bogus"),
     ("rm -f --recur /made/x.py", "rm with --recur"),  # GNU rm takes it for --recursive
+    ("mkdir --bogus /made/b", "mkdir with --bogus"),  # GNU mkdir refuses it and makes nothing
 ])
 def test_an_option_the_reader_does_not_know_makes_the_command_unread(command: str, why: str) -> None:
     plan = plan_of(script_context(f"mkdir /made\n{command}\n"))
@@ -227,12 +228,16 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     ("install --debug -m 0644 x.py /made/dbg.py", {"/made/dbg.py": X}),  # coreutils 9.2+
     ("install --preserve-timestamps --compare -m 0644 x.py /made/ts.py", {"/made/ts.py": X}),
     ("install --no-target-directory -m 0644 x.py /made/nt.py", {"/made/nt.py": X}),
+    ("ln -s /w/s/x.py /w/s/sub/y.py /made/none", {}),  # several targets need LINK to be a folder: ln fails
     ("ln -s --target-directory=/made /w/s/x.py /w/s/sub",
      {"/made/x.py": X, "/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
     ("mkdir -p /made/a/b\ncp x.py /made/a/b/", {"/made/a/b/x.py": X}),
     ("mkdir -m 755 /made/m\ncp x.py /made/m", {"/made/m/x.py": X}),
     ("mkdir --parents --mode=700 /made/p/q\ncp x.py /made/p/q", {"/made/p/q/x.py": X}),
     ("mkdir /made/n1 /made/n2\ncp x.py /made/n2", {"/made/n2/x.py": X}),
+    # --context[=CTX] (SELinux) takes a value only after '=': alone, the next word is the folder to make.
+    ("mkdir --context /made/c\ncp x.py /made/c", {"/made/c/x.py": X}),
+    ("mkdir -p --context=system_u:object_r:usr_t:s0 /made/c\ncp x.py /made/c", {"/made/c/x.py": X}),
     ("touch /made/t.py\ncp /made/t.py /made/u.py", {}),  # a file the build wrote, not one of the context
     ("cp x.py /made/a.py\ntouch /made/a.py", {"/made/a.py": X}),
     ("cp x.py /made/a.py\ntouch -c /made/b.py\ncp x.py /made/b.py", {"/made/a.py": X, "/made/b.py": X}),
@@ -299,6 +304,8 @@ def test_rsync_delete_removes_only_what_a_synced_folder_does_not_hold(script: st
                                                  "base image may have it"),
     ("mv -u x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the base image "
                                       "may have it"),
+    ("mv --update x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the base "
+                                            "image may have it"),
 ])
 def test_a_copy_that_may_not_overwrite_the_base_image_is_a_caveat(command: str, note: str) -> None:
     plan = plan_of(script_context(command + "\n"))
@@ -335,6 +342,8 @@ def test_a_reading_that_depends_on_the_base_image_says_which_it_took(command: st
     ("cp x.py /usr/lib/python3/..", "/usr/lib/x.py"),
     ("ln -s /w/s/x.py /usr/lib/link", "/usr/lib/link"),  # a link is named for where it is made
     ("install -D -m 755 x.py /usr/local/bin/serve", "/usr/local/bin/serve"),  # -D names the file it makes
+    ("install -T -m 755 x.py /usr/local/bin/serve", "/usr/local/bin/serve"),  # so does -T
+    ("ln -s /w/s/x.py /w/s/sub/y.py /usr/local/bin", "/usr/local/bin/y.py"),  # several targets: LINK is a folder
     ("cp -r sub/ /usr/lib/python3/pkg/", "/usr/lib/python3/pkg/sub/y.py"),
     ("cp -r sub/. /usr/lib/python3/pkg", "/usr/lib/python3/pkg/y.py"),
 ])

@@ -183,6 +183,11 @@ def test_a_command_is_shown_on_one_line_and_clipped() -> None:
     assert len(second.first.commands[0].text) == 120
 
 
+def test_a_function_definition_is_shown_to_the_end_of_its_body() -> None:
+    (item,) = parse_script('install_ops() {\n  cp ops.py "$1/"\n}\n').items
+    assert item.first.commands[0].text == 'install_ops() { cp ops.py "$1/" }'
+
+
 def test_a_script_starts_at_the_line_it_is_given() -> None:
     (item,) = parse_script("\r\n\ufeffecho a\n", first_line=7).items  # a RUN line numbers its commands from its own
     assert item.first.commands[0].line == 7 + 1

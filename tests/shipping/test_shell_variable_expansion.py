@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.shipping.install_script import expand_variables, logical_lines, read_install_script
+from patcher.shipping.install_script import MAX_VALUE, expand_variables, logical_lines, read_install_script
 
 
 @pytest.mark.parametrize("word, variables, expected", [
@@ -18,6 +18,15 @@ from patcher.shipping.install_script import expand_variables, logical_lines, rea
 ])
 def test_expand_variables_follows_the_shell(word: str, variables: dict[str, str], expected: str) -> None:
     assert expand_variables(word, dict(variables)) == expected
+
+
+def test_expand_variables_keeps_a_word_within_the_longest_value_it_builds() -> None:
+    # 'A=$A$A' lines double a value; the expansion that would take the word past MAX_VALUE stays as written.
+    half = "a" * (MAX_VALUE // 2 + 1)
+    unknown: set[str] = set()
+    assert expand_variables("$A/${A}", {"A": half}, unknown) == half + "/${A}"
+    assert expand_variables("${A}/$A", {"A": half}, unknown) == half + "/$A"
+    assert unknown == {"A"}
 
 
 def test_expand_variables_assigns_and_records_unknown_names() -> None:
@@ -38,6 +47,23 @@ def test_an_install_script_places_files_under_a_default_that_names_another_varia
         ("/workspace/qwen3_6_scripts/paged_attn.py",
          "/usr/local/corex/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py", 4)]
     assert read.unknown == ()
+
+
+def test_a_bash_local_leaves_the_variable_as_the_caller_had_it_once_the_function_returns() -> None:
+    # SITE comes from the base image's environment, which the reader cannot see. Under bash 'local SITE' makes it
+    # the function's own and unset there (the default applies); after the function returns it is the image's again,
+    # not empty.
+    script = ("#!/bin/bash\n"
+              "stage() {\n"
+              "  local SITE\n"
+              "  [ -n \"$1\" ] && SITE=$1\n"
+              "  cp ops.py \"${SITE:-/opt/stage}/ops.py\"\n"
+              "}\n"
+              "stage\n"
+              "cp ops.py \"$SITE/ops.py\"\n")
+    read = read_install_script(script, "/w")
+    # The second copy goes where only the image knows: it is not reported, and SITE is named as unknown.
+    assert [c.destination for c in read.copies] == ["/opt/stage/ops.py"] and read.unknown == ("SITE",)
 
 
 @pytest.mark.parametrize(("text", "lines"), [

@@ -111,6 +111,14 @@ def test_an_eval_of_text_that_does_not_parse_stops_the_script_there() -> None:
     assert "/a/x.py" in plan.image and "/b/x.py" not in plan.image
 
 
+def test_an_eval_of_text_nested_too_deeply_stops_the_script_there() -> None:
+    deep = "( " * 3000 + "cp x.py /b/" + " )" * 3000
+    plan = plan_of(script_context(f"cp x.py /a/\neval '{deep}'\ncp x.py /c/\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("stop", 2, "nests too deeply to be read: the rest of s/i.sh is not read")]
+    assert "/a/x.py" in plan.image and "/b/x.py" not in plan.image and "/c/x.py" not in plan.image
+
+
 def test_a_sh_c_string_that_does_not_parse_fails_where_it_runs() -> None:
     plan = plan_of(script_context("sh -c 'cp x.py /a/; (' \ncp x.py /b/\n"))
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [

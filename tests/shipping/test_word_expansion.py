@@ -155,6 +155,7 @@ def test_assigning_defaults_set_the_variable() -> None:
     ("$((2 ** 3))", "$((2 ** 3))"), ("$((1 < 2))", "$((1 < 2))"), ("$((7 // 2))", "$((7 // 2))"),
     ("$((1.5))", "$((1.5))"), ("$((18446744073709551616))", "$((18446744073709551616))"),
     ("$((4294967296 * 4294967296))", "$((4294967296 * 4294967296))"), ("$((x y))", "$((x y))"),
+    ("$((0x${N}))", "65"),  # parameters expand first: 0x41 is hexadecimal
 ])
 def test_arithmetic_over_integers_and_known_variables(text: str, expected: str) -> None:
     scope = Scope({"N": "41", "SPACED": " 5 ", "T": "text"})
