@@ -306,10 +306,14 @@ def _shell_flags(words: list[str]) -> set[str]:
 
 
 def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    """``sh [-eux] [-o opt] -c STRING [NAME ARGS]``, ``bash FLAGS FILE ARGS``, or ``sh`` reading a here-document."""
+    """``sh [-eux] [-o opt] -c STRING [NAME ARGS]``, ``bash FLAGS FILE ARGS``, or ``sh`` reading a here-document.
+
+    ``sh -s [--] ARGS``: the script is standard input and the operands are ``$1``... (``sh -s -- --prefix=/opt <<'EOF'``).
+    """
     args = argv[1:]
     flags: list[str] = []
     command = False
+    from_stdin = False
     index = 0
     while index < len(args):
         word = args[index]
@@ -328,6 +332,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             if "c" in letters:
                 command = True
                 letters = letters.replace("c", "")
+            from_stdin = from_stdin or "s" in letters
             if "o" in letters and index + 1 < len(args):  # -euo pipefail: 'o' takes the next word
                 flags += [word[0] + letters.replace("o", ""), "-o" if word[0] == "-" else "+o", args[index + 1]]
                 index += 2
@@ -361,7 +366,9 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             return end.status
         except Stop:
             return None
-    if rest:
+    if from_stdin and stdin is None and rest:
+        return _program(shell, ctx, " ".join(argv[:2]))  # a script piped in: what it does is not the context's
+    if rest and not from_stdin:
         script = shell.path(rest[0])
         if script in shell.build.fs.files:
             body = shell.build.read_context(shell.build.fs.files[script].source)
@@ -371,7 +378,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                               program=posixpath.basename(argv[0]))
         return _program(shell, ctx, " ".join(argv[:2]))
     if stdin is not None:
-        child = Shell(shell.build, shell.file, shell.cwd, shell.environment(env), argv0=argv[0],
+        child = Shell(shell.build, shell.file, shell.cwd, shell.environment(env), argv0=argv[0], positional=rest,
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
                       dockerfile=shell.dockerfile, program=posixpath.basename(argv[0]))

@@ -55,3 +55,9 @@ def test_local_without_a_value_is_what_the_shell_makes_of_it(shebang: str, insid
     paths, found = placed(f"{shebang}X=/keep\nf() {{ local X; cp x.py /f$X.py; }}\nf\ncp x.py /g$X.py\n")
     assert paths == sorted([p for p in (inside, "/g/keep.py") if p])
     assert found == [(kind, line + offset, text) for kind, line, text in notes]
+
+
+def test_local_succeeds_so_set_e_reads_on() -> None:
+    script = ("set -e\ninstall_to() {\n  local dest=\"$1\"\n  local ops\n  mkdir -p \"$dest/ops\"\n"
+              "  cp x.py \"$dest/ops/x.py\"\n}\ninstall_to /opt/vllm\ncp x.py /opt/after.py\n")
+    assert placed(script) == (["/opt/after.py", "/opt/vllm/ops/x.py"], [])

@@ -77,6 +77,15 @@ def test_printf_asked_for_more_than_the_reader_keeps_prints_an_unknown_value(pri
     assert not any(len(path) > 1000 for path in plan.image)
 
 
+def test_printf_output_past_the_limit_within_one_use_of_its_format_is_not_built() -> None:
+    # Each width is under the limit, the text between them is short: printf stops at the limit rather than
+    # build the whole text, and the copy is unread as depending on that printf.
+    printed = "$(printf '%60000s|%60000s|' a b)"
+    plan = plan_of(script_context(f"D={printed}\ncp x.py \"/opt/$D.py\"\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 2, f"cp /opt/{printed}.py: a path that depends on a value the reader cannot work out")]
+
+
 def copies_of_a_folder(lines: int) -> str:
     """A Dockerfile of a few KiB that copies the same folder again and again."""
     return "FROM base\n" + "".join(f"COPY s /copy{n}/\n" for n in range(lines))

@@ -48,6 +48,7 @@ def notes(command: str) -> list[tuple[str, int, str, str, tuple[str, ...] | None
     ("python3 -c 'import os; os.system(\"make install\")'", "python3 -c"),
     ("python3 -c \"$CODE\"", "python3"), ("python3 -", "python3 -"), ("python3 -m pip install -r r.txt", "pip install"),
     ("sh nothere.sh", "sh nothere.sh"), ("bash -x nothere.sh a", "bash -x"), ("./bin.sh", "./bin.sh (not a text file)"),
+    ("sh -s -- --prefix=/opt", "sh -s"),  # its script comes from a standard input the build does not hold
     ("./perlscript", "./perlscript"), ("./other.sh", "./other.sh"), ("PATH=$PATH:/w/s; i2.sh", "i2.sh"),
 ])
 def test_a_program_the_reader_does_not_run_could_change_anything(command: str, name: str) -> None:
@@ -78,6 +79,7 @@ def test_a_command_that_changes_nothing_the_build_placed_is_read_past(command: s
     ("pip install --upgrade --no-cache-dir -q vllm", "pip install vllm"),
     ("pip install --extra-index-url https://download.pytorch.org/whl/cpu vllm", "pip install vllm"),
     ("pip install --proxy http://proxy.internal:3128 vllm", "pip install vllm"),
+    ("pip install --trusted-host pypi.internal vllm", "pip install vllm"),  # the host is the option's value
 ])
 def test_pip_install_of_the_package_holding_a_placed_file_is_a_caveat_for_that_package(command: str,
                                                                                       shown: str) -> None:

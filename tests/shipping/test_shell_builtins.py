@@ -66,6 +66,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     # $(...) strips the trailing newlines only: blanks, and newlines before other text, stay.
     ("printf 'a \\n\\n'", "a "), ("printf ' a  \\n'", " a  "), ("printf 'a\\n \\n'", "a\n "),
     ("command -v cp", None), ("type cp", None), ("uname -m", None), ("cat /etc/os-release", None),
+    ("python3 --version", None), ("python3 -h", None),  # the image's Python prints them
     ("sudo -u root echo hi", "hi"), ("sudo -- echo hi", "hi"), ("sudo", None), ("nohup echo hi", "hi"),
     # sudo refuses -D/--chdir unless sudoers grants runcwd: whether the command runs at all is the image's.
     ("sudo -D /tmp echo hi", None), ("sudo --chdir=/tmp echo hi", None),
@@ -80,6 +81,9 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("bash -c '[ -z $BASH_VERSION ] || echo bash'", "bash"), ("bash -c '[ \"${BASH_VERSION:-}\" ] && echo bash'", "bash"),
     ("bash -c 'unset BASH_VERSION; echo x$BASH_VERSION'", "x"), ("bash -c 'sh -c \"echo \\$BASH_VERSION\"'", None), ("echo $@", ""), ("set -- a b; echo $#", "2"), ("echo $RANDOM", None),
     ("set -- a 'b c'; echo $2", "b c"), ("set -- a b; shift; echo $1$#", "b1"), ("set -- a b c; shift 2; echo $1", "c"),
+    # An assignment given to export/local/... is expanded as one: '~' after its '=' or a ':' is HOME.
+    ("export PYTHONPATH=/opt/lib:~/lib; echo $PYTHONPATH", "/opt/lib:/root/lib"),
+    ("f() { local P=/opt/bin:~/bin; echo $P; }; f", "/opt/bin:/root/bin"),
     ("export A=/a; echo $A", "/a"), ("readonly R=/r; echo $R", "/r"), ("local L=l; declare D=d; typeset T=t; echo $L$D$T", "ldt"),
     ("A=/a; unset A; echo x$A", "x"), ("A=/a; unset -v A; echo x$A", "x"), ("export B; echo $B", None),
     ("read A; echo $A", None), ("read -r A B; echo $B", None),
@@ -176,3 +180,11 @@ def test_tee_writes_files_and_an_append_to_a_placed_file_is_a_caveat() -> None:
 def test_getopts_ends_the_option_loop_at_once() -> None:
     plan = plan_of(script_context("while getopts ab o; do cp x.py /never.py; done\ncp x.py /after.py\n"))
     assert "/never.py" not in plan.image and "/after.py" in plan.image and plan.notes == ()
+
+
+@pytest.mark.parametrize("command", ['realpath "$VENDOR_HOME"', 'readlink -f "$VENDOR_HOME"'])
+def test_the_real_path_of_a_folder_only_the_image_knows_is_shown_by_its_name(command: str) -> None:
+    # What the folder resolves to is the image's; a copy under it is unread and named as the script names it.
+    plan = plan_of(script_context(f"D=$({command})\ncp x.py \"$D/lib/x.py\"\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 2, "cp $VENDOR_HOME/lib/x.py: a path that depends on a value the reader cannot work out")]

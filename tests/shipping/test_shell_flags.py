@@ -4,6 +4,9 @@
 flag cluster; ``-e`` (or ``-o errexit``) makes a failed command end the
 shell, and with it the build; ``set +e`` turns that off again. A script run
 as ``bash FILE`` ignores its ``#!`` line; run as ``./FILE`` it obeys it.
+``sh -s [--] ARGS <<EOF`` reads its script from the here-document and
+hands it ARGS as ``$1``...; after ``--`` even words that look like flags
+are arguments.
 """
 
 from __future__ import annotations
@@ -133,6 +136,9 @@ def test_a_script_called_by_a_script_without_set_e_is_ignored_when_it_fails() ->
     ("sh -c 'cp x.py /opt/$0.py'", ["/opt/sh.py"]),
     ("bash -c 'cp x.py /opt/$0.py' -", ["/opt/-.py"]),
     ("bash --login -c 'cp x.py /opt/b.py'", ["/opt/b.py"]),
+    # Long options anywhere before the script are passed over (the form CI runners use to call bash).
+    ("bash --noprofile --norc -eo pipefail -c 'false; cp x.py /opt/b2.py'", []),
+    ("bash --noprofile --norc -c 'cp x.py /opt/b3.py'", ["/opt/b3.py"]),
     ("bash -lc 'cp x.py /opt/l.py'", ["/opt/l.py"]),
     ("bash -o pipefail -c 'cp x.py /opt/c.py'", ["/opt/c.py"]),
     ("bash -O extglob -c 'cp x.py /opt/d.py'", ["/opt/d.py"]),
@@ -153,6 +159,12 @@ def test_a_script_called_by_a_script_without_set_e_is_ignored_when_it_fails() ->
     ("bash -eo <<EOF\nfalse\ncp x.py /opt/r.py\nEOF", []),
     ("bash -o <<EOF\nfalse\ncp x.py /opt/s.py\nEOF", ["/opt/s.py"]),
     ("sh <<EOF\nfalse\ncp x.py /opt/k.py\nEOF", ["/opt/k.py"]),
+    # -s: the here-document is the script and the operands are its arguments, even those after -- that look
+    # like flags (a vendor installer taking --prefix=DIR).
+    ("sh -s -- --prefix=/opt/v <<'EOF'\ncp x.py \"${1#--prefix=}-$#.py\"\nEOF", ["/opt/v-1.py"]),
+    ("bash -s -- -v /opt/w <<'EOF'\ncp x.py \"$2$1.py\"\nEOF", ["/opt/w-v.py"]),
+    ("sh -s /opt/u x <<'EOF'\ncp x.py \"$1-$2-$0.py\"\nEOF", ["/opt/u-x-sh.py"]),
+    ("sh -es /opt/u <<'EOF'\nfalse\ncp x.py \"$1.py\"\nEOF", []),
     ("dash -c 'cp x.py /opt/n.py'", ["/opt/n.py"]),
     ("busybox-sh -c 'cp x.py /opt/o.py'", ["/opt/o.py"]),
     ("/bin/sh -c 'cp x.py /opt/p.py'", ["/opt/p.py"]),

@@ -79,3 +79,19 @@ def test_a_file_read_in_place_again_and_again_is_read_every_time() -> None:
                                   files={"s/component.sh": "cp x.py \"/opt/$c.py\"\n"}))
     assert sorted(path for path in plan.image if path.startswith("/opt/")) == sorted(f"/opt/{c}.py" for c in components)
     assert plan.notes == ()
+
+
+def deepest_level(script: str, files: dict[str, str] | None = None) -> tuple[int, list[str]]:
+    """The highest level a self-repeating script copied to (/opt/LEVEL.py), and the kinds of its notes."""
+    plan = plan_of(script_context(script, files=files))
+    return max(int(path[5:-3]) for path in plan.image if path.startswith("/opt/")), [n.kind for n in plan.notes]
+
+
+def test_a_file_that_reads_itself_in_place_nests_as_deep_as_a_function_that_calls_itself() -> None:
+    # An env file that sources itself (a missing include guard) never ends in sh; the reader follows it as deep
+    # as any other nesting (scripts, functions, eval and . share one bound), then leaves the rest unread.
+    sourced = deepest_level("n=0\n. ./env.sh\n",
+                            {"s/env.sh": "n=$((n+1))\ncp x.py /opt/$n.py\n. ./env.sh\n"})
+    called = deepest_level("n=0\nsetup() { n=$((n+1)); cp x.py /opt/$n.py; setup; }\nsetup\n")
+    assert sourced == called
+    assert sourced[0] > 10 and sourced[1] == ["unread"]
