@@ -1,8 +1,8 @@
 """What ``cp``, ``install``, ``mv``, ``ln``, ``rsync``, ``rm``, ``mkdir`` and ``touch`` do to the image, as GNU coreutils do it.
 
-Options are read as getopt reads them (clusters such as ``-rf``, long
-options with ``=`` or a separate value, options after operands, ``--``
-ending them). An option that changes which files land where and that is
+Options are read as each program reads them (``tool_options``: clusters
+such as ``-rf``, long options with ``=`` or a separate value, options after
+operands, ``--`` ending them). An option that changes which files land where and that is
 not understood makes the whole command unread, never guessed. Where the
 answer depends on whether a path of the base image exists (``cp -r SRC
 DEST`` copies into DEST only if DEST is a folder), the build's own folders
@@ -15,77 +15,13 @@ it, and a file keeps DEST as its name; each such reading is noted as assumed.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from .image_fs import Kind, Placement, Step, normalise, under
+from .tool_options import Options, read_options
 
 if TYPE_CHECKING:
     from .install_script import CommandContext, Shell
-
-
-@dataclass(frozen=True)
-class Options:
-    """A command line read by getopt's rules."""
-
-    flags: frozenset[str]  # short letters and long names ("r", "recursive")
-    values: dict[str, str]  # options that take a value: name -> value (last one wins)
-    operands: list[str]
-    unknown: list[str]
-
-
-def getopt(args: list[str], short: str, short_valued: str, long: set[str], long_valued: set[str]) -> Options:
-    """Split ``args`` into options and operands, GNU-style (options may follow operands).
-
-    A long option named in both ``long`` and ``long_valued`` takes an
-    optional argument (``--preserve[=LIST]``, ``--backup[=CONTROL]``): only
-    its ``=`` form gives one, as getopt_long reads it.
-    """
-    flags: set[str] = set()
-    values: dict[str, str] = {}
-    operands: list[str] = []
-    unknown: list[str] = []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        index += 1
-        if arg == "--":
-            operands.extend(args[index:])
-            break
-        if arg.startswith("--"):
-            name, equals, value = arg[2:].partition("=")
-            if name in long and not equals:
-                flags.add(name)
-            elif name in long_valued:
-                if not equals:
-                    if index >= len(args):
-                        unknown.append(arg)
-                        break
-                    value = args[index]
-                    index += 1
-                values[name] = value
-            else:
-                unknown.append(arg)
-        elif arg.startswith("-") and arg != "-":
-            letters = arg[1:]
-            for position, letter in enumerate(letters):
-                if letter in short_valued:
-                    value = letters[position + 1:]
-                    if not value:
-                        if index >= len(args):
-                            unknown.append(arg)
-                            break
-                        value = args[index]
-                        index += 1
-                    values[letter] = value
-                    break
-                if letter in short:
-                    flags.add(letter)
-                else:
-                    unknown.append(f"-{letter}")
-        else:
-            operands.append(arg)
-    return Options(frozenset(flags), values, operands, unknown)
 
 
 # -- the copy itself -------------------------------------------------------
@@ -201,21 +137,14 @@ def _target(shell: "Shell", ctx: "CommandContext", command: str, source: str, de
 
 def cp(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``cp [-rRaTfinpv...] [-t DIR] SRC... DEST``."""
-    o = getopt(args, "aRrdfHiLlnPpsTuvxbZ", "tS",
-               {"archive", "recursive", "force", "interactive", "no-clobber", "preserve", "no-dereference",
-                "dereference", "link", "symbolic-link", "update", "verbose", "one-file-system", "no-target-directory",
-                "remove-destination", "strip-trailing-slashes", "backup", "parents", "debug", "reflink"},
-               {"target-directory", "suffix", "preserve", "no-preserve", "sparse", "reflink", "backup", "update"})
+    o = read_options("cp", args)
     return _copy_like(shell, ctx, "cp", o, recursive=bool(o.flags & {"a", "R", "r", "archive", "recursive"}),
                       no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
 
 
 def mv(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``mv [-fnTv] [-t DIR] SRC... DEST``: like ``cp -r``, then the source is gone."""
-    o = getopt(args, "bfinTuvZ", "tS",
-               {"force", "interactive", "no-clobber", "no-target-directory", "update", "verbose",
-                "strip-trailing-slashes", "backup", "debug"},
-               {"target-directory", "suffix", "backup", "update"})
+    o = read_options("mv", args)
     return _copy_like(shell, ctx, "mv", o, recursive=True, move=True,
                       no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
 
@@ -253,10 +182,7 @@ def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, 
 
 def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``install [-D] [-m MODE] [-t DIR] SRC... DEST`` and ``install -d DIR...``."""
-    o = getopt(args, "bcCdDpsTvZ", "gmotS",
-               {"compare", "directory", "preserve-timestamps", "strip", "verbose", "no-target-directory", "backup",
-                "debug", "preserve-context"},
-               {"group", "mode", "owner", "target-directory", "suffix", "backup", "strip-program", "context"})
+    o = read_options("install", args)
     if o.unknown:
         shell.unread(ctx, f"install with {', '.join(o.unknown)}, which the reader does not follow")
         return None
@@ -294,10 +220,7 @@ def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | No
 
 def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``ln [-sfnT] TARGET LINK`` and ``ln -s TARGET... DIR``: the link shows the target's files at its own path."""
-    o = getopt(args, "bdfFiLnPrsTvS", "tS",
-               {"symbolic", "force", "no-dereference", "no-target-directory", "verbose", "relative", "interactive",
-                "logical", "physical", "backup"},
-               {"target-directory", "suffix", "backup"})
+    o = read_options("ln", args)
     if o.unknown or o.flags & {"r", "relative"}:
         shell.unread(ctx, f"ln with {', '.join(o.unknown or ['--relative'])}, which the reader does not follow")
         return None
@@ -335,12 +258,7 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
 
 def rsync(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``rsync -a SRC... DEST``: ``SRC/`` copies what is in SRC, ``SRC`` copies SRC itself into DEST."""
-    o = getopt(args, "avrlptgoDzhPqucWHAXSxnim", "",
-               {"archive", "recursive", "verbose", "quiet", "progress", "partial", "links", "perms", "times", "group",
-                "owner", "devices", "specials", "compress", "human-readable", "checksum", "update", "delete",
-                "whole-file", "hard-links", "acls", "xattrs", "sparse", "one-file-system", "stats", "no-perms",
-                "no-owner", "no-group", "no-times", "mkpath", "itemize-changes", "inplace"},
-               {"chmod", "chown", "info", "out-format", "log-file"})
+    o = read_options("rsync", args)
     if o.unknown or o.flags & {"n", "u", "update"}:
         shell.unread(ctx, f"rsync with {', '.join(o.unknown or ['--update/--dry-run'])}, which the reader "
                           "does not follow")
@@ -406,8 +324,7 @@ def _rsync_unseen(shell: "Shell", ctx: "CommandContext", path: str, contents: bo
 
 def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``rm [-rfv] PATH...``."""
-    o = getopt(args, "rRfidvI", "", {"recursive", "force", "dir", "verbose", "interactive", "one-file-system",
-                                     "no-preserve-root", "preserve-root"}, {"interactive"})
+    o = read_options("rm", args)
     if o.unknown:  # --help removes nothing; GNU takes '--recur' for --recursive: not guessed
         shell.unread(ctx, f"rm with {', '.join(o.unknown)}, which the reader does not follow",
                      scope=tuple(shell.path(operand) for operand in o.operands) or None)
@@ -430,8 +347,7 @@ def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
 
 def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``mkdir [-p] [-m MODE] DIR...``: without -p, a folder that is already there is a failure."""
-    # --context[=CTX] takes its argument only after '=': 'mkdir --context DIR' makes DIR.
-    o = getopt(args, "pvZ", "m", {"parents", "verbose", "context"}, {"mode", "context"})
+    o = read_options("mkdir", args)  # --context[=CTX]: 'mkdir --context DIR' makes DIR
     if o.unknown:
         shell.unread(ctx, f"mkdir with {', '.join(o.unknown)}, which the reader does not follow")
         return None
@@ -454,7 +370,7 @@ def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None
 
 def touch(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``touch FILE...``: creates an empty file where none is known (a placed file keeps its content)."""
-    o = getopt(args, "acfhm", "drt", {"no-create", "no-dereference"}, {"date", "reference", "time"})
+    o = read_options("touch", args)
     for operand in o.operands:
         path = shell.path(operand)
         if path not in shell.build.fs.files and not o.flags & {"c", "no-create"}:

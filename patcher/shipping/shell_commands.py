@@ -17,12 +17,13 @@ import re
 from dataclasses import replace
 from typing import Callable
 
-from .file_commands import FILE_COMMANDS, getopt
+from .file_commands import FILE_COMMANDS
 from .image_fs import Kind, normalise
 from .shell_interpreter import (MAX_DEPTH, CommandContext, Exit, ScriptRecord, Shell, ShellSyntaxError, Stop,
                                 _Loop, _Return, shebang)
 from .shell_syntax import Redirect, Simple, heredoc_word, parse_script, plain_text, split_assignment
 from .shell_words import MAX_WORD, Field, is_known
+from .tool_options import TABLES, read_options
 
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "zsh", "busybox-sh"})
 # Commands that change no file of the image and no state of the shell; what they print is unknown.
@@ -188,15 +189,71 @@ def _program(shell: Shell, ctx: CommandContext, name: str, scope: tuple[str, ...
     return None
 
 
+_FIND_RUNS = ("-exec", "-execdir", "-ok", "-okdir")
+_FIND_WRITES = ("-delete", "-fprint", "-fprint0", "-fprintf", "-fls")  # -delete the files walked, the others FILE
+# Programs that, run by find on the files it lists, change nothing, or only the paths on their line.
+_FIND_READS = frozenset({"echo", "printf", "true", "cat", "grep", "ls", "stat", "file", "test", "[", "head", "wc",
+                         "md5sum", "sha256sum"})
+_FIND_CHANGES = frozenset({"rm", "touch", "cp", "mv", "ln", "install", "mkdir", "sed", "chmod", "chown", "chgrp",
+                           "dos2unix"})
+
+
+def _find_scope(shell: Shell, args: list[str]) -> tuple[str, ...] | None:
+    """What ``find ARGS`` could change: the trees it walks, a file its -fprint writes, the paths on an -exec line.
+
+    Any other program (``sh -c``, ``python``, ``xargs``) could change anything: None. Under
+    ``-execdir`` a relative path is in the folder of each file found, so inside the trees walked
+    unless it climbs out with ``..``.
+    """
+    roots: list[str] = []  # the paths before the first test or action; none means "."
+    for arg in args:
+        if arg.startswith(("-", "(", "!", ")")):
+            break
+        roots.append(arg)
+    paths = roots or ["."]
+    index = len(roots)
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg in _FIND_RUNS:
+            end = next((i for i in range(index, len(args)) if args[i] in (";", "+")), len(args))
+            command, index = args[index:end], end + 1
+            program = posixpath.basename(command[0]) if command else ""
+            if program not in _FIND_READS | _FIND_CHANGES:
+                return None
+            named = [a for a in _operands(program, command[1:]) if "{}" not in a]
+            if arg in ("-execdir", "-okdir"):
+                if any(".." in a.split("/") for a in named if not a.startswith("/")):
+                    return None
+                named = [a for a in named if a.startswith("/")]
+            paths += named if program in _FIND_CHANGES else []
+        elif arg in _FIND_WRITES[1:] and index < len(args):
+            paths.append(args[index])
+    if not all(is_known(path) for path in paths):
+        return None
+    return tuple(dict.fromkeys(shell.path(path) for path in paths))
+
+
+def _operands(program: str, args: list[str]) -> list[str]:
+    """The paths of a command line: its operands, less a mode, an owner or a sed script written before them."""
+    if program in ("chmod", "chown", "chgrp"):
+        operands = [a for a in args if not a.startswith("-")]
+        return operands[1:]
+    if program in TABLES:
+        read = read_options(program, args)
+        if program == "sed" and not read.values.keys() & {"e", "f", "expression", "file"}:
+            return read.operands[1:]
+        return read.operands + [v for k, v in read.values.items() if k in ("t", "target-directory")]
+    return [a for a in args if not a.startswith("-")]
+
+
 def _printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) -> bool | None:
     if base in ("true", ":"):
         return True
     if base == "false":
         return False
     if base == "sed":
-        o = getopt(argv[1:], "nrEsuzi", "ef", {"quiet", "silent", "regexp-extended", "separate", "unbuffered",
-                                               "null-data", "posix", "debug", "in-place"},
-                   {"expression", "file", "in-place", "line-length"})
+        o = read_options("sed", argv[1:])
         if "i" in o.flags or "in-place" in o.flags or "in-place" in o.values:
             scripts_given = o.values.keys() & {"e", "f", "expression", "file"}
             files = o.operands if scripts_given else o.operands[1:]  # the first operand is the script
@@ -206,16 +263,9 @@ def _printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) -> 
         return True
     if base == "awk" and any(">" in a or "system" in a for a in argv[1:]):
         return _program(shell, ctx, "awk")
-    if base == "find" and any(a in ("-exec", "-execdir", "-ok", "-okdir", "-delete") or a.startswith("-fprint")
-                              for a in argv[1:]):
-        roots: list[str] = []  # the paths before the first test or action; none means "."
-        for arg in argv[1:]:
-            if arg.startswith(("-", "(", "!", ")")):
-                break
-            roots.append(arg)
-        known = all(is_known(root) for root in roots)
+    if base == "find" and any(a in _FIND_RUNS or a in _FIND_WRITES for a in argv[1:]):
         shell.unread(ctx, "runs commands on the files find lists, which the reader does not follow",
-                     scope=tuple(shell.path(root) for root in roots or ["."]) if known else None)
+                     scope=_find_scope(shell, argv[1:]))
         return None
     shell.emit_unknown()
     return True
@@ -443,28 +493,23 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str)
 def run_pip(shell: Shell, args: list[str], ctx: CommandContext) -> bool | None:
     """``pip install NAME...`` replaces only those packages' folders; a path, URL or requirements file could be anything."""
     shell.emit_unknown()
-    if not args or args[0] not in ("install", "uninstall"):
+    # pip reads its general options before the command too: 'pip --no-cache-dir install vllm'.
+    o = read_options("pip", args)
+    if not o.operands or o.operands[0] not in ("install", "uninstall"):
         return True
-    o = getopt(args[1:], "qvUIyebr", "rceitdf",
-               {"upgrade", "force-reinstall", "no-deps", "user", "quiet", "verbose", "no-cache-dir", "pre", "yes",
-                "ignore-installed", "no-build-isolation", "break-system-packages", "no-index", "no-compile",
-                "disable-pip-version-check", "prefer-binary", "require-hashes", "isolated"},
-               {"requirement", "constraint", "editable", "index-url", "extra-index-url", "target", "prefix", "root",
-                "find-links", "trusted-host", "cache-dir", "root-user-action", "progress-bar", "only-binary",
-                "no-binary", "upgrade-strategy", "platform", "python-version", "implementation", "abi", "src",
-                "timeout", "retries", "proxy"})
+    command, *packages = o.operands
     if o.values.keys() & {"r", "requirement", "e", "editable", "c", "constraint", "t", "target", "prefix", "root"}:
-        return _program(shell, ctx, f"pip {args[0]}")
+        return _program(shell, ctx, f"pip {command}")
     names = []
-    for operand in o.operands:
+    for operand in packages:
         if "/" in operand or operand.startswith(".") or operand.endswith((".whl", ".tar.gz", ".zip")):
-            return _program(shell, ctx, f"pip {args[0]} {operand}")
+            return _program(shell, ctx, f"pip {command} {operand}")
         names.append(operand.split("[")[0].split("=")[0].split("<")[0].split(">")[0].split("~")[0].split("!")[0])
-    packages = [n.strip().lower().replace("-", "_").replace(".", "_") for n in names if n.strip()]
-    scope = tuple(f"**/{site}/{package}" for package in packages for site in ("site-packages", "dist-packages"))
+    folders = [n.strip().lower().replace("-", "_").replace(".", "_") for n in names if n.strip()]
+    scope = tuple(f"**/{site}/{folder}" for folder in folders for site in ("site-packages", "dist-packages"))
     from .shell_interpreter import covers
     if any(covers(s, p) for s in scope for p in shell.build.fs.files):
-        shell.unread(ctx, f"pip {args[0]} {' '.join(names)} replaces those packages' files", scope=scope)
+        shell.unread(ctx, f"pip {command} {' '.join(names)} replaces those packages' files", scope=scope)
     return True
 
 

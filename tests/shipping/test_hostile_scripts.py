@@ -102,8 +102,8 @@ def test_a_build_that_places_more_files_than_the_reader_follows_stops_with_a_not
     plan = plan_of(context)
     # The reading stops at the line after the COPY that passed the limit: what each COPY before it placed is
     # kept, nothing after.
-    ((kind, line, reason),) = [(n.kind, n.line, n.reason) for n in plan.notes]
-    assert (kind, reason) == ("stop", shell_interpreter.STEPS_PAST) and line < 40
+    ((file, kind, line, reason),) = [(n.file, n.kind, n.line, n.reason) for n in plan.notes]
+    assert (file, kind, reason) == ("Dockerfile", "stop", shell_interpreter.STEPS_PAST) and line < 40
     assert len(plan.image) == (line - 2) * 100 and "/later/m0/f0.py" not in plan.image
 
 

@@ -103,7 +103,20 @@ def test_sed_in_place_could_change_the_files_it_names(command: str, scope: tuple
 @pytest.mark.parametrize(("command", "scope"), [
     ("find /opt -name '*.pyc' -delete", ("/opt",)),
     ("find /opt -exec rm {} +", ("/opt",)),
-    ("find . -type f -fprint /tmp/l", ("/w/s",)),
+    ("find . -type f -fprint /tmp/l", ("/w/s", "/tmp/l")),  # -fprint writes its file
+    ("find /opt -fprintf /tmp/l %p -fls /tmp/m", ("/opt", "/tmp/l", "/tmp/m")),
+    # What an -exec line names is changed too; a program that could do anything makes the scope anything.
+    ("find . -name '*.py' -exec cp {} /usr/lib/vllm/ops/ \\;", ("/w/s", "/usr/lib/vllm/ops")),
+    ("find . -name '*.py' -exec cp -t /usr/lib/vllm {} +", ("/w/s", "/usr/lib/vllm")),
+    ("find /opt -exec install -m 644 {} /srv \\;", ("/opt", "/srv")),
+    ("find /opt -exec sed -i s/a/b/ {} +", ("/opt",)),
+    ("find /opt -exec chmod -R 644 {} +", ("/opt",)),
+    ("find /opt -exec grep -l x {} /etc/passwd \\;", ("/opt",)),
+    ("find /opt -execdir mv {} old/ \\;", ("/opt",)),  # relative to each file's folder: inside /opt
+    ("find /opt -execdir mv {} ../../x \\;", None),
+    ("find /opt -exec sh -c 'cp \"$1\" /srv' _ {} \\;", None),
+    ("find /opt -exec python3 fix.py {} +", None),
+    ("find /opt -exec cp {} \"$DEST\" \\;", None),
     ("find /usr/lib -execdir chmod 644 {} \\;", ("/usr/lib",)),
     ("find /a /b -delete", ("/a", "/b")),
     ("find -ok rm {} \\;", ("/w/s",)),  # no path: find walks "."

@@ -161,7 +161,8 @@ def path_built_through_names(names: int, spelling: str) -> str:
 
 
 SPELLINGS = ["{previous} + '/{folder}'", "os.path.join({previous}, '{folder}')", "os.fspath({previous}) + '/{folder}'",
-             "f'{{{previous}}}/{folder}'", "str({previous} + '/{folder}')"]
+             "f'{{{previous}}}/{folder}'", "str({previous} + '/{folder}')",
+             "'' + ({previous} + '/{folder}')"]  # the name on the right of the outer +
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS)

@@ -86,6 +86,30 @@ def test_pip_install_of_the_package_that_holds_the_file_is_a_caveat() -> None:
     assert [n.line for n in plan.caveats("s/x.py", (TARGET_IMAGE,))] == [3]
 
 
+@pytest.mark.parametrize("line", ["pip --no-cache-dir install vllm==0.6.3", "pip3 -q install --upgrade vllm",
+                                  "python3 -m pip --disable-pip-version-check install vllm",
+                                  "pip --log /tmp/pip.log --timeout 60 install vllm", "pip install --log /tmp/l vllm"])
+def test_pip_options_before_or_among_the_packages_are_read_as_pip_reads_them(line: str) -> None:
+    # pip takes its general options before the command too; an option's value is not a package or a path.
+    plan = plan_of(script_context(f"{COPY}\n{line}\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [("unread", 2, "pip install vllm replaces those "
+                                                                              "packages' files")]
+    assert [n.line for n in plan.caveats("s/x.py", (TARGET_IMAGE,))] == [2]
+
+
+def test_find_running_cp_into_the_shipped_files_folder_is_a_caveat_for_it() -> None:
+    # Which files find lists is not followed: one named paged_attn.py would replace the shipped copy.
+    plan = plan_of(script_context(f"{COPY}\nfind . -name '*.py' -exec cp {{}} {TARGET_IMAGE.rsplit('/', 1)[0]}/ \\;\n"))
+    assert [n.line for n in plan.caveats("s/x.py", (TARGET_IMAGE,))] == [2]
+    quiet = plan_of(script_context(f"{COPY}\nfind . -name '*.pyc' -exec rm -f {{}} +\n"))
+    assert quiet.caveats("s/x.py", (TARGET_IMAGE,)) == ()
+
+
+def test_pip_without_an_install_changes_nothing() -> None:
+    plan = plan_of(script_context(f"{COPY}\npip --version\npip list --format freeze\npip -q download vllm -d /w\n"))
+    assert plan.notes == () and plan.image[TARGET_IMAGE].source == "s/x.py"
+
+
 def test_pip_install_of_a_requirements_file_could_change_anything() -> None:
     plan = plan_of(script_context(f"{COPY}\npip install -r requirements.txt\n"))
     assert notes_of(plan, "program") == [("s/i.sh", 2, "pip install -r requirements.txt")]

@@ -1,0 +1,156 @@
+"""How each program the reader follows reads its command line: which options it knows, and which take a value.
+
+Getting this wrong moves a word between option and operand: ``mkdir
+--context /w/new`` makes ``/w/new`` (``--context`` takes a value only
+after ``=``), ``pip install --log /tmp/pip.log vllm`` installs ``vllm``,
+not a path. So the tables are the tools' own, from their ``--help``
+(GNU coreutils 9.1, with the ``--update[=WHEN]`` and ``--debug`` of later
+releases; pip 23.2; GNU sed 4.9), and tests/shipping/test_tool_options.py
+holds them against an independent copy. An option the reader does not
+list is reported as unknown, and the command that has one is unread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Options:
+    """A command line read by getopt's rules."""
+
+    flags: frozenset[str]  # short letters and long names ("r", "recursive")
+    values: dict[str, str]  # options that take a value: name -> value (last one wins)
+    operands: list[str]
+    unknown: list[str]
+
+
+@dataclass(frozen=True)
+class OptionTable:
+    """A program's options: letters and long names without a value, and those that take one.
+
+    A long name in both ``long`` and ``long_valued`` takes an optional
+    value (``--preserve[=LIST]``): only its ``=`` form gives one.
+    """
+
+    short: str
+    short_valued: str
+    long: frozenset[str]
+    long_valued: frozenset[str]
+
+
+def _table(short: str, short_valued: str, long: str, long_valued: str) -> OptionTable:
+    return OptionTable(short, short_valued, frozenset(long.split()), frozenset(long_valued.split()))
+
+
+# Long options with an optional value are in both lists.
+TABLES: dict[str, OptionTable] = {
+    "cp": _table(
+        "aRrdfHiLlnPpsTuvxbZ", "tS",
+        "archive recursive force interactive no-clobber preserve no-dereference dereference link symbolic-link "
+        "update verbose one-file-system no-target-directory remove-destination strip-trailing-slashes backup "
+        "parents debug reflink copy-contents context",
+        "target-directory suffix preserve no-preserve sparse reflink backup update context"),
+    "mv": _table(
+        "bfinTuvZ", "tS",
+        "force interactive no-clobber no-target-directory update verbose strip-trailing-slashes backup debug context",
+        "target-directory suffix backup update"),
+    "install": _table(
+        "bcCdDpsTvZ", "gmotS",
+        "compare directory preserve-timestamps strip verbose no-target-directory backup preserve-context debug "
+        "context",
+        "group mode owner target-directory suffix backup strip-program context"),
+    "ln": _table(
+        "bfiLnPrsTv", "tS",
+        "symbolic force no-dereference no-target-directory verbose relative interactive logical physical backup",
+        "target-directory suffix backup"),
+    "rsync": _table(
+        "avrlptgoDzhPqucWHAXSxnim", "",
+        "archive recursive verbose quiet progress partial links perms times group owner devices specials compress "
+        "human-readable checksum update delete whole-file hard-links acls xattrs sparse one-file-system stats "
+        "no-perms no-owner no-group no-times mkpath itemize-changes inplace",
+        "chmod chown info out-format log-file"),
+    "rm": _table(
+        "rRfidvI", "",
+        "recursive force dir verbose interactive one-file-system no-preserve-root preserve-root",
+        "interactive preserve-root"),
+    "mkdir": _table("pvZ", "m", "parents verbose context", "mode context"),
+    "touch": _table("acfhm", "drt", "no-create no-dereference", "date reference time"),
+    "sed": _table(
+        "nrEsuzi", "efl",
+        "quiet silent regexp-extended separate unbuffered null-data posix debug in-place sandbox follow-symlinks",
+        "expression file in-place line-length"),
+    # pip install / uninstall (optparse: a long option's value follows it or its '=').
+    "pip": _table(
+        "qvUIy", "rceitfC",
+        "upgrade force-reinstall no-deps user quiet verbose no-cache-dir pre yes ignore-installed "
+        "no-build-isolation break-system-packages no-index no-compile compile disable-pip-version-check "
+        "prefer-binary require-hashes isolated dry-run ignore-requires-python use-pep517 no-use-pep517 "
+        "check-build-dependencies no-warn-script-location no-warn-conflicts no-clean debug require-virtualenv "
+        "no-input no-color no-python-version-warning",
+        "requirement constraint editable index-url extra-index-url target prefix root find-links trusted-host "
+        "cache-dir root-user-action progress-bar only-binary no-binary upgrade-strategy platform python-version "
+        "implementation abi src timeout retries proxy config-settings global-option report log keyring-provider "
+        "exists-action cert client-cert use-feature use-deprecated python"),
+}
+
+
+def read_options(program: str, args: list[str]) -> Options:
+    """``args`` as ``program`` reads them (its table in TABLES)."""
+    table = TABLES[program]
+    return getopt(args, table.short, table.short_valued, table.long, table.long_valued)
+
+
+def getopt(args: list[str], short: str, short_valued: str, long: frozenset[str] | set[str],
+           long_valued: frozenset[str] | set[str]) -> Options:
+    """Split ``args`` into options and operands, GNU-style (options may follow operands).
+
+    A long option named in both ``long`` and ``long_valued`` takes an
+    optional argument (``--preserve[=LIST]``, ``--backup[=CONTROL]``): only
+    its ``=`` form gives one, as getopt_long reads it.
+    """
+    flags: set[str] = set()
+    values: dict[str, str] = {}
+    operands: list[str] = []
+    unknown: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            operands.extend(args[index:])
+            break
+        if arg.startswith("--"):
+            name, equals, value = arg[2:].partition("=")
+            if name in long and not equals:
+                flags.add(name)
+            elif name in long_valued:
+                if not equals:
+                    if index >= len(args):
+                        unknown.append(arg)
+                        break
+                    value = args[index]
+                    index += 1
+                values[name] = value
+            else:
+                unknown.append(arg)
+        elif arg.startswith("-") and arg != "-":
+            letters = arg[1:]
+            for position, letter in enumerate(letters):
+                if letter in short_valued:
+                    value = letters[position + 1:]
+                    if not value:
+                        if index >= len(args):
+                            unknown.append(arg)
+                            break
+                        value = args[index]
+                        index += 1
+                    values[letter] = value
+                    break
+                if letter in short:
+                    flags.add(letter)
+                else:
+                    unknown.append(f"-{letter}")
+        else:
+            operands.append(arg)
+    return Options(frozenset(flags), values, operands, unknown)

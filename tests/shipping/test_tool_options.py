@@ -1,0 +1,144 @@
+"""Each program's options are read as the program reads them: which take a value, and which only after ``=``.
+
+A word read on the wrong side of an option moves a path between option
+value and operand, and so where a file lands. The tables below are the
+programs' own ``--help`` (GNU coreutils 9.1, plus the ``--update[=WHEN]``
+and ``--debug`` of later releases; pip 23.2; GNU sed 4.9), written out
+here apart from the reader's. An option a program has but the reader does
+not follow (``cp --attributes-only`` copies no bytes) must come back
+unknown, so that the command is unread rather than guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from patcher.shipping.tool_options import TABLES, read_options
+
+
+@dataclass(frozen=True)
+class Program:
+    flags: str  # short options without a value
+    valued: str  # short options that take one
+    long: str  # long options without a value
+    long_valued: str  # ... that take one (--name VALUE or --name=VALUE)
+    long_optional: str = ""  # ... that take one only as --name=VALUE
+    unread: str = ""  # options the program has that the reader leaves to a note
+
+
+PROGRAMS = {
+    "cp": Program("aRrdfHiLlnPpsTuvxbZ", "tS",
+                  "archive recursive force interactive no-clobber no-dereference dereference link symbolic-link "
+                  "verbose one-file-system no-target-directory remove-destination strip-trailing-slashes parents "
+                  "debug copy-contents",
+                  "target-directory suffix no-preserve sparse",
+                  "preserve reflink backup update context", unread="--attributes-only"),
+    "mv": Program("bfinTuvZ", "tS",
+                  "force interactive no-clobber no-target-directory verbose strip-trailing-slashes debug context",
+                  "target-directory suffix", "backup update"),
+    "install": Program("bcCdDpsTvZ", "gmotS",
+                       "compare directory preserve-timestamps strip verbose no-target-directory preserve-context "
+                       "debug",
+                       "group mode owner target-directory suffix strip-program", "backup context"),
+    "ln": Program("bfiLnPrsTv", "tS",
+                  "symbolic force no-dereference no-target-directory verbose relative interactive logical physical",
+                  "target-directory suffix", "backup", unread="-d -F --directory"),
+    "rsync": Program("avrlptgoDzhPqucWHAXSxnim", "",
+                     "archive recursive verbose quiet progress partial links perms times group owner devices "
+                     "specials compress human-readable checksum update delete whole-file hard-links acls xattrs "
+                     "sparse one-file-system stats no-perms no-owner no-group no-times mkpath itemize-changes "
+                     "inplace",
+                     "chmod chown info out-format log-file", unread="--files-from --exclude-from --link-dest"),
+    "rm": Program("rRfidvI", "", "recursive force dir verbose one-file-system no-preserve-root", "",
+                  "interactive preserve-root"),
+    "mkdir": Program("pvZ", "m", "parents verbose", "mode", "context"),
+    "touch": Program("acfhm", "drt", "no-create no-dereference", "date reference time"),
+    "sed": Program("nrEsuzi", "efl",
+                   "quiet silent regexp-extended separate unbuffered null-data posix debug sandbox follow-symlinks",
+                   "expression file line-length", "in-place"),
+    "pip": Program("qvUIy", "rceitfC",
+                   "upgrade force-reinstall no-deps user quiet verbose no-cache-dir pre yes ignore-installed "
+                   "no-build-isolation break-system-packages no-index no-compile compile disable-pip-version-check "
+                   "prefer-binary require-hashes isolated dry-run ignore-requires-python use-pep517 no-use-pep517 "
+                   "check-build-dependencies no-warn-script-location no-warn-conflicts no-clean debug "
+                   "require-virtualenv no-input no-color no-python-version-warning",
+                   "requirement constraint editable index-url extra-index-url target prefix root find-links "
+                   "trusted-host cache-dir root-user-action progress-bar only-binary no-binary upgrade-strategy "
+                   "platform python-version implementation abi src timeout retries proxy config-settings "
+                   "global-option report log keyring-provider exists-action cert client-cert use-feature "
+                   "use-deprecated python"),
+}
+
+
+def _cases(kind: str) -> list[tuple[str, str]]:
+    return [(name, option) for name, program in PROGRAMS.items() for option in getattr(program, kind).split()]
+
+
+@pytest.mark.parametrize(("program", "letters"), [(name, p.flags) for name, p in PROGRAMS.items()])
+def test_short_flags_take_no_value_alone_or_clustered(program: str, letters: str) -> None:
+    for letter in letters:
+        read = read_options(program, [f"-{letter}", "a", "b"])
+        assert (read.flags, read.values, read.operands, read.unknown) == ({letter}, {}, ["a", "b"], []), letter
+    read = read_options(program, [f"-{letters}", "a"])
+    assert read.flags == set(letters) and read.operands == ["a"] and not read.unknown
+
+
+@pytest.mark.parametrize(("program", "letter"), [(name, letter) for name, p in PROGRAMS.items() for letter in p.valued])
+def test_short_options_with_a_value_take_the_next_word_or_the_rest_of_the_cluster(program: str, letter: str) -> None:
+    read = read_options(program, [f"-{letter}", "v", "a"])
+    assert (read.values, read.operands, read.unknown) == ({letter: "v"}, ["a"], [])
+    read = read_options(program, [f"-{letter}v", "a"])
+    assert (read.values, read.operands) == ({letter: "v"}, ["a"])
+
+
+@pytest.mark.parametrize(("program", "option"), _cases("long"))
+def test_long_flags_take_no_value(program: str, option: str) -> None:
+    read = read_options(program, [f"--{option}", "a", "b"])
+    assert (read.flags, read.values, read.operands, read.unknown) == ({option}, {}, ["a", "b"], [])
+
+
+@pytest.mark.parametrize(("program", "option"), _cases("long_valued"))
+def test_long_options_with_a_value_take_the_next_word_or_what_follows_the_equals_sign(program: str,
+                                                                                      option: str) -> None:
+    read = read_options(program, [f"--{option}", "v", "a"])
+    assert (read.flags, read.values, read.operands, read.unknown) == (set(), {option: "v"}, ["a"], [])
+    read = read_options(program, [f"--{option}=v=w", "a"])
+    assert (read.values, read.operands) == ({option: "v=w"}, ["a"])
+
+
+@pytest.mark.parametrize(("program", "option"), _cases("long_optional"))
+def test_long_options_with_an_optional_value_take_one_only_after_the_equals_sign(program: str, option: str) -> None:
+    # 'mkdir --context /w/new' makes /w/new: the word after such an option is an operand.
+    read = read_options(program, [f"--{option}", "/w/new"])
+    assert (read.flags, read.values, read.operands, read.unknown) == ({option}, {}, ["/w/new"], [])
+    read = read_options(program, [f"--{option}=v", "/w/new"])
+    assert (read.flags, read.values, read.operands) == (set(), {option: "v"}, ["/w/new"])
+
+
+@pytest.mark.parametrize(("program", "option"), _cases("unread"))
+def test_options_the_reader_does_not_follow_come_back_unknown(program: str, option: str) -> None:
+    assert read_options(program, [option, "a", "b"]).unknown == [option]
+
+
+@pytest.mark.parametrize("program", sorted(PROGRAMS))
+def test_the_reader_knows_no_option_the_program_does_not_have(program: str) -> None:
+    expected, table = PROGRAMS[program], TABLES[program]
+    long = set(expected.long.split()) | set(expected.long_optional.split())
+    valued = set(expected.long_valued.split()) | set(expected.long_optional.split())
+    assert (table.long, table.long_valued) == (long, valued)
+    assert set(table.short) - set(table.short_valued) == set(expected.flags) and set(table.short_valued) == set(
+        expected.valued)
+
+
+def test_options_follow_operands_and_a_double_dash_ends_them() -> None:
+    read = read_options("cp", ["a", "-r", "b", "--", "-v", "--target-directory=x"])
+    assert (read.flags, read.operands) == ({"r"}, ["a", "b", "-v", "--target-directory=x"])
+    assert read_options("cp", ["-", "a"]).operands == ["-", "a"]  # '-' alone is an operand (stdin)
+
+
+def test_a_value_missing_at_the_end_of_the_line_is_unknown() -> None:
+    assert read_options("cp", ["a", "-t"]).unknown == ["-t"]
+    assert read_options("cp", ["a", "--target-directory"]).unknown == ["--target-directory"]
+    assert read_options("cp", ["a", "--no-such-option"]).unknown == ["--no-such-option"]
