@@ -17,7 +17,7 @@ import re
 from dataclasses import replace
 from typing import Callable
 
-from .file_commands import FILE_COMMANDS
+from .file_commands import FILE_COMMANDS, transfer
 from .image_fs import Kind, normalise
 from .shell_interpreter import (MAX_DEPTH, CommandContext, Exit, ScriptRecord, Shell, ShellSyntaxError, Stop,
                                 _Loop, _Return, shebang)
@@ -57,7 +57,10 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
             fields.append(Field(f"{assignment[0]}={shell.expand_one(assignment[1], assignment=True)}"))
     argv = shell.glob(fields, ctx)
     assignments = [(name, shell.expand_one(value, assignment=True)) for name, value in node.assignments]
+    copy = _redirected_copy(shell, argv, node.redirects) if argv else None
     stdin = apply_redirects(shell, node.redirects, ctx)
+    if copy is not None:
+        return transfer(shell, ctx, posixpath.basename(argv[0]), [copy[0]], copy[1], recursive=False, into=False)
     if not argv:
         for name, value in assignments:
             if name.endswith("+"):
@@ -66,6 +69,38 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
                 shell.assign(name, value)
         return True
     return dispatch(shell, argv, ctx, dict(assignments), stdin, captured=not _stdout_redirected(node.redirects))
+
+
+def _redirected_copy(shell: Shell, argv: list[str], redirects: tuple[Redirect, ...]) -> tuple[str, str] | None:
+    """(source, destination) of ``cat SRC > DEST``, ``cat < SRC > DEST`` or ``tee DEST < SRC``, else None.
+
+    DEST then holds SRC's bytes, as ``cp SRC DEST`` would give them: a common way to copy a file
+    over another. Anything else (several files, an option, an append, a here-document) is not a copy.
+    """
+    program, operands = posixpath.basename(argv[0]), argv[1:]
+    if operands[:1] == ["--"]:
+        operands = operands[1:]
+    if any(o.startswith("-") and o != "-" for o in operands) or any(r.body is not None for r in redirects):
+        return None
+    inputs = [r for r in redirects if r.op == "<" and r.fd in (None, 0)]
+    outputs = [r for r in redirects if r.op in (">", ">|", ">>", "&>", "&>>") and r.fd in (None, 1)]
+    if program == "cat" and len(outputs) == 1 and outputs[0].op in (">", ">|", "&>"):
+        if operands in ([], ["-"]):
+            if len(inputs) != 1:
+                return None
+            source = shell.expand_one(inputs[0].target)
+        elif len(operands) == 1:
+            source = operands[0]
+        else:
+            return None
+        destination = shell.expand_one(outputs[0].target)
+    elif program == "tee" and len(operands) == 1 and operands[0] != "-" and len(inputs) == 1:
+        source, destination = shell.expand_one(inputs[0].target), operands[0]
+    else:
+        return None
+    if not is_known(source) or not is_known(destination) or destination.startswith("/dev/"):
+        return None
+    return shell.path(source), shell.path(destination)
 
 
 def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandContext) -> str | None:

@@ -350,3 +350,26 @@ def test_a_reading_that_depends_on_the_base_image_says_which_it_took(command: st
 def test_a_base_image_destination_read_the_way_its_spelling_says(command: str, image_path: str) -> None:
     plan = plan_of(script_context(command + "\n"))
     assert image_path in plan.image and plan.notes == ()
+
+
+@pytest.mark.parametrize(("script", "expected"), [
+    ("cat x.py > /made/paged_attn.py", {"/made/paged_attn.py": X}),
+    ("cat -- sub/y.py >| /made/paged_attn.py", {"/made/paged_attn.py": Y}),
+    ("cat < x.py > /made/paged_attn.py", {"/made/paged_attn.py": X}),
+    ("cat - < sub/y.py &> /made/paged_attn.py", {"/made/paged_attn.py": Y}),
+    ("tee /made/paged_attn.py < x.py > /dev/null", {"/made/paged_attn.py": X}),
+    ("D=/made\ncat \"$D/../w/s/x.py\" > \"$D/paged_attn.py\"", {"/made/paged_attn.py": X}),
+    # Not a copy: the file gets other bytes (several files, numbered lines, a here-document).
+    ("cat x.py sub/y.py > /made/paged_attn.py", {}),
+    ("cat -n x.py > /made/paged_attn.py", {}),
+    ("cat <<'EOF' > /made/paged_attn.py\nx = 1\nEOF", {}),
+])
+def test_cat_or_tee_of_one_file_into_another_is_a_copy(script: str, expected: dict[str, str]) -> None:
+    # 'cat SRC > DEST' gives DEST the bytes of SRC, as 'cp SRC DEST' does: the image ships SRC there.
+    assert placed(f"mkdir -p /made\n{script}\n") == expected
+
+
+def test_cat_of_a_file_that_is_not_there_fails_and_leaves_the_destination_emptied() -> None:
+    plan = plan_of(script_context("mkdir -p /made\ncp x.py /made/paged_attn.py\ncat gone.py > /made/paged_attn.py\n"))
+    assert "/made/paged_attn.py" not in plan.image
+    assert [(n.kind, n.line) for n in plan.notes if n.file == "s/i.sh"] == [("fails", 3)]
