@@ -17,9 +17,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .brace_expansion import TooManyWords, expand_braces, has_braces
 from .image_fs import ImageFS, Kind, normalise
-from .shell_syntax import (AndOr, Case, Command, For, FunctionDef, Group, If, Loop, Pipeline, Redirect, Sequence,
-                           ShellSyntaxError, Simple, Sub, Word, parse_script, plain_text)
+from .shell_syntax import (AndOr, Case, Command, For, FunctionDef, Group, If, Lit, Loop, Pipeline, Redirect,
+                           Sequence, ShellSyntaxError, Simple, Sub, Word, parse_script, plain_text)
 from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_matches
 
 MAX_DEPTH = 16  # scripts, functions, eval and source nested in one another
@@ -255,7 +256,17 @@ class Shell:
         return "".join(heard.text).rstrip("\n")
 
     def expand_word(self, word: Word) -> list[Field]:
-        """Fields of a word, globs matched against what the build placed."""
+        """Fields of a word, globs matched against what the build placed; bash expands its braces first."""
+        if self.program in ("bash", "sh") and has_braces(word):
+            # Under sh the base image's /bin/sh decides: dash leaves '{a,b}' as written, bash expands it.
+            try:
+                words = expand_braces(word) if self.program == "bash" else None
+            except TooManyWords:
+                words = None
+            if words is None:
+                shown = "".join(p.text if isinstance(p, Lit) else "$..." for p in word)
+                return [Field(self.unknowns.mark(shown))]
+            return [field for one in words for field in expand(one, self)]
         return expand(word, self)
 
     def expand_one(self, word: Word, assignment: bool = False) -> str:
