@@ -341,6 +341,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                   errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                   run_line=shell.run_line, record=record, depth=shell.depth + 1, program=program)
     record.errexit_first = child.errexit
+    child.noglob = "f" in options
     child.output = shell.output  # a $(...) around the command hears what the script prints
     if "\r\n" in text:
         # sh takes a carriage return for part of a word: each line's last word ends in it, so a cp writes to
@@ -373,14 +374,15 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
 
 
 def _shell_flags(words: list[str]) -> set[str]:
-    """The single-letter options of ``sh -e -x``, ``-ex``, ``-o errexit`` (as "e")."""
+    """The single-letter options of ``sh -e -x``, ``-ex``, ``-o errexit`` (as "e"), ``-o noglob`` (as "f")."""
     found: set[str] = set()
     index = 0
     while index < len(words):
         word = words[index]
         if word in ("-o", "+o") and index + 1 < len(words):
-            if words[index + 1] == "errexit":
-                found.discard("e") if word == "+o" else found.add("e")
+            letter = {"errexit": "e", "noglob": "f"}.get(words[index + 1])
+            if letter is not None:
+                found.discard(letter) if word == "+o" else found.add(letter)
             index += 2
             continue
         if word[:1] in "-+" and word not in ("-", "--"):
@@ -443,7 +445,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
             run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile,
             program=posixpath.basename(argv[0]))
-        child.output = shell.output
+        child.output, child.noglob = shell.output, "f" in options
         try:
             return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
                                                                  ctx.exempt, True))
@@ -467,7 +469,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
                       dockerfile=shell.dockerfile, program=posixpath.basename(argv[0]))
-        child.output = shell.output
+        child.output, child.noglob = shell.output, "f" in options
         try:
             return child.run_text(stdin, ctx.line + 1, ctx)  # the here-document starts on the next line
         except Exit as end:
@@ -618,17 +620,18 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
             shell.positional = args[index + 1:]
             return True
         if word in ("-o", "+o"):
-            if index + 1 < len(args) and args[index + 1] == "errexit":
-                shell.set_errexit(word == "-o")
+            if index + 1 < len(args):
+                _set_option(shell, args[index + 1], word == "-o")
             index += 2
             continue
         if word[:1] in "-+" and len(word) > 1:
             letters = word[1:]
             if "e" in letters:
                 shell.set_errexit(word[0] == "-")
+            if "f" in letters:
+                shell.noglob = word[0] == "-"
             if "o" in letters and index + 1 < len(args):
-                if args[index + 1] == "errexit":
-                    shell.set_errexit(word[0] == "-")
+                _set_option(shell, args[index + 1], word[0] == "-")
                 index += 2
                 continue
             index += 1
@@ -636,6 +639,14 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
         shell.positional = args[index:]
         return True
     return True
+
+
+def _set_option(shell: Shell, name: str, on: bool) -> None:
+    """``set -o NAME`` / ``set +o NAME`` for the options the reading depends on."""
+    if name == "errexit":
+        shell.set_errexit(on)
+    elif name == "noglob":
+        shell.noglob = on
 
 
 def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

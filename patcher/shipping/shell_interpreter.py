@@ -182,6 +182,7 @@ class Shell:
         self.dockerfile = dockerfile  # a RUN's own shell: its lines are the Dockerfile's
         self.program = program  # the shell that runs it: "sh" (the base image's /bin/sh), "bash", "dash"...
         self.output: Captured | None = None  # what a $(...) around this shell hears; shared with its children
+        self.noglob = False  # set -f: no pathname expansion
         self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
         self.is_subshell = False  # a copy made by subshell(): its exit status is not the script's or the RUN's
         self.last_status: bool | None = True  # of the last pipeline run: what a bare 'exit' repeats
@@ -213,7 +214,7 @@ class Shell:
                 return self.unknowns.mark("$?")
             return "0" if self.last_status else "1"
         if name == "-":
-            return "e" if self.errexit else ""
+            return ("e" if self.errexit else "") + ("f" if self.noglob else "")
         if name == "HOME" and name not in self.variables:
             return "/root"  # Docker sets HOME for the user RUN runs as; root's unless USER said otherwise
         if name == "BASH_VERSION" and self.program == "bash" and name not in self.variables and name not in self.unset:
@@ -342,7 +343,7 @@ class Shell:
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
         child.frames = [dict(frame) for frame in self.frames]
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
-        child.is_subshell, child.last_status = True, self.last_status
+        child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob
         return child
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -573,7 +574,7 @@ class Shell:
         """Pathname expansion against what the build placed; a pattern that matches nothing stays as written."""
         out: list[str] = []
         for item in fields:
-            if item.glob is None or not is_known(item.text):
+            if item.glob is None or not is_known(item.text) or self.noglob:
                 out.append(item.text)
                 continue
             self.build.globbed += len(self.build.fs.files) + len(self.build.fs.dirs) + len(self.build.fs.others)

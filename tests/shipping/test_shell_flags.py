@@ -6,7 +6,8 @@ shell, and with it the build; ``set +e`` turns that off again. A script run
 as ``bash FILE`` ignores its ``#!`` line; run as ``./FILE`` it obeys it.
 ``sh -s [--] ARGS <<EOF`` reads its script from the here-document and
 hands it ARGS as ``$1``...; after ``--`` even words that look like flags
-are arguments.
+are arguments. ``set -f`` (``-o noglob``, or ``sh -f``) turns pathname
+expansion off: ``*.py`` is then a name, not a pattern.
 """
 
 from __future__ import annotations
@@ -197,3 +198,20 @@ def test_sh_c_without_its_string_fails() -> None:
 ])
 def test_the_interpreter_line_names_the_program_env_looked_through(text: str, interpreter: object) -> None:
     assert shebang(text) == interpreter
+
+
+@pytest.mark.parametrize(("script", "run", "placed"), [
+    ("cp *.py /dest/\n", "cd /w/s && sh i.sh", ["/dest/x.py"]),
+    ("set -f\ncp *.py /dest/\n", "cd /w/s && sh i.sh", []),
+    ("set -o noglob\ncp *.py /dest/\n", "cd /w/s && sh i.sh", []),
+    ("set -euf\nset +f\ncp *.py /dest/\n", "cd /w/s && sh i.sh", ["/dest/x.py"]),
+    ("set -f\n(cp *.py /dest/) || true\n", "cd /w/s && sh i.sh", []),  # a subshell keeps the option
+    ("cp *.py /dest/\n", "cd /w/s && sh -f i.sh", []),
+    ("cp *.py /dest/\n", "cd /w/s && bash -o noglob i.sh", []),
+    ("case $- in *f*) cp x.py /dest/f.py ;; *) cp x.py /dest/g.py ;; esac\n", "cd /w/s && sh -ef i.sh",
+     ["/dest/f.py"]),
+])
+def test_noglob_leaves_patterns_as_written(script: str, run: str, placed: list[str]) -> None:
+    plan = plan_of({"Dockerfile": f"FROM base\nRUN mkdir -p /w /dest\nCOPY s /w/s\nRUN {run} || true\n",
+                    "s/x.py": "", "s/i.sh": script})
+    assert sorted(path for path in plan.image if path.startswith("/dest/")) == placed
