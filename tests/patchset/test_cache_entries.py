@@ -90,6 +90,21 @@ def test_a_cached_failure_keeps_its_diagnostic_and_an_applied_patch_its_prints(
     assert "forward_decode_v0" in failed.message  # the close name, from the cached diagnostic
 
 
+def test_a_cached_step_failure_keeps_the_closest_code(store: Path, patch_set: PatchSet, computed: list[str]) -> None:
+    # The vendor dropped the forced-V1 line: the step finds nothing, and its
+    # message names the closest code, which a hit must give back as it was.
+    source = VENDOR_SOURCE.replace(b"        use_v1 = True  # BI-V100: the V2 kernel is not available\n", b"")
+    assert source != VENDOR_SOURCE
+    cold = cached_patch_source("x.py", source, shipped_patches(patch_set))
+    warm = cached_patch_source("x.py", source, shipped_patches(patch_set))
+    assert computed == ["x.py"]  # the second came from the cache
+    assert cache_summary(warm) == cache_summary(cold)
+    failed = warm.outcomes[0]
+    assert failed.status is Status.FAILED and failed.diagnostic is not None and failed.diagnostic.kind == "step"
+    assert failed.diagnostic.closest is not None and failed.diagnostic.closest.pattern == "use_v1 = True"
+    assert "closest: lines " in failed.message
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "other-key"])
 def test_a_damaged_entry_is_a_miss_and_is_rewritten(store: Path, patch_set: PatchSet,
                                                     monkeypatch: pytest.MonkeyPatch, damage: str) -> None:

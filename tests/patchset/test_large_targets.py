@@ -250,6 +250,38 @@ code = "total = 3"
     assert parse_sparse(_shape("lf").encode(), [patch]) is None
 
 
+REUSE_IN_CLASS = '''
+[[steps]]
+op = "reuse-buffers"
+after = "m = $INIT"
+
+[steps.buffers.t]
+buffer = "_t"
+allocate = "torch.empty_like(m)"
+compute = "torch.exp($X)"
+into = "torch.exp($X, out=$OUT)"
+'''
+
+
+def test_a_member_that_uses_a_buffers_name_is_parsed(load_patch: Callable[[str], Any],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # reuse-buffers refuses a buffer name already used anywhere in its scope.
+    # The method using '_t' names nothing of the anchor, yet the sparse parse
+    # must keep it, so that the clash is seen as a whole parse sees it.
+    patch = load_patch(patch_toml("reuse", REUSE_IN_CLASS, scope="Softmax"))
+    source = ("import torch\n\n\ndef _unrelated():\n    return 1\n\n\nclass Softmax:\n    m = torch.zeros(4)\n"
+              "    for x in XS:\n        t = torch.exp(x - m)\n        m.add_(t)\n\n"
+              "    def reset(self):\n        self._t = None\n").encode()
+    monkeypatch.setattr(sparse, "SPARSE_FROM", 0)
+    module = parse_sparse(source, [patch])
+    assert module is not None and [type(s) for s in module.body] == [Opaque, cst.ClassDef]
+    assert [type(s) for s in module.body[1].body.body][-1] is cst.FunctionDef  # reset, parsed
+    whole = _outcome(source, [patch], sparse_from=len(source) + 1, monkeypatch=monkeypatch)
+    assert whole[2] == [("reuse", Status.FAILED, "step 1 (reuse-buffers): the buffer name '_t' is already used in "
+                         "Softmax", (), None)]
+    assert _outcome(source, [patch], sparse_from=0, monkeypatch=monkeypatch) == whole
+
+
 def test_a_large_target_parses_a_small_part_of_itself(series: PatchSet, monkeypatch: pytest.MonkeyPatch) -> None:
     # The vendor file with 2,400 helpers (about 700 KB, CRLF) around and
     # inside its class: libcst is given the class's searched members, and
@@ -331,6 +363,22 @@ def test_logical_lines_follow_pythons_tokenizer(text: str) -> None:
 
     ends = [t.end[0] for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.NEWLINE]
     assert [text[: line.end].count("\n") for line in logical_lines(text)] == ends
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("x = a \\ b\n", "a backslash outside a string, not at the end of a line"),
+    ("x = 'abc\ny = 1\n", "a string that does not end"),
+    ("x = f(1))\n", "a closing bracket without its opening one"),
+    ("x = (1,\n     2\n", "the file ends inside a statement"),
+])
+def test_logical_lines_give_up_where_python_refuses_the_file(text: str, reason: str) -> None:
+    # The scanner says why it cannot follow the file (which is then parsed
+    # whole, and the whole parse reports the error Python reports).
+    with pytest.raises(SyntaxError):
+        compile(text, "x.py", "exec", dont_inherit=True)
+    with pytest.raises(ValueError) as refused:
+        logical_lines(text)
+    assert str(refused.value) == reason
 
 
 def test_the_runner_uses_the_sparse_parse() -> None:

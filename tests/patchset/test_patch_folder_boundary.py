@@ -85,6 +85,9 @@ def test_a_file_in_place_of_the_templates_folder_leaves_the_set_without_template
 @pytest.mark.parametrize(("entry", "said"), [
     ("../x.toml", "line 1 names '../x.toml', which leads outside the patch folder"),
     ("OUTSIDE", "line 1 names 'OUTSIDE', an absolute path (name each patch file relative to the patch folder)"),
+    # A series written on Windows: rooted, though Linux would take it as a file name.
+    ("\\set\\x.toml", "line 1 names '\\set\\x.toml', an absolute path (name each patch file relative to the patch "
+                        "folder)"),
 ])
 def test_a_series_entry_outside_the_folder_is_refused(cli: Any, tmp_path: Path, entry: str, said: str) -> None:
     patches = hostile.series_entry(tmp_path, entry)
@@ -157,6 +160,15 @@ def test_a_socket_is_refused(tmp_path: Path) -> None:
             read_file(path, roots=(tmp_path,))
     finally:
         server.close()
+
+
+def test_a_file_the_system_fails_to_read_is_refused_naming_it() -> None:
+    # /proc/self/mem is a regular file whose first bytes (address 0) fail to
+    # read with EIO, as a file on a failing disk does: one line, no traceback.
+    folder = PatchFolder.open(Path("/proc/self"))
+    with pytest.raises(PatchSetError) as refused:
+        folder.read(Path("/proc/self/mem"))
+    assert str(refused.value) == "/proc/self/mem: cannot read this file: input/output error"
 
 
 def test_a_file_swapped_for_a_symlink_after_its_check_is_not_followed(tmp_path: Path,
@@ -278,6 +290,8 @@ def test_nesting_counts_brackets_and_dotted_keys_but_not_strings_or_comments() -
     assert nesting_problem('a = """\n' + "[" * 100 + '\n"""\nb = \'\'\'' + "." * 100 + "'''") is None
     assert nesting_problem("a = 1.5\nb = [1.0, 2.0]\nc = 1979-05-27T07:32:00.999\n" + "d = " + "." * 0 + "3.14") is None
     assert nesting_problem('a = "\\"[[["\nb = ' + "[" * 40 + "]" * 40) == (2, 33)
+    # A literal string (single quotes, as patterns often are) ends at its quote: what follows is still counted.
+    assert nesting_problem("pattern = 'use_v1 = True'\nb = " + "[" * 40 + "]" * 40) == (2, 33)
 
 
 def test_the_nesting_caps_leave_every_committed_toml_alone() -> None:

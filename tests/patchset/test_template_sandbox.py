@@ -183,24 +183,14 @@ def test_output_budget_counts_literal_text_in_loops_and_captures() -> None:
 
 def test_integers_are_capped_in_bits() -> None:
     assert _render("{{ 2 ** 4000 }}").startswith("1318")
-    assert "an integer of more than 4,096 bits" in _refusal("{{ 2 ** 5000 }}")
-    assert "an integer of more than 4,096 bits" in _refusal("{{ (2 ** 3000) * (2 ** 3000) }}")
+    # Each refusal names the operator that would have made the integer.
+    assert _refusal("{{ 2 ** 5000 }}") == "template error at line 1: '**' would be an integer of more than 4,096 bits"
+    assert _refusal("{{ (2 ** 3000) * (2 ** 3000) }}") == (
+        "template error at line 1: '*' would be an integer of more than 4,096 bits")
 
 
-# Each would make tens of megabytes; its arguments are small, by position or by name.
-GROWING = {
-    "batch's line count by name": ("{% for row in [1]|batch(linecount=4000000, fill_with=0) %}{% endfor %}", {},
-                                   "what 'batch' returns"),
-    "replace's new text by name": ("{{ text|replace('x', new=text) }}", {"text": "x" * 7000}, "what 'replace' returns"),
-    "tojson with an indent": ("{{ items|tojson(indent=100000) }}", {"items": list(range(300))}, "what 'tojson' returns"),
-    "a string times a number": ("{{ text * n }}", {"text": "x", "n": 30_000_000}, "'*'"),
-    "a list times a number": ("{{ [0] * n }}", {"n": 5_000_000}, "'*'"),
-}
-
-
-@pytest.mark.parametrize("name", sorted(GROWING))
-def test_a_value_over_the_cap_is_refused_before_it_is_made(name: str) -> None:
-    source, values, what = GROWING[name]
+def _refusal_and_peak(source: str, values: dict[str, Any]) -> tuple[str, int]:
+    """Refuse SOURCE as ``_refusal`` does; also return the peak of memory (bytes) allocated while rendering it."""
     tracing = tracemalloc.is_tracing()
     if tracing:
         tracemalloc.reset_peak()
@@ -208,13 +198,57 @@ def test_a_value_over_the_cap_is_refused_before_it_is_made(name: str) -> None:
         tracemalloc.start()
     try:
         message = _refusal(source, values)
-        peak = tracemalloc.get_traced_memory()[1]
+        return message, tracemalloc.get_traced_memory()[1]
     finally:
         if not tracing:
             tracemalloc.stop()
+
+
+# Each would make tens of megabytes; its arguments are small, by position or by name.
+GROWING = {
+    "batch's line count by name": ("{% for row in [1]|batch(linecount=4000000, fill_with=0) %}{% endfor %}", {},
+                                   "what 'batch' returns"),
+    "slice's count by name": ("{% for column in [1]|slice(slices=4000000, fill_with=0) %}{% endfor %}", {},
+                              "what 'slice' returns"),
+    "center's width": ("{{ text|center(width) }}", {"text": "x", "width": 30_000_000}, "what 'center' returns"),
+    "replace's new text by name": ("{{ text|replace('x', new=text) }}", {"text": "x" * 7000}, "what 'replace' returns"),
+    # Every word on a line of its own, each line break the long wrap string.
+    "wordwrap with a long wrap string": ("{{ text|wordwrap(1, wrapstring='\\n' ~ ' ' * 999) }}",
+                                         {"text": "a " * 20_000}, "what 'wordwrap' returns"),
+    "tojson with an indent": ("{{ items|tojson(indent=100000) }}", {"items": list(range(300))}, "what 'tojson' returns"),
+    "a string times a number": ("{{ text * n }}", {"text": "x", "n": 30_000_000}, "'*'"),
+    "a list times a number": ("{{ [0] * n }}", {"n": 5_000_000}, "'*'"),
+    "str.replace's new text": ("{{ text.replace('x', text) }}", {"text": "x" * 7000}, "'replace'"),
+    "str.translate's table": ("{{ text.translate({120: text}) }}", {"text": "x" * 7000}, "'translate'"),
+    "int.to_bytes's length": ("{{ n.to_bytes(length, 'little') }}", {"n": 1, "length": 30_000_000}, "'to_bytes'"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROWING))
+def test_a_value_over_the_cap_is_refused_before_it_is_made(name: str) -> None:
+    source, values, what = GROWING[name]
+    message, peak = _refusal_and_peak(source, values)
     assert message == (f"template error at line 1: {what} would be larger than the 1,048,576 characters a template "
                        "value may hold")
-    assert peak < 4 * PATCH_LIMITS.value  # the estimate refused it: the value was never made
+    assert peak < PATCH_LIMITS.value  # the estimate refused it: the value was never made
+
+
+def test_two_texts_added_past_the_cap_are_refused_before_they_are_joined() -> None:
+    # Each text fits the cap; together they would not.
+    text = "x" * 1_000_000
+    message, peak = _refusal_and_peak("{{ head + tail }}", {"head": text, "tail": text})
+    assert message == ("template error at line 1: '+' would be larger than the 1,048,576 characters a template value "
+                       "may hold")
+    assert peak < PATCH_LIMITS.value  # the joined text, 2,000,000 characters, was never made
+
+
+def test_a_field_of_str_format_is_weighed_before_it_is_written() -> None:
+    # A cycler weighs little as an argument, but the field '{0.items}' is
+    # every item it was given, written out: refused before it is.
+    text = "x" * 600_000
+    assert _refusal("{{ '{0.items}'.format(cycler(text, text)) }}", {"text": text}) == (
+        "template error at line 1: a formatted field would be larger than the 1,048,576 characters a template value "
+        "may hold")
 
 
 # Failures at render time ---------------------------------------------------------
