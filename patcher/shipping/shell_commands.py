@@ -33,7 +33,7 @@ PRINTING = frozenset({
     "sha256sum", "sha1sum", "sha512sum", "cmp", "diff", "nvidia-smi", "ixsmi", "lscpu", "free", "uptime", "ps",
     "getconf", "locale", "tty", "arch", "ldd", "nm", "od", "xxd", "hexdump", "jq", "column", "fold", "rev", "seq",
     "yes", "tac", "nl", "expr", "sleep", "sync", "chmod", "chown", "chgrp", "ldconfig", "umask", "ulimit", "trap",
-    "wait", "hash", "shopt", "alias", "unalias", "true", ":", "false", "sed", "awk", "find", "hostnamectl",
+    "wait", "hash", "alias", "unalias", "true", ":", "false", "sed", "awk", "find", "hostnamectl",
 })
 # Programs that install packages: they write where the package manager puts things.
 PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf", "apk", "conda", "mamba", "micromamba",
@@ -641,6 +641,33 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
     return True
 
 
+def _shopt(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """bash's ``shopt -s|-u NAME...``: the options that change what a pattern gives (nullglob, failglob, dotglob)."""
+    if shell.program == "sh":
+        # Only bash has shopt: under the base image's sh, dash fails the command and bash runs it.
+        shell.unread(ctx, "shopt is bash's: under the base image's sh it may fail or change how patterns match")
+        return None
+    words = argv[1:]
+    if shell.program != "bash":
+        return _program(shell, ctx, argv[0])
+    if not words or words[0] not in ("-s", "-u"):
+        shell.emit_unknown()  # 'shopt' or 'shopt -p' lists the options
+        return True
+    for name in words[1:]:
+        if name in _GLOB_OPTIONS:
+            (shell.shopts.add if words[0] == "-s" else shell.shopts.discard)(name)
+        elif name not in _HARMLESS_SHOPTS:
+            shell.unread(ctx, f"shopt {words[0]} {name}, which the reader does not follow")
+    return True
+
+
+# The shopt options the reader follows, and those that change nothing it reads.
+_GLOB_OPTIONS = frozenset({"nullglob", "failglob", "dotglob"})
+_HARMLESS_SHOPTS = frozenset({"checkwinsize", "histappend", "cmdhist", "lithist", "progcomp", "promptvars",
+                              "expand_aliases", "nocasematch", "inherit_errexit", "huponexit", "checkhash",
+                              "sourcepath", "extquote", "interactive_comments", "login_shell", "mailwarn"})
+
+
 def _set_option(shell: Shell, name: str, on: bool) -> None:
     """``set -o NAME`` / ``set +o NAME`` for the options the reading depends on."""
     if name == "errexit":
@@ -1133,7 +1160,7 @@ def _getopts(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
 
 
 BUILTINS: dict[str, Builtin] = {
-    "cd": _cd, "pushd": _pushd, "popd": _popd, "dirs": _dirs, "set": _set, "export": _export, "readonly": _export,
+    "cd": _cd, "pushd": _pushd, "popd": _popd, "dirs": _dirs, "set": _set, "shopt": _shopt, "export": _export, "readonly": _export,
     "local": _local, "declare": _export, "typeset": _export, "unset": _unset, "exit": _exit, "return": _return,
     "break": _loop_control, "continue": _loop_control, "shift": _shift, "source": _source, ".": _source,
     "eval": _eval, "exec": _command, "command": _command, "builtin": _command, "echo": _echo, "printf": _printf,

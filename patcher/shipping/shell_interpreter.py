@@ -143,6 +143,14 @@ class Stop(Exception):
     """The reader cannot go on: what follows is unknown (a Note says why)."""
 
 
+class NoMatch(Exception):
+    """bash's failglob: a pattern matched nothing, so the command is not run (and fails)."""
+
+    def __init__(self, pattern: str):
+        super().__init__(pattern)
+        self.pattern = pattern
+
+
 class _Return(Exception):
     pass
 
@@ -183,6 +191,8 @@ class Shell:
         self.program = program  # the shell that runs it: "sh" (the base image's /bin/sh), "bash", "dash"...
         self.output: Captured | None = None  # what a $(...) around this shell hears; shared with its children
         self.noglob = False  # set -f: no pathname expansion
+        self.running = 0  # lists being run now: 1 is the script's own top level
+        self.shopts: set[str] = set()  # bash's shopt -s options the reading follows (nullglob, failglob, dotglob)
         self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
         self.is_subshell = False  # a copy made by subshell(): its exit status is not the script's or the RUN's
         self.last_status: bool | None = True  # of the last pipeline run: what a bare 'exit' repeats
@@ -250,7 +260,7 @@ class Shell:
             child.run(parse_script(sub.text, sub.line))
         except (ShellSyntaxError, RecursionError):
             heard.unknown = True
-        except (Exit, Stop):
+        except (Exit, Stop, NoMatch):  # NoMatch: bash's failglob ends the $(...) where it is
             pass
         if heard.unknown:
             return self.unknowns.mark(f"$({' '.join(sub.text.split())})")
@@ -344,6 +354,7 @@ class Shell:
         child.frames = [dict(frame) for frame in self.frames]
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
         child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob
+        child.shopts = set(self.shopts)
         return child
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -369,8 +380,22 @@ class Shell:
     def run(self, sequence: Sequence, tail: bool = True) -> bool | None:
         """Run a list of commands; return the status of the last (None: unknown)."""
         status: bool | None = True
-        for index, item in enumerate(sequence.items):
-            status = self.and_or(item, tail and index == len(sequence.items) - 1)
+        self.running += 1
+        try:
+            for index, item in enumerate(sequence.items):
+                if self.running > 1 or self.is_subshell:
+                    status = self.and_or(item, tail and index == len(sequence.items) - 1)
+                    continue
+                try:
+                    status = self.and_or(item, tail and index == len(sequence.items) - 1)
+                except NoMatch:
+                    # bash's failglob drops the whole command of the script it happened in, whatever '||'
+                    # follows; it fails, and under set -e ends the script.
+                    status = self.last_status = False
+                    if self.errexit:
+                        raise Exit(False) from None
+        finally:
+            self.running -= 1
         return status
 
     def and_or(self, item: AndOr, tail: bool) -> bool | None:
@@ -418,8 +443,13 @@ class Shell:
             shell = self if count == 1 else self.subshell()
             if not last:
                 shell.output = None  # it prints into the pipe: only the last part's output is heard
-            status = shell.command(command, ctx)
-        if pipe.negated and status is not None:
+            if shell is self:
+                status = shell.command(command, ctx)
+                continue
+            try:
+                status = shell.command(command, ctx)
+            except NoMatch:
+                status = False  # bash's failglob ends that part of the pipe, which fails
             status = not status
         self.last_status = status
         if status is False and self.errexit and not self.ignoring_errexit and not exempt and not pipe.negated:
@@ -476,6 +506,8 @@ class Shell:
                     return child.run(node.body, ctx.tail)
                 except Exit as end:
                     return end.status
+                except NoMatch:
+                    return False  # bash's failglob ends the subshell, which fails
             return self.run(node.body, ctx.tail)
         raise AssertionError(f"unknown node {node!r}")  # pragma: no cover - the parser makes no other
 
@@ -592,10 +624,18 @@ class Shell:
                 if not name.startswith(base):
                     continue
                 rest = name[len(base):]
-                hidden = any(n.startswith(".") and not p.startswith(".") for n, p in zip(rest.split("/"), parts[wild:]))
+                # A leading '.' is matched only by a leading '.' of the pattern (bash's dotglob: by any, but
+                # never '.' and '..' themselves).
+                hidden = any(n.startswith(".") and not p.startswith(".") and ("dotglob" not in self.shopts or
+                                                                                n in (".", ".."))
+                             for n, p in zip(rest.split("/"), parts[wild:]))
                 if rest and not hidden and item.glob.fullmatch(prefix + rest):
                     matches.append(prefix + rest)
-            out.extend(sorted(set(matches)) or [item.text])
+            if not matches and "failglob" in self.shopts:
+                self.note(ctx, "fails", f"no file matches {self.show(item.text)}, and bash's failglob is set: bash "
+                                        "drops the whole command")
+                raise NoMatch(item.text)
+            out.extend(sorted(set(matches)) or ([] if "nullglob" in self.shopts else [item.text]))
         return out
 
     def change_directory(self, target: str, ctx: CommandContext) -> bool:

@@ -1,0 +1,81 @@
+"""bash's ``shopt`` options that change what a pattern gives: nullglob, failglob, dotglob.
+
+``nullglob``: a pattern that matches nothing gives no word (not itself);
+``failglob``: bash drops the whole command of the script the pattern is
+in (``||`` and all; a subshell, a pipe's part or a ``$(...)`` only ends
+itself), which fails; ``dotglob``: ``*`` matches
+names that start with a dot too (never ``.`` or ``..``). ``shopt -u``
+turns them off. Under the base image's ``sh`` (dash has no shopt) the line
+is unread; options that change nothing the reader reads are passed over.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of
+
+
+def read(script: str):  # type: ignore[no-untyped-def]
+    """The plan of a context whose Dockerfile runs S/I.SH (SCRIPT) with bash."""
+    return plan_of({"Dockerfile": "FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && bash i.sh\n",
+                    "s/i.sh": script, "s/x.py": "", "s/.hidden.py": "", "s/sub/y.py": ""})
+
+
+def dest(plan) -> list[str]:  # type: ignore[no-untyped-def]
+    return sorted(path for path in plan.image if path.startswith("/dest/"))
+
+
+def test_nullglob_makes_an_unmatched_pattern_no_word() -> None:
+    plan = read("shopt -s nullglob\nfor f in *.whl; do cp \"$f\" /dest/; done\ncp x.py /dest/\n")
+    assert dest(plan) == ["/dest/x.py"] and plan.notes == ()
+    plain = read("for f in *.whl; do cp \"$f\" /dest/; done\ncp x.py /dest/\n")  # the pattern itself: cp fails
+    assert [(n.kind, n.line) for n in plain.notes if n.file == "s/i.sh"] == [("fails", 1)]
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    # bash drops the whole command of the script, '||' and all, and goes on with the next one.
+    ("cp *.whl /dest/w.py || cp x.py /dest/fallback.py\ncp x.py /dest/next.py\n", ["/dest/next.py"]),
+    ("for f in *.whl; do cp x.py /dest/in.py; done || cp x.py /dest/or.py\ncp x.py /dest/next.py\n",
+     ["/dest/next.py"]),
+    ("f() { cp *.whl /dest/; cp x.py /dest/in_f.py; }\nf\ncp x.py /dest/next.py\n", ["/dest/next.py"]),
+    ("if true; then cp *.whl /dest/; cp x.py /dest/in_if.py; fi\ncp x.py /dest/next.py\n", ["/dest/next.py"]),
+    # A subshell, a part of a pipe or a $(...) ends there and fails; the command around it goes on.
+    ("(cp *.whl /dest/; cp x.py /dest/in_sub.py) || cp x.py /dest/fallback.py\n", ["/dest/fallback.py"]),
+    ("cp *.whl /dest/ | cat\ncp x.py /dest/next.py\n", ["/dest/next.py"]),
+    ("v=$(cp *.whl /dest/; echo b)\ncp x.py \"/dest/v$v.py\"\n", ["/dest/v.py"]),
+    # Under set -e the dropped command ends the script, '|| true' or not.
+    ("set -e\ncp *.whl /dest/ || true\ncp x.py /dest/next.py\n", []),
+])
+def test_failglob_drops_the_whole_command_as_bash_does(script: str, placed: list[str]) -> None:
+    plan = read(f"shopt -s failglob\n{script}")
+    assert dest(plan) == placed
+    assert {(n.kind, n.reason) for n in plan.notes if n.file == "s/i.sh"} == {
+        ("fails", "no file matches *.whl, and bash's failglob is set: bash drops the whole command")}
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("cp *.py /dest/ || true\n", ["/dest/x.py"]),
+    ("shopt -s dotglob\ncp *.py /dest/ || true\n", ["/dest/.hidden.py", "/dest/x.py"]),
+    ("shopt -s dotglob\nshopt -u dotglob\ncp *.py /dest/ || true\n", ["/dest/x.py"]),
+    ("shopt -s dotglob\ncp -r * /dest/ || true\n", ["/dest/.hidden.py", "/dest/i.sh", "/dest/sub/y.py",
+                                                       "/dest/x.py"]),
+    ("cp .h* /dest/\n", ["/dest/.hidden.py"]),
+    ("shopt -s dotglob nullglob\n(cp *.py /dest/)\n", ["/dest/.hidden.py", "/dest/x.py"]),  # a subshell keeps them
+])
+def test_dotglob_lets_a_pattern_match_hidden_names(script: str, placed: list[str]) -> None:
+    assert dest(read(script)) == placed
+
+
+def test_options_that_change_nothing_read_are_passed_over_and_others_noted() -> None:
+    assert read("shopt -s expand_aliases checkwinsize\ncp x.py /dest/\n").notes == ()
+    plan = read("shopt -s globstar\ncp x.py /dest/\n")
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 1, "shopt -s globstar, which the reader does not follow")]
+
+
+def test_shopt_under_sh_is_the_base_images_shell_to_decide() -> None:
+    plan = plan_of({"Dockerfile": "FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && sh i.sh\n",
+                    "s/i.sh": "shopt -s nullglob\ncp x.py /dest/\n", "s/x.py": ""})
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 1)]
+    assert "/dest/x.py" in plan.image
