@@ -450,6 +450,7 @@ class Shell:
                 status = shell.command(command, ctx)
             except NoMatch:
                 status = False  # bash's failglob ends that part of the pipe, which fails
+        if pipe.negated and status is not None:
             status = not status
         self.last_status = status
         if status is False and self.errexit and not self.ignoring_errexit and not exempt and not pipe.negated:
