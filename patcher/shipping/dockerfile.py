@@ -587,18 +587,16 @@ class _Evaluator:
             # RUN <<EOF: the here-document is a script for the stage's shell. (Several with no command,
             # RUN <<A <<B, BuildKit hands to the shell as written: a command of redirections alone, which runs
             # nothing.)
-            line = instruction.line + 1
-            for heredoc in instruction.heredocs:
-                interpreter = shebang(heredoc.body) if len(instruction.heredocs) == 1 else None
-                if interpreter is not None:
-                    # BuildKit writes a lone here-document that starts with '#!' to a file and runs that file,
-                    # so its '#!' line, not SHELL, names the program (bash -e, python3).
-                    program, options = interpreter
-                    argv = [program, *options, "-c", heredoc.body]
-                else:
-                    argv = [*state.shell, heredoc.body]
-                commands.append((argv, CommandContext(line, ctx.text, tail=True)))
-                line += heredoc.body.count("\n") + 1
+            (heredoc,) = instruction.heredocs
+            interpreter = shebang(heredoc.body)
+            if interpreter is not None:
+                # BuildKit writes a lone here-document that starts with '#!' to a file and runs that file,
+                # so its '#!' line, not SHELL, names the program (bash -e, python3).
+                program, options = interpreter
+                argv = [program, *options, "-c", heredoc.body]
+            else:
+                argv = [*state.shell, heredoc.body]
+            commands.append((argv, CommandContext(instruction.line + 1, ctx.text, tail=True)))
         else:
             commands.append(([*state.shell, instruction.shell_text], ctx))
         try:

@@ -143,6 +143,7 @@ def test_the_folder_an_archive_is_added_into_is_a_folder_for_later_copies() -> N
     ("FROM base\nCOPY main.py pkg/a.py /d\n", [(("main.py", "pkg/a.py"), "/d/", 2, "COPY", (), 0, "context")]),
     ("FROM base\nWORKDIR /w\nCOPY ./pkg/ /main.py .\n", [(("pkg", "main.py"), "/w/", 3, "COPY", (), 0, "context")]),
     ("FROM base\nCOPY main.py /d/..\n", [(("main.py",), "/", 2, "COPY", (), 0, "context")]),
+    ("FROM base\nCOPY main.py /usr/local/bin/X\n", [(("main.py",), "/usr/local/bin/X", 2, "COPY", (), 0, "context")]),
     ("FROM base\nCOPY $X main.py /d/\n", [(("$X", "main.py"), "/d/", 2, "COPY", (), 0, "context")]),
     ("FROM base\nWORKDIR $W\nCOPY main.py .\n", [(("main.py",), "/$W/", 3, "COPY", (), 0, "context")]),
     ("FROM base\nADD --chmod=644 https://example.com/a.py git@h:a/b.git /d/\n",

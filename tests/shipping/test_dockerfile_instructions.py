@@ -141,3 +141,14 @@ def test_the_json_form_is_an_array_of_strings(arguments: str, argv: list[str] | 
 def test_the_last_value_of_a_flag_counts() -> None:
     instruction = Instruction("COPY", (("from", "a"), ("link", None), ("from", "b")), "x y", 1, "")
     assert (instruction.flag("from"), instruction.flag("link"), instruction.flag("chown")) == ("b", None, None)
+
+
+@pytest.mark.parametrize("line", ["USER ${", "WORKDIR ${", "COPY main.py ${DEST", "ENV A=${B:x}", "ARG A=${"])
+def test_a_word_buildkit_cannot_substitute_is_refused_with_its_line(line: str) -> None:
+    from tests.shipping.conftest import plan_of
+
+    with pytest.raises(ShippingError) as raised:
+        plan_of({"Dockerfile": f"FROM base\n{line}\n", "main.py": ""})
+    message = str(raised.value)
+    assert message.startswith(f"Dockerfile: cannot be parsed: line 2: {line.split()[0]} ") and message.endswith(
+        "('docker build' refuses it too; fix that line)")

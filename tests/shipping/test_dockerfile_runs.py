@@ -97,6 +97,9 @@ def test_a_run_is_read_in_its_form_and_its_stages_shell(run: str, placed: dict[s
        "mounts files of the image img:1, which the reader cannot see")]),
     ("RUN --mount cp a b", {}, []),
     ("RUN --network=none --security=insecure true", {}, []),
+    # Each --mount is read, whatever flags come before it.
+    ("RUN --network=none --mount=type=secret,id=x --mount=type=bind,source=pkg,target=/m cp /m/a.py /a.py",
+     {"/a.py": "pkg/a.py"}, []),
 ])
 def test_a_run_mount_shows_files_during_that_run_only(run: str, placed: dict[str, str],
                                                       found: list[tuple[str, int, str, str]]) -> None:
