@@ -542,7 +542,7 @@ def run_pip(shell: Shell, args: list[str], ctx: CommandContext) -> bool | None:
         if "/" in operand or operand.startswith(".") or operand.endswith((".whl", ".tar.gz", ".zip")):
             return _program(shell, ctx, f"pip {command} {operand}")
         names.append(operand.split("[")[0].split("=")[0].split("<")[0].split(">")[0].split("~")[0].split("!")[0])
-    folders = [n.strip().lower().replace("-", "_").replace(".", "_") for n in names if n.strip()]
+    folders = [n.strip().lower().replace("-", "_").replace(".", "/") for n in names if n.strip()]
     scope = tuple(f"**/{site}/{folder}" for folder in folders for site in ("site-packages", "dist-packages"))
     from .shell_interpreter import covers
     if any(covers(s, p) for s in scope for p in shell.build.fs.files):
@@ -711,12 +711,23 @@ def _local(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
 
 
 def _unset(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    for name in argv[1:]:
-        if name.startswith("-"):
-            continue
-        shell.variables.pop(name, None)
-        shell.functions.pop(name, None)
-        shell.unset.add(name)
+    """``unset -f NAME`` removes the function only, ``unset -v NAME`` the variable only; ``unset NAME`` the
+    variable, and (bash, not dash) the function when there was no such variable."""
+    names = argv[1:]
+    only = ""
+    while names and names[0][:1] == "-" and len(names[0]) > 1:
+        option = names.pop(0)
+        if option == "--":
+            break
+        for letter in option[1:]:
+            only = letter if letter in "fv" else only  # dash: the last one counts
+    for name in names:
+        had_variable = name in shell.variables
+        if only != "f":
+            shell.variables.pop(name, None)
+            shell.unset.add(name)
+        if only == "f" or (not only and not had_variable and shell.program != "dash"):
+            shell.functions.pop(name, None)
     return True
 
 
@@ -861,13 +872,45 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
 
 
 def _echo(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    args = argv[1:]
-    newline = True
-    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
-        newline = newline and "n" not in args[0]
-        args = args[1:]
-    shell.emit(" ".join(args) + ("\n" if newline else ""))  # an unknown part travels as its marker
+    """``echo`` as the shell that runs it prints: bash's and dash's differ (options, backslashes).
+
+    Under sh, or another shell, the base image decides: what they print alike is known, the rest is not.
+    """
+    printed = {"bash": _bash_echo, "dash": _dash_echo}.get(shell.program)
+    if printed is not None:
+        text = printed(argv[1:])
+    else:
+        text = _bash_echo(argv[1:])
+        text = text if text == _dash_echo(argv[1:]) else None
+    if text is None:
+        shell.emit_unknown()
+    else:
+        shell.emit(text)  # an unknown part travels as its marker
     return True
+
+
+def _bash_echo(args: list[str]) -> str | None:
+    """bash's echo: leading words of -n, -e and -E letters are options; escapes are read only after -e."""
+    newline, escapes = True, False
+    while args and len(args[0]) > 1 and args[0][0] == "-" and set(args[0][1:]) <= set("neE"):
+        newline = newline and "n" not in args[0]
+        for letter in args[0][1:]:
+            escapes = {"e": True, "E": False}.get(letter, escapes)
+        args = args[1:]
+    text = " ".join(args)
+    if escapes and "\\" in text:
+        return None  # bash's own escapes (\e, \x41, \u00e9; \101 is not octal there): not printed here
+    return text + ("\n" if newline else "")
+
+
+def _dash_echo(args: list[str]) -> str | None:
+    """dash's echo: only a first ``-n`` is an option; backslash escapes are always read, as printf's %b reads them."""
+    newline = args[:1] != ["-n"]
+    try:
+        text, stopped = _escapes(" ".join(args if newline else args[1:]))
+    except _Unsure:
+        return None
+    return text if stopped or not newline else text + "\n"
 
 
 def _printf(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

@@ -168,3 +168,12 @@ def test_pip_install_of_a_dashed_name_is_a_caveat_for_the_folder_with_underscore
     assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
         ("unread", 2, f"pip install {name} replaces those packages' files",
          ("**/site-packages/vllm_flash_attn", "**/dist-packages/vllm_flash_attn"))]
+
+
+def test_pip_install_of_a_dotted_name_is_a_caveat_for_its_namespace_folder() -> None:
+    # ruamel.yaml installs ruamel/yaml/ (a namespace package): its dots are folders.
+    target = "/usr/local/lib/python3.10/dist-packages/ruamel/yaml/constructor.py"
+    plan = plan_of(script_context(f"cp x.py {target}\npip install ruamel.yaml==0.18.6\n"))
+    assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", 2, "pip install ruamel.yaml replaces those packages' files",
+         ("**/site-packages/ruamel/yaml", "**/dist-packages/ruamel/yaml"))]

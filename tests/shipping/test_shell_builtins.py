@@ -34,8 +34,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("pushd sub > /dev/null; popd > /dev/null; pwd", "/w/s"),
     ("pushd sub", None), ("pushd sub > /dev/null; popd", None),  # they print the stack as the image's shell shows it
     ("popd", ""),  # fails: nothing on standard output
-    ("echo a  b", "a b"), ("echo -n a", "a"), ("echo -e a", "a"), ("echo -E a", "a"), ("echo -en a", "a"),
-    ("echo -ne a b", "a b"), ("echo -x a", "-x a"), ("echo", ""), ("echo -n", ""), ("echo -n -e a", "a"),
+    ("echo a  b", "a b"), ("echo -n a", "a"), ("echo -x a", "-x a"), ("echo", ""), ("echo -n", ""),
     ("printf '%s-%s' a b", "a-b"), ("printf 'a\\nb'", "a\nb"), ("printf", ""), ("printf '%s\\n' /a", "/a"),
     ("printf '%s'", ""), ("printf '%s %d' a 1", "a 1"), ("printf a%", None), ("printf '%s' a b", "ab"),
     # printf as POSIX: only the format is one (%s in an argument is data), reused while arguments remain.
@@ -45,7 +44,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("printf '%b' 'vllm\\n'", "vllm"),  # the letter before the backslash is data, not part of the escape
     ("printf '%b' 'a\\t\\101\\0102'", "a\tAB"), ("printf '%b' 'x\\cyz'", "x"), ("printf '%d%%' 5", "5%"),
     ("printf '%d-%i-%u' 012 0x1f \"'A\"", "10-31-65"), ("printf '%03d|%-3s|%3s|%.2s' 7 a b xyz", "007|a  |  b|xy"),
-    ("printf '%x%X%o' 255 255 8", "ffFF10"), ("printf '%c' yes", "y"), ("printf '%d'", "0"),
+    ("printf '%x%X%o' 255 255 8", "ffFF10"), ("printf '%x|%o|%X|%u|%04x' 0 0 0 0 0", "0|0|0|0|0000"), ("printf '%c' yes", "y"), ("printf '%d'", "0"),
     ("printf '%05d|%+d|%i' -42 -7 -0x10", "-0042|-7|-16"),
     ("printf '%x' -1", None),  # printed as an unsigned 64-bit number: the reader does not print it
     ("printf '\\x41'", None), ("printf '%d' abc", None), ("printf '%q' a", None), ("printf '%*d' 3 4", None),
@@ -85,7 +84,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("export PYTHONPATH=/opt/lib:~/lib; echo $PYTHONPATH", "/opt/lib:/root/lib"),
     ("f() { local P=/opt/bin:~/bin; echo $P; }; f", "/opt/bin:/root/bin"),
     ("export A=/a; echo $A", "/a"), ("readonly R=/r; echo $R", "/r"), ("local L=l; declare D=d; typeset T=t; echo $L$D$T", "ldt"),
-    ("A=/a; unset A; echo x$A", "x"), ("A=/a; unset -v A; echo x$A", "x"), ("export B; echo $B", None),
+    ("A=/a; unset A; echo x$A", "x"), ("A=/a; unset -v A; echo x$A", "x"), ("A=/a; unset -- A; echo x$A", "x"), ("export B; echo $B", None),
     ("read A; echo $A", None), ("read -r A B; echo $B", None),
     # A child shell's output, a pipeline's last part, a function, a group and eval are all heard.
     ("sh -c 'echo hi'", "hi"), ("A=b sh -c 'echo $A'", "b"), ("sh <<EOF\necho hi\nEOF", "hi"),
@@ -94,6 +93,34 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("echo hi 2>/dev/null", "hi"), ("bash -c 'echo $NOT_SET_HERE'", None), (". ./missing.sh", None),
 ])
 def test_what_a_command_prints_is_heard_by_a_command_substitution(command: str, output: str | None) -> None:
+    assert printed(command) == output
+
+
+@pytest.mark.parametrize(("command", "output"), [
+    # bash: leading words of -n, -e and -E letters are options; backslashes are kept unless -e reads them.
+    ("bash -c 'echo -e a; echo b'", "a\nb"), ("bash -c 'echo -E a; echo -en b; echo c'", "a\nbc"),
+    ("bash -c 'echo -ne a b'", "a b"), ("bash -c 'echo -n -e a'", "a"), ("bash -c \"echo 'a\\tb'\"", "a\\tb"),
+    ("bash -c \"echo -e 'a\\tb'\"", None),  # bash's own escapes are not worked out
+    # dash: only a first -n is an option, and backslash escapes are always read (\c ends all output).
+    ("dash -c 'echo -e a'", "-e a"), ("dash -c 'echo -n -n a'", "-n a"), ("dash -c \"echo 'a\\tb\\101'\"", "a\tbA"),
+    ("dash -c \"echo 'a\\cb'; echo c\"", "ac"),
+    # sh: the base image's shell decides, so only what both print alike is known.
+    ("echo -n a; echo b", "ab"), ("echo -e a", None), ("echo -E a", None), ("echo -n -e a", None),
+    ("echo 'a\\tb'", None),
+])
+def test_echo_prints_what_the_shell_running_it_prints(command: str, output: str | None) -> None:
+    assert printed(command) == output
+
+
+@pytest.mark.parametrize(("command", "output"), [
+    ("prefix() { echo /opt/fn; }; prefix=/opt/var; unset -f prefix; echo $prefix", "/opt/var"),
+    ("prefix() { echo /opt/fn; }; prefix=/opt/var; unset -v prefix; prefix", "/opt/fn"),
+    ("prefix() { echo /opt/fn; }; prefix=/opt/var; unset prefix; prefix", "/opt/fn"),  # the variable only
+    # With no such variable, bash unsets the function (prefix is then a program) and dash keeps it.
+    ("bash -c 'prefix() { echo /opt/fn; }; unset prefix; prefix'", None),
+    ("dash -c 'prefix() { echo /opt/fn; }; unset prefix; prefix'", "/opt/fn"),
+])
+def test_unset_removes_a_function_or_a_variable_as_its_option_says(command: str, output: str | None) -> None:
     assert printed(command) == output
 
 

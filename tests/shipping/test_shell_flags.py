@@ -64,7 +64,8 @@ def test_a_command_string_copies_and_set_e_decides_whether_a_failure_stops_the_b
     ("set -eu\n", "cd /w/s && ./i.sh", True),
     ("set -o errexit\n", "cd /w/s && ./i.sh", True),
     ("set -euo pipefail\n", "cd /w/s && ./i.sh", True),
-    ("set -eo\n", "cd /w/s && ./i.sh", True),  # -o last names no option: set lists them, and -e holds
+    ("set -eo\n", "cd /w/s && ./i.sh", True),
+    ("set -xo errexit\n", "cd /w/s && ./i.sh", True),  # the cluster's 'o' names the option that follows  # -o last names no option: set lists them, and -e holds
     ("set -o\n", "cd /w/s && ./i.sh", False),
     ("set -x -e\n", "cd /w/s && ./i.sh", True),
     ("set -e\nset +e\n", "cd /w/s && ./i.sh", False),
@@ -204,6 +205,7 @@ def test_the_interpreter_line_names_the_program_env_looked_through(text: str, in
     ("cp *.py /dest/\n", "cd /w/s && sh i.sh", ["/dest/x.py"]),
     ("set -f\ncp *.py /dest/\n", "cd /w/s && sh i.sh", []),
     ("set -o noglob\ncp *.py /dest/\n", "cd /w/s && sh i.sh", []),
+    ("set -uo noglob\ncp *.py /dest/\n", "cd /w/s && sh i.sh", []),
     ("set -euf\nset +f\ncp *.py /dest/\n", "cd /w/s && sh i.sh", ["/dest/x.py"]),
     ("set -f\n(cp *.py /dest/) || true\n", "cd /w/s && sh i.sh", []),  # a subshell keeps the option
     ("cp *.py /dest/\n", "cd /w/s && sh -f i.sh", []),

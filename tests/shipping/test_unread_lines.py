@@ -36,6 +36,14 @@ def test_eval_of_a_known_string_is_followed() -> None:
     assert plan.image[TARGET_IMAGE].source == "s/x.py" and not plan.notes
 
 
+def test_a_command_string_only_the_image_knows_is_unread_and_the_rest_is_still_read() -> None:
+    plan = plan_of(script_context(f'sh -c "$POST_INSTALL"\n{COPY}\n'))
+    assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == [
+        ("unread", 1, 'sh -c "$POST_INSTALL"', "runs the command string $POST_INSTALL, which the reader cannot work out")]
+    assert plan.image[TARGET_IMAGE].source == "s/x.py"
+    assert [n.line for n in plan.caveats("s/x.py", (TARGET_IMAGE,))] == [1]  # it could have sent the copy elsewhere
+
+
 def test_a_command_named_by_an_unknown_variable_is_unread() -> None:
     plan = plan_of(script_context(f"$INSTALLER x.py {TARGET_IMAGE}\n"))
     assert notes_of(plan, "unread") == [("s/i.sh", 1, f"$INSTALLER x.py {TARGET_IMAGE}")]
