@@ -552,7 +552,7 @@ class Shell:
     def _for(self, node: For, ctx: CommandContext) -> bool | None:
         values = self.positional if node.words is None else [
             text for word in node.words for text in self.glob(self.expand_word(word), ctx)]
-        status: bool | None = True
+        status: bool | None = True  # a loop that never turns succeeds
         for value in values:
             self.assign(node.name, value)
             try:
@@ -560,20 +560,23 @@ class Shell:
             except _Loop as signal:
                 if signal.count > 1:
                     raise _Loop(signal.kind, signal.count - 1) from None
+                status = True  # the loop's status is that of its last command: break or continue, which succeed
                 if signal.kind == "break":
                     break
         return status
 
     def _loop(self, node: Loop, ctx: CommandContext) -> bool | None:
+        last: bool | None = True  # the status of the body's last run; a loop whose body never runs succeeds
         for _ in range(MAX_ITERATIONS):
             status = self.condition(node.condition)
             if status is not None and status == node.until:
-                return True
+                return last
             try:
-                self.run(node.body, False)
+                last = self.run(node.body, False)
             except _Loop as signal:
                 if signal.count > 1:
                     raise _Loop(signal.kind, signal.count - 1) from None
+                last = True  # break and continue succeed
                 if signal.kind == "break":
                     return True
             if status is None:

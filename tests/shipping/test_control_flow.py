@@ -185,3 +185,62 @@ def test_a_loop_that_places_more_files_than_the_reader_follows_stops_at_the_next
 def test_a_copy_where_set_e_is_ignored_would_not_stop_the_script() -> None:
     plan = plan_of(script_context("set -e\nf() { cp x.py /a.py; }\nf || true\nif f; then :; fi\ncp x.py /b.py\n"))
     assert {i.image_path: i.stops_on_error for i in plan.installed} == {"/a.py": False, "/b.py": True}
+
+
+def test_a_build_of_exactly_as_many_commands_as_the_reader_follows_is_read_whole(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The limit is 100,000 commands; a smaller one keeps the test quick, the counting is the same.
+    from patcher.shipping import shell_interpreter
+    context = {"Dockerfile": "FROM base\nCOPY x.py /src/\n"
+                             "RUN cp /src/x.py /a.py && cp /src/x.py /b.py && cp /src/x.py /c.py\n", "x.py": ""}
+    monkeypatch.setattr(shell_interpreter, "MAX_COMMANDS", 3)
+    plan = plan_of(context)
+    assert sorted(plan.image) == ["/a.py", "/b.py", "/c.py", "/src/x.py"] and plan.notes == ()
+    monkeypatch.setattr(shell_interpreter, "MAX_COMMANDS", 2)
+    plan = plan_of(context)
+    assert "/c.py" not in plan.image and [(n.kind, n.line, n.text) for n in plan.notes] == [
+        ("stop", 3, "cp /src/x.py /c.py")]
+
+
+@pytest.mark.parametrize(("loop", "failed"), [
+    # A loop's status is that of the last command it ran: 0 when its body never ran...
+    ("PATCHES=\nfor p in $PATCHES; do cp $p /opt/; done", False),
+    ("while false; do cp x.py /a.py; done", False),
+    # ...break and continue succeed, whatever ran before them...
+    ("for v in 1 2; do false; break; done", False),
+    ("for v in 1 2; do if [ $v = 2 ]; then break; fi; false; done", False),
+    ("for v in 1 2; do if [ $v = 2 ]; then continue; fi; false; done", False),
+    ("while true; do false; break; done", False),
+    ("i=0\nwhile [ $i -lt 2 ]; do i=$((i+1)); [ $i = 2 ] && continue; false; done", False),
+    # ...and otherwise the body's last command, on its last turn (not the condition that ended the loop).
+    ("for v in 1 2; do [ $v = 1 ]; done", True),
+    ("i=0\nwhile [ $i -lt 2 ]; do i=$((i+1)); false; done", True),
+    ("i=0\nuntil [ $i -ge 2 ]; do i=$((i+1)); false; done", True),
+    ("i=0\nwhile [ $i -lt 2 ]; do i=$((i+1)); done", False),
+])
+def test_a_loop_ends_with_the_status_of_the_last_command_it_ran(loop: str, failed: bool) -> None:
+    """As sh and bash: ``LOOP || fallback`` runs the fallback only when that command failed."""
+    placed, notes = outcome(f"{loop} || cp x.py /fallback.py\n")
+    assert placed == (["/fallback.py"] if failed else []) and notes == []
+
+
+@pytest.mark.parametrize(("variant", "branch"), [("rocm", "/opt/rocm.py"), ("cuda", "/opt/x.py")])
+def test_the_last_command_of_a_run_fails_the_build_in_whichever_branch_of_an_if_it_stands(
+        variant: str, branch: str) -> None:
+    # Without set -e a failed cp in the middle of a RUN is passed over, but the RUN's status is its last command's:
+    # the cp of the branch taken, 'then' or 'else'.
+    plan = plan_of({"Dockerfile": f"FROM base\nARG VARIANT={variant}\nCOPY x.py /src/\n"
+                                  "RUN cp /src/x.py /opt/first.py; if [ \"$VARIANT\" = rocm ]; "
+                                  "then cp /src/x.py /opt/rocm.py; else cp /src/x.py /opt/x.py; fi\n", "x.py": ""})
+    assert {i.image_path: i.stops_on_error for i in plan.installed} == {"/opt/first.py": False, branch: True}
+
+
+@pytest.mark.parametrize(("line", "hides"), [
+    # The first exit ends the script: what a hurried author put after it never runs, so it decides nothing.
+    ("cp x.py /opt/x.py || { echo 'copy failed' >&2; exit 1; rm -rf /tmp/build; }", ()),
+    ("cp x.py /opt/x.py || { echo 'optional, skipped'; exit 0; false; }", ("|| ...",)),
+])
+def test_the_first_exit_of_a_fallback_group_decides_whether_it_hides_the_failure(
+        line: str, hides: tuple[str, ...]) -> None:
+    (copy,) = plan_of(script_context(line + "\n")).installed
+    assert copy.hides_failure == hides

@@ -57,6 +57,14 @@ def test_cp_of_a_folder_without_r_copies_nothing(command: str) -> None:
     assert note.line == 2 and "cp was not told to copy folders (-r)" in note.reason
 
 
+def test_a_base_image_file_among_the_sources_does_not_stop_the_copy_of_the_others() -> None:
+    # cp copies each source in turn: the base image's file lands too (unseen), then the context's files after it.
+    plan = plan_of(script_context("mkdir /made\ncp /usr/share/vllm/defaults.cfg x.py sub/y.py /made/\n"))
+    assert {p: placed.source for p, placed in plan.image.items() if p.startswith("/made/")} == {
+        "/made/x.py": X, "/made/y.py": Y}
+    assert plan.notes == ()
+
+
 def test_cp_into_a_folder_that_already_holds_the_copy_merges_into_it() -> None:
     assert placed("mkdir /made\ncp -r sub /made\ncp -r sub /made\n") == {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}
 
@@ -302,6 +310,8 @@ def test_rsync_delete_removes_only_what_a_synced_folder_does_not_hold(script: st
                                                 "base image may have it"),
     ("mv --update=none x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the "
                                                  "base image may have it"),
+    ("mv -n x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the base image "
+                                      "may have it"),
     ("mv -u x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the base image "
                                       "may have it"),
     ("mv --update x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the base "

@@ -48,6 +48,8 @@ def test_a_tilde_prefix_with_a_quoted_or_expanded_part_is_left_as_written(word: 
 
 def test_another_users_home_is_the_images_to_say() -> None:
     assert placed("cp x.py ~vllm/x.py\n") == ([], [("unread", 1, "cp x.py ~vllm/x.py")])
+    (note,) = plan_of(script_context("cp x.py ~vllm/x.py\n")).notes
+    assert note.reason == "cp ~vllm/x.py: a path that depends on a value the reader cannot work out"
 
 
 @pytest.mark.parametrize("declare", ["export", "readonly", "local", "declare -x", "typeset"])

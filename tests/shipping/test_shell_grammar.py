@@ -100,6 +100,8 @@ def show(script: str) -> str:
      "1:echo ${A} ${#} ${#A} ${10} ${@} ${A:-b} ${A:=b} ${A:+b} ${A:?b} ${A-b} ${A=b} ${A+b} ${A?b}"),
     ("echo ${A#b} ${A##b} ${A%b} ${A%%b} ${A/b/c} ${A//b/c} ${A:1:2} ${BASH_SOURCE[0]} ${#@}",
      "1:echo ${A#b} ${A##b} ${A%b} ${A%%b} ${A/b/c} ${A//b/c} ${A:1:2} ${BASH_SOURCE[0]} ${#@}"),
+    # A subscript ends at its own ']', not at a later one on the line.
+    ("[ \"${BASH_SOURCE[0]}\" = \"$0\" ] && main \"$@\"", "1:[ \"${BASH_SOURCE[0]}\" = \"${0}\" ] && 1:main \"${@}\""),
     ("echo $A$B ${A}x $$ $? $# $1x $12 $- $! $0 $@ \"$*\" $_x", "1:echo ${A}${B} ${A}x ${$} ${?} ${#} ${1}x ${1}2 ${-} ${!} ${0} ${@} \"${*}\" ${_x}"),
     # Here-documents: the body starts on the next line; a quoted delimiter (any quoting) turns expansion off.
     ("cat << EOF\nbody $A\nEOF\necho after", "1:cat <<EOF'body $A\\n'; 4:echo after"),
