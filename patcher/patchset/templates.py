@@ -326,7 +326,8 @@ def _str_method_estimate(method: str, text: Any, args: tuple[Any, ...], kwargs: 
     """Bound what a str or bytes method that can grow its input returns; None when it cannot grow it."""
     size = len(text)
     if method in ("center", "ljust", "rjust", "zfill"):
-        return max(size, _number(args[0] if args else kwargs.get("width", 0)))
+        # Their width is positional only: by name, Python refuses the call itself.
+        return max(size, _number(args[0] if args else 0))
     if method == "expandtabs":
         tab = _number(args[0] if args else kwargs.get("tabsize", 8))
         return size + text.count("\t" if isinstance(text, str) else b"\t") * max(tab, 0)

@@ -327,6 +327,16 @@ def test_a_target_without_an_indented_line_is_parsed_sparsely(load_patch: Callab
     assert [type(s) for s in module.body] == [Opaque, cst.FunctionDef]
 
 
+def test_a_one_line_target_without_a_newline_is_parsed_sparsely(load_patch: Callable[[str], Any],
+                                                                every_size: None) -> None:
+    # No newline anywhere: the skeleton keeps libcst's default newline, as a whole parse does.
+    patch = load_patch(patch_toml("flat", replace_step("x = 1", "x = 2")))
+    source = b"import torch"
+    module = parse_sparse(source, [patch])
+    assert module is not None and module.bytes == source
+    assert [type(s) for s in module.body] == [Opaque]
+
+
 def test_opaque_statements_are_compiled_a_few_at_a_time(series: PatchSet, every_size: None,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     # 300 runs of opaque helpers, each between two statements the series

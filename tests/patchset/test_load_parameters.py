@@ -26,6 +26,7 @@ def test_parameters_keep_their_type_bounds_and_help(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("spec", "message"), [
+    ('params = ["limit"]\n', "'params' must be a table of parameters ([params.NAME])"),
     ("[params]\nlimit = 8192\n", "'params.limit' must be a table with 'type' and 'default'"),
     ('[params.limit]\ntype = "integer"\ndefault = 8192\n',
      "'params.limit.type' must be one of int, float, str, bool, not 'integer'"),

@@ -171,6 +171,15 @@ def test_a_file_the_system_fails_to_read_is_refused_naming_it() -> None:
     assert str(refused.value) == "/proc/self/mem: cannot read this file: input/output error"
 
 
+def test_a_path_through_a_plain_file_is_refused_naming_it(tmp_path: Path) -> None:
+    # "policy.toml/base.toml": the OS says ENOTDIR at lstat, which is neither
+    # missing nor a crash; the reader words it as the OS does.
+    (tmp_path / "policy.toml").write_text("[cache]\n")
+    with pytest.raises(PatchSetError) as refused:
+        read_file(tmp_path / "policy.toml" / "base.toml", roots=(tmp_path,))
+    assert str(refused.value) == f"{tmp_path / 'policy.toml' / 'base.toml'}: cannot read this file: not a directory"
+
+
 def test_a_file_swapped_for_a_symlink_after_its_check_is_not_followed(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     # Between the reader's lstat (a regular file) and its open, the file is
@@ -294,6 +303,16 @@ def test_nesting_counts_brackets_and_dotted_keys_but_not_strings_or_comments() -
     assert nesting_problem("pattern = 'use_v1 = True'\nb = " + "[" * 40 + "]" * 40) == (2, 33)
 
 
+def test_a_table_header_and_dotted_keys_under_it_nest_together(tmp_path: Path) -> None:
+    # Neither line nests past the cap on its own (21 and 20 levels), but the
+    # keys under "[a.a...]" sit 41 levels deep in the parsed value: refused.
+    text = "[" + "a." * 20 + "a]\n" + "b." * 20 + "b = 1\n"
+    assert nesting_problem(text) is None
+    with pytest.raises(PatchSetError) as refused:
+        parse_toml(text, tmp_path / "x.toml")
+    assert str(refused.value) == f"{tmp_path / 'x.toml'}: values or keys nest more than {MAX_NESTING} levels deep"
+
+
 def test_the_nesting_caps_leave_every_committed_toml_alone() -> None:
     from tests.fixtures_vendor import PATCHES
 
@@ -320,8 +339,9 @@ def test_a_long_patch_id_is_refused(cli: Any, tmp_path: Path) -> None:
 def test_a_series_entry_too_long_for_the_file_system_is_refused(cli: Any, tmp_path: Path) -> None:
     patches = hostile.series_naming_a_long_file(tmp_path)
     line = _refused(cli, patches, "test")
-    assert line.startswith(f"error: {patches / 'series'}: line 1 names 'aaaa")
-    assert line.endswith("...': its name is too long for the file system (305 bytes; at most 255)")
+    # The name is cut to 80 characters in the message: 77 of it, then "...".
+    assert line == (f"error: {patches / 'series'}: line 1 names '{'a' * 77}...': its name is too long for the file "
+                    "system (305 bytes; at most 255)")
 
 
 @pytest.mark.parametrize("patch_id", ["a|b", "a`b", "a b", "-ab", "a\u00e9"])

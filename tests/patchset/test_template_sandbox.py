@@ -20,7 +20,7 @@ import pytest
 from patcher.patchset import templates
 from patcher.patchset.folder import PatchFolder
 from patcher.patchset.templates import (PATCH_LIMITS, RenderLimits, TemplateFailure, Text, make_environment,
-                                        python_literal, render)
+                                        python_literal, render, weight)
 from tests import fixtures_hostile_patchset as hostile
 from tests.fixtures_vendor import VENDOR_ZIP
 
@@ -145,8 +145,9 @@ def test_a_template_that_includes_itself_is_refused(tmp_path: Path, tag: str) ->
     env = make_environment(PatchFolder.open(patches, hostile.templates_of(patches)))
     with pytest.raises(TemplateFailure) as failed:
         render(env, name=hostile.THRESHOLDS, values={})
-    assert str(failed.value).startswith(f"template error at line 1 of '{hostile.THRESHOLDS}': it nests or recurses "
-                                        "deeper than Python allows")
+    assert str(failed.value) == (f"template error at line 1 of '{hostile.THRESHOLDS}': it nests or recurses deeper "
+                                 "than Python allows (a template that includes, imports or extends itself, or a macro "
+                                 "that calls itself without end?)")
 
 
 def test_a_template_nested_too_deep_to_compile_is_refused() -> None:
@@ -219,6 +220,11 @@ GROWING = {
     "a string times a number": ("{{ text * n }}", {"text": "x", "n": 30_000_000}, "'*'"),
     "a list times a number": ("{{ [0] * n }}", {"n": 5_000_000}, "'*'"),
     "str.replace's new text": ("{{ text.replace('x', text) }}", {"text": "x" * 7000}, "'replace'"),
+    # Not a string: the filter replaces in its text, "[0, 1, 2, ...]", with 999 commas.
+    "replace on a list's text": ("{{ items|replace(',', text) }}", {"items": list(range(1000)), "text": "x" * 7000},
+                                 "what 'replace' returns"),
+    "str.center's width": ("{{ text.center(width) }}", {"text": "x", "width": 30_000_000}, "'center'"),
+    "str.expandtabs's tab size": ("{{ text.expandtabs(size) }}", {"text": "\t" * 1000, "size": 30_000}, "'expandtabs'"),
     "str.translate's table": ("{{ text.translate({120: text}) }}", {"text": "x" * 7000}, "'translate'"),
     "int.to_bytes's length": ("{{ n.to_bytes(length, 'little') }}", {"n": 1, "length": 30_000_000}, "'to_bytes'"),
 }
@@ -231,6 +237,23 @@ def test_a_value_over_the_cap_is_refused_before_it_is_made(name: str) -> None:
     assert message == (f"template error at line 1: {what} would be larger than the 1,048,576 characters a template "
                        "value may hold")
     assert peak < PATCH_LIMITS.value  # the estimate refused it: the value was never made
+
+
+def test_a_width_by_name_fails_as_python_says() -> None:
+    # str.center, ljust, rjust and zfill take their width by position only:
+    # Python refuses the call, however wide, rather than any budget.
+    assert _refusal("{{ text.center(width=30000000) }}", {"text": "x"}) == (
+        "template error at line 1: TypeError: str.center() takes no keyword arguments")
+    assert _refusal("{{ text.zfill(width=5) }}", {"text": "7"}) == (
+        "template error at line 1: TypeError: str.zfill() takes no keyword arguments")
+
+
+def test_a_value_is_weighed_at_least_as_long_as_its_repr() -> None:
+    # The weight stands in for the value's written length: it may count more, never less.
+    # Lists of empty or short items are where the brackets and ", " count most.
+    for value in ([""] * 1000, [[]] * 1000, [()] * 1000, list(range(1000)), ("vllm", "flash-attn"),
+                  {"limit": [8192, 4096]}, {"cuda", "rocm"}):
+        assert weight(value, PATCH_LIMITS.value) >= len(repr(value)), value
 
 
 def test_two_texts_added_past_the_cap_are_refused_before_they_are_joined() -> None:
