@@ -57,6 +57,10 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
             fields.append(Field(f"{assignment[0]}={shell.expand_one(assignment[1], assignment=True)}"))
     argv = shell.glob(fields, ctx)
     assignments = [(name, shell.expand_one(value, assignment=True)) for name, value in node.assignments]
+    # bash arrays (NAME=(a b)) are not kept: the name's value is unknown from here (its elements still expanded,
+    # as bash expands them, for what a $(...) among them does).
+    assignments = [(name[:-2].rstrip("+"), shell.unknowns.mark(f"${name[:-2].rstrip('+')}")) if name.endswith("()")
+                   else (name, value) for name, value in assignments]
     copy = _redirected_copy(shell, argv, node.redirects) if argv else None
     stdin = apply_redirects(shell, node.redirects, ctx)
     if copy is not None:
@@ -350,7 +354,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                      f"{source} has CRLF line endings: sh reads each line's last word with a carriage return on "
                      "it (cp writes to 'NAME\\r', cd fails), which the reader does not follow")
     try:
-        parsed = parse_script(text)
+        parsed = parse_script(text, bash=program == "bash")
     except RecursionError:
         child.note(CommandContext(1, text.split("\n", 1)[0].strip()), "stop",
                    f"nests too deeply to be read: {source} is not read")

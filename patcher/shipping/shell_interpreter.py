@@ -257,7 +257,7 @@ class Shell:
         child = self.subshell()
         child.output = heard = Captured()
         try:
-            child.run(parse_script(sub.text, sub.line))
+            child.run(parse_script(sub.text, sub.line, bash=self.program == "bash"))
         except (ShellSyntaxError, RecursionError):
             heard.unknown = True
         except (Exit, Stop, NoMatch):  # NoMatch: bash's failglob ends the $(...) where it is
@@ -697,7 +697,7 @@ class Shell:
     def run_text(self, text: str, line: int, ctx: CommandContext) -> bool | None:
         """Run shell text in this shell (``eval``, a sourced file read in place)."""
         try:
-            program = parse_script(text, line)
+            program = parse_script(text, line, bash=self.program == "bash")
         except ShellSyntaxError as error:
             self.stop(ctx, f"cannot be parsed as shell ({error.message}, line {error.line}): the rest of "
                            f"{self._what()} is not read")

@@ -557,17 +557,21 @@ def heredoc_word(body: str) -> Word:
     return tuple(_Lexer(body)._double_quoted(heredoc=True))
 
 
-def parse_script(text: str, first_line: int = 1) -> Sequence:
-    """Parse a whole script (or a ``sh -c`` string, a RUN line, a command substitution)."""
+def parse_script(text: str, first_line: int = 1, bash: bool = False) -> Sequence:
+    """Parse a whole script (or a ``sh -c`` string, a RUN line, a command substitution).
+
+    ``bash``: bash runs it, so ``NAME=(a b)`` is an array assignment (a syntax error for dash).
+    """
     text = text.replace("\r\n", "\n").lstrip("\ufeff")
     tokens = _Lexer(text, first_line).run()
-    return _Parser(tokens, text).program()
+    return _Parser(tokens, text, bash).program()
 
 
 class _Parser:
-    def __init__(self, tokens: list[_Token], text: str):
+    def __init__(self, tokens: list[_Token], text: str, bash: bool = False):
         self.tokens = tokens
         self.text = text
+        self.bash = bash
         self.index = 0
 
     @property
@@ -726,6 +730,14 @@ class _Parser:
                 end = self.tokens[self.index - 1].end
             elif token.kind == "word":
                 assignment = split_assignment(token.word) if not words else None
+                following = self.tokens[self.index + 1]
+                if self.bash and assignment is not None and not assignment[1] and following.kind == "op" and \
+                        following.value == "(" and following.start == token.end:
+                    # bash's array assignment, NAME=(a b c): its elements are read as words, kept as one value.
+                    self._advance()
+                    assignments.append((f"{assignment[0]}()", self._array_elements()))
+                    end = self.tokens[self.index - 1].end
+                    continue
                 if assignment is not None:
                     assignments.append(assignment)
                 else:
@@ -739,6 +751,22 @@ class _Parser:
         if not assignments and not words and not redirects:
             raise ShellSyntaxError(f"expected a command, found '{self.token.value.strip() or 'the end'}'", first.line)
         return Simple(tuple(assignments), tuple(words), tuple(redirects), first.line, self._text(first.start, end))
+
+    def _array_elements(self) -> Word:
+        """The words of ``(a b c)`` after ``NAME=``, up to its ``)`` (lines between them allowed), as one word."""
+        self._advance()  # the '('
+        parts: list[Part] = []
+        while not self._is_op(")"):
+            token = self.token
+            if token.kind == "newline":
+                self._advance()
+                continue
+            if token.kind != "word":
+                raise ShellSyntaxError(f"unexpected '{token.value.strip() or 'end of file'}' in an array", token.line)
+            parts += [*([Lit(" ", True)] if parts else []), *token.word]
+            self._advance()
+        self._advance()  # the ')'
+        return tuple(parts)
 
     def _if(self, start: int) -> If:
         line = self.token.line
