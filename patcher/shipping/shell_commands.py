@@ -560,7 +560,14 @@ Builtin = Callable[[Shell, list[str], CommandContext, dict[str, str], "str | Non
 
 
 def _cd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    args = [a for a in argv[1:] if a not in ("-L", "-P", "-e", "-@")]
+    args = argv[1:]
+    while args and args[0][:1] == "-" and args[0] != "-":  # cd [-L|-P [-e]] [-@] [--] DIR
+        if args[0] == "--":
+            args = args[1:]
+            break
+        if not set(args[0][1:]) <= set("LPe@"):
+            break
+        args = args[1:]
     if not args:
         target = shell.lookup("HOME") or "/root"
     elif args[0] == "-":
@@ -576,6 +583,8 @@ def _cd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str],
 
 def _pushd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     args = [a for a in argv[1:] if a != "-n"]
+    if args[:1] == ["--"]:
+        args = args[1:]
     if args and args[0][:1] in "+-" and args[0][1:].isdigit():
         shell.unread(ctx, "rotates the directory stack, which the reader does not follow")
         return None

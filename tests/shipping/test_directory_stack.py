@@ -33,6 +33,19 @@ def test_cd_dash_goes_back_to_oldpwd() -> None:
         "/d/y.py": "s/sub/y.py", "/e/x.py": "s/x.py"}
 
 
+@pytest.mark.parametrize("script", [
+    "cd -- sub\ncp y.py /d/\n",
+    "cd -P -- sub\ncp y.py /d/\n",
+    "cd -L sub/deep\ncd -Pe ..\ncp y.py /d/\n",
+    "pushd -- sub >/dev/null\ncp y.py /d/\n",
+    # The idiom for the script's own folder, written with '--' and bash's BASH_SOURCE.
+    'D="$( cd -- "$( dirname -- "${BASH_SOURCE[0]:-$0}"; )" &> /dev/null && pwd 2> /dev/null; )"\n'
+    'cd "$D/sub" && cp y.py /d/\n',
+])
+def test_cd_options_and_a_double_dash_come_before_the_folder(script: str) -> None:
+    assert installed(script) == {"/d/y.py": "s/sub/y.py"}
+
+
 def test_cd_into_a_base_image_folder_is_followed() -> None:
     # The base image's folders are not known; a cd there is taken to work.
     assert installed("cd /usr/lib/python3/dist-packages\ncp /w/s/x.py vllm/x.py\n") == {
