@@ -595,6 +595,7 @@ def _pushd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
         previous = shell.cwd
         shell.cwd, shell.stack[-1] = shell.stack[-1], previous
         shell.oldpwd = previous
+        shell.emit_unknown()  # it prints the stack, as pushd DIR does
         return True
     previous = shell.cwd
     if not shell.change_directory(args[0], ctx):
@@ -663,14 +664,29 @@ def _shopt(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
     words = argv[1:]
     if shell.program != "bash":
         return _program(shell, ctx, argv[0])
-    if not words or words[0] not in ("-s", "-u"):
-        shell.emit_unknown()  # 'shopt' or 'shopt -p' lists the options
-        return True
-    for name in words[1:]:
+    letters, names = "", words
+    while names and names[0][:1] == "-" and names[0] != "-":
+        if names[0] == "--":
+            names = names[1:]
+            break
+        letters, names = letters + names[0][1:], names[1:]
+    if set(letters) <= {"p", "q", "o"}:
+        # 'shopt [-p] [-q] [-o] [NAME...]' lists the options (-q: silently); it succeeds when each NAME is on,
+        # which the reader knows of the options it follows only (bash's defaults for the others are the image's).
+        if "q" not in letters:
+            shell.emit_unknown()
+        if not names:
+            return True
+        return all(n in shell.shopts for n in names) if "o" not in letters and set(names) <= _GLOB_OPTIONS else None
+    mode = letters.replace("q", "")
+    if mode not in ("s", "u"):
+        shell.unread(ctx, f"shopt {' '.join(words)}, which the reader does not follow")
+        return None
+    for name in names:
         if name in _GLOB_OPTIONS:
-            (shell.shopts.add if words[0] == "-s" else shell.shopts.discard)(name)
+            (shell.shopts.add if mode == "s" else shell.shopts.discard)(name)
         elif name not in _HARMLESS_SHOPTS:
-            shell.unread(ctx, f"shopt {words[0]} {name}, which the reader does not follow")
+            shell.unread(ctx, f"shopt -{mode} {name}, which the reader does not follow")
     return True
 
 

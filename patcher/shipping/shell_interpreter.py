@@ -448,6 +448,8 @@ class Shell:
                 continue
             try:
                 status = shell.command(command, ctx)
+            except Exit as end:
+                status = end.status  # each part runs in a subshell: an exit there ends that part only
             except NoMatch:
                 status = False  # bash's failglob ends that part of the pipe, which fails
         if pipe.negated and status is not None:

@@ -79,3 +79,21 @@ def test_shopt_under_sh_is_the_base_images_shell_to_decide() -> None:
                     "s/i.sh": "shopt -s nullglob\ncp x.py /dest/\n", "s/x.py": ""})
     assert [(n.kind, n.line) for n in plan.notes] == [("unread", 1)]
     assert "/dest/x.py" in plan.image
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    # Listing the options ('shopt', 'shopt -p') succeeds: set -e reads on.
+    ("set -e\nshopt\nshopt -p > /tmp/opts\ncp x.py /dest/\n", ["/dest/x.py"]),
+    # 'shopt -q NAME' succeeds only when NAME is on.
+    ("if shopt -q nullglob; then cp x.py /dest/on.py; else cp x.py /dest/off.py; fi\n", ["/dest/off.py"]),
+    ("shopt -s nullglob\nshopt -q nullglob && cp x.py /dest/on.py\n", ["/dest/on.py"]),
+    ("shopt -q dotglob nullglob || shopt -qs dotglob\ncp *.py /dest/ || true\n", ["/dest/.hidden.py", "/dest/x.py"]),
+])
+def test_shopt_listing_succeeds_when_each_named_option_is_on(script: str, placed: list[str]) -> None:
+    plan = read(script)
+    assert dest(plan) == placed and plan.notes == ()
+
+
+def test_whether_an_option_the_reader_does_not_follow_is_on_is_the_images_to_say() -> None:
+    plan = read("shopt -q extglob && cp x.py /dest/on.py\ncp x.py /dest/x.py\n")
+    assert dest(plan) == ["/dest/on.py", "/dest/x.py"] and plan.notes == ()  # the && part runs either way

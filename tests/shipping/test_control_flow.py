@@ -102,6 +102,8 @@ def outcome(script: str) -> tuple[list[str], list[tuple[str, int, str, str]]]:
     ("set -- a b; shift x; cp x.py /$1.py", ["/b.py"]),
     ("set -x a b; cp x.py /$2.py; set -e -- c; cp x.py /$1$#.py", ["/b.py", "/c1.py"]),
     ("eval 'cp x.py /e.py'; C='cp x.py'; eval $C /f.py", ["/e.py", "/f.py"]),
+    # set -e does not apply inside a command under '!': the function goes on past its failure.
+    ("set -e; f() { false; cp x.py /in.py; }; ! f; cp x.py /after.py", ["/after.py", "/in.py"]),
 ])
 def test_the_branch_the_builds_own_values_decide_is_taken(script: str, placed: list[str]) -> None:
     assert outcome(script)[0] == placed
@@ -244,3 +246,10 @@ def test_the_first_exit_of_a_fallback_group_decides_whether_it_hides_the_failure
         line: str, hides: tuple[str, ...]) -> None:
     (copy,) = plan_of(script_context(line + "\n")).installed
     assert copy.hides_failure == hides
+
+
+def test_an_exit_inside_a_part_of_a_pipe_ends_that_part_only() -> None:
+    # Each part of a pipe runs in a subshell: '|| exit 1' there ends the group, and the script reads on.
+    placed, _ = outcome("{\n  cp x.py /in.py || exit 1\n  cp missing.py /m.py || exit 1\n  cp x.py /never.py\n"
+                        "} 2>&1 | tee /tmp/install.log\ncp x.py /after.py\n")
+    assert placed == ["/after.py", "/in.py"]

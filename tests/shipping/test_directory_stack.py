@@ -28,6 +28,12 @@ def test_pushd_without_a_folder_swaps_the_top_two() -> None:
         "/a/y.py": "s/sub/y.py", "/b/z.py": "s/sub/deep/z.py"}
 
 
+def test_pushd_without_a_folder_succeeds_under_set_e() -> None:
+    # It swaps the top two and returns 0: set -e reads on, and '&&' runs what follows.
+    assert installed("set -e\npushd sub >/dev/null\npushd >/dev/null && cp x.py /a/\ncp x.py /b/\n") == {
+        "/a/x.py": "s/x.py", "/b/x.py": "s/x.py"}
+
+
 def test_cd_dash_goes_back_to_oldpwd() -> None:
     assert installed("cd sub\ncd /w/s\ncd -\ncp y.py /d/\ncp \"$OLDPWD/x.py\" /e/\n") == {
         "/d/y.py": "s/sub/y.py", "/e/x.py": "s/x.py"}

@@ -60,7 +60,7 @@ def test_a_program_the_reader_does_not_run_could_change_anything(command: str, n
     "ls -la /opt", "grep -r x /opt", "chmod +x a", "nvidia-smi", "ldconfig", "true", ":", "sed -n p a.txt",
     "awk '{print}' a", "find /opt -name x", "python3 -c 'print(1)'", "python3 -m compileall /opt", "python3 -V",
     "python3 --version", "python3 -h", "python3", "python3 <<EOF\nprint(1)\nEOF", "python3 -m json.tool a",
-    "python3 -m py_compile a.py", "python3 -u -B -W ignore -X dev fix.py", "python3 -E fix.py", "/usr/bin/python3 -V",
+    "python3 -m py_compile a.py", "python3 -m site", "python3 -m sysconfig", "python3 -m platform", "python3 -u -B -W ignore -X dev fix.py", "python3 -E fix.py", "/usr/bin/python3 -V",
     "pip list", "pip", "pip freeze", "pip install --no-deps transformers==4.57.1", "python -m pip install -q other",
     "pip install --progress-bar off other", "pip install Vllm.Ext", "pip install vllm_other", "pip uninstall -y numpy",
     "sudo -u root cp x.py /opt/s.py", "command -v cp", "sh -n ./i2.sh", "sh -s < /dev/null", "bash",
@@ -111,6 +111,8 @@ def test_sed_in_place_could_change_the_files_it_names(command: str, scope: tuple
     ("find /opt -exec install -m 644 {} /srv \\;", ("/opt", "/srv")),
     ("find /opt -exec sed -i s/a/b/ {} +", ("/opt",)),
     ("find /opt -exec chmod -R 644 {} +", ("/opt",)),
+    ("find /opt/vllm -exec chown -R vllm:vllm {} +", ("/opt/vllm",)),  # the owner is no path
+    ("find /opt -exec chgrp video {} +", ("/opt",)),
     ("find /opt -exec grep -l x {} /etc/passwd \\;", ("/opt",)),
     ("find /opt -execdir mv {} old/ \\;", ("/opt",)),  # relative to each file's folder: inside /opt
     ("find /opt -execdir mv {} ../../x \\;", None),
@@ -177,3 +179,10 @@ def test_pip_install_of_a_dotted_name_is_a_caveat_for_its_namespace_folder() -> 
     assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
         ("unread", 2, "pip install ruamel.yaml replaces those packages' files",
          ("**/site-packages/ruamel/yaml", "**/dist-packages/ruamel/yaml"))]
+
+
+def test_the_status_of_a_program_the_reader_does_not_run_is_unknown() -> None:
+    # make's status is the image's: a path built from $? is unread, and named as the script wrote it.
+    found = notes('make install\ncp build.log "/var/log/vendor/make-$?.log"')
+    assert [(kind, line, reason) for kind, line, _, reason, _ in found][1:] == [
+        ("unread", 3, "cp /var/log/vendor/make-$?.log: a path that depends on a value the reader cannot work out")]

@@ -70,6 +70,15 @@ def test_a_helper_that_rewrites_the_shipped_file_is_a_caveat() -> None:
     assert [n.line for n in plan.caveats("s/x.py", (SHIPPED,))] == [2]
 
 
+def test_a_helper_that_rewrites_a_folder_the_build_filled_is_a_caveat() -> None:
+    # copytree over /opt/ONNX replaces what the build placed under it: the folder counts, not only a file.
+    helper = "import shutil\nshutil.copytree('onnx', '/opt/ONNX', dirs_exist_ok=True)\n"
+    plan = plan_of(script_context("mkdir -p /opt/ONNX\ncp x.py /opt/ONNX/ops.py\npython3 fix.py\n",
+                                  files={"s/fix.py": helper}))
+    assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", 3, "fix.py rewrites /opt/ONNX, which the build placed there", ("/opt/ONNX",))]
+
+
 def test_a_helper_that_writes_another_file_is_not_a_caveat() -> None:
     helper = "open('/usr/lib/python3/dist-packages/vllm/core/scheduler.py', 'w').write('')\n"
     plan = plan_of(script_context(f"cp x.py {SHIPPED}\npython3 -u fix.py\npython3 -c 'print(1)'\n",

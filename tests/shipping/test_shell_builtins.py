@@ -33,6 +33,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("pushd sub > /dev/null; dirs -c", ""),
     ("pushd sub > /dev/null; popd > /dev/null; pwd", "/w/s"),
     ("pushd sub", None), ("pushd sub > /dev/null; popd", None),  # they print the stack as the image's shell shows it
+    ("pushd sub > /dev/null; pushd", None),  # swapping the top two prints the stack too
     ("popd", ""),  # fails: nothing on standard output
     ("echo a  b", "a b"), ("echo -n a", "a"), ("echo -x a", "-x a"), ("echo", ""), ("echo -n", ""),
     ("printf '%s-%s' a b", "a-b"), ("printf 'a\\nb'", "a\nb"), ("printf", ""), ("printf '%s\\n' /a", "/a"),
@@ -83,6 +84,8 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     # An assignment given to export/local/... is expanded as one: '~' after its '=' or a ':' is HOME.
     ("export PYTHONPATH=/opt/lib:~/lib; echo $PYTHONPATH", "/opt/lib:/root/lib"),
     ("f() { local P=/opt/bin:~/bin; echo $P; }; f", "/opt/bin:/root/bin"),
+    # Any other command splits and globs such a word like the rest: only the utilities above read assignments.
+    ("printf '%s|' EXTRA_ARGS=$(echo --tp 2)", "EXTRA_ARGS=--tp|2|"),
     ("export A=/a; echo $A", "/a"), ("readonly R=/r; echo $R", "/r"), ("local L=l; declare D=d; typeset T=t; echo $L$D$T", "ldt"),
     ("A=/a; unset A; echo x$A", "x"), ("A=/a; unset -v A; echo x$A", "x"), ("A=/a; unset -- A; echo x$A", "x"), ("export B; echo $B", None),
     ("read A; echo $A", None), ("read -r A B; echo $B", None),
@@ -207,6 +210,14 @@ def test_tee_writes_files_and_an_append_to_a_placed_file_is_a_caveat() -> None:
 def test_getopts_ends_the_option_loop_at_once() -> None:
     plan = plan_of(script_context("while getopts ab o; do cp x.py /never.py; done\ncp x.py /after.py\n"))
     assert "/never.py" not in plan.image and "/after.py" in plan.image and plan.notes == ()
+
+
+@pytest.mark.parametrize("command", ["printf 'a\\0b'", "printf '%b' 'a\\0b'"])
+def test_a_nul_byte_printed_into_a_command_substitution_is_not_guessed(command: str) -> None:
+    # bash and dash drop it from $(...) (bash with a warning): the reader leaves the value unknown, named as written.
+    plan = plan_of(script_context(f"D=$({command})\ncp x.py \"/opt/$D.py\"\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 2, f"cp /opt/$({command}).py: a path that depends on a value the reader cannot work out")]
 
 
 @pytest.mark.parametrize("command", ['realpath "$VENDOR_HOME"', 'readlink -f "$VENDOR_HOME"'])
