@@ -447,7 +447,9 @@ class Shell:
                 status = shell.command(command, ctx)
                 continue
             try:
-                status = shell.command(command, ctx)
+                # A part before the last fails without ending this shell, but inside its own subshell set -e
+                # still holds (bash and dash), unless the whole pipe is exempt (&&, ||, if, !).
+                status = shell.command(command, ctx, keep_errexit=not exempt and not pipe.negated)
             except Exit as end:
                 status = end.status  # each part runs in a subshell: an exit there ends that part only
             except NoMatch:
@@ -468,14 +470,17 @@ class Shell:
         stops = self.fails_build(probe) if self.dockerfile else self.errexit and not self.ignoring_errexit
         return CommandContext(line, text, (*own, *self.inherited), stops, exempt, tail)
 
-    def command(self, command: Command, ctx: CommandContext) -> bool | None:
-        """Run one command in ``ctx``; where sh exempts it from set -e, so is everything it runs in this shell."""
+    def command(self, command: Command, ctx: CommandContext, keep_errexit: bool = False) -> bool | None:
+        """Run one command in ``ctx``; where sh exempts it from set -e, so is everything it runs in this shell.
+
+        ``keep_errexit``: its failure is exempt, but set -e still holds inside it (a pipe's part before the last).
+        """
         self.build.commands += 1
         if self.build.commands > MAX_COMMANDS:
             self.stop(ctx, f"the build runs more than {MAX_COMMANDS:,} commands; the reader stops here")
         if self.build.counter > MAX_STEPS:
             self.stop(ctx, STEPS_PAST)
-        if not ctx.exempt:
+        if not ctx.exempt or keep_errexit:
             return self._command(command, ctx)
         self.ignoring_errexit += 1  # 'f || true', 'if f': set -e is off inside f's body too
         try:

@@ -6,7 +6,8 @@ base image can answer takes both, and says so. A loop turns as often as
 its known condition says; ``break N``/``continue N`` leave N loops; ``exit``
 in a subshell ends only the subshell; under ``set -e`` a command known to
 fail ends the script, except where sh exempts it (a condition, the left of
-``&&``/``||``, ``!``, a pipe's left side).
+``&&``/``||``, ``!``, a pipe's left side). Inside a pipe's left side, which
+runs in a subshell, set -e still holds unless the whole pipe is exempt.
 """
 
 from __future__ import annotations
@@ -253,3 +254,15 @@ def test_an_exit_inside_a_part_of_a_pipe_ends_that_part_only() -> None:
     placed, _ = outcome("{\n  cp x.py /in.py || exit 1\n  cp missing.py /m.py || exit 1\n  cp x.py /never.py\n"
                         "} 2>&1 | tee /tmp/install.log\ncp x.py /after.py\n")
     assert placed == ["/after.py", "/in.py"]
+
+
+@pytest.mark.parametrize(("script", "expected"), [
+    # bash and dash: set -e ends the group on the pipe's left, not the script.
+    ("set -e\n{ false; cp x.py /in.py; } | cat\ncp x.py /after.py\n", ["/after.py"]),
+    # An exempt pipe (|| after it, or !) exempts what runs inside its parts too.
+    ("set -e\n{ false; cp x.py /in.py; } | cat || true\ncp x.py /after.py\n", ["/after.py", "/in.py"]),
+    ("set -e\n! { false; cp x.py /in.py; } | cat\ncp x.py /after.py\n", ["/after.py", "/in.py"]),
+])
+def test_set_e_holds_inside_a_pipes_left_side_unless_the_pipe_is_exempt(script: str, expected: list[str]) -> None:
+    placed, _ = outcome(script)
+    assert placed == expected
