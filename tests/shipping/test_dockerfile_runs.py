@@ -115,6 +115,16 @@ def test_a_bind_mount_over_a_placed_folder_gives_it_back_afterwards() -> None:
         "/m/b.py": "pkg/sub/b.py", "/a.py": "pkg/a.py", "/b.py": "pkg/sub/b.py"}
 
 
+def test_a_bind_mount_hides_only_its_own_folder() -> None:
+    # The files the build placed elsewhere are there during the RUN and after it.
+    plan = built("FROM base\nCOPY main.py /app/\n"
+                 "RUN --mount=type=bind,source=pkg,target=/tmp/pkg "
+                 "cp /tmp/pkg/a.py /app/ && cp /app/main.py /app/m.py\n")
+    assert {path: p.source for path, p in plan.image.items()} == {
+        "/app/main.py": "main.py", "/app/a.py": "pkg/a.py", "/app/m.py": "main.py"}
+    assert plan.notes == ()
+
+
 @pytest.mark.parametrize(("mount", "placed"), [
     ("from=b,source=/p,target=/m", {"/g/a.py": "pkg/a.py", "/g/sub/b.py": "pkg/sub/b.py"}),
     ("type=bind,from=0,target=/m", {"/g/p/a.py": "pkg/a.py", "/g/p/sub/b.py": "pkg/sub/b.py", "/g/m.py": "main.py"}),

@@ -51,7 +51,10 @@ def test_a_file_command_coreutils_would_fail_is_noted(command: str, reason: str)
 
 
 @pytest.mark.parametrize("command", ["rm -f nothere", "rm -rf /made/none", "mkdir -p /made", "rm -r /made",
-                                     "rm --force --recursive /made", "mkdir -p /made/a /made/a", "touch /made/t"])
+                                     "rm --force --recursive /made", "mkdir -p /made/a /made/a", "touch /made/t",
+                                     # the file touch made is there for the next command
+                                     "touch /made/.installed\nrm /made/.installed",
+                                     "touch /made/__init__.py\ncp /made/__init__.py /made/empty.py"])
 def test_what_coreutils_allow_is_not_a_failure(command: str) -> None:
     assert plan_of(script_context(f"mkdir /made\n{command}\n")).notes == ()
 

@@ -102,6 +102,8 @@ def show(script: str) -> str:
      "1:echo ${A#b} ${A##b} ${A%b} ${A%%b} ${A/b/c} ${A//b/c} ${A:1:2} ${BASH_SOURCE[0]} ${#@}"),
     # A subscript ends at its own ']', not at a later one on the line.
     ("[ \"${BASH_SOURCE[0]}\" = \"$0\" ] && main \"$@\"", "1:[ \"${BASH_SOURCE[0]}\" = \"${0}\" ] && 1:main \"${@}\""),
+    # ...nor at an earlier one: a test's ']' before it on the line is not the subscript's.
+    ("[ -n \"$DEBUG\" ] && echo \"${BASH_SOURCE[0]}\"", "1:[ -n \"${DEBUG}\" ] && 1:echo \"${BASH_SOURCE[0]}\""),
     ("echo $A$B ${A}x $$ $? $# $1x $12 $- $! $0 $@ \"$*\" $_x", "1:echo ${A}${B} ${A}x ${$} ${?} ${#} ${1}x ${1}2 ${-} ${!} ${0} ${@} \"${*}\" ${_x}"),
     # Here-documents: the body starts on the next line; a quoted delimiter (any quoting) turns expansion off.
     ("cat << EOF\nbody $A\nEOF\necho after", "1:cat <<EOF'body $A\\n'; 4:echo after"),
@@ -183,6 +185,13 @@ def test_a_command_is_shown_on_one_line_and_clipped() -> None:
     assert first.first.commands[0].text == "cp a b c"
     assert second.first.commands[0].text == "echo " + "x" * 112 + "..."
     assert len(second.first.commands[0].text) == 120
+
+
+def test_a_command_of_the_clip_length_is_shown_whole() -> None:
+    command = "cp ops/paged_attn.py /usr/local/lib/python3.10/dist-packages/vllm/attention/ops/"
+    command += "x" * (120 - len(command))  # exactly as long as a shown command may be
+    (item,) = parse_script(command + "\n").items
+    assert item.first.commands[0].text == command
 
 
 def test_a_function_definition_is_shown_to_the_end_of_its_body() -> None:

@@ -199,6 +199,13 @@ def test_a_context_without_a_readable_dockerfile_is_refused(files: dict[str, str
     assert (raised.value.where, raised.value.message) == (where, message)
 
 
+def test_only_the_dockerfile_and_scripts_are_held_to_the_script_size() -> None:
+    # A vendor drop carries wheels and weights far past it: those are copied, never read as a script.
+    wheel = b"PK\x03\x04" + b"\0" * (2 << 20)
+    plan = plan_of(script_context("cp dist/vllm.whl /opt/\n") | {"s/dist/vllm.whl": wheel, "a/weights.bin": wheel})
+    assert plan.image["/opt/vllm.whl"].source == "s/dist/vllm.whl" and plan.notes == ()
+
+
 def test_a_dockerfile_with_a_byte_order_mark_is_read() -> None:
     plan = plan_of({"Dockerfile": "\ufeffFROM base\nCOPY main.py /m.py\n".encode("utf-8"), "main.py": ""})
     assert plan.image["/m.py"].source == "main.py"

@@ -29,6 +29,8 @@ from tests.shipping.conftest import plan_of, script_context
     ("echo ${#A\n", 1, "echo ${#A", "bad substitution"),
     ("echo ${A[0}\n", 1, "echo ${A[0}", "bad substitution"),
     ("echo ${A!}\n", 1, "echo ${A!}", "bad substitution"),
+    ("D=${:-/opt/vllm}\n", 1, "D=${:-/opt/vllm}", "bad substitution"),  # the name left out: no parameter to default
+    ("cp x.py /a/\necho ${", 2, "echo ${", "bad substitution"),  # the script ends inside the '${'
     ("echo ${A:-x\n", 2, "", "a '${' is not closed"),
     ("echo `abc\n", 1, "echo `abc", "a backquote is not closed"),
     ("echo `abc\\`\n", 1, "echo `abc\\`", "a backquote is not closed"),
