@@ -371,10 +371,24 @@ def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None
 def touch(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``touch FILE...``: creates an empty file where none is known (a placed file keeps its content)."""
     o = read_options("touch", args)
+    ok = True
     for operand in o.operands:
         path = shell.path(operand)
-        if path not in shell.build.fs.files and not o.flags & {"c", "no-create"}:
-            shell.build.fs.write_other(path)
+        if path in shell.build.fs.files or o.flags & {"c", "no-create"}:
+            continue
+        if not folder_there(shell, ctx, "touch", path):
+            ok = False
+            continue
+        shell.build.fs.write_other(path)
+    return ok
+
+
+def folder_there(shell: "Shell", ctx: "CommandContext", command: str, path: str) -> bool:
+    """Whether the folder a new file at ``path`` goes in can be there; if the build knows it is not, a note."""
+    folder = posixpath.dirname(path)
+    if shell.build.fs.kind(folder) in (Kind.ABSENT, Kind.FILE):
+        shell.note(ctx, "fails", f"{command} cannot create {path}: {folder} is not a folder at this point of the build")
+        return False
     return True
 
 

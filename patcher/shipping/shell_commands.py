@@ -17,7 +17,7 @@ import re
 from dataclasses import replace
 from typing import Callable
 
-from .file_commands import FILE_COMMANDS, transfer
+from .file_commands import FILE_COMMANDS, folder_there, transfer
 from .image_fs import Kind, normalise
 from .shell_interpreter import (MAX_DEPTH, CommandContext, Exit, ScriptRecord, Shell, ShellSyntaxError, Stop,
                                 _Loop, _Return, shebang)
@@ -62,7 +62,10 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
     assignments = [(name[:-2].rstrip("+"), shell.unknowns.mark(f"${name[:-2].rstrip('+')}")) if name.endswith("()")
                    else (name, value) for name, value in assignments]
     copy = _redirected_copy(shell, argv, node.redirects) if argv else None
-    stdin = apply_redirects(shell, node.redirects, ctx)
+    try:
+        stdin = apply_redirects(shell, node.redirects, ctx)
+    except RedirectFailed:
+        return False
     if copy is not None:
         return transfer(shell, ctx, posixpath.basename(argv[0]), [copy[0]], copy[1], recursive=False, into=False)
     if not argv:
@@ -107,6 +110,10 @@ def _redirected_copy(shell: Shell, argv: list[str], redirects: tuple[Redirect, .
     return shell.path(source), shell.path(destination)
 
 
+class RedirectFailed(Exception):
+    """sh cannot open a redirection's file: the command does not run, and fails."""
+
+
 def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandContext) -> str | None:
     """Write what output redirections write; return a here-document's text (standard input) if any."""
     stdin: str | None = None
@@ -123,6 +130,8 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
             shell.unread(ctx, f"writes to {shell.show(target)}, which the reader cannot work out")
             continue
         path = shell.path(target)
+        if not folder_there(shell, ctx, "the redirection", path):
+            raise RedirectFailed(path)
         if redirect.op.endswith(">>") and path in shell.build.fs.files:
             held = shell.build.fs.files[path].source
             shell.unread(ctx, f"appends to {path}, which holds {held}: the image gets it changed", scope=(path,))

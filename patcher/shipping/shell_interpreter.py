@@ -494,8 +494,11 @@ class Shell:
             from .shell_commands import run_simple
             return run_simple(self, node, ctx)
         if command.redirects:
-            from .shell_commands import apply_redirects
-            apply_redirects(self, command.redirects, ctx)
+            from .shell_commands import RedirectFailed, apply_redirects
+            try:
+                apply_redirects(self, command.redirects, ctx)
+            except RedirectFailed:
+                return False  # sh does not run the command whose output it cannot open
         if isinstance(node, FunctionDef):
             self.functions[node.name] = node.body
             return True

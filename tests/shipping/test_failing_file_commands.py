@@ -5,7 +5,8 @@ of the RUN its failure would stop ``docker build``: the RUN line gets its
 own note. What fails is what GNU coreutils refuse: a source that is not
 there, a folder without ``-r``, a copy into a file or into itself, a
 missing operand, ``rm`` of a folder without ``-r`` or of nothing without
-``-f``, ``mkdir`` of what exists (without ``-p``).
+``-f``, ``mkdir`` of what exists (without ``-p``), ``touch`` or a redirection
+into a folder that is not there (sh then does not run the command).
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ RUN_FAILS = ("fails", 4, "this RUN fails as the reader follows it, so 'docker bu
     ("mkdir x.py", "/w/s/x.py already exists, so mkdir fails (without -p)"),
     ("mkdir -p x.py", "/w/s/x.py is a file, so mkdir -p fails"),
     ("cp -tDIR x.py", "/w/s/DIR is not a folder, so nothing is copied into it"),
+    ("touch /made/none/t.py", "touch cannot create /made/none/t.py: /made/none is not a folder at this point of "
+                              "the build"),
+    ("touch x.py/t", "touch cannot create /w/s/x.py/t: /w/s/x.py is not a folder at this point of the build"),
+    # sh cannot open the file, so it does not run the command, which fails.
+    ("echo done > /made/none/log", "the redirection cannot create /made/none/log: /made/none is not a folder at "
+                                   "this point of the build"),
 ])
 def test_a_file_command_coreutils_would_fail_is_noted(command: str, reason: str) -> None:
     plan = plan_of(script_context(f"mkdir /made\n{command}\n"))
@@ -130,3 +137,8 @@ def test_a_base_image_file_copied_over_a_placed_file_replaces_it() -> None:
     plan = plan_of(script_context("mkdir /made\ncp x.py /made/a.py\ncp /usr/lib/a.py /made/a.py\n"
                                   "ln -sf /usr/lib/b.py /made/b.py\n"))
     assert not any(path.startswith("/made/") for path in plan.image) and plan.notes == ()
+
+
+def test_a_command_whose_output_file_cannot_be_opened_does_not_run() -> None:
+    plan = plan_of(script_context("mkdir /made\n{ cp x.py /made/x.py; } > /made/none/log || cp x.py /made/or.py\n"))
+    assert sorted(path for path in plan.image if path.startswith("/made/")) == ["/made/or.py"]
