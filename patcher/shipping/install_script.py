@@ -3,7 +3,9 @@
 The reading itself lives in the ``shell_*`` modules: ``shell_syntax``
 parses POSIX sh (and the bash forms scripts use), ``shell_words``
 expands words, ``shell_interpreter`` keeps the shell's state and control
-flow, ``shell_commands`` runs builtins, scripts and programs, and
+flow, ``shell_commands`` dispatches a command to the builtins
+(``shell_builtins``, ``output_builtins``), the programs it follows
+(``shell_programs``: scripts, ``sh -c``, Python, pip) or others, and
 ``file_commands`` does what ``cp``, ``install``, ``mv``, ``ln``, ``rsync``
 and ``rm`` do to the image. This module is their front for one script read
 on its own (``read_install_script``), and keeps the helpers the safety
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, MutableMapping
 
 from .image_fs import ImageFS, Placement, normalise
-from .shell_commands import SHELLS, run_script
+from .shell_programs import SHELLS, run_script
 from .shell_interpreter import Build, CommandContext, Note, ScriptCopy, Shell, shebang
 
 __all__ = ["InstallScript", "Note", "ScriptCopy", "expand_variables", "logical_lines", "read_install_script"]

@@ -13,7 +13,6 @@ fail. A line it cannot follow becomes a ``Note``, never a guess.
 from __future__ import annotations
 
 import posixpath
-import re
 from dataclasses import dataclass, field
 from typing import Callable
 

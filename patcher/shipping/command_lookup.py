@@ -1,0 +1,35 @@
+"""Where sh finds a command of the context on PATH, and the note for a program the reader does not follow."""
+
+from __future__ import annotations
+
+import posixpath
+
+from .image_fs import normalise
+from .shell_interpreter import CommandContext, Shell
+from .shell_words import is_known
+
+
+def on_path(shell: Shell, name: str, past_unknown: bool = False) -> str | None:
+    """A context file placed in a folder of a PATH the build set, found as ``name``.
+
+    The folders are tried in order up to the first the reader cannot know
+    (``PATH=/opt/s:$PATH`` finds /opt/s/NAME, not what the base image's PATH
+    holds), or past it with ``past_unknown`` (``PATH=$PATH:/opt/s``).
+    """
+    path = shell.variables.get("PATH")
+    for folder in [] if path is None else path.split(":"):
+        if not is_known(folder):
+            if past_unknown:
+                continue
+            return None
+        candidate = normalise(posixpath.join(folder or shell.cwd, name))
+        if candidate in shell.build.fs.files:
+            return candidate
+    return None
+
+
+def note_program(shell: Shell, ctx: CommandContext, name: str, scope: tuple[str, ...] | None = None) -> bool | None:
+    shell.emit_unknown()
+    shell.note(ctx, "program", f"runs {name}, which the reader does not follow: it could change "
+                               f"{'any file' if scope is None else ', '.join(scope)}", scope)
+    return None

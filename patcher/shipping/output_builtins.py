@@ -1,0 +1,171 @@
+"""The builtins whose answer is what they print or their status: ``echo``, ``printf``, ``pwd``, ``dirname``,
+``basename``, ``realpath``, ``test``/``[``, ``tee``."""
+
+from __future__ import annotations
+
+import operator
+import posixpath
+import re
+from typing import Callable
+
+from .image_fs import Kind
+from .printf_format import Unsure, printf_output, read_escapes
+from .shell_builtins import Builtin
+from .shell_interpreter import CommandContext, Shell
+from .shell_words import is_known
+
+
+def _echo(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``echo`` as the shell that runs it prints: bash's and dash's differ (options, backslashes).
+
+    Under sh, or another shell, the base image decides: what they print alike is known, the rest is not.
+    """
+    printed = {"bash": _bash_echo, "dash": _dash_echo}.get(shell.program)
+    if printed is not None:
+        text = printed(argv[1:])
+    else:
+        text = _bash_echo(argv[1:])
+        text = text if text == _dash_echo(argv[1:]) else None
+    if text is None:
+        shell.emit_unknown()
+    else:
+        shell.emit(text)  # an unknown part travels as its marker
+    return True
+
+
+def _bash_echo(args: list[str]) -> str | None:
+    """bash's echo: leading words of -n, -e and -E letters are options; escapes are read only after -e."""
+    newline, escapes = True, False
+    while args and len(args[0]) > 1 and args[0][0] == "-" and set(args[0][1:]) <= set("neE"):
+        newline = newline and "n" not in args[0]
+        for letter in args[0][1:]:
+            escapes = {"e": True, "E": False}.get(letter, escapes)
+        args = args[1:]
+    text = " ".join(args)
+    if escapes and "\\" in text:
+        return None  # bash's own escapes (\e, \x41, \u00e9; \101 is not octal there): not printed here
+    return text + ("\n" if newline else "")
+
+
+def _dash_echo(args: list[str]) -> str | None:
+    """dash's echo: only a first ``-n`` is an option; backslash escapes are always read, as printf's %b reads them."""
+    newline = args[:1] != ["-n"]
+    try:
+        text, stopped = read_escapes(" ".join(args if newline else args[1:]))
+    except Unsure:
+        return None
+    return text if stopped or not newline else text + "\n"
+
+
+def _printf(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``printf FORMAT [ARG...]`` as POSIX printf: what it cannot work out exactly is unknown output, never a guess."""
+    args = argv[1:]
+    if args[:1] == ["--"]:
+        args = args[1:]
+    if not args:
+        return True
+    if args[0].startswith("-") and args[0] != "-":
+        if args[0] == "-v" and len(args) > 1 and is_known(args[1]):
+            shell.assign(args[1], shell.unknowns.mark(f"$({' '.join(argv)})"))  # bash's printf -v NAME
+        shell.emit_unknown()
+        return True
+    text = printf_output(args[0], args[1:])
+    if text is None:
+        shell.emit_unknown()  # the reader follows the build that succeeds: printf is taken to succeed
+    else:
+        shell.emit(text)
+    return True
+
+
+def _path_tool(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``pwd``, ``dirname``, ``basename``, ``realpath``, ``readlink -f``: what they print is a path the reader knows."""
+    head = argv[0]
+    operands = [a for a in argv[1:] if not a.startswith("-")]
+    if head == "pwd":
+        shell.emit(shell.cwd + "\n")
+    elif head == "dirname" and operands:
+        shell.emit("\n".join(_dirname(o) for o in operands) + "\n")
+    elif head == "basename" and operands:
+        name = posixpath.basename(operands[0].rstrip("/")) or "/"
+        if len(operands) > 1 and name.endswith(operands[1]) and name != operands[1]:
+            name = name[:-len(operands[1])]
+        shell.emit(name + "\n")
+    elif head in ("realpath", "readlink") and operands and (head == "realpath" or {"-f", "-m", "-e"} & set(argv)):
+        shell.emit(shell.path(operands[0]) + "\n" if is_known(operands[0]) else operands[0] + "\n")
+    else:
+        shell.emit_unknown()
+    return True
+
+
+def _dirname(path: str) -> str:
+    stripped = path.rstrip("/")
+    if not stripped:
+        return "/" if path else "."
+    parent = posixpath.dirname(stripped)
+    return parent.rstrip("/") or ("/" if parent else ".")
+
+
+def _test(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``test``/``[``/``[[``: decided where the build's own files or known values decide it, else unknown."""
+    args = argv[1:]
+    if argv[0] == "[" and args[-1:] == ["]"] or argv[0] == "[[" and args[-1:] == ["]]"]:
+        args = args[:-1]
+    negate = False
+    while args and args[0] == "!":
+        negate, args = not negate, args[1:]
+    result = _decide(shell, args)
+    return None if result is None else result != negate
+
+
+def _decide(shell: Shell, args: list[str]) -> bool | None:
+    if len(args) in (1, 2) and is_known(args[0]) and not is_known(args[-1]) and shell.unknowns.nonempty(args[-1]):
+        # An unknown value known not to be empty ($BASH_VERSION under bash): [ X ], [ -n X ] and [ -z X ] are known.
+        if len(args) == 1:
+            return True
+        return {"-n": True, "-z": False}.get(args[0])
+    if any(not is_known(a) for a in args):
+        return None
+    if len(args) == 1:
+        return args[0] != ""
+    if len(args) == 2 and args[0] in ("-n", "-z"):
+        return (args[1] != "") == (args[0] == "-n")
+    if len(args) == 2 and args[0] in ("-d", "-f", "-e", "-a"):
+        kind = shell.build.fs.kind(shell.path(args[1]))
+        if kind is Kind.UNKNOWN:
+            return None
+        if args[0] == "-d":
+            return kind is Kind.DIR
+        if args[0] == "-f":
+            return kind is Kind.FILE
+        return kind is not Kind.ABSENT
+    if len(args) == 3 and args[1] in ("=", "==", "!="):
+        return (args[0] == args[2]) == (args[1] != "!=")
+    if len(args) == 3 and args[1] in _INTEGER_TESTS and all(_INTEGER.fullmatch(a) for a in args[::2]):
+        return _INTEGER_TESTS[args[1]](int(args[0]), int(args[2]))
+    return None
+
+
+# test's integer comparisons; an operand that is not an integer (or past 64 bits) is an error (status 2), left
+# undecided here.
+_INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
+_INTEGER_TESTS: dict[str, Callable[[int, int], bool]] = {
+    "-eq": operator.eq, "-ne": operator.ne, "-lt": operator.lt, "-le": operator.le, "-gt": operator.gt,
+    "-ge": operator.ge}
+
+
+def _tee(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    append = any(a in ("-a", "--append") for a in argv[1:])
+    for operand in (a for a in argv[1:] if not a.startswith("-")):
+        path = shell.path(operand)
+        if path in shell.build.fs.files and append:
+            shell.unread(ctx, f"appends to {path}, which the build placed there", scope=(path,))
+        elif not append:
+            shell.build.fs.write_other(path)
+    shell.emit_unknown()
+    return True
+
+
+OUTPUT_BUILTINS: dict[str, Builtin] = {
+    "echo": _echo, "printf": _printf, "pwd": _path_tool, "dirname": _path_tool, "basename": _path_tool,
+    "realpath": _path_tool, "readlink": _path_tool, "test": _test, "[": _test, "[[": _test, "tee": _tee,
+}

@@ -1,0 +1,177 @@
+"""What POSIX ``printf`` prints for a format and its arguments, and the escapes of ``%b`` (dash's echo reads them too)."""
+
+from __future__ import annotations
+
+import re
+
+from .shell_words import MAX_WORD, is_known
+
+
+class Unsure(Exception):
+    """printf would print what the reader cannot work out exactly (an error, a shell-dependent form)."""
+
+
+class _Stop(Exception):
+    """``\\c`` in a ``%b`` argument: printf prints nothing more."""
+
+
+_FORMAT_ESCAPES = {"\\": "\\", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+_DIRECTIVE = re.compile(r"%([-+ 0]*)(\d*)(?:\.(\d*))?([sbcdiouxX%])")
+_NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+
+
+def printf_output(fmt: str, args: list[str]) -> str | None:
+    """What ``printf FMT ARGS...`` prints, or None when the reader cannot say exactly.
+
+    Only FMT is a format: ``%`` and ``\\`` in an argument are data (``%b`` reads escapes in its argument). FMT
+    is used again while arguments remain; a conversion with none left gets "" (0 for numbers). Escapes in FMT:
+    ``\\ \\a \\b \\f \\n \\r \\t \\v`` and octal ``\\NNN``; conversions ``%s %b %c %d %i %o %u %x %X %%``
+    with ``-``, ``+``, space and ``0`` flags, a width and a precision. Anything else (``\\x41``, ``%*d``, ``%q``,
+    an argument %d cannot read, a byte past ASCII or a NUL) is not guessed.
+    """
+    if not is_known(fmt):
+        return None
+    out: list[str] = []
+    remaining = list(args)
+    try:
+        while True:
+            used = _format_once(fmt, remaining, out)
+            if not remaining or not used:
+                return "".join(out)
+    except _Stop as stop:
+        return "".join(out) + str(stop)
+    except Unsure:
+        return None
+
+
+def _format_once(fmt: str, remaining: list[str], out: list[str]) -> int:
+    """Print ``fmt`` once into ``out``, taking its arguments from ``remaining``; return how many it took."""
+    used = 0
+    index = 0
+    size = sum(map(len, out))  # what earlier uses of the format printed
+    while index < len(fmt):
+        if size > MAX_WORD:
+            raise Unsure("output past the reader's limit")
+        char = fmt[index]
+        if char == "\\":
+            text, index = _escape(fmt, index + 1, in_argument=False)
+            out.append(text)
+            size += len(text)
+            continue
+        if char != "%":
+            out.append(char)
+            size += 1
+            index += 1
+            continue
+        match = _DIRECTIVE.match(fmt, index)
+        if match is None:
+            raise Unsure("a conversion the reader does not follow")
+        index = match.end()
+        flags, width, precision, conversion = match.groups()
+        if conversion == "%":
+            if flags or width or precision is not None:
+                raise Unsure("%% with flags")
+            out.append("%")
+            size += 1
+            continue
+        # A width or precision past what the reader keeps of a word is not built (a script's
+        # '%9999999999s' would take gigabytes); neither is output past it, the format used again.
+        if int(width or 0) > MAX_WORD or int(precision or 0) > MAX_WORD:
+            raise Unsure("a width past the reader's limit")
+        arg = remaining.pop(0) if remaining else None
+        used += arg is not None
+        out.append(_convert(conversion, flags, width, precision, arg))
+        size += len(out[-1])
+    if size > MAX_WORD:
+        raise Unsure("output past the reader's limit")
+    return used
+
+
+def _convert(conversion: str, flags: str, width: str, precision: str | None, arg: str | None) -> str:
+    """One conversion of one argument (None: none was left)."""
+    dot = "" if precision is None else "." + (precision or "0")
+    if conversion in "sbc":
+        if set(flags) - {"-"}:
+            raise Unsure("a flag C leaves undefined for strings")
+        text = arg or ""
+        if conversion == "b":
+            if not is_known(text):
+                raise Unsure("escapes in an unknown value")
+            text, stopped = read_escapes(text)
+            if stopped:
+                if width or dot:
+                    raise Unsure("\\c in a %b with a width")
+                raise _Stop(text)
+        elif conversion == "c":
+            if not text or not is_known(text[:1]):
+                raise Unsure("%c of nothing (a NUL) or of an unknown value")
+            text = text[:1]
+        if (width or dot) and not is_known(text):
+            raise Unsure("the width of an unknown value")
+        return f"%{flags}{width}{dot}s" % text
+    number = _integer(arg)
+    if conversion in "ouxX" and number < 0:
+        raise Unsure("a negative number printed unsigned")
+    if dot:
+        if number == 0 and dot == ".0":
+            raise Unsure("a zero printed with no digits")
+        flags = flags.replace("0", "")  # C ignores the 0 flag when a precision is given
+    return f"%{flags}{width}{dot}{'d' if conversion in 'iu' else conversion}" % number
+
+
+def _integer(arg: str | None) -> int:
+    """An argument of ``%d`` as printf reads it: decimal, ``0`` octal, ``0x`` hex, or ``'C`` (C's code)."""
+    if arg is None or arg == "":
+        return 0
+    if not is_known(arg):
+        raise Unsure("a number the reader cannot know")
+    if arg[:1] in ("'", '"'):
+        if len(arg) < 2 or not arg[1].isascii():
+            raise Unsure("the code of a character past ASCII")
+        return ord(arg[1])
+    match = _NUMBER.fullmatch(arg)
+    if match is None:
+        raise Unsure(f"{arg} is not a number: printf fails")
+    sign, digits = match.groups()
+    if len(digits) > 24:  # past 64 bits in any base; int() also refuses thousands of decimal digits
+        raise Unsure("a number out of range")
+    value = int(digits, 16 if digits[:2] in ("0x", "0X") else 8 if digits.startswith("0") else 10)
+    value = -value if sign == "-" else value
+    if not -(1 << 63) <= value < 1 << 63:
+        raise Unsure("a number out of range")
+    return value
+
+
+def read_escapes(text: str) -> tuple[str, bool]:
+    """The argument of ``%b`` with its escapes read (``\\0NNN`` octal), and whether a ``\\c`` ends all output there."""
+    out: list[str] = []
+    index = 0
+    while index < len(text):
+        if text[index] != "\\":
+            out.append(text[index])
+            index += 1
+            continue
+        if text[index + 1:index + 2] == "c":
+            return "".join(out), True
+        piece, index = _escape(text, index + 1, in_argument=True)
+        out.append(piece)
+    return "".join(out), False
+
+
+def _escape(text: str, index: int, in_argument: bool) -> tuple[str, int]:
+    """The escape whose letter is at ``text[index]``: its character and where the text goes on."""
+    letter = text[index:index + 1]
+    if letter in _FORMAT_ESCAPES:
+        return _FORMAT_ESCAPES[letter], index + 1
+    if letter.isdigit() and letter < "8":
+        # In the format \\NNN is octal (1-3 digits); in a %b argument \\0NNN is (0-3 after the 0), and dash and
+        # bash read \\NNN there as well.
+        start = index + 1 if in_argument and letter == "0" else index
+        end = start
+        while end < len(text) and end < start + 3 and "0" <= text[end] <= "7":
+            end += 1
+        code = int(text[start:end] or "0", 8)
+        if not 0 < code < 128:
+            raise Unsure("a NUL or a byte past ASCII")
+        return chr(code), end
+    raise Unsure(f"the escape \\{letter}, which shells print differently")

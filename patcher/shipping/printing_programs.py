@@ -1,0 +1,102 @@
+"""Programs that only print, and those that change files the reader can bound (``sed -i``, ``find -exec``)."""
+
+from __future__ import annotations
+
+import posixpath
+
+from .command_lookup import note_program
+from .shell_interpreter import CommandContext, Shell
+from .shell_words import is_known
+from .tool_options import TABLES, read_options
+
+# Commands that change no file of the image and no state of the shell; what they print is unknown.
+PRINTING = frozenset({
+    "ls", "cat", "head", "tail", "grep", "egrep", "fgrep", "wc", "sort", "uniq", "cut", "tr", "date", "printenv",
+    "id", "whoami", "hostname", "uname", "nproc", "which", "type", "df", "du", "stat", "file", "md5sum",
+    "sha256sum", "sha1sum", "sha512sum", "cmp", "diff", "nvidia-smi", "ixsmi", "lscpu", "free", "uptime", "ps",
+    "getconf", "locale", "tty", "arch", "ldd", "nm", "od", "xxd", "hexdump", "jq", "column", "fold", "rev", "seq",
+    "yes", "tac", "nl", "expr", "sleep", "sync", "chmod", "chown", "chgrp", "ldconfig", "umask", "ulimit", "trap",
+    "wait", "hash", "alias", "unalias", "true", ":", "false", "sed", "awk", "find", "hostnamectl",
+})
+
+# find's actions that run a program, and those that write.
+_FIND_RUNS = ("-exec", "-execdir", "-ok", "-okdir")
+_FIND_WRITES = ("-delete", "-fprint", "-fprint0", "-fprintf", "-fls")  # -delete the files walked, the others FILE
+# Programs that, run by find on the files it lists, change nothing, or only the paths on their line.
+_FIND_READS = frozenset({"echo", "printf", "true", "cat", "grep", "ls", "stat", "file", "test", "[", "head", "wc",
+                         "md5sum", "sha256sum"})
+_FIND_CHANGES = frozenset({"rm", "touch", "cp", "mv", "ln", "install", "mkdir", "sed", "chmod", "chown", "chgrp",
+                           "dos2unix"})
+
+
+def _find_scope(shell: Shell, args: list[str]) -> tuple[str, ...] | None:
+    """What ``find ARGS`` could change: the trees it walks, a file its -fprint writes, the paths on an -exec line.
+
+    Any other program (``sh -c``, ``python``, ``xargs``) could change anything: None. Under
+    ``-execdir`` a relative path is in the folder of each file found, so inside the trees walked
+    unless it climbs out with ``..``.
+    """
+    roots: list[str] = []  # the paths before the first test or action; none means "."
+    for arg in args:
+        if arg.startswith(("-", "(", "!", ")")):
+            break
+        roots.append(arg)
+    paths = roots or ["."]
+    index = len(roots)
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg in _FIND_RUNS:
+            end = next((i for i in range(index, len(args)) if args[i] in (";", "+")), len(args))
+            command, index = args[index:end], end + 1
+            program = posixpath.basename(command[0]) if command else ""
+            if program not in _FIND_READS | _FIND_CHANGES:
+                return None
+            named = [a for a in _operands(program, command[1:]) if "{}" not in a]
+            if arg in ("-execdir", "-okdir"):
+                if any(".." in a.split("/") for a in named if not a.startswith("/")):
+                    return None
+                named = [a for a in named if a.startswith("/")]
+            paths += named if program in _FIND_CHANGES else []
+        elif arg in _FIND_WRITES[1:] and index < len(args):
+            paths.append(args[index])
+    if not all(is_known(path) for path in paths):
+        return None
+    return tuple(dict.fromkeys(shell.path(path) for path in paths))
+
+
+def _operands(program: str, args: list[str]) -> list[str]:
+    """The paths of a command line: its operands, less a mode, an owner or a sed script written before them."""
+    if program in ("chmod", "chown", "chgrp"):
+        operands = [a for a in args if not a.startswith("-")]
+        return operands[1:]
+    if program in TABLES:
+        read = read_options(program, args)
+        if program == "sed" and not read.values.keys() & {"e", "f", "expression", "file"}:
+            return read.operands[1:]
+        return read.operands + [v for k, v in read.values.items() if k in ("t", "target-directory")]
+    return [a for a in args if not a.startswith("-")]
+
+
+def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) -> bool | None:
+    if base in ("true", ":"):
+        return True
+    if base == "false":
+        return False
+    if base == "sed":
+        o = read_options("sed", argv[1:])
+        if "i" in o.flags or "in-place" in o.flags or "in-place" in o.values:
+            scripts_given = o.values.keys() & {"e", "f", "expression", "file"}
+            files = o.operands if scripts_given else o.operands[1:]  # the first operand is the script
+            shell.unread(ctx, "edits files in place (sed -i)", scope=tuple(shell.path(f) for f in files) or None)
+        else:
+            shell.emit_unknown()
+        return True
+    if base == "awk" and any(">" in a or "system" in a for a in argv[1:]):
+        return note_program(shell, ctx, "awk")
+    if base == "find" and any(a in _FIND_RUNS or a in _FIND_WRITES for a in argv[1:]):
+        shell.unread(ctx, "runs commands on the files find lists, which the reader does not follow",
+                     scope=_find_scope(shell, argv[1:]))
+        return None
+    shell.emit_unknown()
+    return True

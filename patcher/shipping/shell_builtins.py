@@ -1,0 +1,334 @@
+"""The builtins that change the shell's state: the directory stack, options, variables, functions, the flow.
+
+``cd``/``pushd``/``popd``/``dirs``, ``set``/``shopt``, ``export``/``local``/``unset``,
+``exit``/``return``/``break``/``shift``, ``.``/``source``/``eval``, ``read``, ``getopts``.
+Each takes (shell, argv, context, env, stdin) and returns the status: True, False, or None (unknown).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .command_lookup import note_program, on_path
+from .shell_interpreter import MAX_DEPTH, CommandContext, Exit, Shell, _Loop, _Return
+from .shell_words import is_known
+
+Builtin = Callable[[Shell, list[str], CommandContext, dict[str, str], "str | None"], "bool | None"]
+
+
+def _cd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    args = argv[1:]
+    while args and args[0][:1] == "-" and args[0] != "-":  # cd [-L|-P [-e]] [-@] [--] DIR
+        if args[0] == "--":
+            args = args[1:]
+            break
+        if not set(args[0][1:]) <= set("LPe@"):
+            break
+        args = args[1:]
+    if not args:
+        target = shell.lookup("HOME") or "/root"
+    elif args[0] == "-":
+        if shell.oldpwd is None:
+            shell.note(ctx, "fails", "cd - before any cd: OLDPWD is not set")
+            return False
+        target = shell.oldpwd
+        shell.emit(target + "\n")
+    else:
+        target = args[0]
+    return shell.change_directory(target, ctx)
+
+
+def _pushd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    args = [a for a in argv[1:] if a != "-n"]
+    if args[:1] == ["--"]:
+        args = args[1:]
+    if args and args[0][:1] in "+-" and args[0][1:].isdigit():
+        shell.unread(ctx, "rotates the directory stack, which the reader does not follow")
+        return None
+    if not args:
+        if not shell.stack:
+            shell.note(ctx, "fails", "pushd: no other directory")
+            return False
+        previous = shell.cwd
+        shell.cwd, shell.stack[-1] = shell.stack[-1], previous
+        shell.oldpwd = previous
+        shell.emit_unknown()  # it prints the stack, as pushd DIR does
+        return True
+    previous = shell.cwd
+    if not shell.change_directory(args[0], ctx):
+        return False
+    shell.stack.append(previous)
+    shell.emit_unknown()
+    return True
+
+
+def _popd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    if any(a[:1] in "+-" and a[1:].isdigit() for a in argv[1:]):
+        shell.unread(ctx, "removes an entry inside the directory stack, which the reader does not follow")
+        return None
+    if not shell.stack:
+        shell.note(ctx, "fails", "popd: the directory stack is empty, so the directory does not change")
+        return False
+    shell.oldpwd, shell.cwd = shell.cwd, shell.stack.pop()
+    shell.emit_unknown()
+    return True
+
+
+def _dirs(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    if "-c" in argv[1:]:
+        shell.stack.clear()
+        return True  # dirs -c prints nothing
+    shell.emit(" ".join([shell.cwd, *reversed(shell.stack)]) + "\n")
+    return True
+
+
+def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    args = argv[1:]
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word == "--":
+            shell.positional = args[index + 1:]
+            return True
+        if word in ("-o", "+o"):
+            if index + 1 < len(args):
+                _set_option(shell, args[index + 1], word == "-o")
+            index += 2
+            continue
+        if word[:1] in "-+" and len(word) > 1:
+            letters = word[1:]
+            if "e" in letters:
+                shell.set_errexit(word[0] == "-")
+            if "f" in letters:
+                shell.noglob = word[0] == "-"
+            if "o" in letters and index + 1 < len(args):
+                _set_option(shell, args[index + 1], word[0] == "-")
+                index += 2
+                continue
+            index += 1
+            continue
+        shell.positional = args[index:]
+        return True
+    return True
+
+
+def _shopt(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """bash's ``shopt -s|-u NAME...``: the options that change what a pattern gives (nullglob, failglob, dotglob)."""
+    if shell.program == "sh":
+        # Only bash has shopt: under the base image's sh, dash fails the command and bash runs it.
+        shell.unread(ctx, "shopt is bash's: under the base image's sh it may fail or change how patterns match")
+        return None
+    words = argv[1:]
+    if shell.program != "bash":
+        return note_program(shell, ctx, argv[0])
+    letters, names = "", words
+    while names and names[0][:1] == "-" and names[0] != "-":
+        if names[0] == "--":
+            names = names[1:]
+            break
+        letters, names = letters + names[0][1:], names[1:]
+    if set(letters) <= {"p", "q", "o"}:
+        # 'shopt [-p] [-q] [-o] [NAME...]' lists the options (-q: silently); it succeeds when each NAME is on,
+        # which the reader knows of the options it follows only (bash's defaults for the others are the image's).
+        if "q" not in letters:
+            shell.emit_unknown()
+        if not names:
+            return True
+        return all(n in shell.shopts for n in names) if "o" not in letters and set(names) <= _GLOB_OPTIONS else None
+    mode = letters.replace("q", "")
+    if mode not in ("s", "u"):
+        shell.unread(ctx, f"shopt {' '.join(words)}, which the reader does not follow")
+        return None
+    for name in names:
+        if name in _GLOB_OPTIONS:
+            (shell.shopts.add if mode == "s" else shell.shopts.discard)(name)
+        elif name not in _HARMLESS_SHOPTS:
+            shell.unread(ctx, f"shopt -{mode} {name}, which the reader does not follow")
+    return True
+
+
+# The shopt options the reader follows, and those that change nothing it reads.
+_GLOB_OPTIONS = frozenset({"nullglob", "failglob", "dotglob"})
+_HARMLESS_SHOPTS = frozenset({"checkwinsize", "histappend", "cmdhist", "lithist", "progcomp", "promptvars",
+                              "expand_aliases", "nocasematch", "inherit_errexit", "huponexit", "checkhash",
+                              "sourcepath", "extquote", "interactive_comments", "login_shell", "mailwarn"})
+
+
+def _set_option(shell: Shell, name: str, on: bool) -> None:
+    """``set -o NAME`` / ``set +o NAME`` for the options the reading depends on."""
+    if name == "errexit":
+        shell.set_errexit(on)
+    elif name == "noglob":
+        shell.noglob = on
+
+
+def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    for word in argv[1:]:
+        if word.startswith("-"):
+            continue
+        name, equals, value = word.partition("=")
+        if equals:
+            shell.assign(name, value)
+        if argv[0] == "export":
+            shell.exported.add(name)
+    return True
+
+
+def _local(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``local NAME[=VALUE]``: in a function, NAME is its own until it returns (functions it calls see it too).
+
+    ``local NAME`` without a value: bash leaves NAME unset, dash keeps the
+    value it had; under sh, which of them the image has decides. Outside a
+    function it is read as ``declare``.
+    """
+    for word in argv[1:]:
+        if word.startswith("-"):
+            continue
+        name, equals, value = word.partition("=")
+        shell.make_local(name)
+        if equals:
+            shell.assign(name, value)
+        elif shell.frames and shell.program == "bash":
+            shell.variables.pop(name, None)
+            shell.unset.add(name)
+        elif shell.frames and shell.program == "sh" and shell.variables.get(name):
+            shell.assign(name, shell.unknowns.mark(f"${name}"))
+    return True
+
+
+def _unset(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``unset -f NAME`` removes the function only, ``unset -v NAME`` the variable only; ``unset NAME`` the
+    variable, and (bash, not dash) the function when there was no such variable."""
+    names = argv[1:]
+    only = ""
+    while names and names[0][:1] == "-" and len(names[0]) > 1:
+        option = names.pop(0)
+        if option == "--":
+            break
+        for letter in option[1:]:
+            only = letter if letter in "fv" else only  # dash: the last one counts
+    for name in names:
+        had_variable = name in shell.variables
+        if only != "f":
+            shell.variables.pop(name, None)
+            shell.unset.add(name)
+        if only == "f" or (not only and not had_variable and shell.program != "dash"):
+            shell.functions.pop(name, None)
+    return True
+
+
+def _exit(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    if len(argv) < 2:
+        raise Exit(shell.last_status)  # sh: the status of the last command run
+    code = argv[1]
+    # The status is N modulo 256 ('exit 256' succeeds), which N's last eight digits decide (10**8 % 256 == 0).
+    raise Exit(int(code[-8:]) % 256 == 0 if code.isdigit() else None)
+
+
+def _return(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    raise _Return()
+
+
+def _loop_control(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0 else 1
+    raise _Loop(argv[0], count)
+
+
+def _shift(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else 1
+    shell.positional = shell.positional[count:]
+    return True
+
+
+def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``. FILE`` / ``source FILE``: FILE's commands run in this shell.
+
+    A FILE without a ``/`` is looked for on PATH; only bash (not as ``sh``)
+    then tries the current folder. Under sh (dash, or bash as sh) a ``.``
+    that finds nothing ends the script, a ``source`` fails and the script
+    reads on; dash has no ``source`` at all.
+    """
+    if len(argv) < 2:
+        return True
+    command, name = argv[0], argv[1]
+    if command == "source" and shell.program == "dash":
+        shell.note(ctx, "fails", f"dash has no 'source' command: the script reads on without {name}")
+        return False
+    if "/" in name or not is_known(name):
+        path = shell.path(name)
+    else:
+        found = on_path(shell, name)
+        later = None if found else on_path(shell, name, past_unknown=True)
+        if later is not None:
+            shell.note(ctx, "assumed", f"{name} is taken to be {later}, which the build put on PATH (a folder of "
+                                       "the base image's PATH, searched first, could hold another)")
+            found = later
+        elif found is None and shell.program == "bash":
+            found = shell.path(name)  # bash, not as sh, tries the current folder after PATH
+        if found is None:
+            unless = f"unless the base image has a {name} on its PATH"
+            if command == ".":
+                shell.note(ctx, "fails", f"sh looks for {name} on PATH only, not in the current folder: the script "
+                                         f"stops here ({unless})")
+                raise Exit(False)
+            shell.note(ctx, "fails", f"sh looks for {name} on PATH only, not in the current folder: the script "
+                                     f"reads on without it ({unless})")
+            return False
+        path = found
+    if command == "source" and shell.program == "sh":
+        shell.note(ctx, "assumed", f"the base image's sh decides: bash reads {name}, dash has no 'source' and reads "
+                                   "on without it; the reader reads it")
+    if path not in shell.build.fs.files:
+        shell.unread(ctx, f"reads {shell.show(argv[1])} into the shell, and that is not a file of the build context")
+        return None
+    source = shell.build.fs.files[path].source
+    text = shell.build.read_context(source)
+    if text is None or shell.depth >= MAX_DEPTH:
+        shell.unread(ctx, f"reads {argv[1]} into the shell, which the reader cannot follow")
+        return None
+    saved_file, saved_positional, saved_dockerfile = shell.file, shell.positional, shell.dockerfile
+    shell.file, shell.dockerfile = source, False
+    if len(argv) > 2:
+        shell.positional = argv[2:]
+    shell.depth += 1
+    try:
+        return shell.run_text(text, 1, CommandContext(1, ""))
+    except _Return:
+        return True
+    finally:
+        shell.file, shell.positional, shell.dockerfile = saved_file, saved_positional, saved_dockerfile
+        shell.depth -= 1
+
+
+def _eval(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    text = " ".join(argv[1:])
+    if not is_known(text):
+        shell.unread(ctx, f"evaluates {shell.show(text)}, which the reader cannot work out")
+        return None
+    if shell.depth >= MAX_DEPTH:
+        shell.unread(ctx, f"eval nests more than {MAX_DEPTH} deep; the reader does not follow this one")
+        return None
+    shell.depth += 1
+    try:
+        return shell.run_text(text, ctx.line, ctx)
+    finally:
+        shell.depth -= 1
+
+
+def _read(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    for name in argv[1:]:
+        if not name.startswith("-"):
+            shell.assign(name, shell.unknowns.mark(f"$({' '.join(argv)})"))
+    return None
+
+
+def _getopts(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    return False  # the image runs the script without options: the option loop ends at once
+
+
+STATE_BUILTINS: dict[str, Builtin] = {
+    "cd": _cd, "pushd": _pushd, "popd": _popd, "dirs": _dirs, "set": _set, "shopt": _shopt, "export": _export,
+    "readonly": _export, "local": _local, "declare": _export, "typeset": _export, "unset": _unset, "exit": _exit,
+    "return": _return, "break": _loop_control, "continue": _loop_control, "shift": _shift, "source": _source,
+    ".": _source, "eval": _eval, "read": _read, "getopts": _getopts,
+}

@@ -1,0 +1,261 @@
+"""Programs the reader follows into: scripts of the context, ``sh -c``, a here-document fed to sh, Python, pip.
+
+A script of the build context that a command runs (``./patch_ops.sh``,
+``sh -ec "..."``, ``bash -x FILE``) is read in a child shell that
+inherits the exported variables and the directory. A Python program of
+the context is read for the files it writes (``python_effects.py``);
+``pip install NAME`` replaces only those packages' folders.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from .command_lookup import note_program
+from .shell_interpreter import (MAX_DEPTH, CommandContext, Exit, ScriptRecord, Shell, ShellSyntaxError, Stop,
+                                _Loop, _Return, shebang)
+from .shell_syntax import parse_script
+from .shell_words import is_known
+from .tool_options import read_options
+
+SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "zsh", "busybox-sh"})
+
+
+def run_context_file(shell: Shell, path: str, argv: list[str], ctx: CommandContext, env: dict[str, str]) -> bool | None:
+    """Execute a context file placed at ``path`` as a program: by its ``#!`` line, else with the calling shell."""
+    source = shell.build.fs.files[path].source
+    text = shell.build.read_context(source)
+    if text is None:
+        return note_program(shell, ctx, f"{argv[0]} (not a text file)")
+    interpreter = shebang(text)
+    if interpreter is None:
+        # The kernel cannot run it (ENOEXEC), so the shell that called it runs it itself: bash in bash, sh in sh.
+        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=[], program=shell.program)
+    program, arguments = interpreter
+    base = posixpath.basename(program)
+    if base in SHELLS:
+        return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=arguments, program=base)
+    if base.startswith("python"):
+        return _python_text(shell, ctx, text, f"{argv[0]}")
+    return note_program(shell, ctx, argv[0])
+
+
+def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], ctx: CommandContext,
+               env: dict[str, str], flags: list[str], program: str = "sh") -> bool | None:
+    """Read a context script in a child shell, as ``PROGRAM FLAGS FILE ARGS`` would run it (``sh``, ``bash``...)."""
+    if shell.depth >= MAX_DEPTH:
+        shell.unread(ctx, f"scripts nest more than {MAX_DEPTH} deep; the reader does not follow this one")
+        return None
+    source = shell.build.fs.files[path].source
+    record = ScriptRecord(source, path, shell.run_line, shell.cwd, shell.environment(env))
+    shell.build.scripts.append(record)
+    options = _shell_flags(flags)
+    child = Shell(shell.build, source, shell.cwd, shell.environment(env), argv0=argv0, positional=args,
+                  errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
+                  run_line=shell.run_line, record=record, depth=shell.depth + 1, program=program)
+    record.errexit_first = child.errexit
+    child.noglob = "f" in options
+    child.output = shell.output  # a $(...) around the command hears what the script prints
+    if "\r\n" in text:
+        # sh takes a carriage return for part of a word: each line's last word ends in it, so a cp writes to
+        # 'NAME\r' and a cd fails. The reader reads the lines without it, so what it makes of them may not hold.
+        child.unread(CommandContext(1, text.split("\n", 1)[0].strip()),
+                     f"{source} has CRLF line endings: sh reads each line's last word with a carriage return on "
+                     "it (cp writes to 'NAME\\r', cd fails), which the reader does not follow")
+    try:
+        parsed = parse_script(text, bash=program == "bash")
+    except RecursionError:
+        child.note(CommandContext(1, text.split("\n", 1)[0].strip()), "stop",
+                   f"nests too deeply to be read: {source} is not read")
+        return None
+    except ShellSyntaxError as error:
+        child.note(CommandContext(error.line, text.splitlines()[error.line - 1].strip() if 0 < error.line <= len(
+            text.splitlines()) else ""), "stop", f"cannot be parsed as shell ({error.message}): {source} is not "
+                                                 "read from here on")
+        return None
+    try:
+        return child.run(parsed)
+    except Exit as end:
+        return end.status
+    except Stop:
+        return None
+    except (_Return, _Loop):
+        return True
+    except RecursionError:
+        shell.note(ctx, "stop", f"{source} nests too deeply to be read; the reader stops there")
+        return None
+
+
+def _shell_flags(words: list[str]) -> set[str]:
+    """The single-letter options of ``sh -e -x``, ``-ex``, ``-o errexit`` (as "e"), ``-o noglob`` (as "f")."""
+    found: set[str] = set()
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word in ("-o", "+o") and index + 1 < len(words):
+            letter = {"errexit": "e", "noglob": "f"}.get(words[index + 1])
+            if letter is not None:
+                found.discard(letter) if word == "+o" else found.add(letter)
+            index += 2
+            continue
+        if word[:1] in "-+" and word not in ("-", "--"):
+            for letter in word[1:]:
+                found.discard(letter) if word[0] == "+" else found.add(letter)
+        index += 1
+    return found
+
+
+def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``sh [-eux] [-o opt] -c STRING [NAME ARGS]``, ``bash FLAGS FILE ARGS``, or ``sh`` reading a here-document.
+
+    ``sh -s [--] ARGS``: the script is standard input and the operands are ``$1``... (``sh -s -- --prefix=/opt <<'EOF'``).
+    """
+    args = argv[1:]
+    flags: list[str] = []
+    command = False
+    from_stdin = False
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word in ("-o", "+o", "-O", "+O") and index + 1 < len(args):
+            flags += [word, args[index + 1]]
+            index += 2
+            continue
+        if word == "--":
+            index += 1
+            break
+        if word.startswith("--"):  # --login, --norc, --posix
+            index += 1
+            continue
+        if word[:1] in "-+" and len(word) > 1:
+            letters = word[1:]
+            if "c" in letters:
+                command = True
+                letters = letters.replace("c", "")
+            from_stdin = from_stdin or "s" in letters
+            if "o" in letters and index + 1 < len(args):  # -euo pipefail: 'o' takes the next word
+                flags += [word[0] + letters.replace("o", ""), "-o" if word[0] == "-" else "+o", args[index + 1]]
+                index += 2
+                continue
+            flags.append(word[0] + letters)
+            index += 1
+            continue
+        break
+    rest = args[index:]
+    options = _shell_flags(flags)
+    if "n" in options:
+        return True  # sh -n reads without running
+    if command:
+        if not rest:
+            shell.note(ctx, "fails", f"{argv[0]} -c needs a command string")
+            return False
+        text, name, positional = rest[0], (rest[1] if len(rest) > 1 else argv[0]), rest[2:]
+        if not is_known(text):
+            shell.unread(ctx, f"runs the command string {shell.show(text)}, which the reader cannot work out")
+            return None
+        child = Shell(
+            shell.build, shell.file, shell.cwd, shell.environment(env), argv0=name, positional=positional,
+            errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
+            run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile,
+            program=posixpath.basename(argv[0]))
+        child.output, child.noglob = shell.output, "f" in options
+        try:
+            return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
+                                                                 ctx.exempt, True))
+        except Exit as end:
+            return end.status
+        except Stop:
+            return None
+    if from_stdin and stdin is None and rest:
+        return note_program(shell, ctx, " ".join(argv[:2]))  # a script piped in: what it does is not the context's
+    if rest and not from_stdin:
+        script = shell.path(rest[0])
+        if script in shell.build.fs.files:
+            body = shell.build.read_context(shell.build.fs.files[script].source)
+            if body is None:
+                return note_program(shell, ctx, rest[0])
+            return run_script(shell, script, body, rest[0], rest[1:], ctx, env, flags,
+                              program=posixpath.basename(argv[0]))
+        return note_program(shell, ctx, " ".join(argv[:2]))
+    if stdin is not None:
+        child = Shell(shell.build, shell.file, shell.cwd, shell.environment(env), argv0=argv[0], positional=rest,
+                      errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
+                      run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
+                      dockerfile=shell.dockerfile, program=posixpath.basename(argv[0]))
+        child.output, child.noglob = shell.output, "f" in options
+        try:
+            return child.run_text(stdin, ctx.line + 1, ctx)  # the here-document starts on the next line
+        except Exit as end:
+            return end.status
+        except Stop:
+            return None
+    return True
+
+
+def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | None) -> bool | None:
+    """``python3 [-u -B ...] (-c CODE | -m MODULE | FILE) ARGS``: read the code for the files it writes."""
+    args = argv[1:]
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] not in ("-c", "-m", "-"):
+        if args[index] in ("-V", "--version", "-h", "--help"):
+            shell.emit_unknown()
+            return True
+        index += 2 if args[index] in ("-W", "-X") else 1
+    rest = args[index:]
+    if not rest or rest[0] == "-":  # the program comes from standard input
+        name = " ".join([argv[0], *rest[:1]])
+        if stdin is not None:
+            return _python_text(shell, ctx, stdin, name)
+        return True if not rest else note_program(shell, ctx, name)
+    if rest[0] == "-c" and len(rest) > 1:
+        return _python_text(shell, ctx, rest[1], f"{argv[0]} -c") if is_known(rest[1]) else note_program(shell, ctx, argv[0])
+    if rest[0] == "-m" and len(rest) > 1:
+        if rest[1] == "pip":
+            return run_pip(shell, rest[2:], ctx)
+        if rest[1] in ("compileall", "py_compile", "site", "platform", "sysconfig", "json.tool"):
+            shell.emit_unknown()
+            return True
+        return note_program(shell, ctx, f"{argv[0]} -m {rest[1]}")
+    path = shell.path(rest[0])
+    if path in shell.build.fs.files:
+        return _python_text(shell, ctx, shell.build.read_context(shell.build.fs.files[path].source), rest[0])
+    return note_program(shell, ctx, f"{argv[0]} {rest[0]}")
+
+
+def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str) -> bool | None:
+    from .python_effects import python_effects  # ast is loaded only for a build that runs Python
+    effects = python_effects(text) if text is not None else None
+    shell.emit_unknown()
+    if effects is None:
+        return note_program(shell, ctx, name)
+    fs = shell.build.fs
+    for written in effects.writes:
+        path = shell.path(written)
+        if any(p == path or p.startswith(path.rstrip("/") + "/") for p in fs.files):
+            shell.unread(ctx, f"{name} rewrites {path}, which the build placed there", scope=(path,))
+    for removed in effects.removes:
+        fs.remove(shell.path(removed))
+    return True
+
+
+def run_pip(shell: Shell, args: list[str], ctx: CommandContext) -> bool | None:
+    """``pip install NAME...`` replaces only those packages' folders; a path, URL or requirements file could be anything."""
+    shell.emit_unknown()
+    # pip reads its general options before the command too: 'pip --no-cache-dir install vllm'.
+    o = read_options("pip", args)
+    if not o.operands or o.operands[0] not in ("install", "uninstall"):
+        return True
+    command, *packages = o.operands
+    if o.values.keys() & {"r", "requirement", "e", "editable", "c", "constraint", "t", "target", "prefix", "root"}:
+        return note_program(shell, ctx, f"pip {command}")
+    names = []
+    for operand in packages:
+        if "/" in operand or operand.startswith(".") or operand.endswith((".whl", ".tar.gz", ".zip")):
+            return note_program(shell, ctx, f"pip {command} {operand}")
+        names.append(operand.split("[")[0].split("=")[0].split("<")[0].split(">")[0].split("~")[0].split("!")[0])
+    folders = [n.strip().lower().replace("-", "_").replace(".", "/") for n in names if n.strip()]
+    scope = tuple(f"**/{site}/{folder}" for folder in folders for site in ("site-packages", "dist-packages"))
+    from .shell_interpreter import covers
+    if any(covers(s, p) for s in scope for p in shell.build.fs.files):
+        shell.unread(ctx, f"pip {command} {' '.join(names)} replaces those packages' files", scope=scope)
+    return True
