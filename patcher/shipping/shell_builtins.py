@@ -113,7 +113,8 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
 
 
 def _shopt(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    """bash's ``shopt -s|-u NAME...``: the options that change what a pattern gives (nullglob, failglob, dotglob)."""
+    """bash's ``shopt -s|-u NAME...``: the options that change what a pattern gives (nullglob, failglob, dotglob,
+    globstar)."""
     if shell.program == "sh":
         # Only bash has shopt: under the base image's sh, dash fails the command and bash runs it.
         shell.unread(ctx, "shopt is bash's: under the base image's sh it may fail or change how patterns match")
@@ -148,7 +149,7 @@ def _shopt(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
 
 
 # The shopt options the reader follows, and those that change nothing it reads.
-_GLOB_OPTIONS = frozenset({"nullglob", "failglob", "dotglob"})
+_GLOB_OPTIONS = frozenset({"nullglob", "failglob", "dotglob", "globstar"})
 _HARMLESS_SHOPTS = frozenset({"checkwinsize", "histappend", "cmdhist", "lithist", "progcomp", "promptvars",
                               "expand_aliases", "nocasematch", "inherit_errexit", "huponexit", "checkhash",
                               "sourcepath", "extquote", "interactive_comments", "login_shell", "mailwarn"})

@@ -632,6 +632,7 @@ class Shell:
             wild = next(i for i, part in enumerate(parts) if any(c in part for c in "*?["))
             prefix = "/".join(parts[:wild]) + "/" if wild else ""
             base = normalise(posixpath.join(self.cwd, prefix)).rstrip("/") + "/"
+            pattern = item.globstar if item.globstar is not None and "globstar" in self.shopts else item.glob
             matches = []
             for name in self.build.fs.unsorted_names():
                 if not name.startswith(base):
@@ -642,7 +643,12 @@ class Shell:
                 hidden = any(n.startswith(".") and not p.startswith(".") and ("dotglob" not in self.shopts or
                                                                                 n in (".", ".."))
                              for n, p in zip(rest.split("/"), parts[wild:]))
-                if rest and not hidden and item.glob.fullmatch(prefix + rest):
+                if pattern is item.globstar and "dotglob" not in self.shopts:
+                    # The folders '**' walks through are not aligned with the pattern's components: a hidden
+                    # one is matched only by a pattern component that starts with '.' itself.
+                    hidden = hidden or any(n.startswith(".") for n in rest.split("/")) and not any(
+                        p.startswith(".") for p in parts[wild:])
+                if rest and not hidden and pattern.fullmatch(prefix + rest):
                     matches.append(prefix + rest)
             if not matches and "failglob" in self.shopts:
                 self.note(ctx, "fails", f"no file matches {self.show(item.text)}, and bash's failglob is set: bash "

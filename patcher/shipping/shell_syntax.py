@@ -23,7 +23,8 @@ _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "case",
                        "for", "in", "{", "}", "!", "function"})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = "@*#?-$!0123456789"
-_PARAM_OPS = (":-", ":=", ":+", ":?", "##", "%%", "//", "-", "=", "+", "?", "#", "%", "/", ":")
+# bash adds ${NAME/PATTERN/STRING} (also //, /#, /%), ${NAME:OFFSET:LENGTH} and the case changes ^^ ^ ,, ,.
+_PARAM_OPS = (":-", ":=", ":+", ":?", "##", "%%", "//", "^^", ",,", "-", "=", "+", "?", "#", "%", "/", ":", "^", ",")
 
 
 class ShellSyntaxError(Exception):
@@ -47,12 +48,17 @@ class Lit:
 
 @dataclass(frozen=True)
 class Param:
-    """``$NAME`` or ``${NAME OP WORD}`` (``op`` is "" for a plain reference, "len" for ``${#NAME}``)."""
+    """``$NAME`` or ``${NAME OP WORD}`` (``op`` is "" for a plain reference, "len" for ``${#NAME}``).
+
+    bash's ``${NAME/PATTERN/STRING}`` (op ``/``, ``//``, ``/#`` or ``/%``) keeps PATTERN in ``arg`` and
+    STRING in ``replacement``: they are split where the text has its first unquoted ``/``, before expansion.
+    """
 
     name: str
     op: str = ""
     arg: tuple["Part", ...] | None = None
     quoted: bool = False
+    replacement: tuple["Part", ...] = ()
 
 
 @dataclass(frozen=True)
@@ -491,11 +497,21 @@ class _Lexer:
         if op is None:
             raise ShellSyntaxError("bad substitution", self.line)
         self.pos += len(op)
-        arg = self._parts(stop=lambda c: c == "}", quoted=quoted)
+        replacement: list[Part] = []
+        if op in ("/", "//"):
+            if op == "/" and text[self.pos:self.pos + 1] in ("#", "%"):  # anchored at the start or the end
+                op += text[self.pos]
+                self.pos += 1
+            arg = self._parts(stop=lambda c: c in "/}")  # a pattern, even inside "...": only its own quotes quote
+            if text.startswith("/", self.pos):
+                self.pos += 1
+                replacement = self._parts(stop=lambda c: c == "}", quoted=quoted)
+        else:
+            arg = self._parts(stop=lambda c: c == "}", quoted=quoted and op not in ("#", "##", "%", "%%"))
         if not text.startswith("}", self.pos):
             raise ShellSyntaxError("a '${' is not closed", self.line)
         self.pos += 1
-        return Param(name, op, tuple(arg), quoted)
+        return Param(name, op, tuple(arg), quoted, tuple(replacement))
 
     def _backquote(self, quoted: bool) -> Part:
         text = self.text

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Protocol
@@ -94,6 +95,7 @@ class Field:
 
     text: str
     glob: re.Pattern[str] | None = None
+    globstar: re.Pattern[str] | None = None  # the pattern under bash's globstar, when a component is '**'
 
 
 def expand(word: Word, scope: Scope) -> list[Field]:
@@ -139,7 +141,7 @@ def expand(word: Word, scope: Scope) -> list[Field]:
     end_field()
     if sum(len(t) for segments in fields for t, _ in segments) > MAX_WORD:
         return [Field(_too_long(fields, scope), None)]
-    return [Field("".join(t for t, _ in segments), _glob(segments)) for segments in fields]
+    return [Field("".join(t for t, _ in segments), _glob(segments), _globstar(segments)) for segments in fields]
 
 
 def expand_one(word: Word, scope: Scope, assignment: bool = False) -> str:
@@ -217,16 +219,41 @@ def _glob(segments: list[tuple[str, bool]]) -> re.Pattern[str] | None:
 _WILDCARD = re.compile(r"[*?]|\[.+\]", re.DOTALL)
 
 
-def _glob_regex(pattern: str) -> str:
-    """A shell pattern as a regular expression: ``*`` and ``?`` stay inside one path component."""
+def _globstar(segments: list[tuple[str, bool]]) -> re.Pattern[str] | None:
+    """The pattern as bash reads it under ``shopt -s globstar``: an unquoted ``**`` that is a whole path
+    component matches any number of folders (``sub/**/*.py`` finds sub/y.py and sub/deep/z.py); None when
+    there is no such component."""
+    text = "".join(t for t, _ in segments)
+    quoted = [q for t, q in segments for _ in t]
+    out: list[str] = []
+    start = 0
+    found = False
+    components = text.split("/")
+    for index, component in enumerate(components):
+        last = index == len(components) - 1
+        if component == "**" and not quoted[start] and not quoted[start + 1]:
+            found = True
+            out.append("(?:[^/]+/)*[^/]*" if last else "(?:[^/]+/)*")  # '**/' takes its '/' with it
+        else:
+            runs = [(quoted[i], text[i]) for i in range(start, start + len(component))]
+            for is_quoted, group in itertools.groupby(runs, key=lambda run: run[0]):
+                chunk = "".join(char for _, char in group)
+                out.append(re.escape(chunk) if is_quoted else _glob_regex(chunk))
+            out.append("" if last else "/")
+        start += len(component) + 1
+    return re.compile("".join(out)) if found else None
+
+
+def _glob_regex(pattern: str, paths: bool = True) -> str:
+    """A shell pattern as a regular expression: for ``paths``, ``*`` and ``?`` stay inside one path component."""
     out = []
     index = 0
     while index < len(pattern):
         char = pattern[index]
         if char == "*":
-            out.append("[^/]*")
+            out.append("[^/]*" if paths else ".*")
         elif char == "?":
-            out.append("[^/]")
+            out.append("[^/]" if paths else ".")
         elif char == "[":
             end = pattern.find("]", index + 2)
             if end < 0:
@@ -284,16 +311,25 @@ def _parameter(part: Param, scope: Scope) -> str:
         return ""
     if "\x00" in value:
         return scope.unknowns.mark(spelled)
-    pattern = expand_one(word, scope)
-    if op in ("#", "##"):
-        cuts = [i for i in range(len(value) + 1) if pattern_matches(pattern, value[:i])]
-        return value[(max(cuts) if op == "##" else min(cuts)):] if cuts else value
-    if op in ("%", "%%"):
-        cuts = [i for i in range(len(value) + 1) if pattern_matches(pattern, value[i:])]
+    if op in ("^", "^^", ",", ",,"):
+        # bash's case changes; one with a pattern (${NAME^^[a-m]}) or a letter past ASCII (the locale's) is not
+        # followed.
+        if word or not value.isascii():
+            return scope.unknowns.mark(spelled)
+        change = str.upper if op[0] == "^" else str.lower
+        return change(value) if len(op) == 2 else change(value[:1]) + value[1:]
+    if op in ("#", "##", "%", "%%", "/", "//", "/#", "/%"):
+        regex = _pattern_regex(word, scope, len(value))
+        if regex is None:
+            return scope.unknowns.mark(spelled)
+        if op[0] == "/":
+            return _replaced(value, op, regex, part.replacement, scope, spelled)
+        if op in ("#", "##"):
+            cuts = [i for i in range(len(value) + 1) if regex.fullmatch(value, 0, i)]
+            return value[(max(cuts) if op == "##" else min(cuts)):] if cuts else value
+        cuts = [i for i in range(len(value) + 1) if regex.fullmatch(value, i)]
         return value[:(min(cuts) if op == "%%" else max(cuts))] if cuts else value
-    if op in ("/", "//"):
-        old, _, new = pattern.partition("/")
-        return value.replace(old, new) if op == "//" else value.replace(old, new, 1)
+    pattern = expand_one(word, scope)
     if op == ":":
         offset, _, length = pattern.partition(":")
         try:
@@ -304,13 +340,81 @@ def _parameter(part: Param, scope: Scope) -> str:
     return scope.unknowns.mark(spelled)
 
 
+def _pattern_regex(word: Word, scope: Scope, size: int) -> re.Pattern[str] | None:
+    """The pattern of ``${NAME#WORD}`` or ``${NAME/WORD/...}`` as a regular expression, for a value of ``size``
+    characters. What WORD quotes, or a backslash escapes, is matched as written; ``*`` and ``?`` match any
+    character, ``/`` included.
+
+    None when a value in WORD is unknown, or when matching could take too long: each ``*`` multiplies the
+    work by the value's length (a script's ``${X//*a*a*a*b/}`` on a long X would not end).
+    """
+    pieces = []
+    stars = 0
+    for part in tilde_expanded(word, scope):
+        text = part.text if isinstance(part, Lit) else _value(part, scope)
+        if not is_known(text):
+            return None
+        if not part.quoted:
+            stars += len(re.findall(r"\*+", text))
+        pieces.append(re.escape(text) if part.quoted else _glob_regex(re.sub(r"\*+", "*", text), paths=False))
+    if stars and (size + 1) ** (stars + 2) > _MATCH_BUDGET:
+        return None
+    return re.compile("".join(pieces), re.DOTALL)
+
+
+_MATCH_BUDGET = 1 << 26  # steps of the regular expression engine a pattern may take on one value
+
+
+def _replaced(value: str, op: str, regex: re.Pattern[str], replacement: Word, scope: Scope, spelled: str) -> str:
+    """bash's ``${NAME/PATTERN/STRING}``: the longest match of PATTERN (the first one, every one for ``//``,
+    one at the start for ``/#``, at the end for ``/%``) becomes STRING. An empty PATTERN changes nothing,
+    unless anchored (``${NAME/#/PREFIX}``)."""
+    # bash 5.2 (patsub_replacement, on by default) puts the match where STRING has an unquoted '&'; bash 5.1
+    # does not: which bash the image has decides.
+    if any(isinstance(p, Lit) and not p.quoted and "&" in p.text for p in replacement):
+        return scope.unknowns.mark(spelled)
+    new = expand_one(replacement, scope)
+    if op == "/#":
+        ends = [i for i in range(len(value), -1, -1) if regex.fullmatch(value, 0, i)]
+        return new + value[ends[0]:] if ends else value
+    if op == "/%":
+        starts = [i for i in range(len(value) + 1) if regex.fullmatch(value, i)]
+        return value[:starts[0]] + new if starts else value
+    if not regex.pattern:
+        return value
+    out: list[str] = []
+    start = 0
+    while start <= len(value):
+        found = _longest_match(regex, value, start)
+        if found is None:
+            break
+        begin, end = found
+        out += [value[start:begin], new]
+        start = end
+        if op == "/" or begin == end:
+            break
+    return "".join(out) + value[start:]
+
+
+def _longest_match(regex: re.Pattern[str], value: str, start: int) -> tuple[int, int] | None:
+    """The leftmost match of ``regex`` in ``value`` from ``start``, as long as it can be (as the shell takes it).
+
+    A pattern's regular expression holds literals, classes, ``.`` and greedy ``.*`` only, so the first match
+    the engine finds at the leftmost start is the longest there.
+    """
+    found = regex.search(value, start)
+    return None if found is None else found.span()
+
+
 def _arithmetic(text: str, scope: Scope) -> str:
     """``$((...))`` over integers and variables holding integers; anything else is unknown."""
     def variable(match: re.Match[str]) -> str:
-        value = scope.lookup(match.group(1))
+        value = scope.lookup(match.group(1) or match.group(2))
         return value.strip() if value is not None and re.fullmatch(r"\s*-?\d+\s*", value) else "x"
 
-    expression = re.sub(r"\$?\{?([A-Za-z_]\w*)\}?", variable, text)
+    # A name right after a digit is part of a number (0x1F); a number with a leading 0 is octal, as in C.
+    expression = re.sub(r"\$\{?([A-Za-z_]\w*)\}?|(?<![0-9A-Za-z_])([A-Za-z_]\w*)", variable, text)
+    expression = re.sub(r"(?<![\w.])0([0-7]+)\b", r"0o\1", expression)
     if parse_problem(expression, strings_nest=False) is not None:  # ast recurses per level of nesting
         return scope.unknowns.mark(f"$(({text}))")
     try:

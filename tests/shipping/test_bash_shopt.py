@@ -1,10 +1,12 @@
-"""bash's ``shopt`` options that change what a pattern gives: nullglob, failglob, dotglob.
+"""bash's ``shopt`` options that change what a pattern gives: nullglob, failglob, dotglob, globstar.
 
 ``nullglob``: a pattern that matches nothing gives no word (not itself);
 ``failglob``: bash drops the whole command of the script the pattern is
 in (``||`` and all; a subshell, a pipe's part or a ``$(...)`` only ends
 itself), which fails; ``dotglob``: ``*`` matches
-names that start with a dot too (never ``.`` or ``..``). ``shopt -u``
+names that start with a dot too (never ``.`` or ``..``); ``globstar``: a
+``**`` that is a whole path component matches any number of folders
+(``**/`` none at all too), hidden ones only with dotglob. ``shopt -u``
 turns them off. Under the base image's ``sh`` (dash has no shopt) the line
 is unread; options that change nothing the reader reads are passed over.
 """
@@ -69,9 +71,31 @@ def test_dotglob_lets_a_pattern_match_hidden_names(script: str, placed: list[str
 
 def test_options_that_change_nothing_read_are_passed_over_and_others_noted() -> None:
     assert read("shopt -s expand_aliases checkwinsize\ncp x.py /dest/\n").notes == ()
-    plan = read("shopt -s globstar\ncp x.py /dest/\n")
+    plan = read("shopt -s extglob\ncp x.py /dest/\n")
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
-        ("unread", 1, "shopt -s globstar, which the reader does not follow")]
+        ("unread", 1, "shopt -s extglob, which the reader does not follow")]
+
+
+# What bash 5.2 gave for each pattern in a folder holding the same files (checked by running it).
+@pytest.mark.parametrize(("script", "placed"), [
+    ("shopt -s globstar\ncp sub/**/*.py /dest/\n", ["/dest/y.py", "/dest/z.py"]),
+    ("shopt -s globstar\ncp **/*.py /dest/\n", ["/dest/x.py", "/dest/y.py", "/dest/z.py"]),
+    ("shopt -s globstar\nfor f in sub/**; do [ -f \"$f\" ] && cp \"$f\" /dest/; done; true\n", ["/dest/y.py", "/dest/z.py"]),
+    ("shopt -s globstar dotglob\ncp **/*.py /dest/\n", ["/dest/.hidden.py", "/dest/d.py", "/dest/h.py", "/dest/x.py",
+                                                      "/dest/y.py", "/dest/z.py"]),
+    ("shopt -s globstar\ncp sub/.dot/**/*.py /dest/\n", ["/dest/d.py"]),  # a hidden folder the pattern names
+    # Without globstar '**' is '*' twice: one folder's depth.
+    ("cp sub/**/*.py /dest/\n", ["/dest/z.py"]),
+    ("shopt -s globstar\nshopt -u globstar\ncp sub/**/*.py /dest/\n", ["/dest/z.py"]),
+    # Only a whole, unquoted component is globstar's: 'a**' and a quoted '**' are not.
+    ("shopt -s globstar\ncp sub**/*.py /dest/\n", ["/dest/y.py"]),
+    ("shopt -s globstar\ncp \"**\"/*.py /dest/ || true\n", []),
+])
+def test_globstar_lets_a_whole_component_match_any_number_of_folders(script: str, placed: list[str]) -> None:
+    plan = plan_of({"Dockerfile": "FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && bash i.sh\n",
+                    "s/i.sh": script, "s/x.py": "", "s/.hidden.py": "", "s/sub/y.py": "", "s/sub/deep/z.py": "",
+                    "s/.hid/h.py": "", "s/sub/.dot/d.py": ""})
+    assert dest(plan) == placed
 
 
 def test_shopt_under_sh_is_the_base_images_shell_to_decide() -> None:

@@ -26,6 +26,8 @@ def word(parts: Word) -> str:
             continue
         if isinstance(part, Param):
             arg = "" if part.arg is None else word(part.arg)
+            if part.op.startswith("/"):  # ${NAME/PATTERN/STRING}: the pattern and the string apart
+                arg = f"<{arg}>/<{word(part.replacement)}>"
             text = f"${{#{part.name}}}" if part.op == "len" else f"${{{part.name}{part.op}{arg}}}"
         elif isinstance(part, Sub):
             text = f"$({part.text})@{part.line}"
@@ -99,7 +101,13 @@ def show(script: str) -> str:
     ("echo ${A} ${#} ${#A} ${10} ${@} ${A:-b} ${A:=b} ${A:+b} ${A:?b} ${A-b} ${A=b} ${A+b} ${A?b}",
      "1:echo ${A} ${#} ${#A} ${10} ${@} ${A:-b} ${A:=b} ${A:+b} ${A:?b} ${A-b} ${A=b} ${A+b} ${A?b}"),
     ("echo ${A#b} ${A##b} ${A%b} ${A%%b} ${A/b/c} ${A//b/c} ${A:1:2} ${BASH_SOURCE[0]} ${#@}",
-     "1:echo ${A#b} ${A##b} ${A%b} ${A%%b} ${A/b/c} ${A//b/c} ${A:1:2} ${BASH_SOURCE[0]} ${#@}"),
+     "1:echo ${A#b} ${A##b} ${A%b} ${A%%b} ${A/<b>/<c>} ${A//<b>/<c>} ${A:1:2} ${BASH_SOURCE[0]} ${#@}"),
+    # bash's substitution splits at the first unquoted '/' (an escaped or quoted one is the pattern's); an
+    # anchor follows a single '/'; the case changes take an optional pattern.
+    ("echo ${A//\\//_} ${A/'/'/x/y} ${A/#p/q} ${A/%s} ${A/b} ${A^^} ${A^} ${A,,} ${A,} ${A^^[a]}",
+     "1:echo ${A//<'/'>/<_>} ${A/<'/'>/<x/y>} ${A/#<p>/<q>} ${A/%<s>/<>} ${A/<b>/<>} ${A^^} ${A^} ${A,,} ${A,} ${A^^[a]}"),
+    # Inside double quotes a pattern's own characters are still a pattern; a default's are quoted.
+    ("echo \"${A#*/}\" \"${A:-*}\"", "1:echo \"${A#*/}\" \"${A:-'*'}\""),
     # A subscript ends at its own ']', not at a later one on the line.
     ("[ \"${BASH_SOURCE[0]}\" = \"$0\" ] && main \"$@\"", "1:[ \"${BASH_SOURCE[0]}\" = \"${0}\" ] && 1:main \"${@}\""),
     # ...nor at an earlier one: a test's ']' before it on the line is not the subscript's.

@@ -140,6 +140,36 @@ def test_parameter_operators_follow_the_shell(text: str, expected: str) -> None:
     assert one(text, scope) == expected
 
 
+# Each expected value is what bash 5.2.15 printed for the same expansion.
+@pytest.mark.parametrize(("text", "expected"), [
+    ("${Z//\\//_}", "sub_y.py"), ("${Z//'/'/_}", "sub_y.py"), ("${Z/sub\\//}", "y.py"), ("${Z//y/z}", "sub/z.pz"),
+    ("${X//}", "abc"), ("${X///y}", "abc"), ("${X/#/P}", "Pabc"), ("${X/%/S}", "abcS"), ("${X//b*/Z}", "aZ"),
+    ("${X//[ac]/_}", "_b_"), ('${X/"*"/Q}', "abc"), ('${S/"*"/Q}', "aQc"), ("${S//\\*/Q}", "aQc"),
+    ("${Z/y/\\&}", "sub/&.py"), ("${E//a*/x}", "x"), ("${E//?/x}", "xxx"), ("${E/#a/x}", "xaa"),
+    ("${E/%a/x}", "aax"), ("${P// /_}", "x_y"), ("${Q/#/P}", "P"), ("${N/#/P}", ""),
+    ("${Z^^}", "SUB/Y.PY"), ("${Z^}", "Sub/y.py"), ("${Z,,}", "sub/y.py"), ("${C,}", "aBC"), ("${C,,}", "abc"),
+    ('${S%"*"c}', "a"), ('${S%"*c"}', "a"), ("${S#a\\*}", "c"),
+    # Inside double quotes the pattern is still one; only its own quotes make it literal.
+    ('"${Z##*/}"', "y.py"), ('"${Z/*/x}"', "x"), ('"${Z/"*"/x}"', "sub/y.py"), ('"${Z%%/*}"', "sub"),
+    # bash 5.2 puts the match where an unquoted '&' stands, 5.1 does not: the image's bash decides.
+    ("${Z/y/&&}", "${Z/...}"),
+    # A case change limited by a pattern, or of a letter past ASCII (the locale decides), is not followed.
+    ("${Z^^[a-m]}", "${Z^^...}"), ("${U^^}", "${U^^...}"),
+])
+def test_bash_pattern_substitution_and_case_changes_follow_bash(text: str, expected: str) -> None:
+    scope = Scope({"Z": "sub/y.py", "X": "abc", "E": "aaa", "S": "a*c", "Q": "", "P": "x y", "C": "ABC",
+                   "U": "stra\u00dfe"})
+    assert one(text, scope) == expected
+
+
+def test_a_pattern_that_could_take_too_long_to_match_gives_an_unknown_value() -> None:
+    # Each '*' multiplies the work by the value's length: this one would not end.
+    scope = Scope({"L": "a" * 60_000})
+    assert one("${L//*a*a*a*b/}", scope) == "${L//...}"
+    assert one("${L%%*a*a*b}", scope) == "${L%%...}"
+    assert one("${L//a/}", scope) == ""  # a pattern without '*' is matched in one pass
+
+
 def test_assigning_defaults_set_the_variable() -> None:
     scope = Scope({"E": "", "K": "k"})
     assert one("${E:=a}${N=b}${K:=c}${M:-d}${E2=}", scope) == "abkd"
@@ -156,9 +186,11 @@ def test_assigning_defaults_set_the_variable() -> None:
     ("$((1.5))", "$((1.5))"), ("$((18446744073709551616))", "$((18446744073709551616))"),
     ("$((4294967296 * 4294967296))", "$((4294967296 * 4294967296))"), ("$((x y))", "$((x y))"),
     ("$((0x${N}))", "65"),  # parameters expand first: 0x41 is hexadecimal
+    ("$((0x10 + 1))", "17"), ("$((0X1f))", "31"), ("$((010))", "8"), ("$((OCT + 1))", "9"), ("$((0))", "0"),
+    ("$((08))", "$((08))"), ("$((0x))", "$((0x))"),  # not numbers: sh fails
 ])
 def test_arithmetic_over_integers_and_known_variables(text: str, expected: str) -> None:
-    scope = Scope({"N": "41", "SPACED": " 5 ", "T": "text"})
+    scope = Scope({"N": "41", "SPACED": " 5 ", "T": "text", "OCT": "010"})
     assert one(text, scope) == expected
 
 
