@@ -20,7 +20,7 @@ from .brace_expansion import TooManyWords, expand_braces, has_braces
 from .image_fs import ImageFS, Kind, normalise
 from .shell_syntax import (AndOr, Case, Command, For, FunctionDef, Group, If, Lit, Loop, Pipeline, Redirect,
                            Sequence, ShellSyntaxError, Simple, Sub, Word, parse_script, plain_text)
-from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_matches
+from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_regex
 
 MAX_DEPTH = 16  # scripts, functions, eval and source nested in one another
 MAX_COMMANDS = 100_000  # commands one build may run before the reader gives up
@@ -599,15 +599,16 @@ class Shell:
         falling = False  # the item before ended ';&': this body runs without its patterns being tried
         for patterns, body, falls in node.items:
             if not falling:
-                texts = [self.expand_one(p) for p in patterns]
-                if not is_known(subject) or not all(is_known(t) for t in texts):
+                # A pattern's quoted characters match as written ('"*")' only a star), its others as a pattern.
+                regexes = [pattern_regex(p, self, len(subject)) for p in patterns] if is_known(subject) else [None]
+                if not all(regexes):
                     self.note(CommandContext(node.line, node.text), "assumed",
                               "the base image decides which branch runs: the reader reads every one")
                     first = body.items[0].first.commands[0] if body.items else None
                     if first is not None:
                         self.either(lambda body=body: self.run(body, ctx.tail), first)  # type: ignore[misc]
                     continue
-                if not any(pattern_matches(t, subject) for t in texts):
+                if not any(regex.fullmatch(subject) for regex in regexes if regex):
                     continue
             status = self.run(body, ctx.tail)
             if not falls:

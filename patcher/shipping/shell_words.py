@@ -10,7 +10,6 @@ messages, and any path holding one is not a path the reader can place.
 from __future__ import annotations
 
 import ast
-import fnmatch
 import itertools
 import re
 from dataclasses import dataclass
@@ -270,8 +269,8 @@ def _glob_regex(pattern: str, paths: bool = True) -> str:
 
 
 def pattern_matches(pattern: str, value: str) -> bool:
-    """Whether ``value`` matches the shell pattern ``pattern`` (``case``, ``${X#...}``)."""
-    return fnmatch.fnmatchcase(value, pattern)
+    """Whether ``value`` matches the shell pattern ``pattern`` written unquoted (``*`` matches a ``/`` too)."""
+    return re.fullmatch(_glob_regex(pattern, paths=False), value, re.DOTALL) is not None
 
 
 def _value(part: Part, scope: Scope) -> str:
@@ -319,7 +318,7 @@ def _parameter(part: Param, scope: Scope) -> str:
         change = str.upper if op[0] == "^" else str.lower
         return change(value) if len(op) == 2 else change(value[:1]) + value[1:]
     if op in ("#", "##", "%", "%%", "/", "//", "/#", "/%"):
-        regex = _pattern_regex(word, scope, len(value))
+        regex = pattern_regex(word, scope, len(value))
         if regex is None:
             return scope.unknowns.mark(spelled)
         if op[0] == "/":
@@ -340,10 +339,10 @@ def _parameter(part: Param, scope: Scope) -> str:
     return scope.unknowns.mark(spelled)
 
 
-def _pattern_regex(word: Word, scope: Scope, size: int) -> re.Pattern[str] | None:
-    """The pattern of ``${NAME#WORD}`` or ``${NAME/WORD/...}`` as a regular expression, for a value of ``size``
-    characters. What WORD quotes, or a backslash escapes, is matched as written; ``*`` and ``?`` match any
-    character, ``/`` included.
+def pattern_regex(word: Word, scope: Scope, size: int) -> re.Pattern[str] | None:
+    """The pattern of ``${NAME#WORD}``, ``${NAME/WORD/...}`` or a ``case`` item as a regular expression, for a
+    value of ``size`` characters. What WORD quotes, or a backslash escapes, is matched as written; ``*`` and
+    ``?`` match any character, ``/`` included.
 
     None when a value in WORD is unknown, or when matching could take too long: each ``*`` multiplies the
     work by the value's length (a script's ``${X//*a*a*a*b/}`` on a long X would not end).

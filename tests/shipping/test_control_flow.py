@@ -162,6 +162,19 @@ def test_a_case_pattern_with_an_unknown_part_reads_every_body() -> None:
     assert placed == ["/u.py", "/x.py"] and [n[0] for n in notes] == ["assumed"]
 
 
+# What dash and bash both chose for each (checked by running them).
+@pytest.mark.parametrize(("script", "placed"), [
+    ("A='a*c'\ncase \"$A\" in\n  \"*\") cp x.py /literal.py ;;\n  *) cp x.py /any.py ;;\nesac\n", ["/any.py"]),
+    ("A='*'\ncase \"$A\" in\n  \"*\") cp x.py /literal.py ;;\nesac\n", ["/literal.py"]),
+    ("A=abc\ncase $A in\n  \"a*\") cp x.py /no.py ;;\n  \"a\"*) cp x.py /prefix.py ;;\nesac\n", ["/prefix.py"]),
+    ("A=abc\ncase $A in\n  a\\*) cp x.py /no.py ;;\n  [!x]?c) cp x.py /class.py ;;\nesac\n", ["/class.py"]),
+    ("P='a*'\ncase abc in\n  $P) cp x.py /expanded.py ;;\nesac\n", ["/expanded.py"]),  # an unquoted value's '*'
+    ("P='a*'\ncase abc in\n  \"$P\") cp x.py /no.py ;;\n  *) cp x.py /star.py ;;\nesac\n", ["/star.py"]),
+])
+def test_a_case_patterns_quoted_characters_match_as_written(script: str, placed: list[str]) -> None:
+    assert outcome(script) == (placed, [])
+
+
 def test_a_loop_the_base_image_decides_is_read_once() -> None:
     placed, notes = outcome("i=0\nwhile [ -d /opt/u ]; do\n  i=$((i+1)); cp x.py /w$i.py\ndone\ncp x.py /after$i.py\n")
     assert placed == ["/after1.py", "/w1.py"] and notes == []
