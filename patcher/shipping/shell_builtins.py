@@ -212,6 +212,7 @@ def _unset(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
         had_variable = name in shell.variables
         if only != "f":
             shell.variables.pop(name, None)
+            shell.arrays.pop(name, None)
             shell.unset.add(name)
         if only == "f" or (not only and not had_variable and shell.program != "dash"):
             shell.functions.pop(name, None)

@@ -22,7 +22,7 @@ from .printing_programs import PRINTING, run_printing
 from .shell_builtins import STATE_BUILTINS, Builtin
 from .shell_interpreter import CommandContext, Exit, Shell
 from .shell_programs import SHELLS, run_context_file, run_pip, run_python, run_shell
-from .shell_syntax import Redirect, Simple, heredoc_word, plain_text, split_assignment
+from .shell_syntax import DECLARATIONS, Lit, Redirect, Simple, heredoc_word, plain_text, split_assignment
 from .shell_words import Field, is_known
 
 # Programs that install packages: they write where the package manager puts things.
@@ -30,14 +30,9 @@ PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf", "apk",
                               "npm", "gem", "dpkg", "rpm", "git", "curl", "wget", "tar", "unzip", "make", "cmake"})
 
 
-# Declaration utilities: an argument that reads as an assignment is expanded as one (POSIX 2024, bash, dash):
-# not split, not globbed, a '~' after its '=' or a ':' expanded.
-_DECLARATIONS = frozenset({"export", "readonly", "local", "declare", "typeset"})
-
-
 def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
     """Expand and run one simple command."""
-    declares = bool(node.words) and plain_text(node.words[0]) in _DECLARATIONS
+    declares = bool(node.words) and plain_text(node.words[0]) in DECLARATIONS
     fields: list[Field] = []
     for word in node.words:
         assignment = split_assignment(word) if declares else None
@@ -47,10 +42,10 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
             fields.append(Field(f"{assignment[0]}={shell.expand_one(assignment[1], assignment=True)}"))
     argv = shell.glob(fields, ctx)
     assignments = [(name, shell.expand_one(value, assignment=True)) for name, value in node.assignments]
-    # bash arrays (NAME=(a b)) are not kept: the name's value is unknown from here (its elements still expanded,
-    # as bash expands them, for what a $(...) among them does).
-    assignments = [(name[:-2].rstrip("+"), shell.unknowns.mark(f"${name[:-2].rstrip('+')}")) if name.endswith("()")
-                   else (name, value) for name, value in assignments]
+    # An array's elements are expanded as command words are: split, and globbed ('files=(*.py)').
+    arrays = [(name, [item for element in elements for item in shell.glob(shell.expand_word(element), ctx)],
+               any(isinstance(e[0], Lit) and e[0].text.startswith("[") for e in elements if e))
+              for name, elements in node.arrays]
     copy = _redirected_copy(shell, argv, node.redirects) if argv else None
     try:
         stdin = apply_redirects(shell, node.redirects, ctx)
@@ -64,8 +59,22 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
                 shell.assign(name[:-1], (shell.lookup(name[:-1]) or "") + value)
             else:
                 shell.assign(name, value)
+        _assign_arrays(shell, arrays, associative=False)
         return True
-    return dispatch(shell, argv, ctx, dict(assignments), stdin, captured=not _stdout_redirected(node.redirects))
+    status = dispatch(shell, argv, ctx, dict(assignments), stdin, captured=not _stdout_redirected(node.redirects))
+    if arrays:  # a declaration's (declare -a NAME=(...)): after it made NAME local or read its options
+        options = "".join(a[1:] for a in argv[1:] if a.startswith("-"))
+        _assign_arrays(shell, arrays, associative="A" in options)
+    return status
+
+
+def _assign_arrays(shell: Shell, arrays: list[tuple[str, list[str], bool]], associative: bool) -> None:
+    """Keep each array's elements; one whose keys the reader does not follow ([KEY]=VALUE, declare -A) is unknown."""
+    for name, values, keyed in arrays:
+        if associative or keyed:
+            shell.assign_array(name.rstrip("+"), None)
+        else:
+            shell.assign_array(name.rstrip("+"), values, append=name.endswith("+"))
 
 
 def _redirected_copy(shell: Shell, argv: list[str], redirects: tuple[Redirect, ...]) -> tuple[str, str] | None:

@@ -13,6 +13,7 @@ fail. A line it cannot follow becomes a ``Note``, never a guess.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -178,8 +179,11 @@ class Shell:
         self.argv0 = argv0
         self.positional = list(positional or [])
         self.functions: dict[str, Command] = {}
-        # One frame per running function: each name 'local' made, with what it held outside (value, exported, unset).
-        self.frames: list[dict[str, tuple[str | None, bool, bool]]] = []
+        # bash's indexed arrays the reader knows every element of; element 0 is also the name's value in variables.
+        self.arrays: dict[str, list[str]] = {}
+        # One frame per running function: each name 'local' made, with what it held outside (value, exported,
+        # unset, array elements).
+        self.frames: list[dict[str, tuple[str | None, bool, bool, list[str] | None]]] = []
         self.errexit = errexit
         self.propagates = propagates  # whether this shell's failure fails the build
         self.inherited = inherited
@@ -211,6 +215,8 @@ class Shell:
             return self.oldpwd
         if name in ("0", "BASH_SOURCE", "BASH_SOURCE[0]"):
             return self.argv0
+        if name.endswith("]") and "[" in name:
+            return self._element(*name[:-1].split("[", 1))
         if name.isdigit():
             index = int(name)
             return self.positional[index - 1] if 0 < index <= len(self.positional) else None
@@ -230,6 +236,49 @@ class Shell:
             return self.build.bash_version  # bash sets it (not exported): which version, only the image knows
         return self.variables.get(name)
 
+    def elements(self, name: str) -> list[str] | None:
+        """An array's elements (a set variable is an array of one), or None when the reader does not know them."""
+        if name in self.arrays:
+            return self.arrays[name]
+        value = self.lookup(name)
+        if value is None:
+            return [] if name in self.unset else None
+        return [value] if is_known(value) else None
+
+    def _element(self, name: str, subscript: str) -> str | None:
+        """``${NAME[SUBSCRIPT]}``: one element, or all of them joined for ``@`` and ``*``."""
+        values = self.elements(name)
+        if values is None:
+            value = self.lookup(name)
+            return None if value is None else self.unknowns.mark(f"${{{name}[{subscript}]}}")
+        if subscript in ("@", "*"):
+            return " ".join(values)
+        index = subscript.strip()
+        if not re.fullmatch(r"-?[0-9]{1,9}", index):
+            held = self.lookup(index.lstrip("$").strip("{}")) if re.fullmatch(r"\$?\{?[A-Za-z_]\w*\}?", index) else None
+            if held is None or not re.fullmatch(r"\s*-?[0-9]{1,9}\s*", held):
+                return self.unknowns.mark(f"${{{name}[{subscript}]}}")
+            index = held
+        number = int(index)
+        return values[number] if -len(values) <= number < len(values) else ""  # past the end: empty
+
+    def assign_array(self, name: str, values: list[str] | None, append: bool = False) -> None:
+        """``NAME=(...)`` (``NAME+=(...)`` with ``append``); None: elements the reader cannot know."""
+        if values is not None and append:
+            held = self.elements(name)
+            values = None if held is None else held + values
+        if values is None or not all(is_known(v) for v in values):
+            self.arrays.pop(name, None)
+            self.assign(name, self.unknowns.mark(f"${{{name}[@]}}"))
+            return
+        self.arrays[name] = values
+        if values:
+            self.variables[name] = values[0]
+            self.unset.discard(name)
+        else:
+            self.variables.pop(name, None)
+            self.unset.add(name)
+
     def missing(self, name: str) -> str:
         """What ``$NAME`` gives when nothing the reader saw set it: empty if unset on purpose, else unknown."""
         if name in self.unset or name.isdigit() or name in "@*#?-!$":
@@ -247,9 +296,11 @@ class Shell:
         return self.positional
 
     def assign(self, name: str, value: str) -> None:
-        """Set a shell variable."""
+        """Set a shell variable (of an array, its element 0, as bash does)."""
         self.variables[name] = value
         self.unset.discard(name)
+        if name in self.arrays:
+            self.arrays[name][:1] = [value]
 
     def substitute(self, sub: Sub) -> str:
         """Run ``$(...)`` in a subshell and return what it prints, or a marker for what cannot be known."""
@@ -349,6 +400,7 @@ class Shell:
                       run_line=self.run_line, record=self.record, depth=self.depth, dockerfile=self.dockerfile,
                       program=self.program)
         child.variables, child.exported, child.unset = dict(self.variables), set(self.exported), set(self.unset)
+        child.arrays = {name: list(values) for name, values in self.arrays.items()}
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
         child.frames = [dict(frame) for frame in self.frames]
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
@@ -699,14 +751,19 @@ class Shell:
     def make_local(self, name: str) -> None:
         """``local NAME`` in the running function: what NAME holds now comes back when the function returns."""
         if self.frames and name not in self.frames[-1]:
-            self.frames[-1][name] = (self.variables.get(name), name in self.exported, name in self.unset)
+            held = self.arrays.pop(name, None)  # inside, NAME is a variable of its own until an array is made
+            self.frames[-1][name] = (self.variables.get(name), name in self.exported, name in self.unset, held)
 
-    def _restore(self, frame: dict[str, tuple[str | None, bool, bool]]) -> None:
-        for name, (value, exported, unset) in frame.items():
+    def _restore(self, frame: dict[str, tuple[str | None, bool, bool, list[str] | None]]) -> None:
+        for name, (value, exported, unset, held) in frame.items():
             if value is None:
                 self.variables.pop(name, None)
             else:
                 self.variables[name] = value
+            if held is None:
+                self.arrays.pop(name, None)
+            else:
+                self.arrays[name] = held
             (self.exported.add if exported else self.exported.discard)(name)
             (self.unset.add if unset else self.unset.discard)(name)
 

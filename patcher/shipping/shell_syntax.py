@@ -89,6 +89,11 @@ def word_text(word: Word) -> str | None:
     return None
 
 
+# Declaration utilities: an argument that reads as an assignment is expanded as one (POSIX 2024, bash, dash):
+# not split, not globbed, a '~' after its '=' or a ':' expanded; bash reads NAME=(...) there as an array.
+DECLARATIONS = frozenset({"export", "readonly", "local", "declare", "typeset"})
+
+
 def plain_text(word: Word) -> str | None:
     """The text of a word made of one unquoted literal (a reserved word, an operator-like word), else None."""
     if len(word) == 1 and isinstance(word[0], Lit) and not word[0].quoted:
@@ -118,6 +123,9 @@ class Simple:
     redirects: tuple[Redirect, ...]
     line: int
     text: str  # the command as written, on one line
+    # bash's array assignments, NAME=(a b) or NAME+=(c) (the name then ends in '+'), each element a word; as a
+    # declaration's argument (declare -a NAME=(...)) the name is among the words too.
+    arrays: tuple[tuple[str, tuple[Word, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -731,6 +739,7 @@ class _Parser:
     def _simple(self) -> Simple:
         first = self.token
         assignments: list[tuple[str, Word]] = []
+        arrays: list[tuple[str, tuple[Word, ...]]] = []
         words: list[Word] = []
         redirects: list[Redirect] = []
         end = first.end
@@ -745,15 +754,20 @@ class _Parser:
                 redirects.append(self._redirect())
                 end = self.tokens[self.index - 1].end
             elif token.kind == "word":
-                assignment = split_assignment(token.word) if not words else None
+                declaring = len(words) > 0 and plain_text(words[0]) in DECLARATIONS
+                assignment = split_assignment(token.word) if not words or declaring else None
                 following = self.tokens[self.index + 1]
                 if self.bash and assignment is not None and not assignment[1] and following.kind == "op" and \
                         following.value == "(" and following.start == token.end:
-                    # bash's array assignment, NAME=(a b c): its elements are read as words, kept as one value.
+                    # bash's array assignment, NAME=(a b c), also as a declaration's argument (local -a NAME=(...)).
                     self._advance()
-                    assignments.append((f"{assignment[0]}()", self._array_elements()))
+                    arrays.append((assignment[0], self._array_elements()))
+                    if declaring:
+                        words.append((Lit(assignment[0].rstrip("+")),))
                     end = self.tokens[self.index - 1].end
                     continue
+                if declaring:
+                    assignment = None  # a declaration's NAME=VALUE argument is a word (run_simple expands it)
                 if assignment is not None:
                     assignments.append(assignment)
                 else:
@@ -764,14 +778,15 @@ class _Parser:
                 end = token.end
             else:
                 break
-        if not assignments and not words and not redirects:
+        if not assignments and not words and not redirects and not arrays:
             raise ShellSyntaxError(f"expected a command, found '{self.token.value.strip() or 'the end'}'", first.line)
-        return Simple(tuple(assignments), tuple(words), tuple(redirects), first.line, self._text(first.start, end))
+        return Simple(tuple(assignments), tuple(words), tuple(redirects), first.line, self._text(first.start, end),
+                      tuple(arrays))
 
-    def _array_elements(self) -> Word:
-        """The words of ``(a b c)`` after ``NAME=``, up to its ``)`` (lines between them allowed), as one word."""
+    def _array_elements(self) -> tuple[Word, ...]:
+        """The words of ``(a b c)`` after ``NAME=``, up to its ``)`` (lines between them allowed)."""
         self._advance()  # the '('
-        parts: list[Part] = []
+        elements: list[Word] = []
         while not self._is_op(")"):
             token = self.token
             if token.kind == "newline":
@@ -779,10 +794,10 @@ class _Parser:
                 continue
             if token.kind != "word":
                 raise ShellSyntaxError(f"unexpected '{token.value.strip() or 'end of file'}' in an array", token.line)
-            parts += [*([Lit(" ", True)] if parts else []), *token.word]
+            elements.append(token.word)
             self._advance()
         self._advance()  # the ')'
-        return tuple(parts)
+        return tuple(elements)
 
     def _if(self, start: int) -> If:
         line = self.token.line

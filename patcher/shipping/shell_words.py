@@ -84,6 +84,9 @@ class Scope(Protocol):
     def arguments(self) -> list[str]:
         """``$1``... as the script was called."""
 
+    def elements(self, name: str) -> list[str] | None:
+        """bash's array NAME's elements, or None when the reader does not know them."""
+
     def substitute(self, sub: Sub) -> str:
         """Run ``$(...)`` and return what it prints (trailing newlines removed), or a marker."""
 
@@ -115,9 +118,10 @@ def expand(word: Word, scope: Scope) -> list[Field]:
             current.append((part.text, part.quoted))
             started = True
             continue
-        if isinstance(part, Param) and part.name in ("@", "*") and part.op == "":
-            values = scope.arguments()
-            if part.quoted and part.name == "@":
+        whole = _all_elements(part, scope)
+        if whole is not None:
+            name, values = whole
+            if part.quoted and name == "@":
                 for index, value in enumerate(values):  # "$@": one field per argument
                     if index:
                         end_field()
@@ -283,6 +287,18 @@ def _value(part: Part, scope: Scope) -> str:
     return _parameter(part, scope)
 
 
+def _all_elements(part: Part, scope: Scope) -> tuple[str, list[str]] | None:
+    """For ``$@``, ``$*``, ``${NAME[@]}`` and ``${NAME[*]}``: "@" or "*", and the values; else None."""
+    if not isinstance(part, Param) or part.op != "":
+        return None
+    if part.name in ("@", "*"):
+        return part.name, scope.arguments()
+    if part.name.endswith(("[@]", "[*]")):
+        values = scope.elements(part.name[:-3])
+        return None if values is None else (part.name[-2], values)
+    return None
+
+
 def _parameter(part: Param, scope: Scope) -> str:
     name, op = part.name, part.op
     value = scope.lookup(name)
@@ -290,7 +306,12 @@ def _parameter(part: Param, scope: Scope) -> str:
     if op == "":
         return value if value is not None else scope.missing(name)
     if op == "len":
+        if name.endswith(("[@]", "[*]")):  # ${#NAME[@]}: how many elements
+            values = scope.elements(name[:-3])
+            return str(len(values)) if values is not None else scope.unknowns.mark(f"${{#{name}}}")
         return str(len(value)) if value is not None and "\x00" not in value else scope.unknowns.mark(f"${{#{name}}}")
+    if name.endswith(("[@]", "[*]")):
+        return scope.unknowns.mark(spelled)  # an operator applied to each element: not followed
     word = part.arg or ()
     colon = op.startswith(":") and len(op) == 2
     unset = value is None or (colon and value == "")
