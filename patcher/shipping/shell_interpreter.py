@@ -19,9 +19,10 @@ from typing import Callable
 
 from .brace_expansion import TooManyWords, expand_braces, has_braces
 from .image_fs import ImageFS, Kind, normalise
-from .shell_syntax import (AndOr, Case, Command, For, FunctionDef, Group, If, Lit, Loop, Pipeline, Redirect,
-                           Sequence, ShellSyntaxError, Simple, Sub, Word, parse_script, plain_text)
-from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_regex
+from .shell_arithmetic import run_arithmetic
+from .shell_syntax import (AndOr, Arithmetic, ArithmeticFor, Case, Command, For, FunctionDef, Group, If, Lit, Loop,
+                           Pipeline, Redirect, Sequence, ShellSyntaxError, Simple, Sub, Word, parse_script, plain_text)
+from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_regex, variable_text
 
 MAX_DEPTH = 16  # scripts, functions, eval and source nested in one another
 MAX_COMMANDS = 100_000  # commands one build may run before the reader gives up
@@ -559,6 +560,10 @@ class Shell:
             return self._for(node, ctx)
         if isinstance(node, Loop):
             return self._loop(node, ctx)
+        if isinstance(node, Arithmetic):
+            return self.arithmetic(node.expression)
+        if isinstance(node, ArithmeticFor):
+            return self._arithmetic_for(node, ctx)
         if isinstance(node, Case):
             return self._case(node, ctx)
         if isinstance(node, Group):
@@ -627,13 +632,25 @@ class Shell:
         return status
 
     def _loop(self, node: Loop, ctx: CommandContext) -> bool | None:
+        return self._turns(lambda: self.condition(node.condition), node.until, node.body, lambda: None, ctx)
+
+    def _arithmetic_for(self, node: ArithmeticFor, ctx: CommandContext) -> bool | None:
+        """``for ((INIT; CONDITION; STEP))``: an empty CONDITION holds."""
+        if node.init.strip():
+            self.arithmetic(node.init)
+        return self._turns(lambda: self.arithmetic(node.condition) if node.condition.strip() else True, False,
+                           node.body, lambda: self.arithmetic(node.step), ctx)
+
+    def _turns(self, holds: Callable[[], bool | None], until: bool, body: Sequence, step: Callable[[], object],
+               ctx: CommandContext) -> bool | None:
+        """Run BODY while ``holds()`` (until it, for ``until``), then ``step()``, after each turn."""
         last: bool | None = True  # the status of the body's last run; a loop whose body never runs succeeds
         for _ in range(MAX_ITERATIONS):
-            status = self.condition(node.condition)
-            if status is not None and status == node.until:
+            status = holds()
+            if status is not None and status == until:
                 return last
             try:
-                last = self.run(node.body, False)
+                last = self.run(body, False)
             except _Loop as signal:
                 if signal.count > 1:
                     raise _Loop(signal.kind, signal.count - 1) from None
@@ -642,8 +659,17 @@ class Shell:
                     return True
             if status is None:
                 return None  # how often it turns depends on the image: its body is read once
+            step()
         self.stop(ctx, f"a loop turns more than {MAX_ITERATIONS:,} times; the reader stops here")
         return None
+
+    def arithmetic(self, expression: str) -> bool | None:
+        """bash's ``((EXPRESSION))``: its assignments made; it succeeds when the value is not 0."""
+        def assign(name: str, value: int | None) -> None:
+            self.assign(name, str(value) if value is not None else self.unknowns.mark(f"${name}"))
+
+        value = run_arithmetic(expression, lambda name: variable_text(name, self), assign)
+        return None if value is None else value != 0
 
     def _case(self, node: Case, ctx: CommandContext) -> bool | None:
         subject = self.expand_one(node.subject)

@@ -190,7 +190,28 @@ class FunctionDef:
     text: str
 
 
-Compound = Union[If, For, Loop, Case, Group]
+@dataclass(frozen=True)
+class Arithmetic:
+    """bash's ``((EXPRESSION))``: it succeeds when the value is not 0."""
+
+    expression: str
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ArithmeticFor:
+    """bash's ``for ((INIT; CONDITION; STEP)); do BODY; done``."""
+
+    init: str
+    condition: str
+    step: str
+    body: "Sequence"
+    line: int
+    text: str
+
+
+Compound = Union[If, For, Loop, Case, Group, Arithmetic, ArithmeticFor]
 
 
 @dataclass(frozen=True)
@@ -249,7 +270,8 @@ class _Token:
 
 
 class _Lexer:
-    def __init__(self, text: str, first_line: int = 1):
+    def __init__(self, text: str, first_line: int = 1, bash: bool = False):
+        self.bash = bash
         self.text = text
         self.pos = 0
         self.line = first_line
@@ -273,6 +295,8 @@ class _Lexer:
                 self.pos += 1
                 self.line += 1
                 self._read_here_documents()
+            elif self.bash and text.startswith("((", self.pos) and self._arithmetic():
+                pass
             else:
                 operator = next((op for op in _OPERATORS if text.startswith(op, self.pos)), None)
                 if operator is not None:
@@ -286,6 +310,20 @@ class _Lexer:
             raise ShellSyntaxError("a here-document is not closed", self.line)
         self.tokens.append(_Token("eof", "", self.line, len(text), len(text)))
         return self.tokens
+
+    def _arithmetic(self) -> bool:
+        """bash's ``((...))`` as one token when its parentheses close together (else two subshells' '(')."""
+        try:
+            end = self._matching(self.pos + 1, "(", ")")
+        except ShellSyntaxError:
+            return False
+        if not self.text.startswith(")", end + 1):
+            return False
+        inner = self.text[self.pos + 2:end]
+        self.tokens.append(_Token("arith", inner, self.line, self.pos, end + 2))
+        self.line += inner.count("\n")
+        self.pos = end + 2
+        return True
 
     def _word(self) -> None:
         start, line = self.pos, self.line
@@ -587,7 +625,7 @@ def parse_script(text: str, first_line: int = 1, bash: bool = False) -> Sequence
     ``bash``: bash runs it, so ``NAME=(a b)`` is an array assignment (a syntax error for dash).
     """
     text = text.replace("\r\n", "\n").lstrip("\ufeff")
-    tokens = _Lexer(text, first_line).run()
+    tokens = _Lexer(text, first_line, bash).run()
     return _Parser(tokens, text, bash).program()
 
 
@@ -703,6 +741,9 @@ class _Parser:
             else:
                 return Command(self._simple())
             return Command(node, self._redirects())
+        if token.kind == "arith":
+            self._advance()
+            return Command(Arithmetic(token.value, token.line, self._text(start, token.end)), self._redirects())
         if self._is_op("("):
             self._advance()
             body = self.sequence((")",))
@@ -822,9 +863,21 @@ class _Parser:
                 break
         return If(tuple(branches), orelse, line, self._text(start, self.tokens[self.index - 1].end))
 
-    def _for(self, start: int) -> For:
+    def _for(self, start: int) -> For | ArithmeticFor:
         line = self.token.line
         self._advance()
+        if self.token.kind == "arith":
+            clauses = self._advance().value.split(";")
+            if len(clauses) != 3:
+                raise ShellSyntaxError("'for ((' needs three expressions", line)
+            if self._is_op(";"):
+                self._advance()
+            self._linebreak()
+            self._expect_word("do")
+            body = self.sequence(("done",))
+            self._expect_word("done")
+            init, condition, step = clauses
+            return ArithmeticFor(init, condition, step, body, line, self._text(start, self.tokens[self.index - 1].end))
         name = plain_text(self.token.word) if self.token.kind == "word" else None
         if name is None or not _NAME.fullmatch(name):
             raise ShellSyntaxError("'for' needs a variable name", line)

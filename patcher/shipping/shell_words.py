@@ -9,13 +9,12 @@ messages, and any path holding one is not a path the reader can place.
 
 from __future__ import annotations
 
-import ast
 import itertools
 import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..depth import parse_problem
+from .shell_arithmetic import evaluate
 from .shell_syntax import Arith, Lit, Param, Part, Sub, Word
 
 IFS = " \t\n"
@@ -428,42 +427,11 @@ def _longest_match(regex: re.Pattern[str], value: str, start: int) -> tuple[int,
 
 def _arithmetic(text: str, scope: Scope) -> str:
     """``$((...))`` over integers and variables holding integers; anything else is unknown."""
-    def variable(match: re.Match[str]) -> str:
-        value = scope.lookup(match.group(1) or match.group(2))
-        return value.strip() if value is not None and re.fullmatch(r"\s*-?\d+\s*", value) else "x"
-
-    # A name right after a digit is part of a number (0x1F); a number with a leading 0 is octal, as in C.
-    expression = re.sub(r"\$\{?([A-Za-z_]\w*)\}?|(?<![0-9A-Za-z_])([A-Za-z_]\w*)", variable, text)
-    expression = re.sub(r"(?<![\w.])0([0-7]+)\b", r"0o\1", expression)
-    if parse_problem(expression, strings_nest=False) is not None:  # ast recurses per level of nesting
-        return scope.unknowns.mark(f"$(({text}))")
-    try:
-        return str(_integer(ast.parse(expression.strip(), mode="eval").body))
-    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError):
-        return scope.unknowns.mark(f"$(({text}))")
+    value = evaluate(text, lambda name: variable_text(name, scope))
+    return str(value) if value is not None else scope.unknowns.mark(f"$(({text}))")
 
 
-def _divide(a: int, b: int) -> int:
-    """``a / b`` as sh computes it: rounded toward zero, exactly (no float on the way)."""
-    quotient = abs(a) // abs(b)
-    return quotient if (a < 0) == (b < 0) else -quotient
-
-
-# sh's / and % round toward zero (C), not down as Python's // and % do; sh has no //.
-_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-               ast.Div: _divide, ast.Mod: lambda a, b: a - b * _divide(a, b)}
-
-
-def _integer(node: ast.AST) -> int:
-    """Evaluate + - * / % over integer literals (no powers: their size has no bound)."""
-    if isinstance(node, ast.Constant) and type(node.value) is int and node.value < 1 << 64:
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        value = _integer(node.operand)
-        return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
-        result = _ARITHMETIC[type(node.op)](_integer(node.left), _integer(node.right))
-        if abs(result) >= 1 << 64:
-            raise ValueError("out of range")
-        return int(result)
-    raise ValueError("not integer arithmetic")
+def variable_text(name: str, scope: Scope) -> str:
+    """``$NAME`` as one string: its value, or what ``missing`` gives (empty, or a marker)."""
+    value = scope.lookup(name)
+    return value if value is not None else scope.missing(name)

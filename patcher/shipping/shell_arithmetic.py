@@ -1,0 +1,105 @@
+"""Shell arithmetic: ``$((...))`` and bash's ``((...))`` and ``for ((...))``, over integers only.
+
+What is followed: decimal, octal (``010``) and hexadecimal (``0x1F``)
+numbers; variables holding integers (an empty or unset-on-purpose one is
+0); ``+ - * / %`` rounded as C rounds; one comparison (``< <= > >= == !=``)
+giving 1 or 0; ``&&`` and ``||``; and, for ``((...))``, the assignments
+``NAME = EXPR``, ``NAME += EXPR`` (``-= *= /= %=``), ``NAME++``, ``++NAME``
+(and ``--``) and a comma between expressions. Anything else (a power, a bit
+operation, a ternary, a value only the image knows) is unknown: never a guess.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Callable
+
+from ..depth import parse_problem
+
+VariableText = Callable[[str], str]  # a variable's value as text: "" unset, a marker when only the image knows
+Assign = Callable[[str, "int | None"], None]  # None: the value the variable gets is unknown
+
+_NAME = r"[A-Za-z_]\w*"
+_PREFIX = re.compile(rf"\s*(\+\+|--)\s*({_NAME})\s*", re.DOTALL)
+_POSTFIX = re.compile(rf"\s*({_NAME})\s*(\+\+|--)\s*", re.DOTALL)
+_ASSIGNMENT = re.compile(rf"\s*({_NAME})\s*([-+*/%]?)=(?!=)(.*)", re.DOTALL)
+_INTEGER = re.compile(r"\s*-?\d+\s*")
+
+
+def evaluate(text: str, variable: VariableText) -> int | None:
+    """The value of an expression without assignments, or None when the reader cannot know it."""
+    def value_of(match: re.Match[str]) -> str:
+        value = variable(match.group(1) or match.group(2))
+        if value.strip() == "":
+            return "0"
+        return value.strip() if _INTEGER.fullmatch(value) else "x"
+
+    # A name right after a digit is part of a number (0x1F); a number with a leading 0 is octal, as in C.
+    expression = re.sub(rf"\$\{{?({_NAME})\}}?|(?<![0-9A-Za-z_])({_NAME})", value_of, text)
+    expression = re.sub(r"(?<![\w.])0([0-7]+)\b", r"0o\1", expression)
+    expression = expression.replace("&&", " and ").replace("||", " or ")
+    if parse_problem(expression, strings_nest=False) is not None:  # ast recurses per level of nesting
+        return None
+    try:
+        return _integer(ast.parse(expression.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError):
+        return None
+
+
+def run_arithmetic(text: str, variable: VariableText, assign: Assign) -> int | None:
+    """bash's ``((TEXT))``: make its assignments and return its value (None: unknown; what it assigned then too)."""
+    value: int | None = 0
+    for expression in text.split(","):
+        value = _run_one(expression, variable, assign)
+    return value
+
+
+def _run_one(text: str, variable: VariableText, assign: Assign) -> int | None:
+    prefix, postfix, assignment = _PREFIX.fullmatch(text), _POSTFIX.fullmatch(text), _ASSIGNMENT.fullmatch(text)
+    if prefix or postfix:
+        name, op = (prefix.group(2), prefix.group(1)) if prefix else (postfix.group(1), postfix.group(2))  # type: ignore[union-attr]
+        old = evaluate(name, variable)
+        new = None if old is None else old + (1 if op == "++" else -1)
+        assign(name, new)
+        return new if prefix else old  # NAME++ gives the value before: ((i++)) with i=0 fails
+    if assignment:
+        name, op, rest = assignment.groups()
+        new = evaluate(rest if not op else f"{name} {op} ({rest})", variable)
+        assign(name, new)
+        return new
+    return evaluate(text, variable)
+
+
+def _divide(a: int, b: int) -> int:
+    """``a / b`` as sh computes it: rounded toward zero, exactly (no float on the way)."""
+    quotient = abs(a) // abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+# sh's / and % round toward zero (C), not down as Python's // and % do; sh has no //.
+_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+               ast.Div: _divide, ast.Mod: lambda a, b: a - b * _divide(a, b)}
+_COMPARISONS = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
+                ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+
+
+def _integer(node: ast.AST) -> int:
+    """Evaluate the operators above over integer literals (no powers: their size has no bound)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int and node.value < 1 << 64:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _integer(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        result = _ARITHMETIC[type(node.op)](_integer(node.left), _integer(node.right))
+        if abs(result) >= 1 << 64:
+            raise ValueError("out of range")
+        return int(result)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARISONS:
+        # One comparison only: C reads 'a < b < c' as '(a < b) < c', Python as 'a < b and b < c'.
+        return int(_COMPARISONS[type(node.ops[0])](_integer(node.left), _integer(node.comparators[0])))
+    if isinstance(node, ast.BoolOp):
+        values = (_integer(v) != 0 for v in node.values)  # C's && and || stop early, as 'all' and 'any' do
+        return int(all(values) if isinstance(node.op, ast.And) else any(values))
+    raise ValueError("not integer arithmetic")

@@ -1,0 +1,64 @@
+"""bash's arithmetic commands: ``((EXPRESSION))`` and ``for ((INIT; CONDITION; STEP))``.
+
+``((...))`` makes its assignments (``=``, ``+=``..., ``++``, ``--``, a comma
+between expressions) and succeeds when its value is not 0, so ``((i++))``
+with i at 0 fails, and ends a ``set -e`` script as it ends bash's. A value the
+reader cannot know makes the status unknown and a loop's body is read once.
+For dash (the base image's ``sh`` may be dash) ``((`` is two subshells.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of
+
+
+def read(script: str, run: str = "bash i.sh"):  # type: ignore[no-untyped-def]
+    return plan_of({"Dockerfile": f"FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && {run}\n",
+                    "s/i.sh": script, "s/x.py": "", "s/sub/y.py": ""})
+
+
+def placed(plan) -> list[str]:  # type: ignore[no-untyped-def]
+    return sorted(path for path in plan.image if path.startswith("/dest/"))
+
+
+# Each row's files are those bash 5.2 placed for the same script.
+@pytest.mark.parametrize(("script", "files"), [
+    ("set -e; i=0; ((i++)); cp x.py /dest/after.py", []),  # i++ gives 0: the command fails
+    ("set -e; i=0; ((++i)); cp x.py /dest/after$i.py", ["/dest/after1.py"]),
+    ("for ((i=0; i<3; i++)); do cp x.py /dest/x$i.py; done", ["/dest/x0.py", "/dest/x1.py", "/dest/x2.py"]),
+    ("for ((i=0; i<2; i++))\ndo\n  cp x.py /dest/l$i.py\ndone", ["/dest/l0.py", "/dest/l1.py"]),
+    ("((N = 1 + 1)); cp x.py /dest/n$N.py", ["/dest/n2.py"]),
+    ("set -- a; (( $# > 0 )) && cp x.py /dest/args.py", ["/dest/args.py"]),
+    ("(( 2 < 1 )) || cp x.py /dest/not.py", ["/dest/not.py"]),
+    ("for ((;;)); do cp x.py /dest/once.py; break; done", ["/dest/once.py"]),
+    ("i=5; ((i+=2, j=i*2)); cp x.py /dest/$i-$j.py", ["/dest/7-14.py"]),
+    ("n=3; while ((n > 0)); do ((n--)); cp x.py /dest/w$n.py; done", ["/dest/w0.py", "/dest/w1.py", "/dest/w2.py"]),
+    ("((cd sub && cp y.py /dest/) ); cp x.py /dest/after.py", ["/dest/after.py", "/dest/y.py"]),  # two subshells
+])
+def test_an_arithmetic_command_runs_as_bash_runs_it(script: str, files: list[str]) -> None:
+    plan = read(script + "\n")
+    assert placed(plan) == files
+    assert not [n for n in plan.notes if n.kind in ("unread", "stop")]
+
+
+def test_a_loop_whose_condition_the_reader_cannot_know_is_read_once() -> None:
+    plan = read("for ((i=0; i<$(nproc); i++)); do cp x.py /dest/x$i.py; done\ncp x.py /dest/after.py\n")
+    assert placed(plan) == ["/dest/after.py", "/dest/x0.py"]
+
+
+def test_an_arithmetic_command_with_an_unknown_value_leaves_its_variable_unknown() -> None:
+    plan = read("((n = $(nproc) * 2)) || true\ncp x.py /dest/n$n.py\ncp x.py /dest/after.py\n")
+    assert placed(plan) == ["/dest/after.py"]
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
+
+
+def test_an_endless_arithmetic_loop_is_read_to_its_limit() -> None:
+    plan = read("for ((;;)); do :; done\ncp x.py /dest/after.py\n")
+    assert placed(plan) == [] and [(n.kind, n.line) for n in plan.notes] == [("stop", 1)]
+
+
+def test_under_dash_double_parentheses_are_two_subshells() -> None:
+    plan = read("((cd sub && cp y.py /dest/))\n", run="dash i.sh")
+    assert placed(plan) == ["/dest/y.py"]
