@@ -870,12 +870,7 @@ class _Parser:
             clauses = self._advance().value.split(";")
             if len(clauses) != 3:
                 raise ShellSyntaxError("'for ((' needs three expressions", line)
-            if self._is_op(";"):
-                self._advance()
-            self._linebreak()
-            self._expect_word("do")
-            body = self.sequence(("done",))
-            self._expect_word("done")
+            body = self._do_group()
             init, condition, step = clauses
             return ArithmeticFor(init, condition, step, body, line, self._text(start, self.tokens[self.index - 1].end))
         name = plain_text(self.token.word) if self.token.kind == "word" else None
@@ -889,14 +884,19 @@ class _Parser:
             words = []
             while self.token.kind == "word":
                 words.append(self._advance().word)
+        body = self._do_group()
+        return For(name, None if words is None else tuple(words), body, line,
+                   self._text(start, self.tokens[self.index - 1].end))
+
+    def _do_group(self) -> Sequence:
+        """A for loop's ``[;] do BODY done``."""
         if self._is_op(";"):
             self._advance()
         self._linebreak()
         self._expect_word("do")
         body = self.sequence(("done",))
         self._expect_word("done")
-        return For(name, None if words is None else tuple(words), body, line,
-                   self._text(start, self.tokens[self.index - 1].end))
+        return body
 
     def _loop(self, start: int, until: bool) -> Loop:
         line = self.token.line
