@@ -1,7 +1,7 @@
 """The builtins that change the shell's state: the directory stack, options, variables, functions, the flow.
 
 ``cd``/``pushd``/``popd``/``dirs``, ``set``/``shopt``, ``export``/``local``/``unset``,
-``exit``/``return``/``break``/``shift``, ``.``/``source``/``eval``, ``read``, ``getopts``.
+``exit``/``return``/``break``/``shift``, ``.``/``source``/``eval``, ``read``, ``mapfile``, ``getopts``.
 Each takes (shell, argv, context, env, stdin) and returns the status: True, False, or None (unknown).
 """
 
@@ -328,9 +328,27 @@ def _getopts(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
     return False  # the image runs the script without options: the option loop ends at once
 
 
+def _mapfile(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """bash's ``mapfile``/``readarray [-t] [-d D] [-n N] [-O I] [-s N] [-u FD] [-C CB] [-c Q] [NAME]``: NAME
+    (MAPFILE) holds the lines of its input, which the reader does not know."""
+    args = argv[1:]
+    index = 0
+    while index < len(args) and args[index][:1] == "-" and args[index] != "-":
+        if args[index] == "--":
+            index += 1
+            break
+        takes_value = args[index][-1] in "dnOsuCc" and len(args[index]) == 2
+        index += 2 if takes_value else 1
+    name = args[index] if index < len(args) else "MAPFILE"
+    if shell.program != "bash":
+        shell.unread(ctx, f"{argv[0]} is bash's: under the base image's sh it may not exist")
+    shell.assign_array(name, None)
+    return None if shell.program != "bash" else True
+
+
 STATE_BUILTINS: dict[str, Builtin] = {
     "cd": _cd, "pushd": _pushd, "popd": _popd, "dirs": _dirs, "set": _set, "shopt": _shopt, "export": _export,
     "readonly": _export, "local": _local, "declare": _export, "typeset": _export, "unset": _unset, "exit": _exit,
     "return": _return, "break": _loop_control, "continue": _loop_control, "shift": _shift, "source": _source,
-    ".": _source, "eval": _eval, "read": _read, "getopts": _getopts,
+    ".": _source, "eval": _eval, "read": _read, "getopts": _getopts, "mapfile": _mapfile, "readarray": _mapfile,
 }

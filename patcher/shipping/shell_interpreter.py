@@ -307,12 +307,16 @@ class Shell:
         """Run ``$(...)`` in a subshell and return what it prints, or a marker for what cannot be known."""
         child = self.subshell()
         child.output = heard = Captured()
+        if sub.process == ">":
+            child.output = self.output  # >(...) reads the pipe; what it prints goes where this shell's output goes
         try:
             child.run(parse_script(sub.text, sub.line, bash=self.program == "bash"))
         except (ShellSyntaxError, RecursionError):
             heard.unknown = True
         except (Exit, Stop, NoMatch):  # NoMatch: bash's failglob ends the $(...) where it is
             pass
+        if sub.process:
+            return "/dev/fd/63"  # what bash names the pipe (Linux)
         if heard.unknown:
             return self.unknowns.mark(f"$({' '.join(sub.text.split())})")
         return "".join(heard.text).rstrip("\n")

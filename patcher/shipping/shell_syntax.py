@@ -63,11 +63,16 @@ class Param:
 
 @dataclass(frozen=True)
 class Sub:
-    """A command substitution, ``$(...)`` or backquotes: its text, parsed when it is expanded."""
+    """A command substitution, ``$(...)`` or backquotes: its text, parsed when it is expanded.
+
+    bash's process substitution, ``<(...)`` or ``>(...)``, is one too (``process`` "<" or ">"): its command
+    runs, and the word is the name of the pipe to it.
+    """
 
     text: str
     line: int
     quoted: bool = False
+    process: str = ""
 
 
 @dataclass(frozen=True)
@@ -297,6 +302,8 @@ class _Lexer:
                 self._read_here_documents()
             elif self.bash and text.startswith("((", self.pos) and self._arithmetic():
                 pass
+            elif self.bash and text.startswith(("<(", ">("), self.pos):
+                self._process_substitution()
             else:
                 operator = next((op for op in _OPERATORS if text.startswith(op, self.pos)), None)
                 if operator is not None:
@@ -324,6 +331,16 @@ class _Lexer:
         self.line += inner.count("\n")
         self.pos = end + 2
         return True
+
+    def _process_substitution(self) -> None:
+        """bash's ``<(...)`` or ``>(...)``: a word of its own (``diff <(a) <(b)``, ``done < <(find ...)``)."""
+        start, line = self.pos, self.line
+        end = self._matching(self.pos + 1, "(", ")")
+        inner = self.text[self.pos + 2:end]
+        self.line += inner.count("\n")
+        self.pos = end + 1
+        sub = Sub(inner, line, process=self.text[start])
+        self.tokens.append(_Token("word", self.text[start:self.pos], line, start, self.pos, (sub,)))
 
     def _word(self) -> None:
         start, line = self.pos, self.line

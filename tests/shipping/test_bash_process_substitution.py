@@ -1,0 +1,66 @@
+"""bash's process substitution, ``<(...)`` and ``>(...)``, and ``mapfile``/``readarray``.
+
+A process substitution is a word of its own: its command runs (what it
+copies is placed) and the word names the pipe, ``/dev/fd/63``. It stopped
+the reading before (``done < <(find ...)``, ``diff <(a) <(b)`` are common in
+bash scripts). ``mapfile``/``readarray`` fill an array from their input, which
+the reader does not know: a path built from it is unread. For dash the
+form is a syntax error, and the script is not read on.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of
+
+
+def read(script: str, run: str = "bash i.sh"):  # type: ignore[no-untyped-def]
+    return plan_of({"Dockerfile": f"FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && {run}\n",
+                    "s/i.sh": script, "s/x.py": "", "s/sub/y.py": ""})
+
+
+def placed(plan) -> list[str]:  # type: ignore[no-untyped-def]
+    return sorted(path for path in plan.image if path.startswith("/dest/"))
+
+
+@pytest.mark.parametrize(("script", "files"), [
+    ("diff <(cat x.py) <(cat sub/y.py) || true\ncp x.py /dest/after.py\n", ["/dest/after.py"]),
+    ("cat <(cp x.py /dest/side.py) > /dev/null\ncp x.py /dest/after.py\n", ["/dest/after.py", "/dest/side.py"]),
+    ("tee >(cp x.py /dest/side.py) < x.py > /dev/null\ncp x.py /dest/after.py\n", ["/dest/after.py", "/dest/side.py"]),
+    ("while read -r f; do\n  echo \"$f\"\ndone < <(find . -name '*.py')\ncp x.py /dest/after.py\n", ["/dest/after.py"]),
+    ("readarray -d '' -t files < <(printf '%s\\0' x.py)\ncp x.py /dest/after.py\n", ["/dest/after.py"]),
+])
+def test_a_process_substitution_runs_its_command_and_the_script_reads_on(script: str, files: list[str]) -> None:
+    plan = read(script)
+    assert placed(plan) == files and plan.notes == ()
+
+
+def test_a_process_substitution_names_a_pipe() -> None:
+    plan = read('P=<(true)\ncase "$P" in /dev/fd/*) cp x.py /dest/pipe.py ;; esac\n')
+    assert placed(plan) == ["/dest/pipe.py"]
+
+
+@pytest.mark.parametrize("made", ["mapfile -t files < <(ls *.py)", "readarray files < list.txt",
+                                  "mapfile -n 2 -O 0 -- files < <(ls)"])
+def test_mapfile_fills_an_array_the_reader_cannot_know(made: str) -> None:
+    plan = read(f'{made}\nfor f in "${{files[@]}}"; do cp "$f" /dest/; done\ncp x.py /dest/after.py\n')
+    assert placed(plan) == ["/dest/after.py"]
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
+
+
+def test_mapfile_without_a_name_fills_mapfile() -> None:
+    plan = read('mapfile < <(ls)\ncp "${MAPFILE[0]}" /dest/one.py\ncp x.py /dest/after.py\n')
+    assert placed(plan) == ["/dest/after.py"] and [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
+
+
+def test_under_sh_mapfile_is_noted_as_bash_only() -> None:
+    plan = read("mapfile files < list.txt\ncp x.py /dest/after.py\n", run="sh i.sh")
+    assert placed(plan) == ["/dest/after.py"]
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 1, "mapfile is bash's: under the base image's sh it may not exist")]
+
+
+def test_under_dash_a_process_substitution_is_a_syntax_error() -> None:
+    plan = read("diff <(cat x.py) <(cat sub/y.py) || true\ncp x.py /dest/after.py\n", run="dash i.sh")
+    assert placed(plan) == [] and [(n.kind, n.line) for n in plan.notes] == [("stop", 1)]
