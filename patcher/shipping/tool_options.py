@@ -37,10 +37,15 @@ class OptionTable:
     short_valued: str
     long: frozenset[str]
     long_valued: frozenset[str]
+    # The program's other long options (come back unknown): an abbreviation that could name one is not resolved.
+    others: frozenset[str] = frozenset()
+    abbreviations: bool = True  # whether a unique prefix of a long name stands for it
 
 
-def _table(short: str, short_valued: str, long: str, long_valued: str) -> OptionTable:
-    return OptionTable(short, short_valued, frozenset(long.split()), frozenset(long_valued.split()))
+def _table(short: str, short_valued: str, long: str, long_valued: str, others: str = "help version",
+           abbreviations: bool = True) -> OptionTable:
+    return OptionTable(short, short_valued, frozenset(long.split()), frozenset(long_valued.split()),
+                       frozenset(others.split()), abbreviations)
 
 
 # Long options with an optional value are in both lists.
@@ -50,7 +55,8 @@ TABLES: dict[str, OptionTable] = {
         "archive recursive force interactive no-clobber preserve no-dereference dereference link symbolic-link "
         "update verbose one-file-system no-target-directory remove-destination strip-trailing-slashes backup "
         "parents debug reflink copy-contents context",
-        "target-directory suffix preserve no-preserve sparse reflink backup update context"),
+        "target-directory suffix preserve no-preserve sparse reflink backup update context",
+        "attributes-only keep-directory-symlink help version"),
     "mv": _table(
         "bfinTuvZ", "tS",
         "force interactive no-clobber no-target-directory update verbose strip-trailing-slashes backup debug context",
@@ -63,13 +69,13 @@ TABLES: dict[str, OptionTable] = {
     "ln": _table(
         "bfiLnPrsTv", "tS",
         "symbolic force no-dereference no-target-directory verbose relative interactive logical physical backup",
-        "target-directory suffix backup"),
+        "target-directory suffix backup", "directory help version"),
     "rsync": _table(
         "avrlptgoDzhPqucWHAXSxnim", "",
         "archive recursive verbose quiet progress partial links perms times group owner devices specials compress "
         "human-readable checksum update delete whole-file hard-links acls xattrs sparse one-file-system stats "
         "no-perms no-owner no-group no-times mkpath itemize-changes inplace",
-        "chmod chown info out-format log-file"),
+        "chmod chown info out-format log-file", abbreviations=False),
     "rm": _table(
         "rRfidvI", "",
         "recursive force dir verbose interactive one-file-system no-preserve-root preserve-root",
@@ -91,23 +97,34 @@ TABLES: dict[str, OptionTable] = {
         "requirement constraint editable index-url extra-index-url target prefix root find-links trusted-host "
         "cache-dir root-user-action progress-bar only-binary no-binary upgrade-strategy platform python-version "
         "implementation abi src timeout retries proxy config-settings global-option report log keyring-provider "
-        "exists-action cert client-cert use-feature use-deprecated python"),
+        "exists-action cert client-cert use-feature use-deprecated python", abbreviations=False),
 }
 
 
 def read_options(program: str, args: list[str]) -> Options:
-    """``args`` as ``program`` reads them (its table in TABLES)."""
+    """``args`` as ``program`` reads them (its table in TABLES).
+
+    getopt_long (GNU coreutils, sed) takes any prefix that names one long
+    option alone (``cp --recur``): the tables of those programs hold every
+    long option of their ``--help``, so a prefix is resolved only where it is
+    not ambiguous. rsync (popt) is read by whole names, and so is pip: its
+    optparse takes prefixes too, but of options the table does not all hold.
+    """
     table = TABLES[program]
-    return getopt(args, table.short, table.short_valued, table.long, table.long_valued)
+    return getopt(args, table.short, table.short_valued, table.long, table.long_valued,
+                  others=table.others if table.abbreviations else None)
 
 
 def getopt(args: list[str], short: str, short_valued: str, long: frozenset[str] | set[str],
-           long_valued: frozenset[str] | set[str]) -> Options:
+           long_valued: frozenset[str] | set[str], others: frozenset[str] | None = None) -> Options:
     """Split ``args`` into options and operands, GNU-style (options may follow operands).
 
     A long option named in both ``long`` and ``long_valued`` takes an
     optional argument (``--preserve[=LIST]``, ``--backup[=CONTROL]``): only
-    its ``=`` form gives one, as getopt_long reads it.
+    its ``=`` form gives one, as getopt_long reads it. Given the program's
+    ``others`` long options, a prefix of one long name alone stands for it
+    (``--recur``); one of several (``--no``) is unknown, as getopt_long
+    refuses it as ambiguous.
     """
     flags: set[str] = set()
     values: dict[str, str] = {}
@@ -122,6 +139,9 @@ def getopt(args: list[str], short: str, short_valued: str, long: frozenset[str] 
             break
         if arg.startswith("--"):
             name, equals, value = arg[2:].partition("=")
+            if others is not None and name and name not in long and name not in long_valued:
+                named = {option for option in (*long, *long_valued, *others) if option.startswith(name)}
+                name = named.pop() if len(named) == 1 else name
             if name in long and not equals:
                 flags.add(name)
             elif name in long_valued:

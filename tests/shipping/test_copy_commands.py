@@ -28,6 +28,8 @@ def placed(script: str) -> dict[str, str]:
     ("cp -av sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
     ("cp -R sub /made", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
     ("cp --recursive sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("cp --recur sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),  # getopt_long takes a prefix
+    ("cp --target=/made x.py", {"/made/x.py": X}),
     ("cp -a sub /made/new", {"/made/new/y.py": Y, "/made/new/deep/z.py": Z}),
     ("cp -a sub/. /made", {"/made/y.py": Y, "/made/deep/z.py": Z}),
     ("cp sub/y.py -r -- /made", {"/made/y.py": Y}),  # options after operands, as GNU getopt reads them
@@ -140,7 +142,7 @@ def test_rm_removes_what_it_names_and_nothing_beside_it() -> None:
     ("rsync -a --exclude='*.pyc' sub /made/", "rsync with --exclude=*.pyc"),
     ("ln --relative -s x.py /made/", "ln with --relative"),
     ("install --strip-program=x --bogus x.py /made/", "install with --bogus"),
-    ("rm -f --recur /made/x.py", "rm with --recur"),  # GNU rm takes it for --recursive
+    ("rm -f --ve /made/x.py", "rm with --ve"),  # --verbose or --version: GNU rm refuses it as ambiguous
     ("mkdir --bogus /made/b", "mkdir with --bogus"),  # GNU mkdir refuses it and makes nothing
 ])
 def test_an_option_the_reader_does_not_know_makes_the_command_unread(command: str, why: str) -> None:
@@ -151,7 +153,7 @@ def test_an_option_the_reader_does_not_know_makes_the_command_unread(command: st
 
 
 def test_an_rm_the_reader_does_not_follow_is_a_caveat_on_what_it_names_only() -> None:
-    plan = plan_of(script_context("mkdir /made\ncp x.py /made/x.py\ncp x.py /made/y.py\nrm -f --recur /made/x.py\n"))
+    plan = plan_of(script_context("mkdir /made\ncp x.py /made/x.py\ncp x.py /made/y.py\nrm -f --ve /made/x.py\n"))
     assert [(n.kind, n.line, n.scope) for n in plan.notes] == [("unread", 4, ("/made/x.py",))]
     assert [n.line for n in plan.caveats(X, ("/made/x.py",))] == [4] and plan.caveats(X, ("/made/y.py",)) == ()
 

@@ -142,3 +142,47 @@ def test_a_value_missing_at_the_end_of_the_line_is_unknown() -> None:
     assert read_options("cp", ["a", "-t"]).unknown == ["-t"]
     assert read_options("cp", ["a", "--target-directory"]).unknown == ["--target-directory"]
     assert read_options("cp", ["a", "--no-such-option"]).unknown == ["--no-such-option"]
+
+
+# getopt_long takes a prefix that names one long option alone; rsync's popt and (as read here) pip take whole names.
+ABBREVIATING = sorted(set(PROGRAMS) - {"rsync", "pip"})
+
+
+def _names(program: str) -> set[str]:
+    """Every long name the program has: the reader's, those it leaves unread, and --help and --version."""
+    p = PROGRAMS[program]
+    unread = {o[2:] for o in p.unread.split() if o.startswith("--")}
+    return set(f"{p.long} {p.long_valued} {p.long_optional}".split()) | unread | {"help", "version"}
+
+
+def _shortest_prefixes(program: str) -> list[tuple[str, str, str]]:
+    names = _names(program)
+    cases = []
+    for option in sorted(f"{PROGRAMS[program].long} {PROGRAMS[program].long_valued}".split()):
+        prefix = next((option[:n] for n in range(1, len(option))
+                       if [name for name in names if name.startswith(option[:n])] == [option]), None)
+        if prefix is not None:
+            cases.append((program, option, prefix))
+    return cases
+
+
+@pytest.mark.parametrize(("program", "option", "prefix"),
+                         [case for program in ABBREVIATING for case in _shortest_prefixes(program)])
+def test_a_prefix_that_names_one_long_option_alone_stands_for_it(program: str, option: str, prefix: str) -> None:
+    assert read_options(program, [f"--{prefix}", "v", "a"]) == read_options(program, [f"--{option}", "v", "a"])
+
+
+@pytest.mark.parametrize(("program", "prefix"), [
+    ("cp", "--no"), ("cp", "--re"), ("cp", "--a"), ("cp", "--attr"), ("ln", "--d"), ("mv", "--s"),
+    ("touch", "--no"), ("sed", "--s"), ("mkdir", "--v"), ("cp", "--h"),
+])
+def test_a_prefix_of_several_long_options_or_of_one_not_followed_is_unknown(program: str, prefix: str) -> None:
+    # cp 9.1: "option '--no' is ambiguous; possibilities: '--no-clobber' '--no-dereference' ..."; '--attr' is
+    # --attributes-only, '--h' --help, ln's '--d' --directory: options the reader does not follow.
+    read = read_options(program, [prefix, "a", "b"])
+    assert read.unknown == [prefix] and read.operands == ["a", "b"]
+
+
+@pytest.mark.parametrize(("program", "prefix"), [("rsync", "--recur"), ("pip", "--no-cache")])
+def test_rsync_and_pip_options_are_read_by_their_whole_names(program: str, prefix: str) -> None:
+    assert read_options(program, [prefix, "a"]).unknown == [prefix]
