@@ -220,15 +220,20 @@ def _unset(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
 
 
 def _exit(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    if len(argv) < 2:
-        raise Exit(shell.last_status)  # sh: the status of the last command run
-    code = argv[1]
-    # The status is N modulo 256 ('exit 256' succeeds), which N's last eight digits decide (10**8 % 256 == 0).
-    raise Exit(int(code[-8:]) % 256 == 0 if code.isdigit() else None)
+    raise Exit(_status(shell, argv))
 
 
 def _return(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    raise _Return()
+    raise _Return(_status(shell, argv))
+
+
+def _status(shell: Shell, argv: list[str]) -> bool | None:
+    """The status ``exit [N]`` and ``return [N]`` give: with no N, the last command's."""
+    if len(argv) < 2:
+        return shell.last_status
+    code = argv[1]
+    # The status is N modulo 256 ('exit 256' succeeds), which N's last eight digits decide (10**8 % 256 == 0).
+    return int(code[-8:]) % 256 == 0 if code.isdigit() else None
 
 
 def _loop_control(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -295,8 +300,8 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     shell.depth += 1
     try:
         return shell.run_text(text, 1, CommandContext(1, ""))
-    except _Return:
-        return True
+    except _Return as back:
+        return back.status
     finally:
         shell.file, shell.positional, shell.dockerfile = saved_file, saved_positional, saved_dockerfile
         shell.depth -= 1

@@ -153,7 +153,11 @@ class NoMatch(Exception):
 
 
 class _Return(Exception):
-    pass
+    """``return [N]``: leaves the function or sourced file with that status."""
+
+    def __init__(self, status: bool | None = True):
+        super().__init__()
+        self.status = status
 
 
 class _Loop(Exception):
@@ -771,8 +775,8 @@ class Shell:
         self.frames.append({})
         try:
             return self.command(body, ctx)
-        except _Return:
-            return True
+        except _Return as back:
+            return back.status
         finally:
             self.positional = saved
             self.depth -= 1

@@ -164,6 +164,24 @@ def test_a_case_pattern_with_an_unknown_part_reads_every_body() -> None:
 
 # What dash and bash both chose for each (checked by running them).
 @pytest.mark.parametrize(("script", "placed"), [
+    ("f() { return 1; }\nif f; then cp x.py /yes.py; else cp x.py /no.py; fi", ["/no.py"]),
+    ("f() { return 0; }\nf && cp x.py /yes.py", ["/yes.py"]),
+    ("f() { false; return; }\nf || cp x.py /last.py", ["/last.py"]),  # no N: the last command's status
+    ("f() { return 256; }\nf && cp x.py /wrapped.py", ["/wrapped.py"]),  # N modulo 256
+    ("set -e\nf() { return 3; }\nf\ncp x.py /after.py", []),  # set -e ends the script on the call
+])
+def test_a_function_returns_the_status_return_gives(script: str, placed: list[str]) -> None:
+    assert outcome(script)[0] == placed
+
+
+def test_a_sourced_file_returns_the_status_return_gives() -> None:
+    plan = plan_of(script_context(". ./lib.sh || cp x.py /sourced.py\n",
+                                  files={"s/lib.sh": "return 1\ncp x.py /never.py\n"}))
+    assert sorted(path for path in plan.image if not path.startswith("/w/s/")) == ["/sourced.py"]
+
+
+
+@pytest.mark.parametrize(("script", "placed"), [
     ("A='a*c'\ncase \"$A\" in\n  \"*\") cp x.py /literal.py ;;\n  *) cp x.py /any.py ;;\nesac\n", ["/any.py"]),
     ("A='*'\ncase \"$A\" in\n  \"*\") cp x.py /literal.py ;;\nesac\n", ["/literal.py"]),
     ("A=abc\ncase $A in\n  \"a*\") cp x.py /no.py ;;\n  \"a\"*) cp x.py /prefix.py ;;\nesac\n", ["/prefix.py"]),
