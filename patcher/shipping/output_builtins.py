@@ -66,7 +66,11 @@ def _printf(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
         return True
     if args[0].startswith("-") and args[0] != "-":
         if args[0] == "-v" and len(args) > 1 and is_known(args[1]):
-            shell.assign(args[1], shell.unknowns.mark(f"$({' '.join(argv)})"))  # bash's printf -v NAME
+            # bash's printf -v NAME FORMAT ARGS: NAME holds what it would print (dash has no -v, and fails).
+            rest = args[3:] if args[2:3] == ["--"] else args[2:]
+            text = printf_output(rest[0], rest[1:]) if rest and shell.program == "bash" else None
+            shell.assign(args[1], text if text is not None else shell.unknowns.mark(f"$({' '.join(argv)})"))
+            return True
         shell.emit_unknown()
         return True
     text = printf_output(args[0], args[1:])

@@ -7,6 +7,7 @@ Each takes (shell, argv, context, env, stdin) and returns the status: True, Fals
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from .command_lookup import note_program, on_path
@@ -323,10 +324,70 @@ def _eval(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
 
 
 def _read(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    for name in argv[1:]:
-        if not name.startswith("-"):
+    """``read [-r] [-a ARRAY] [-p PROMPT] [NAME...]``: one line of standard input split by IFS, the rest of it
+    to the last NAME (REPLY without one). Only a here-document's or here-string's line is known; any other
+    input, or another option (-d, -n, -t, -u), gives unknown values."""
+    args, raw, array = argv[1:], False, None
+    while args and args[0][:1] == "-" and len(args[0]) > 1 and args[0] != "--":
+        option, args = args[0], args[1:]
+        raw = raw or "r" in option
+        if option in ("-a", "-p") and args:
+            array, args = (args[0], args[1:]) if option == "-a" else (array, args[1:])
+        elif not set(option[1:]) <= set("rse"):
+            stdin = None
+    names = args[1:] if args[:1] == ["--"] else args
+    ifs = env.get("IFS", shell.lookup("IFS"))  # 'IFS=, read a b' splits at commas
+    ifs = " \t\n" if ifs is None and "IFS" not in shell.unset else ifs
+    if stdin is None or ifs is None or not is_known(stdin) or not is_known(ifs):
+        for name in names or ([] if array else ["REPLY"]):
             shell.assign(name, shell.unknowns.mark(f"$({' '.join(argv)})"))
-    return None
+        if array:
+            shell.assign_array(array, None)
+        return None
+    line, newline, _ = stdin.partition("\n")
+    if not raw:
+        line = re.sub(r"\\(.)", r"\1", line.replace("\\\n", ""))
+    if array:
+        shell.assign_array(array, split_fields(line, ifs, None))
+    elif not names:
+        shell.assign("REPLY", line)
+    else:
+        for name, value in zip(names, split_fields(line, ifs, len(names)) + [""] * len(names)):
+            shell.assign(name, value)
+    return bool(newline)  # read fails at the end of input without a newline
+
+
+def split_fields(line: str, ifs: str, count: int | None) -> list[str]:
+    """``read``'s split of LINE by IFS into at most ``count`` fields, the last holding the rest of the line.
+
+    IFS white space around fields is dropped and any run of it separates;
+    another IFS character separates once, with the white space around it.
+    """
+    white = "".join(c for c in ifs if c in " \t\n")
+    other = "".join(c for c in ifs if c not in " \t\n")
+    line = line.strip(white)
+    around = f"[{re.escape(white)}]*" if white else ""
+    alternatives = [f"{around}[{re.escape(other)}]{around}"] if other else []
+    alternatives += [f"[{re.escape(white)}]+"] if white else []
+    if not alternatives:
+        return [line] if line else []  # an empty IFS splits nothing
+    separator = re.compile("|".join(alternatives))
+    fields: list[str] = []
+    while line and (count is None or len(fields) < count - 1):
+        found = separator.search(line)
+        if found is None:
+            break
+        fields.append(line[:found.start()])
+        line = line[found.end():]
+    if line and other and count is not None:
+        # The last field loses a delimiter that ends the line when it holds no other ('a,b,' gives b; 'b,,'
+        # and 'b,c,' stay whole).
+        end = re.search(f"{around}[{re.escape(other)}]{around}$", line)
+        if end and not re.search(f"[{re.escape(other)}]", line[:end.start()]):
+            line = line[:end.start()]
+    if line:
+        fields.append(line)
+    return fields
 
 
 def _getopts(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

@@ -120,6 +120,9 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
         if redirect.body is not None:
             stdin = redirect.body if redirect.body_quoted else shell.expand_one(heredoc_word(redirect.body))
             continue
+        if redirect.op == "<<<":  # bash's here-string: the word, expanded, and a newline
+            stdin = shell.expand_one(redirect.target) + "\n"
+            continue
         if redirect.op not in (">", ">>", ">|", "&>", "&>>") or redirect.fd not in (None, 1, 2):
             continue
         target = shell.expand_one(redirect.target)

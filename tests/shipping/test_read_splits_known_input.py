@@ -1,0 +1,72 @@
+"""``read`` splits a line it can know (a here-document's, bash's here-string's) by IFS, as sh does.
+
+IFS white space around fields is dropped and runs of it separate; another
+IFS character separates once; the last name gets the rest of the line,
+less one delimiter that ends it when it holds no other. Input the reader
+does not know (a file, a pipe) or an option it does not follow (-d, -n, -t,
+-u) gives unknown values. bash's ``printf -v NAME`` keeps what printf would
+print.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from patcher.shipping.shell_builtins import split_fields
+from tests.shipping.conftest import plan_of
+
+
+# Each row is what bash 5.2 and dash 0.5.12 gave for 'IFS=$IFS read -r v0 v1 ... <<EOF\nLINE\nEOF'.
+@pytest.mark.parametrize(("line", "ifs", "count", "fields"), [
+    ("a b  c", " \t\n", 2, ["a", "b  c"]), ("  a b  c  ", " \t\n", 3, ["a", "b", "c"]),
+    ("x.py,y", ",", 2, ["x.py", "y"]), ("a,,b", ",", 3, ["a", "", "b"]), ("a , b ,c", ", ", 3, ["a", "b", "c"]),
+    ("a,b,c,d", ",", 2, ["a", "b,c,d"]), ("a b c", " ", 1, ["a b c"]), (" a ", " \t\n", 1, ["a"]),
+    ("a,", ",", 2, ["a"]), ("a:b:c", ":", 5, ["a", "b", "c"]), ("", " ", 2, []),
+    ("a,b,", ",", 2, ["a", "b"]), ("a,b,,", ",", 2, ["a", "b,,"]), ("a  b , ", ", ", 2, ["a", "b"]),
+    ("  :, :", ":,", 1, ["  :, :"]), ("a:,: :", ":,", 2, ["a", ",: :"]), ("a b", "", 2, ["a b"]),
+])
+def test_a_line_splits_into_fields_as_sh_splits_it(line: str, ifs: str, count: int, fields: list[str]) -> None:
+    assert split_fields(line, ifs, count) == fields
+
+
+def read(script: str, run: str = "bash i.sh"):  # type: ignore[no-untyped-def]
+    return plan_of({"Dockerfile": f"FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && {run}\n",
+                    "s/i.sh": script, "s/x.py": "", "s/list.txt": "x.py\n"})
+
+
+def placed(plan) -> list[str]:  # type: ignore[no-untyped-def]
+    return sorted(path for path in plan.image if path.startswith("/dest/"))
+
+
+@pytest.mark.parametrize(("script", "files"), [
+    ("IFS=, read -r a b <<< 'x.py,y'\ncp \"$a\" /dest/$b.py\n", ["/dest/y.py"]),
+    ("read -r name rest <<EOF\nx.py  and more\nEOF\ncp \"$name\" \"/dest/${rest// /_}.py\"\n", ["/dest/and_more.py"]),
+    ("read -r -a parts <<< 'one two'\ncp x.py /dest/${parts[1]}.py\n", ["/dest/two.py"]),
+    ("read <<< 'a\\b c'\ncp x.py \"/dest/$REPLY.py\"\n", ["/dest/ab c.py"]),  # without -r a backslash escapes
+    ("read -r <<< 'a\\b'\ncp x.py \"/dest/$REPLY.py\"\n", ["/dest/a\\b.py"]),
+    ("read -r a <<< ''\ncp x.py \"/dest/[$a].py\"\n", ["/dest/[].py"]),
+])
+def test_read_from_a_here_string_or_document_gives_its_fields(script: str, files: list[str]) -> None:
+    plan = read(script)
+    assert placed(plan) == files and plan.notes == ()
+
+
+@pytest.mark.parametrize("script", [
+    "read -r a < list.txt\ncp x.py \"/dest/$a\"\n",  # a file: the image's reading, not the reader's
+    "ls | { read -r a; cp x.py \"/dest/$a\"; }\n",
+    "read -r -d '' a <<< 'x.py'\ncp x.py \"/dest/$a\"\n",  # an option the reader does not follow
+])
+def test_read_from_input_the_reader_cannot_know_gives_unknown_values(script: str) -> None:
+    plan = read(script)
+    assert placed(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
+def test_read_fails_at_the_end_of_input_without_a_newline() -> None:
+    plan = read("if read -r a <<EOF\nEOF\nthen cp x.py /dest/line.py; else cp x.py /dest/none.py; fi\n"
+                "read -r b <<EOF\nx.py\nEOF\ncp x.py /dest/$b\n")
+    assert placed(plan) == ["/dest/none.py", "/dest/x.py"]
+
+
+def test_bash_printf_v_keeps_what_printf_prints() -> None:
+    plan = read("printf -v DEST '%s/%s' /dest sub\nmkdir \"$DEST\"\ncp x.py \"$DEST/x.py\"\n")
+    assert placed(plan) == ["/dest/sub/x.py"] and plan.notes == ()
