@@ -24,7 +24,8 @@ def _cd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str],
             args = args[1:]
             break
         if not set(args[0][1:]) <= set("LPe@"):
-            break
+            shell.note(ctx, "fails", f"cd has no option {args[0]}: it fails and the directory does not change")
+            return False  # bash: "invalid option", dash: "Illegal option"; both fail with status 2
         args = args[1:]
     if not args:
         target = shell.lookup("HOME") or "/root"

@@ -87,13 +87,6 @@ Part = Union[Lit, Param, Sub, Arith]
 Word = tuple[Part, ...]
 
 
-def word_text(word: Word) -> str | None:
-    """The text of a word made only of literals (quoted or not), else None."""
-    if all(isinstance(p, Lit) for p in word):
-        return "".join(p.text for p in word if isinstance(p, Lit))
-    return None
-
-
 # Declaration utilities: an argument that reads as an assignment is expanded as one (POSIX 2024, bash, dash):
 # not split, not globbed, a '~' after its '=' or a ':' expanded; bash reads NAME=(...) there as an array.
 DECLARATIONS = frozenset({"export", "readonly", "local", "declare", "typeset"})

@@ -58,6 +58,13 @@ def test_cd_into_a_base_image_folder_is_followed() -> None:
         "/usr/lib/python3/dist-packages/vllm/x.py": "s/x.py"}
 
 
+def test_cd_with_an_option_it_does_not_have_fails_and_the_directory_stays() -> None:
+    # bash: "cd: -X: invalid option", dash: "cd: Illegal option -X"; both go on in the same folder.
+    plan = plan_of(script_context("cd -X sub || true\ncp x.py /d/\n"))
+    assert "/d/x.py" in plan.image
+    assert notes_of(plan, "fails") == [("s/i.sh", 1, "cd -X sub")]
+
+
 def test_popd_on_an_empty_stack_fails_and_the_directory_stays() -> None:
     plan = plan_of(script_context("cd sub\npopd\ncp y.py /d/\n"))
     assert "/d/y.py" in plan.image

@@ -35,6 +35,8 @@ from tests.shipping.conftest import plan_of, script_context
     ("cp a.py /d/a.py || { echo copy failed; exit 0; }", ("|| ...",)),
     ("cp a.py /d/a.py || return 1", ()),
     ("cp a.py /d/a.py || false", ()),
+    ("cp a.py /d/a.py || ! false", ("|| false",)),  # '! false' succeeds: the failure is hidden
+    ("cp a.py /d/a.py || false | cat", ("|| false",)),  # a pipe's status is its last part's: cat succeeds
     ("cp a.py /d/a.py || { echo no; }", ("|| ...",)),
     ("cp a.py /d/a.py && echo ok", ("&& ...",)),
     ("cp a.py /d/a.py && echo ok || true", ("&& ...", "|| true")),

@@ -47,6 +47,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("printf '%d-%i-%u' 012 0x1f \"'A\"", "10-31-65"), ("printf '%03d|%-3s|%3s|%.2s' 7 a b xyz", "007|a  |  b|xy"),
     ("printf '%x%X%o' 255 255 8", "ffFF10"), ("printf '%x|%o|%X|%u|%04x' 0 0 0 0 0", "0|0|0|0|0000"), ("printf '%c' yes", "y"), ("printf '%d'", "0"),
     ("printf '%05d|%+d|%i' -42 -7 -0x10", "-0042|-7|-16"),
+    ("printf '%.0d|%.1d' 5 0", "5|0"), ("printf '%.0d' 0", None),  # C prints no digit for that zero
     ("printf '%x' -1", None),  # printed as an unsigned 64-bit number: the reader does not print it
     ("printf '\\x41'", None), ("printf '%d' abc", None), ("printf '%q' a", None), ("printf '%*d' 3 4", None),
     ("printf '%b' \"$U\"", None), ("printf '%5s' \"$U\"", None), ("printf \"$U\"", None), ("printf '\\0'", None),
@@ -89,6 +90,8 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("export A=/a; echo $A", "/a"), ("readonly R=/r; echo $R", "/r"), ("local L=l; declare D=d; typeset T=t; echo $L$D$T", "ldt"),
     ("A=/a; unset A; echo x$A", "x"), ("A=/a; unset -v A; echo x$A", "x"), ("A=/a; unset -- A; echo x$A", "x"), ("export B; echo $B", None),
     ("read A; echo $A", None), ("read -r A B; echo $B", None),
+    # Three words compare strings, whatever they look like: '-f' here is an operand, not a test of a file.
+    ("[ -f = -f ] && echo same", "same"), ("test -d != -d || echo differ", "differ"),
     # A child shell's output, a pipeline's last part, a function, a group and eval are all heard.
     ("sh -c 'echo hi'", "hi"), ("A=b sh -c 'echo $A'", "b"), ("sh <<EOF\necho hi\nEOF", "hi"),
     ("f() { echo hi; }; f", "hi"), ("{ echo hi; }", "hi"), ("eval 'echo hi'", "hi"), ("echo a; echo b", "a\nb"),

@@ -39,6 +39,7 @@ def copy_of(plan):  # type: ignore[no-untyped-def]
     (f'bash -xec "{COPY}; echo done"', True),
     (f'bash -o errexit -c "{COPY}; echo done"', True),
     (f'bash -euxo pipefail -c "{COPY}; echo done"', True),
+    (f'sh -xo errexit -c "{COPY}; echo done"', True),  # the cluster's 'o' names the option after it
     (f'/bin/bash --norc -e -c "{COPY}; echo done"', True),
     (f'["/bin/sh", "-e", "-c", "{COPY}; echo done"]', True),
     (f'["bash", "-c", "{COPY}; echo done"]', False),
