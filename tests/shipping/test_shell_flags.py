@@ -54,6 +54,8 @@ def copy_of(plan):  # type: ignore[no-untyped-def]
     (f'sh -c "(exec {COPY}); echo done"', False),  # ...but in a subshell, only the subshell's
     (f"(cd /w/s && {COPY})", True),  # a subshell that ends the RUN: its last command's failure is the RUN's
     (f'sh -c "({COPY})"', True),
+    # After a test only the base image decides, the copy still ends the RUN, or does not.
+    (f"[ -d /opt/u ] && {COPY}", True), (f"[ -d /opt/u ] && {COPY}; echo done", False),
 ])
 def test_a_command_string_copies_and_set_e_decides_whether_a_failure_stops_the_build(run: str, stops: bool) -> None:
     found = copy_of(plan_of(run_line(run)))
