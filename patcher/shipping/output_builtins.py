@@ -8,6 +8,7 @@ import posixpath
 import re
 from typing import Callable
 
+from .file_commands import transfer
 from .image_fs import Kind
 from .printf_format import Unsure, printf_output, read_escapes
 from .shell_builtins import Builtin
@@ -159,7 +160,14 @@ _INTEGER_TESTS: dict[str, Callable[[int, int], bool]] = {
 
 def _tee(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     append = any(a in ("-a", "--append") for a in argv[1:])
-    for operand in (a for a in argv[1:] if not a.startswith("-")):
+    operands = [a for a in argv[1:] if not a.startswith("-")]
+    if stdin is None and shell.piped_file is not None and not append and operands:
+        # 'cat x.py | tee DEST...': each DEST holds x.py's bytes, as 'cp x.py DEST' would give them.
+        shell.emit_unknown()
+        copied = [transfer(shell, ctx, "tee", [shell.piped_file], shell.path(o), recursive=False, into=False)
+                  for o in operands if not o.startswith("/dev/")]
+        return all(copied)
+    for operand in operands:
         path = shell.path(operand)
         if path in shell.build.fs.files and append:
             shell.unread(ctx, f"appends to {path}, which the build placed there", scope=(path,))

@@ -21,7 +21,8 @@ from .brace_expansion import TooManyWords, expand_braces, has_braces
 from .image_fs import ImageFS, Kind, normalise
 from .shell_arithmetic import run_arithmetic
 from .shell_syntax import (AndOr, Arithmetic, ArithmeticFor, Case, Command, For, FunctionDef, Group, If, Lit, Loop,
-                           Pipeline, Redirect, Sequence, ShellSyntaxError, Simple, Sub, Word, parse_script, plain_text)
+                           Param, Pipeline, Redirect, Sequence, ShellSyntaxError, Simple, Sub, Word, parse_script,
+                           plain_text)
 from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_regex, variable_text
 
 MAX_DEPTH = 16  # scripts, functions, eval and source nested in one another
@@ -204,6 +205,7 @@ class Shell:
         self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
         self.is_subshell = False  # a copy made by subshell(): its exit status is not the script's or the RUN's
         self.last_status: bool | None = True  # of the last pipeline run: what a bare 'exit' repeats
+        self.piped_file: str | None = None  # a pipe's part after 'cat FILE': the file its standard input holds
 
     @property
     def unknowns(self) -> Unknowns:
@@ -501,6 +503,8 @@ class Shell:
             own = [*hides, *([] if last else ["| ..."])]
             ctx = self.context(command, own, exempt=exempt or not last or pipe.negated, tail=tail and last)
             shell = self if count == 1 else self.subshell()
+            if index:
+                shell.piped_file = self._catted(pipe.commands[index - 1])
             if not last:
                 shell.output = None  # it prints into the pipe: only the last part's output is heard
             if shell is self:
@@ -520,6 +524,23 @@ class Shell:
         if status is False and self.errexit and not self.ignoring_errexit and not exempt and not pipe.negated:
             raise Exit(False)  # set -e: a command known to fail ends the shell here
         return status
+
+    def _catted(self, command: Command) -> str | None:
+        """The context file ``cat FILE`` prints into a pipe (``cat x.py | tee DEST``), else None.
+
+        Only a word of text and parameters counts: expanding it again here must not run anything twice.
+        """
+        node = command.node
+        if not isinstance(node, Simple) or node.assignments or node.redirects or command.redirects \
+                or len(node.words) != 2 or plain_text(node.words[0]) != "cat" \
+                or not all(isinstance(part, (Lit, Param)) for part in node.words[1]):
+            return None
+        fields = self.expand_word(node.words[1])
+        if len(fields) != 1 or fields[0].glob is not None or not is_known(fields[0].text) \
+                or fields[0].text.startswith("-"):
+            return None
+        path = self.path(fields[0].text)
+        return path if path in self.build.fs.files else None
 
     def context(self, command: Command, hides: list[str], exempt: bool, tail: bool) -> CommandContext:
         """The context of ``command``: its line, what hides its failure, whether that failure stops the build."""

@@ -1,0 +1,43 @@
+"""``cat FILE | tee DEST`` copies FILE to DEST, as ``cp FILE DEST`` would (with ``sudo tee`` too).
+
+A common way to write a file as another user, or to log it as it goes.
+Anything else in the pipe (several files, ``cat -n``, ``tee -a``, a filter
+between them, a file the build did not place) gives DEST other bytes,
+which is not a copy of a context file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import image_of, script_context
+
+X, Y = "s/x.py", "s/sub/y.py"
+
+
+def placed(script: str) -> dict[str, str]:
+    image = image_of(script_context(f"mkdir -p /made\n{script}\n"))
+    return {path: source for path, source in image.items() if path.startswith("/made/")}
+
+
+@pytest.mark.parametrize(("script", "expected"), [
+    ("cat x.py | tee /made/paged_attn.py > /dev/null", {"/made/paged_attn.py": X}),
+    ("cat sub/y.py | sudo tee /made/paged_attn.py >/dev/null", {"/made/paged_attn.py": Y}),
+    ("F=x.py\ncat $F | tee /made/paged_attn.py", {"/made/paged_attn.py": X}),
+    ("cat x.py | tee -- /made/paged_attn.py", {"/made/paged_attn.py": X}),
+    ("cat x.py | tee /made/a.py /made/b.py", {"/made/a.py": X, "/made/b.py": X}),
+    ("cat x.py | tee /dev/stderr /made/paged_attn.py", {"/made/paged_attn.py": X}),
+    # Not a copy: other bytes reach DEST.
+    ("cat x.py sub/y.py | tee /made/paged_attn.py", {}),
+    ("cat -n x.py | tee /made/paged_attn.py", {}),
+    ("cat x.py | sed s/a/b/ | tee /made/paged_attn.py", {}),
+    ("cat x.py | tee -a /made/paged_attn.py", {}),
+    ("cat *.py | tee /made/paged_attn.py", {}),
+    ("echo x.py | tee /made/paged_attn.py", {}),
+])
+def test_cat_piped_into_tee_copies_one_file(script: str, expected: dict[str, str]) -> None:
+    assert placed(script) == expected
+
+
+def test_cat_of_a_file_the_build_did_not_place_gives_other_bytes() -> None:
+    assert placed("cat /etc/os-release | tee /made/release.txt") == {}
