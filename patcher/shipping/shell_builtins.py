@@ -103,6 +103,8 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
                 shell.set_errexit(word[0] == "-")
             if "f" in letters:
                 shell.noglob = word[0] == "-"
+            if "u" in letters:
+                shell.nounset = word[0] == "-"
             if "o" in letters and index + 1 < len(args):
                 _set_option(shell, args[index + 1], word[0] == "-")
                 index += 2
@@ -163,6 +165,8 @@ def _set_option(shell: Shell, name: str, on: bool) -> None:
         shell.set_errexit(on)
     elif name == "noglob":
         shell.noglob = on
+    elif name == "nounset":
+        shell.nounset = on
 
 
 def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

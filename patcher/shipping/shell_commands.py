@@ -33,6 +33,7 @@ PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf", "apk",
 def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
     """Expand and run one simple command."""
     declares = bool(node.words) and plain_text(node.words[0]) in DECLARATIONS
+    shell.substituted = True
     fields: list[Field] = []
     for word in node.words:
         assignment = split_assignment(word) if declares else None
@@ -60,7 +61,7 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
             else:
                 shell.assign(name, value)
         _assign_arrays(shell, arrays, associative=False)
-        return True
+        return shell.substituted  # 'X=$(cat VERSION)' fails when cat does: under set -e, the script ends
     status = dispatch(shell, argv, ctx, dict(assignments), stdin, captured=not _stdout_redirected(node.redirects))
     if arrays:  # a declaration's (declare -a NAME=(...)): after it made NAME local or read its options
         options = "".join(a[1:] for a in argv[1:] if a.startswith("-"))

@@ -145,6 +145,14 @@ class Stop(Exception):
     """The reader cannot go on: what follows is unknown (a Note says why)."""
 
 
+class Unbound(Exception):
+    """``set -u``: a parameter that is not set was expanded, which ends the shell."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
 class NoMatch(Exception):
     """bash's failglob: a pattern matched nothing, so the command is not run (and fails)."""
 
@@ -200,6 +208,8 @@ class Shell:
         self.program = program  # the shell that runs it: "sh" (the base image's /bin/sh), "bash", "dash"...
         self.output: Captured | None = None  # what a $(...) around this shell hears; shared with its children
         self.noglob = False  # set -f: no pathname expansion
+        self.nounset = False  # set -u: expanding a parameter that is not set ends the shell
+        self.substituted: bool | None = True  # the status of the last $(...) run
         self.running = 0  # lists being run now: 1 is the script's own top level
         self.shopts: set[str] = set()  # bash's shopt -s options the reading follows (nullglob, failglob, dotglob)
         self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
@@ -288,6 +298,8 @@ class Shell:
 
     def missing(self, name: str) -> str:
         """What ``$NAME`` gives when nothing the reader saw set it: empty if unset on purpose, else unknown."""
+        if self.nounset and (name in self.unset or name.isdigit()):
+            raise Unbound(name)  # a name the base image could set is not known to be unset: read on
         if name in self.unset or name.isdigit() or name in "@*#?-!$":
             return "" if name not in "$!" else self.unknowns.mark(f"${name}")
         if name == "BASH_VERSION":
@@ -315,12 +327,19 @@ class Shell:
         child.output = heard = Captured()
         if sub.process == ">":
             child.output = self.output  # >(...) reads the pipe; what it prints goes where this shell's output goes
+        status: bool | None = None
         try:
-            child.run(parse_script(sub.text, sub.line, bash=self.program == "bash"))
+            status = child.run(parse_script(sub.text, sub.line, bash=self.program == "bash"))
         except (ShellSyntaxError, RecursionError):
             heard.unknown = True
-        except (Exit, Stop, NoMatch):  # NoMatch: bash's failglob ends the $(...) where it is
+        except Exit as end:
+            status = end.status
+        except NoMatch:  # bash's failglob ends the $(...) where it is
+            status = False
+        except Stop:
             pass
+        if not sub.process:
+            self.substituted = status  # an assignment alone has the status of its last $(...)
         if sub.process:
             return "/dev/fd/63"  # what bash names the pipe (Linux)
         if heard.unknown:
@@ -416,6 +435,7 @@ class Shell:
         child.frames = [dict(frame) for frame in self.frames]
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
         child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob
+        child.nounset = self.nounset
         child.shopts = set(self.shopts)
         return child
 
@@ -561,13 +581,18 @@ class Shell:
             self.stop(ctx, f"the build runs more than {MAX_COMMANDS:,} commands; the reader stops here")
         if self.build.counter > MAX_STEPS:
             self.stop(ctx, STEPS_PAST)
-        if not ctx.exempt or keep_errexit:
-            return self._command(command, ctx)
-        self.ignoring_errexit += 1  # 'f || true', 'if f': set -e is off inside f's body too
         try:
-            return self._command(command, ctx)
-        finally:
-            self.ignoring_errexit -= 1
+            if not ctx.exempt or keep_errexit:
+                return self._command(command, ctx)
+            self.ignoring_errexit += 1  # 'f || true', 'if f': set -e is off inside f's body too
+            try:
+                return self._command(command, ctx)
+            finally:
+                self.ignoring_errexit -= 1
+        except Unbound as unbound:
+            # An expansion error ends the shell, whatever set -e, '||' or 'if' around it say (bash and dash).
+            self.note(ctx, "fails", f"${unbound.name} is not set and set -u is on: the shell ends here")
+            raise Exit(False) from None
 
     def _command(self, command: Command, ctx: CommandContext) -> bool | None:
         node = command.node

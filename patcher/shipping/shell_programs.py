@@ -54,7 +54,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                   errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                   run_line=shell.run_line, record=record, depth=shell.depth + 1, program=program)
     record.errexit_first = child.errexit
-    child.noglob = "f" in options
+    child.noglob, child.nounset = "f" in options, "u" in options
     child.output = shell.output  # a $(...) around the command hears what the script prints
     if "\r\n" in text:
         # sh takes a carriage return for part of a word: each line's last word ends in it, so a cp writes to
@@ -87,13 +87,14 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
 
 
 def _shell_flags(words: list[str]) -> set[str]:
-    """The single-letter options of ``sh -e -x``, ``-ex``, ``-o errexit`` (as "e"), ``-o noglob`` (as "f")."""
+    """The single-letter options of ``sh -e -x``, ``-ex``, ``-o errexit`` (as "e"), ``-o noglob`` (as "f"),
+    ``-o nounset`` (as "u")."""
     found: set[str] = set()
     index = 0
     while index < len(words):
         word = words[index]
         if word in ("-o", "+o") and index + 1 < len(words):
-            letter = {"errexit": "e", "noglob": "f"}.get(words[index + 1])
+            letter = {"errexit": "e", "noglob": "f", "nounset": "u"}.get(words[index + 1])
             if letter is not None:
                 found.discard(letter) if word == "+o" else found.add(letter)
             index += 2
@@ -158,7 +159,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
             run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile,
             program=posixpath.basename(argv[0]))
-        child.output, child.noglob = shell.output, "f" in options
+        child.output, child.noglob, child.nounset = shell.output, "f" in options, "u" in options
         try:
             return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
                                                                  ctx.exempt, True))
@@ -182,7 +183,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
                       dockerfile=shell.dockerfile, program=posixpath.basename(argv[0]))
-        child.output, child.noglob = shell.output, "f" in options
+        child.output, child.noglob, child.nounset = shell.output, "f" in options, "u" in options
         try:
             return child.run_text(stdin, ctx.line + 1, ctx)  # the here-document starts on the next line
         except Exit as end:
