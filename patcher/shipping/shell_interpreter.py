@@ -329,7 +329,12 @@ class Shell:
             child.output = self.output  # >(...) reads the pipe; what it prints goes where this shell's output goes
         status: bool | None = None
         try:
-            status = child.run(parse_script(sub.text, sub.line, bash=self.program == "bash"))
+            parsed = parse_script(sub.text, sub.line, bash=self.program == "bash")
+            read = self._file_read(parsed) if not sub.process else None
+            if read is not None:
+                self.substituted = True
+                return read
+            status = child.run(parsed)
         except (ShellSyntaxError, RecursionError):
             heard.unknown = True
         except Exit as end:
@@ -345,6 +350,24 @@ class Shell:
         if heard.unknown:
             return self.unknowns.mark(f"$({' '.join(sub.text.split())})")
         return "".join(heard.text).rstrip("\n")
+
+    def _file_read(self, parsed: Sequence) -> str | None:
+        """bash's ``$(< FILE)``: FILE's text (a context file's, trailing newlines removed), else a marker.
+
+        dash runs the lone redirection as a command that prints nothing; under sh the base image's decides.
+        None: the substitution is not of that form.
+        """
+        items = parsed.items
+        node = items[0].first.commands[0].node if len(items) == 1 and not items[0].rest else None
+        if not isinstance(node, Simple) or node.words or node.assignments or node.arrays or \
+                len(items[0].first.commands) != 1 or [r.op for r in node.redirects] != ["<"]:
+            return None
+        if self.program == "dash":
+            return ""
+        target = self.expand_one(node.redirects[0].target)
+        placed = self.build.fs.files.get(self.path(target)) if is_known(target) else None
+        text = self.build.read_context(placed.source) if placed is not None and self.program == "bash" else None
+        return text.rstrip("\n") if text is not None else self.unknowns.mark(f"$(< {self.show(target)})")
 
     def expand_word(self, word: Word) -> list[Field]:
         """Fields of a word, globs matched against what the build placed; bash expands its braces first."""

@@ -1,0 +1,41 @@
+"""bash's ``$(< FILE)`` is FILE's text (trailing newlines removed), as ``$(cat FILE)`` would be.
+
+dash runs the lone redirection as a command that prints nothing, so the
+value is empty there; under the base image's ``sh`` either may run it, and
+a file the build did not place is the image's to know: both unknown.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of
+
+
+def read(script: str, run: str):  # type: ignore[no-untyped-def]
+    return plan_of({"Dockerfile": f"FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && {run}\n",
+                    "s/i.sh": script, "s/x.py": "", "s/VERSION": "2.1\n\n"})
+
+
+def placed(plan) -> list[str]:  # type: ignore[no-untyped-def]
+    return sorted(path for path in plan.image if path.startswith("/dest/"))
+
+
+# What bash 5.2 and dash 0.5.12 gave for the same script and file.
+@pytest.mark.parametrize(("script", "run", "files"), [
+    ('V=$(< VERSION)\ncp x.py "/dest/v$V.py"\n', "bash i.sh", ["/dest/v2.1.py"]),
+    ('V="$(<VERSION)"\ncp x.py "/dest/v$V.py"\n', "bash i.sh", ["/dest/v2.1.py"]),
+    ('V=$(< VERSION)\ncp x.py "/dest/v$V.py"\n', "dash i.sh", ["/dest/v.py"]),
+])
+def test_a_file_read_by_a_command_substitution_gives_its_text(script: str, run: str, files: list[str]) -> None:
+    plan = read(script, run)
+    assert placed(plan) == files and plan.notes == ()
+
+
+@pytest.mark.parametrize(("script", "run"), [
+    ('V=$(< VERSION)\ncp x.py "/dest/v$V.py"\n', "sh i.sh"),
+    ('V=$(< /etc/os-release)\ncp x.py "/dest/v$V.py"\n', "bash i.sh"),
+])
+def test_a_file_read_only_the_image_can_tell_is_unknown(script: str, run: str) -> None:
+    plan = read(script, run)
+    assert placed(plan) == [] and [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
