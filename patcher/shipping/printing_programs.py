@@ -92,6 +92,9 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) 
         else:
             shell.emit_unknown()
         return True
+    if base == "cat":
+        shell.emit(_catted_text(shell, argv[1:]))
+        return True
     if base == "awk" and any(">" in a or "system" in a for a in argv[1:]):
         return note_program(shell, ctx, "awk")
     if base == "find" and any(a in _FIND_RUNS or a in _FIND_WRITES for a in argv[1:]):
@@ -100,3 +103,17 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) 
         return None
     shell.emit_unknown()
     return True
+
+
+def _catted_text(shell: Shell, operands: list[str]) -> str:
+    """What ``cat FILE...`` prints when each FILE is a text file the build placed; else a marker."""
+    operands = operands[1:] if operands[:1] == ["--"] else operands
+    texts = []
+    for operand in operands:
+        placed = shell.build.fs.files.get(shell.path(operand)) if is_known(operand) and operand != "-" \
+            and not operand.startswith("-") else None
+        text = shell.build.read_context(placed.source) if placed is not None else None
+        if text is None:
+            return shell.unknowns.mark(f"$(cat {' '.join(shell.show(o) for o in operands)})")
+        texts.append(text)
+    return "".join(texts) if texts else shell.unknowns.mark("$(cat)")

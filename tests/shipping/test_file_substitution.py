@@ -1,4 +1,4 @@
-"""bash's ``$(< FILE)`` is FILE's text (trailing newlines removed), as ``$(cat FILE)`` would be.
+"""``$(cat FILE)`` and bash's ``$(< FILE)`` are FILE's text (trailing newlines removed), when the build placed it.
 
 dash runs the lone redirection as a command that prints nothing, so the
 value is empty there; under the base image's ``sh`` either may run it, and
@@ -26,6 +26,8 @@ def placed(plan) -> list[str]:  # type: ignore[no-untyped-def]
     ('V=$(< VERSION)\ncp x.py "/dest/v$V.py"\n', "bash i.sh", ["/dest/v2.1.py"]),
     ('V="$(<VERSION)"\ncp x.py "/dest/v$V.py"\n', "bash i.sh", ["/dest/v2.1.py"]),
     ('V=$(< VERSION)\ncp x.py "/dest/v$V.py"\n', "dash i.sh", ["/dest/v.py"]),
+    ('V=$(cat VERSION)\ncp x.py "/dest/v$V.py"\n', "sh i.sh", ["/dest/v2.1.py"]),
+    ('V=$(cat -- VERSION VERSION)\ncp x.py "/dest/v${#V}.py"\n', "bash i.sh", ["/dest/v8.py"]),  # 2.1, 2 lines, 2.1
 ])
 def test_a_file_read_by_a_command_substitution_gives_its_text(script: str, run: str, files: list[str]) -> None:
     plan = read(script, run)
@@ -35,6 +37,8 @@ def test_a_file_read_by_a_command_substitution_gives_its_text(script: str, run: 
 @pytest.mark.parametrize(("script", "run"), [
     ('V=$(< VERSION)\ncp x.py "/dest/v$V.py"\n', "sh i.sh"),
     ('V=$(< /etc/os-release)\ncp x.py "/dest/v$V.py"\n', "bash i.sh"),
+    ('V=$(cat /etc/os-release)\ncp x.py "/dest/v$V.py"\n', "bash i.sh"),
+    ('V=$(cat -n VERSION)\ncp x.py "/dest/v$V.py"\n', "bash i.sh"),
 ])
 def test_a_file_read_only_the_image_can_tell_is_unknown(script: str, run: str) -> None:
     plan = read(script, run)
