@@ -22,6 +22,7 @@ _REDIRECTS = ("<<-", "<<<", "<<", ">>", "<&", ">&", "<>", ">|", "&>>", "&>", "<"
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until",
                        "for", "in", "{", "}", "!", "function"})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INDIRECT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")  # what ${!...} names: a variable or $N
 _SPECIAL = "@*#?-$!0123456789"
 # bash adds ${NAME/PATTERN/STRING} (also //, /#, /%), ${NAME:OFFSET:LENGTH} and the case changes ^^ ^ ,, ,.
 _PARAM_OPS = (":-", ":=", ":+", ":?", "##", "%%", "//", "^^", ",,", "-", "=", "+", "?", "#", "%", "/", ":", "^", ",")
@@ -520,6 +521,8 @@ class _Lexer:
     def _braced(self, quoted: bool) -> Part:
         text = self.text
         self.pos += 2
+        if self.bash and text.startswith("!", self.pos) and _INDIRECT.match(text, self.pos + 1):
+            return self._indirect(quoted)
         length = text.startswith("#", self.pos) and not text.startswith("#}", self.pos)
         if length:
             self.pos += 1
@@ -568,6 +571,18 @@ class _Lexer:
             raise ShellSyntaxError("a '${' is not closed", self.line)
         self.pos += 1
         return Param(name, op, tuple(arg), quoted, tuple(replacement))
+
+    def _indirect(self, quoted: bool) -> Part:
+        """bash's ``${!NAME}`` (op "indirect": the variable NAME names), ``${!NAME[@]}`` (op "indices") and
+        ``${!PREFIX*}`` (op "names": the variables whose names start so)."""
+        match = _INDIRECT.match(self.text, self.pos + 1)
+        assert match is not None  # _braced looked
+        name, self.pos, op = match.group(0), match.end(), "indirect"
+        for tail, found in (("[@]}", "indices"), ("[*]}", "indices"), ("@}", "names"), ("*}", "names"), ("}", op)):
+            if self.text.startswith(tail, self.pos):
+                self.pos += len(tail)
+                return Param(name + tail[:-1] if found == "indices" else name, found, None, quoted)
+        raise ShellSyntaxError("bad substitution", self.line)
 
     def _backquote(self, quoted: bool) -> Part:
         text = self.text

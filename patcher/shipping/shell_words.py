@@ -287,9 +287,12 @@ def _value(part: Part, scope: Scope) -> str:
 
 
 def _all_elements(part: Part, scope: Scope) -> tuple[str, list[str]] | None:
-    """For ``$@``, ``$*``, ``${NAME[@]}`` and ``${NAME[*]}``: "@" or "*", and the values; else None."""
-    if not isinstance(part, Param) or part.op != "":
+    """For ``$@``, ``$*``, ``${NAME[@]}``, ``${NAME[*]}`` and ``${!NAME[@]}``: "@" or "*", and the values."""
+    if not isinstance(part, Param) or part.op not in ("", "indices"):
         return None
+    if part.op == "indices":  # ${!NAME[@]}: the array's indices
+        values = scope.elements(part.name[:-3])
+        return None if values is None else (part.name[-2], [str(i) for i in range(len(values))])
     if part.name in ("@", "*"):
         return part.name, scope.arguments()
     if part.name.endswith(("[@]", "[*]")):
@@ -304,6 +307,13 @@ def _parameter(part: Param, scope: Scope) -> str:
     spelled = f"${{{name}}}" if op == "" else f"${{{name}{op}...}}"
     if op == "":
         return value if value is not None else scope.missing(name)
+    if op == "indirect":  # ${!NAME}: the variable NAME's value names
+        target = value if value is not None else scope.missing(name)
+        if not is_known(target) or not re.fullmatch(r"[A-Za-z_]\w*|[0-9]+", target):
+            return scope.unknowns.mark(f"${{!{name}}}")
+        return variable_text(target, scope)
+    if op in ("names", "indices"):  # ${!PREFIX*}: which variables the image has is its to say
+        return scope.unknowns.mark(f"${{!{name}*}}")
     if op == "len":
         if name.endswith(("[@]", "[*]")):  # ${#NAME[@]}: how many elements
             values = scope.elements(name[:-3])

@@ -1,0 +1,44 @@
+"""bash's indirect expansions: ``${!NAME}`` (the variable NAME names), ``${!NAME[@]}`` (an array's indices) and
+``${!PREFIX*}`` (the names of the variables that start so: the image's to know).
+
+For dash they are a bad substitution, and the script is not read on.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of
+
+
+def read(script: str, run: str = "bash i.sh"):  # type: ignore[no-untyped-def]
+    return plan_of({"Dockerfile": f"FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && {run}\n",
+                    "s/i.sh": script, "s/x.py": ""})
+
+
+def placed(plan) -> list[str]:  # type: ignore[no-untyped-def]
+    return sorted(path for path in plan.image if path.startswith("/dest/"))
+
+
+# What bash 5.2 placed for each.
+@pytest.mark.parametrize(("script", "files"), [
+    ('N=DEST\nDEST=/dest\ncp x.py "${!N}/x.py"', ["/dest/x.py"]),
+    ('set -- DEST\nDEST=/dest\ncp x.py "${!1}/one.py"', ["/dest/one.py"]),
+    ('A=(x.py y)\nfor i in "${!A[@]}"; do cp x.py /dest/i$i.py; done', ["/dest/i0.py", "/dest/i1.py"]),
+    ('A=()\nfor i in "${!A[@]}"; do cp x.py /dest/never.py; done\ncp x.py /dest/after.py', ["/dest/after.py"]),
+])
+def test_an_indirect_expansion_gives_what_bash_gives(script: str, files: list[str]) -> None:
+    plan = read(script + "\n")
+    assert placed(plan) == files and plan.notes == ()
+
+
+@pytest.mark.parametrize("script", ['cp x.py "/dest/${!PYTHON*}.py"', 'N=$(id -un)\ncp x.py "/dest/${!N}.py"'])
+def test_an_indirect_expansion_only_the_image_can_tell_is_unknown(script: str) -> None:
+    plan = read(script + "\ncp x.py /dest/after.py\n")
+    assert placed(plan) == ["/dest/after.py"] and [n.kind for n in plan.notes] == ["unread"]
+
+
+def test_under_dash_an_indirect_expansion_is_a_bad_substitution() -> None:
+    plan = read('N=DEST\nDEST=/dest\ncp x.py "${!N}/x.py"\n', run="dash i.sh")
+    assert placed(plan) == [] and [(n.kind, n.reason) for n in plan.notes] == [
+        ("stop", "cannot be parsed as shell (bad substitution): s/i.sh is not read from here on")]
