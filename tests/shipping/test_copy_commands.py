@@ -28,6 +28,7 @@ def placed(script: str) -> dict[str, str]:
     ("cp -av sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
     ("cp -R sub /made", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
     ("cp --recursive sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    ("cp --archive sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),  # --archive is -a: it recurses
     ("cp --recur sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),  # getopt_long takes a prefix
     ("cp --target=/made x.py", {"/made/x.py": X}),
     ("cp -a sub /made/new", {"/made/new/y.py": Y, "/made/new/deep/z.py": Z}),
@@ -217,6 +218,7 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     ("ln -s /w/s/sub /made/cur\nln -sf /w/s/x.py /made/cur", {"/made/cur/y.py": Y, "/made/cur/deep/z.py": Z,
                                                               "/made/cur/x.py": X}),
     ("ln -s /w/s/sub /made/cur\nln -sfn /w/s/sub/deep /made/cur", {"/made/cur/z.py": Z}),
+    ("ln -s /w/s/sub /made/cur\nln -sfT /w/s/sub/deep /made/cur", {"/made/cur/z.py": Z}),  # -T: LINK is the name
     ("ln -s /w/s/sub /made/cur\nln --symbolic --force --no-dereference /w/s/sub/deep /made/cur", {"/made/cur/z.py": Z}),
     ("ln x.py /made/hard.py", {"/made/hard.py": X}),  # a hard link's relative target is read from the current folder
     ("cd /made\nln -s ../w/s/x.py .", {"/made/x.py": X}),
@@ -318,6 +320,8 @@ def test_rsync_delete_removes_only_what_a_synced_folder_does_not_hold(script: st
                                       "may have it"),
     ("mv --update x.py /usr/lib/vllm/x.py", "mv copies only if /usr/lib/vllm/x.py does not exist yet, and the base "
                                             "image may have it"),
+    ("cp --parents -n x.py /usr/lib/vllm/", "cp copies only if /usr/lib/vllm/x.py does not exist yet, and the base "
+                                            "image may have it"),  # --parents keeps -n for each path it makes
 ])
 def test_a_copy_that_may_not_overwrite_the_base_image_is_a_caveat(command: str, note: str) -> None:
     plan = plan_of(script_context(command + "\n"))

@@ -63,6 +63,9 @@ def test_a_declaration_expands_its_assignments_as_assignments(declare: str) -> N
     ("USER vllm\nRUN cp /src/main.py ~/m.py\nUSER root\nRUN cp /src/main.py ~/r.py\n", ["/root/r.py"], [4]),
     ("USER 1000:1000\nENV HOME=/home/app\nRUN mkdir -p ~ && cp /src/main.py ~/m.py\n", ["/home/app/m.py"], []),
     ("USER 0\nRUN cp /src/main.py $HOME/m.py\n", ["/root/m.py"], []),
+    # USER <user>[:<group>]: the group changes no HOME, which is the user's.
+    ("USER root:root\nRUN mkdir -p ~/.cache && cp /src/main.py ~/.cache/m.py\n", ["/root/.cache/m.py"], []),
+    ("USER 0:0\nRUN cp /src/main.py $HOME/m.py\n", ["/root/m.py"], []),
 ])
 def test_a_run_gets_the_home_of_its_user(dockerfile: str, paths: list[str], unread: list[int]) -> None:
     plan = plan_of({"Dockerfile": f"FROM base\nCOPY main.py /src/\n{dockerfile}", "main.py": ""})
