@@ -238,9 +238,16 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
         shell.note(ctx, "fails", "ln needs a target")
         return False
     symbolic = bool(o.flags & {"s", "symbolic"})
+    link_path = shell.path(link_at)
+    fs = shell.build.fs
+    if into is False and fs.kind(link_path) is Kind.DIR and link_path not in fs.links:
+        # -T and -n act on a LINK that is a symbolic link; a real folder there is another matter (GNU ln 9.1).
+        if o.flags & {"T", "no-target-directory"}:
+            shell.note(ctx, "fails", f"ln cannot overwrite the folder {link_path} with a link")
+            return False
+        into = True  # -n: the link goes inside the folder, as without it
     ok = True
     for target in targets:
-        link_path = shell.path(link_at)
         if symbolic and not target.startswith("/"):
             # A relative symlink target is read from the link's own folder, not from the current one.
             base = link_path if into or shell.build.fs.kind(link_path) is Kind.DIR else posixpath.dirname(link_path)
@@ -253,6 +260,8 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
             shell.build.fs.remove(link_path)
         ok &= transfer(shell, ctx, "ln", [resolved], link_path, recursive=True, into=into, link=True,
                        written=shell.path(link_at, keep_slash=True))
+        if symbolic:
+            fs.links.add(normalise(posixpath.join(link_path, posixpath.basename(target))) if inside else link_path)
     return ok
 
 

@@ -92,12 +92,14 @@ class ImageFS:
         self.dirs: set[str] = {"/"}
         self.owned: set[str] = set()  # folders the build created: their contents are all known
         self.gone: set[str] = set()  # paths the build removed: absent until written again
+        self.links: set[str] = set()  # paths 'ln -s' made: a symbolic link, not a real folder (ln -n, -T)
 
     def copy(self) -> ImageFS:
         """An independent copy, for a stage built FROM this one."""
         other = ImageFS()
         other.files, other.others = dict(self.files), set(self.others)
         other.dirs, other.owned, other.gone = set(self.dirs), set(self.owned), set(self.gone)
+        other.links = set(self.links)
         return other
 
     def kind(self, path: str) -> Kind:
@@ -166,6 +168,7 @@ class ImageFS:
         for p in gone:
             del self.files[p]
         self.others = {p for p in self.others if not under(p, path)}
+        self.links = {p for p in self.links if not under(p, path)}
         if path != "/":
             self.dirs = {d for d in self.dirs if not under(d, path)}
             self.owned = {d for d in self.owned if not under(d, path)}

@@ -266,6 +266,24 @@ def test_more_file_command_forms(command: str, expected: dict[str, str]) -> None
     assert placed(f"mkdir /made\n{command}\n") == expected
 
 
+# GNU ln 9.1: -n and -T act on a LINK that is a symbolic link; a real folder there keeps what it holds.
+def test_ln_n_onto_a_real_folder_puts_the_link_inside_it() -> None:
+    assert placed("mkdir -p /made/real\ncp x.py /made/real/\nln -sfn /w/s/sub /made/real\n") == {
+        "/made/real/x.py": X, "/made/real/sub/y.py": Y, "/made/real/sub/deep/z.py": Z}
+
+
+def test_ln_t_onto_a_real_folder_fails_and_leaves_it() -> None:
+    plan = plan_of(script_context("mkdir -p /made/real\ncp x.py /made/real/\nln -sfT /w/s/sub /made/real || true\n"))
+    assert {p: s.source for p, s in plan.image.items() if p.startswith("/made/")} == {"/made/real/x.py": X}
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("fails", 3, "ln cannot overwrite the folder /made/real with a link")]
+
+
+def test_a_link_removed_with_its_folder_is_a_folder_again_when_remade() -> None:
+    script = "mkdir -p /made\nln -s /w/s/sub /made/cur\nrm -rf /made/cur\nmkdir /made/cur\nln -sfn /w/s/sub/deep /made/cur\n"
+    assert placed(script) == {"/made/cur/deep/z.py": Z}
+
+
 @pytest.mark.parametrize("script", [
     "mkdir -p /made/ops\ninstall -D -m 644 x.py /made/ops",
     "cp -r sub /made/ops\ninstall -Dm644 x.py /made/ops",
