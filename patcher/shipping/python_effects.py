@@ -225,27 +225,31 @@ class _Reader:
                 return self.constant(node.args[0], depth + 1)
         return None
 
-    def dotted(self, node: ast.expr, depth: int = 0) -> str | None:
+    def dotted(self, node: ast.expr, depth: int = 0, following: frozenset[str] = frozenset()) -> str | None:
         """The dotted name a call goes to, with import aliases resolved (``sh.copy`` -> ``shutil.copy``).
 
         A name bound once to another name or attribute (``rm = os.remove``)
-        or to ``getattr`` of a constant name is followed to what it names.
+        or to ``getattr`` of a constant name is followed to what it names;
+        inside its own value (``logging = logging.getLogger(...)``) it is the
+        name it had before, the import. A chain of names longer than the
+        reader follows is unknown: the call could be a write.
         """
         if depth > 20:
-            return None
+            raise _Unknown("a call through more names than the reader follows")
         if isinstance(node, ast.Name):
             values = self.bound.get(node.id, [])
-            if len(values) == 1 and isinstance(values[0], (ast.Name, ast.Attribute, ast.Call)):
-                found = self.dotted(values[0], depth + 1)
+            if len(values) == 1 and isinstance(values[0], (ast.Name, ast.Attribute, ast.Call)) \
+                    and node.id not in following:
+                found = self.dotted(values[0], depth + 1, following | {node.id})
                 if found is not None:
                     return found
             return self.aliases.get(node.id, node.id)
         if isinstance(node, ast.Attribute):
-            base = self.dotted(node.value, depth + 1)
+            base = self.dotted(node.value, depth + 1, following)
             return f"{base}.{node.attr}" if base is not None else None
-        if isinstance(node, ast.Call) and self.dotted(node.func, depth + 1) in ("getattr", "builtins.getattr") \
-                and len(node.args) >= 2:
-            base, attribute = self.dotted(node.args[0], depth + 1), self.constant(node.args[1])
+        if isinstance(node, ast.Call) and len(node.args) >= 2 \
+                and self.dotted(node.func, depth + 1, following) in ("getattr", "builtins.getattr"):
+            base, attribute = self.dotted(node.args[0], depth + 1, following), self.constant(node.args[1])
             return f"{base}.{attribute}" if base is not None and attribute is not None else None
         return None
 

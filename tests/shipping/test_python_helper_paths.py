@@ -18,19 +18,29 @@ from patcher.shipping.python_effects import python_effects
 SITE = "/usr/local/corex/lib/python3/dist-packages"
 
 
-def helper_writing_through(names: int) -> str:
+# How a helper spells each path: from a string, each name from the one before with '+', or every one of them
+# (the first too, with no field in it) as an f-string. An f-string is one step, as a '+' is, and its text and
+# fields the next.
+SPELLINGS = {"plus": ("'{site}'", "{previous} + '/{folder}'"), "f-string": ("f'{site}'", "f'{{{previous}}}/{folder}'")}
+
+
+def helper_writing_through(names: int, spelling: str) -> str:
     """A helper that opens for writing a path built one folder a name, each name from the one before it."""
-    lines = [f"P0 = '{SITE}'"] + [f"P{n} = P{n - 1} + '/d{n}'" for n in range(1, names + 1)]
+    first, step = SPELLINGS[spelling]
+    lines = [f"P0 = {first.format(site=SITE)}"]
+    lines += [f"P{n} = " + step.format(previous=f"P{n - 1}", folder=f"d{n}") for n in range(1, names + 1)]
     return "\n".join(lines) + f"\nwith open(P{names}, 'w') as f:\n    f.write('')\n"
 
 
+@pytest.mark.parametrize("spelling", SPELLINGS)
 @pytest.mark.parametrize("names", [1, 5, 9])
-def test_a_path_built_through_up_to_nine_names_is_read(names: int) -> None:
-    effects = python_effects(helper_writing_through(names))
+def test_a_path_built_through_up_to_nine_names_is_read(names: int, spelling: str) -> None:
+    effects = python_effects(helper_writing_through(names, spelling))
     assert effects is not None
     assert effects.writes == (SITE + "".join(f"/d{n}" for n in range(1, names + 1)),)
 
 
+@pytest.mark.parametrize("spelling", SPELLINGS)
 @pytest.mark.parametrize("names", [10, 11])
-def test_a_path_built_through_ten_names_or_more_is_not_followed(names: int) -> None:
-    assert python_effects(helper_writing_through(names)) is None
+def test_a_path_built_through_ten_names_or_more_is_not_followed(names: int, spelling: str) -> None:
+    assert python_effects(helper_writing_through(names, spelling)) is None

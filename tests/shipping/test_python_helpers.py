@@ -185,3 +185,26 @@ def test_a_path_built_through_more_names_than_the_reader_follows_gives_none(spel
     # The reader follows a path through a bounded number of steps (a hostile helper could chain names without
     # end, or double the work at each one): past that, what the helper writes is unread, as for a path it computes.
     assert python_effects(path_built_through_names(40, spelling)) is None
+
+
+def test_a_module_name_rebound_to_a_value_built_from_it_is_still_read() -> None:
+    # 'logging = logging.getLogger(...)' shadows the module with a logger built from it: inside its own value the
+    # name is still the module, so following the binding ends there and the helper's one write is read.
+    helper = ("import logging\nlogging.basicConfig(level=logging.INFO)\nlogging = logging.getLogger('patch_scheduler')\n"
+              "TARGET = '/usr/local/lib/python3.10/dist-packages/vllm/core/scheduler.py'\n"
+              "with open(TARGET) as f:\n    source = f.read()\nwith open(TARGET, 'w') as f:\n"
+              "    f.write(source.replace('max_num_seqs = 256', 'max_num_seqs = 512'))\n"
+              "logging.info('patched %s', TARGET)\n")
+    effects = python_effects(helper)
+    assert effects is not None
+    assert effects.writes == ("/usr/local/lib/python3.10/dist-packages/vllm/core/scheduler.py",)
+
+
+def test_a_call_through_more_names_than_the_reader_follows_gives_none() -> None:
+    # Each name is bound to the one before it, the first to shutil.copy: the last call copies onto the shipped
+    # file. Past the names the reader follows it cannot say which function runs, so the helper is unread rather
+    # than read as writing nothing.
+    helper = "import shutil\nw0 = shutil.copy\n" + "".join(f"w{n} = w{n - 1}\n" for n in range(1, 30))
+    assert python_effects(helper + f"w29('paged_attn.py', '{SHIPPED}')\n") is None
+    assert python_effects(helper + f"w3('paged_attn.py', '{SHIPPED}')\n") == python_effects(
+        f"import shutil\nshutil.copy('paged_attn.py', '{SHIPPED}')\n")

@@ -106,3 +106,18 @@ def test_a_script_read_on_its_own_that_runs_itself_again_reports_the_copies_of_e
     read = read_install_script(script, "/w", script="/w/i.sh")
     assert [(c.source, c.destination, c.line) for c in read.copies] == copies
     assert (read.stops_on_error, read.unknown) == (stops, ())
+
+
+def test_a_home_between_colons_in_an_assignment_is_expanded_before_the_next_name() -> None:
+    # In an assignment's value a '~' standing alone between ':'s is the home folder, also when a variable follows
+    # it (dash and bash: ROOTS=~:$SITE is /root:/usr/lib/site).
+    script = "#!/bin/sh\nSITE=/usr/lib/site\nROOTS=/opt:~:$SITE\ncp ./x.py \"/dest/$ROOTS/x.py\"\n"
+    read = read_install_script(script, "/w", {"HOME": "/root"})
+    assert [(c.source, c.destination) for c in read.copies] == [("/w/x.py", "/dest/opt:/root:/usr/lib/site/x.py")]
+
+
+def test_a_default_in_a_command_word_keeps_a_tilde_after_a_colon() -> None:
+    # Only an assignment expands a '~' after a ':'; a ${VAR:-word} default given to cp is a command word, and dash
+    # and bash copy to the path as written.
+    read = read_install_script("#!/bin/sh\ncp ./x.py ${OPS:-/opt/a:~/b.py}\n", "/w", {"HOME": "/root"})
+    assert [(c.source, c.destination) for c in read.copies] == [("/w/x.py", "/opt/a:~/b.py")]

@@ -77,6 +77,12 @@ from tests.shipping.conftest import plan_of, script_context
     ("echo a && \n", 2, "", "expected a command, found 'the end'"),
     ("then\n", 1, "then", "unexpected 'then'"),
     ("in\n", 1, "in", "unexpected 'in'"),
+    # The last branch of a case left without its ';;' and the 'esac' forgotten: dash stops at the end of the file
+    # "expecting ';;'".
+    ("case \"$(uname -m)\" in\n  x86_64) cp x.py /a/x86_64/ ;;\n  aarch64) cp x.py /a/aarch64/\n", 4, "",
+     "expected ';;' or 'esac'"),
+    # A function whose closing brace was forgotten swallows the call after it: dash stops at the end "expecting '}'".
+    ("install_ops() {\n  cp x.py /a/\n\ninstall_ops\n", 5, "", "expected '}', found 'the end'"),
 ])
 def test_a_script_that_does_not_parse_is_one_note_at_the_line_the_parser_stopped(script: str, line: int, text: str,
                                                                                    why: str) -> None:
@@ -84,6 +90,18 @@ def test_a_script_that_does_not_parse_is_one_note_at_the_line_the_parser_stopped
     assert [(n.kind, n.file, n.line, n.text, n.reason) for n in plan.notes] == [
         ("stop", "s/i.sh", line, text, f"cannot be parsed as shell ({why}): s/i.sh is not read from here on")]
     assert not any(path.startswith("/a/") for path in plan.image)  # nothing before the error ran either
+
+
+def test_a_bash_array_never_closed_is_a_syntax_error_at_the_end_of_the_file() -> None:
+    # The ')' of the wheel list was forgotten: bash reads every line after it as more elements, meets the end of the
+    # file still "looking for matching ')'" and runs none of the script, so the cp below never ran either.
+    script = ("#!/bin/bash\nWHEELS=(\n  vllm-0.6.3-cp310-linux_x86_64.whl\n  torch-2.4.0-cp310-linux_x86_64.whl\n"
+              "cp x.py /a/\n")
+    plan = plan_of(script_context(script, run="cd /w/s && bash i.sh"))
+    assert [(n.kind, n.file, n.reason) for n in plan.notes] == [
+        ("stop", "s/i.sh", "cannot be parsed as shell (unexpected 'end of file' in an array): s/i.sh is not read "
+                           "from here on")]
+    assert not any(path.startswith("/a/") for path in plan.image)
 
 
 def test_a_run_line_that_does_not_parse_stops_that_run_only() -> None:
