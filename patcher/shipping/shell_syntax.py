@@ -851,15 +851,17 @@ class _Parser:
 
     def _array_elements(self) -> tuple[Word, ...]:
         """The words of ``(a b c)`` after ``NAME=``, up to its ``)`` (lines between them allowed)."""
-        self._advance()  # the '('
+        opened = self._advance().line  # the '('
         elements: list[Word] = []
         while not self._is_op(")"):
             token = self.token
             if token.kind == "newline":
                 self._advance()
                 continue
+            if token.kind == "eof":  # bash names the line the '(' opened on
+                raise ShellSyntaxError("unexpected 'end of file' in an array", opened)
             if token.kind != "word":
-                raise ShellSyntaxError(f"unexpected '{token.value.strip() or 'end of file'}' in an array", token.line)
+                raise ShellSyntaxError(f"unexpected '{token.value.strip()}' in an array", token.line)
             elements.append(token.word)
             self._advance()
         self._advance()  # the ')'

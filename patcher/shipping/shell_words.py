@@ -149,7 +149,7 @@ def expand(word: Word, scope: Scope) -> list[Field]:
 def expand_one(word: Word, scope: Scope, assignment: bool = False) -> str:
     """Expand a word without splitting or globbing (assignments, ``case`` words, redirection targets)."""
     word = tilde_expanded(word, scope, assignment)
-    text = "".join(p.text if isinstance(p, Lit) else _value(p, scope) for p in word)
+    text = "".join(p.text if isinstance(p, Lit) else _value(p, scope, assignment) for p in word)
     return text if len(text) <= MAX_WORD else _too_long([[(text, True)]], scope)
 
 
@@ -276,14 +276,14 @@ def pattern_matches(pattern: str, value: str) -> bool:
     return re.fullmatch(_glob_regex(pattern, paths=False), value, re.DOTALL) is not None
 
 
-def _value(part: Part, scope: Scope) -> str:
+def _value(part: Part, scope: Scope, assignment: bool = False) -> str:
     if isinstance(part, Lit):
         return part.text
     if isinstance(part, Sub):
         return scope.substitute(part)
     if isinstance(part, Arith):
         return _arithmetic(part.text, scope)
-    return _parameter(part, scope)
+    return _parameter(part, scope, assignment)
 
 
 def _all_elements(part: Part, scope: Scope) -> tuple[str, list[str]] | None:
@@ -301,7 +301,9 @@ def _all_elements(part: Part, scope: Scope) -> tuple[str, list[str]] | None:
     return None
 
 
-def _parameter(part: Param, scope: Scope) -> str:
+def _parameter(part: Param, scope: Scope, assignment: bool = False) -> str:
+    """One parameter expansion; in an assignment's value (``assignment``) a default's ``~`` after ``:`` is a home
+    too (``Y=${X:-a:~/b}``), as dash and bash expand it."""
     name, op = part.name, part.op
     value = scope.lookup(name)
     spelled = f"${{{name}}}" if op == "" else f"${{{name}{op}...}}"
@@ -328,12 +330,12 @@ def _parameter(part: Param, scope: Scope) -> str:
     if kind in "-=":
         if not unset:
             return value or ""
-        default = expand_one(word, scope)
+        default = expand_one(word, scope, assignment)
         if kind == "=":
             scope.assign(name, default)
         return default
     if kind == "+":
-        return "" if unset else expand_one(word, scope)
+        return "" if unset else expand_one(word, scope, assignment)
     if kind == "?":
         return value if not unset and value is not None else scope.unknowns.mark(spelled)
     if value is None:

@@ -121,3 +121,10 @@ def test_a_default_in_a_command_word_keeps_a_tilde_after_a_colon() -> None:
     # and bash copy to the path as written.
     read = read_install_script("#!/bin/sh\ncp ./x.py ${OPS:-/opt/a:~/b.py}\n", "/w", {"HOME": "/root"})
     assert [(c.source, c.destination) for c in read.copies] == [("/w/x.py", "/opt/a:~/b.py")]
+
+
+@pytest.mark.parametrize("assignment", ["OPS=${UNSET_OPS:-/opt/a:~/b}", "OPS=${SET_OPS:+/opt/a:~/b}"])
+def test_a_default_in_an_assignment_expands_a_tilde_after_a_colon(assignment: str) -> None:
+    # The default is part of the assignment's value: dash and bash give /opt/a:/root/b.
+    read = read_install_script(f"#!/bin/sh\nSET_OPS=1\n{assignment}\ncp ./x.py \"$OPS.py\"\n", "/w", {"HOME": "/root"})
+    assert [c.destination for c in read.copies] == ["/opt/a:/root/b.py"]

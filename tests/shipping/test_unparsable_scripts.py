@@ -92,15 +92,15 @@ def test_a_script_that_does_not_parse_is_one_note_at_the_line_the_parser_stopped
     assert not any(path.startswith("/a/") for path in plan.image)  # nothing before the error ran either
 
 
-def test_a_bash_array_never_closed_is_a_syntax_error_at_the_end_of_the_file() -> None:
+def test_a_bash_array_never_closed_is_a_syntax_error_at_the_line_it_opens() -> None:
     # The ')' of the wheel list was forgotten: bash reads every line after it as more elements, meets the end of the
-    # file still "looking for matching ')'" and runs none of the script, so the cp below never ran either.
+    # file still "looking for matching ')'" (naming line 2, where it opened) and runs none of the script.
     script = ("#!/bin/bash\nWHEELS=(\n  vllm-0.6.3-cp310-linux_x86_64.whl\n  torch-2.4.0-cp310-linux_x86_64.whl\n"
               "cp x.py /a/\n")
     plan = plan_of(script_context(script, run="cd /w/s && bash i.sh"))
-    assert [(n.kind, n.file, n.reason) for n in plan.notes] == [
-        ("stop", "s/i.sh", "cannot be parsed as shell (unexpected 'end of file' in an array): s/i.sh is not read "
-                           "from here on")]
+    assert [(n.kind, n.file, n.line, n.reason) for n in plan.notes] == [
+        ("stop", "s/i.sh", 2, "cannot be parsed as shell (unexpected 'end of file' in an array): s/i.sh is not read "
+                              "from here on")]
     assert not any(path.startswith("/a/") for path in plan.image)
 
 
