@@ -20,6 +20,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
+from urllib.parse import urlsplit
 
 from ..errors import ShippingError
 from .docker_syntax import HEREDOC, DockerLexer, Instruction, env_pairs, json_or_words, read_instructions
@@ -433,7 +434,10 @@ class _Evaluator:
                            flags: CopyFlags, step: Step, state: _StageState, note: Shell, ctx: CommandContext) -> int:
         """Copy one source; ``folder``: DEST is written as a folder (``/``, ``.``); ``several``: other sources follow."""
         if _is_url(instruction, source):
-            name = posixpath.basename(source.split("?")[0].rstrip("/")) or "index.html"
+            # BuildKit names the download for the last element of the URL's path (its query and fragment are
+            # not part of it, nor a trailing '/'), or __unnamed__ when the path names none.
+            name = posixpath.basename((urlsplit(source).path if "://" in source else source).rstrip("/"))
+            name = name if name not in ("", ".") else "__unnamed__"
             state.fs.write_other(posixpath.join(dest, name) if folder or several else dest)
             return 0
         relative = posixpath.normpath(source.lstrip("/"))

@@ -104,6 +104,13 @@ def test_a_script_read_on_its_own_reports_a_copys_destination_as_written(command
     assert {copy.destination for copy in read_install_script(command + "\n", "/w").copies} == {destination}
 
 
+def test_a_script_read_on_its_own_without_its_path_is_taken_as_install_sh_at_the_root() -> None:
+    # "$0" is where the script runs from: with no path given it is /install.sh, so its folder is '/'.
+    read = read_install_script('cp "$(dirname "$0")/ops.py" /opt/vllm/\ncp "$0" /opt/vllm/\n', "/w")
+    assert [(copy.source, copy.destination) for copy in read.copies] == [
+        ("/ops.py", "/opt/vllm/"), ("/install.sh", "/opt/vllm/")]
+
+
 def test_install_does_not_copy_folders() -> None:
     plan = plan_of(script_context("install -D sub /opt/sub\necho done\n"))
     assert not any(path.startswith("/opt/") for path in plan.image)

@@ -78,6 +78,12 @@ def notes(dockerfile: str) -> list[tuple[str, int, str, str, tuple[str, ...] | N
     ("COPY main.py /d/a.py\nADD https://example.com/a.py?x=1 /d/", {}),
     ("COPY main.py /e/x.py\nADD https://example.com/a.py /e/x.py", {}),
     ("COPY main.py /e/x.py\nADD https://example.com/a.py main.py /e/", {"/e/main.py": "main.py", "/e/x.py": "main.py"}),
+    # BuildKit names a download for the last element of the URL's path: a trailing '/' and a fragment are not
+    # part of it, and a URL with no path is __unnamed__ (so an index.html copied before it stays).
+    ("COPY main.py /d/v0.6.3\nADD https://example.com/vllm/releases/v0.6.3/ /d/", {}),
+    ("COPY main.py /d/a.py\nADD https://example.com/a.py#sha256 /d/", {}),
+    ("COPY main.py /d/index.html\nADD https://example.com/ /d/\nADD https://example.com /d/",
+     {"/d/index.html": "main.py"}),
 ])
 def test_copy_and_add_place_files_as_buildkit_does(copy: str, placed: dict[str, str]) -> None:
     assert image(f"FROM base\n{copy}\n") == placed

@@ -131,6 +131,15 @@ def test_an_undeclared_variable_over_a_base_image_is_unread_not_guessed() -> Non
     assert notes_of(plan, "unread") == [("Dockerfile", 3, "COPY main.py $DEST/")]
 
 
+def test_a_stage_from_an_earlier_stage_knows_its_variables_as_that_stage_does() -> None:
+    # FROM a stage that is FROM scratch: still no base image could set DEST, so it is empty, as Docker makes it.
+    image = image_of(build("FROM scratch AS rootfs\nCOPY main.py /app/\nFROM rootfs\nCOPY pkg/a.py /app$DEST/\n"))
+    assert image == {"/app/main.py": "main.py", "/app/a.py": "pkg/a.py"}
+    # FROM a stage over a base image: that image's ENV could set DEST in both stages.
+    plan = plan_of(build("FROM base AS deps\nCOPY main.py /app/\nFROM deps\nCOPY pkg/a.py /app$DEST/\n"))
+    assert notes_of(plan, "unread") == [("Dockerfile", 4, "COPY pkg/a.py /app$DEST/")]
+
+
 def test_an_arg_without_a_default_is_the_build_args_to_give_not_empty() -> None:
     # 'docker build --build-arg DEST=...' sets it: even FROM scratch the reader cannot take it as empty.
     plan = plan_of(build("FROM scratch\nARG DEST\nCOPY main.py $DEST/app/\n"))

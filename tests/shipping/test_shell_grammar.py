@@ -117,6 +117,8 @@ def show(script: str) -> str:
     ("cat << EOF\nbody $A\nEOF\necho after", "1:cat <<EOF'body $A\\n'; 4:echo after"),
     ("cat <<-EOF\n\tindented\n\t\tEOF\necho after", "1:cat <<-EOF'indented\\n'; 4:echo after"),
     ("cat <<-EOF\n  EOF\n\tEOF\necho after", "1:cat <<-EOF'  EOF\\n'; 4:echo after"),
+    # Without the '-' a body keeps its tabs, and a tab-indented delimiter is a body line, not the end.
+    ("cat <<EOF\n\tkept\n\tEOF\nEOF\necho after", "1:cat <<EOF'\\tkept\\n\\tEOF\\n'; 5:echo after"),
     ("cat <<\"EOF\"\n$A\nEOF", "1:cat <<'EOF'[quoted]'$A\\n'"),
     ("cat <<\\EOF\n$A\nEOF", "1:cat <<'E'OF[quoted]'$A\\n'"),
     ("cat <<'E F'\n$A\nE F", "1:cat <<'E F'[quoted]'$A\\n'"),

@@ -242,6 +242,7 @@ def test_a_variable_doubled_past_the_readers_limit_makes_the_paths_it_names_unre
 @pytest.mark.parametrize(("pattern", "value", "matches"), [
     ("*.py", "a.py", True), ("*.py", "a/b.py", True), ("a?", "ab", True), ("a?", "abc", False),
     ("[ab]*", "b", True), ("[!ab]*", "b", False), ("x86_64", "x86_64", True), ("x86*", "aarch64", False),
+    ("[Xx]11", "x11", True),  # only a leading '!' or '^' negates a bracket: 'X' is one of its letters
 ])
 def test_case_patterns_match_the_whole_value(pattern: str, value: str, matches: bool) -> None:
     assert pattern_matches(pattern, value) is matches
