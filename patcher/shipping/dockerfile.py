@@ -433,6 +433,10 @@ class _Evaluator:
     def _copy_from_context(self, instruction: Instruction, source: str, dest: str, folder: bool, several: bool,
                            flags: CopyFlags, step: Step, state: _StageState, note: Shell, ctx: CommandContext) -> int:
         """Copy one source; ``folder``: DEST is written as a folder (``/``, ``.``); ``several``: other sources follow."""
+        if _is_url(instruction, source) and _is_git(source):
+            # BuildKit clones the repository and copies its files into DEST, which could cover any file there.
+            note.unread(ctx, f"ADD clones {source}; the files in it are not followed", scope=(dest,))
+            return 0
         if _is_url(instruction, source):
             # BuildKit names the download for the last element of the URL's path (its query and fragment are
             # not part of it, nor a trailing '/'), or __unnamed__ when the path names none.
@@ -671,6 +675,11 @@ class _Evaluator:
 def _is_url(instruction: Instruction, source: str) -> bool:
     """Whether an ADD source is fetched from the network (a URL or a git remote), not taken from the context."""
     return instruction.keyword == "ADD" and ("://" in source or source.startswith("git@"))
+
+
+def _is_git(source: str) -> bool:
+    """Whether an ADD URL is a git repository BuildKit clones: ``git@...``, ``git://...``, or a path ending in .git."""
+    return source.startswith(("git@", "git://")) or urlsplit(source).path.endswith(".git")
 
 
 def _without_heredocs(arguments: str) -> str:

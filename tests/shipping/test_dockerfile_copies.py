@@ -111,6 +111,13 @@ def test_copy_and_add_place_files_as_buildkit_does(copy: str, placed: dict[str, 
     ("FROM base\nADD data.tar.gz /opt/\n",
      [("unread", 2, "ADD data.tar.gz /opt/", "ADD unpacks the archive it names; the files in it are not followed",
        ("/opt",))]),
+    # A git remote is cloned into DEST: whatever the build placed there may be covered by the repository's files.
+    ("FROM base\nCOPY main.py /g/\nADD git@github.com:vendor/ops.git /g/\n",
+     [("unread", 3, "ADD git@github.com:vendor/ops.git /g/", "ADD clones git@github.com:vendor/ops.git; the files in "
+                                                            "it are not followed", ("/g",))]),
+    ("FROM base\nADD https://github.com/vendor/ops.git#v1.2 /g\n",
+     [("unread", 2, "ADD https://github.com/vendor/ops.git#v1.2 /g", "ADD clones https://github.com/vendor/ops.git#v1.2; "
+                                                                    "the files in it are not followed", ("/g",))]),
     ("FROM base\nCOPY missing.py /d/\nCOPY main.py /e/\n",
      [("fails", 2, "COPY missing.py /d/", "missing.py is not in the build context, so 'docker build' stops here",
        None)]),
