@@ -248,7 +248,21 @@ def _loop_control(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[
 
 
 def _shift(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else 1
+    number = argv[1] if len(argv) > 1 else "1"
+    count = int(number) if number.isdigit() else None
+    if count is None or count > len(shell.positional):
+        # Past the last argument, or not a number, bash fails the command and keeps the arguments; dash ends
+        # the shell.
+        reason = (f"shift {count} with {len(shell.positional)} arguments left" if count is not None
+                  else f"shift {number}: not a number")
+        if shell.program == "bash":
+            shell.note(ctx, "fails", f"{reason}: bash fails the command and the arguments stay")
+            return False
+        if shell.program == "dash":
+            shell.note(ctx, "fails", f"{reason}: dash ends the shell here")
+            raise Exit(False)
+        shell.unread(ctx, f"{reason}: the base image's sh decides (dash ends the shell, bash fails the command)")
+        return None
     shell.positional = shell.positional[count:]
     return True
 

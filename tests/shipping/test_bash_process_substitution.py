@@ -49,6 +49,12 @@ def test_mapfile_fills_an_array_the_reader_cannot_know(made: str) -> None:
     assert [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
 
 
+def test_mapfile_replaces_what_its_array_held() -> None:
+    # The array named after the options is refilled from the input: its old elements are gone.
+    plan = read('files=(x.py)\nmapfile -t files < <(ls *.py)\ncp "${files[0]}" /dest/one.py\ncp x.py /dest/after.py\n')
+    assert placed(plan) == ["/dest/after.py"] and [(n.kind, n.line) for n in plan.notes] == [("unread", 3)]
+
+
 def test_mapfile_without_a_name_fills_mapfile() -> None:
     plan = read('mapfile < <(ls)\ncp "${MAPFILE[0]}" /dest/one.py\ncp x.py /dest/after.py\n')
     assert placed(plan) == ["/dest/after.py"] and [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]

@@ -112,6 +112,10 @@ def test_shopt_under_sh_is_the_base_images_shell_to_decide() -> None:
     ("if shopt -q nullglob; then cp x.py /dest/on.py; else cp x.py /dest/off.py; fi\n", ["/dest/off.py"]),
     ("shopt -s nullglob\nshopt -q nullglob && cp x.py /dest/on.py\n", ["/dest/on.py"]),
     ("shopt -q dotglob nullglob || shopt -qs dotglob\ncp *.py /dest/ || true\n", ["/dest/.hidden.py", "/dest/x.py"]),
+    # All four pattern options named at once: one still off (failglob) makes it fail.
+    ("shopt -s nullglob dotglob globstar\n"
+     "if shopt -q nullglob dotglob globstar failglob; then cp x.py /dest/all.py; else cp x.py /dest/not_all.py; fi\n",
+     ["/dest/not_all.py"]),
 ])
 def test_shopt_listing_succeeds_when_each_named_option_is_on(script: str, placed: list[str]) -> None:
     plan = read(script)

@@ -71,6 +71,11 @@ def test_popd_on_an_empty_stack_fails_and_the_directory_stays() -> None:
     assert notes_of(plan, "fails") == [("s/i.sh", 2, "popd")]
 
 
+def test_popd_on_an_empty_stack_returns_a_failure_status() -> None:
+    # bash: "popd: directory stack empty", status 1: the '||' fallback runs, in the folder it was in.
+    assert installed("#!/bin/bash\ncd sub\npopd 2>/dev/null || cp y.py /d/\n") == {"/d/y.py": "s/sub/y.py"}
+
+
 def test_dirs_and_the_directory_a_subshell_changes_stay_apart() -> None:
     assert installed("(cd sub && cp y.py /in/)\ncp x.py /out/\n") == {"/in/y.py": "s/sub/y.py", "/out/x.py": "s/x.py"}
 

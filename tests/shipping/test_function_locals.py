@@ -61,3 +61,10 @@ def test_local_succeeds_so_set_e_reads_on() -> None:
     script = ("set -e\ninstall_to() {\n  local dest=\"$1\"\n  local ops\n  mkdir -p \"$dest/ops\"\n"
               "  cp x.py \"$dest/ops/x.py\"\n}\ninstall_to /opt/vllm\ncp x.py /opt/after.py\n")
     assert placed(script) == (["/opt/after.py", "/opt/vllm/ops/x.py"], [])
+
+
+def test_an_exported_variable_made_local_is_exported_again_after_the_function() -> None:
+    script = "export X=/a\nf() { local X=/b; mkdir -p $X; cp x.py $X/in.py; }\nf\n" \
+             "sh -c 'mkdir -p $X; cp x.py $X/child.py'\n"
+    # After f, X is /a and still exported: the child shell sees it.
+    assert placed(script)[0] == ["/a/child.py", "/b/in.py"]

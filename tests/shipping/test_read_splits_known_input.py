@@ -55,6 +55,7 @@ def test_read_from_a_here_string_or_document_gives_its_fields(script: str, files
     "read -r a < list.txt\ncp x.py \"/dest/$a\"\n",  # a file: the image's reading, not the reader's
     "ls | { read -r a; cp x.py \"/dest/$a\"; }\n",
     "read -r -d '' a <<< 'x.py'\ncp x.py \"/dest/$a\"\n",  # an option the reader does not follow
+    "read -X a <<< 'x.py'\ncp x.py \"/dest/$a\"\n",  # an option read does not have (bash fails it)
 ])
 def test_read_from_input_the_reader_cannot_know_gives_unknown_values(script: str) -> None:
     plan = read(script)
@@ -69,4 +70,9 @@ def test_read_fails_at_the_end_of_input_without_a_newline() -> None:
 
 def test_bash_printf_v_keeps_what_printf_prints() -> None:
     plan = read("printf -v DEST '%s/%s' /dest sub\nmkdir \"$DEST\"\ncp x.py \"$DEST/x.py\"\n")
+    assert placed(plan) == ["/dest/sub/x.py"] and plan.notes == ()
+
+
+def test_bash_printf_v_reads_its_format_after_a_double_dash() -> None:
+    plan = read("printf -v DEST -- '%s/%s' /dest sub\nmkdir \"$DEST\"\ncp x.py \"$DEST/x.py\"\n")
     assert placed(plan) == ["/dest/sub/x.py"] and plan.notes == ()

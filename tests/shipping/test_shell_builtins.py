@@ -37,7 +37,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("popd", ""),  # fails: nothing on standard output
     ("echo a  b", "a b"), ("echo -n a", "a"), ("echo -x a", "-x a"), ("echo", ""), ("echo -n", ""),
     ("printf '%s-%s' a b", "a-b"), ("printf 'a\\nb'", "a\nb"), ("printf", ""), ("printf '%s\\n' /a", "/a"),
-    ("printf '%s'", ""), ("printf '%s %d' a 1", "a 1"), ("printf a%", None), ("printf '%s' a b", "ab"),
+    ("printf '%s'", ""), ("printf -", "-"), ("printf '%s %d' a 1", "a 1"), ("printf a%", None), ("printf '%s' a b", "ab"),
     # printf as POSIX: only the format is one (%s in an argument is data), reused while arguments remain.
     ("printf '\\t'", "\t"), ("printf 'a\\\\b\\rc'", "a\\b\rc"), ("printf '\\101\\102'", "AB"),
     ("printf '\\033[1m%s'", "\x1b[1m"), ("printf '%s|' a %s b", "a|%s|b|"), ("printf '%s\\n' 'a%sb'", "a%sb"),
@@ -82,6 +82,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("bash -c '[ -z $BASH_VERSION ] || echo bash'", "bash"), ("bash -c '[ \"${BASH_VERSION:-}\" ] && echo bash'", "bash"),
     ("bash -c 'unset BASH_VERSION; echo x$BASH_VERSION'", "x"), ("bash -c 'sh -c \"echo \\$BASH_VERSION\"'", None), ("echo $@", ""), ("set -- a b; echo $#", "2"), ("echo $RANDOM", None),
     ("set -- a 'b c'; echo $2", "b c"), ("set -- a b; shift; echo $1$#", "b1"), ("set -- a b c; shift 2; echo $1", "c"),
+    ("set -- a b; shift && echo $1", "b"),  # shift succeeds while there is an argument to drop
     # An assignment given to export/local/... is expanded as one: '~' after its '=' or a ':' is HOME.
     ("export PYTHONPATH=/opt/lib:~/lib; echo $PYTHONPATH", "/opt/lib:/root/lib"),
     ("f() { local P=/opt/bin:~/bin; echo $P; }; f", "/opt/bin:/root/bin"),
@@ -125,6 +126,8 @@ def test_echo_prints_what_the_shell_running_it_prints(command: str, output: str 
     # With no such variable, bash unsets the function (prefix is then a program) and dash keeps it.
     ("bash -c 'prefix() { echo /opt/fn; }; unset prefix; prefix'", None),
     ("dash -c 'prefix() { echo /opt/fn; }; unset prefix; prefix'", "/opt/fn"),
+    # After '--' each word is a name, even one that looks like an option (bash: the variable goes, not the function).
+    ("bash -c 'prefix() { echo /opt/fn; }; prefix=/opt/var; unset -- -f prefix; prefix'", "/opt/fn"),
 ])
 def test_unset_removes_a_function_or_a_variable_as_its_option_says(command: str, output: str | None) -> None:
     assert printed(command) == output
@@ -229,3 +232,32 @@ def test_the_real_path_of_a_folder_only_the_image_knows_is_shown_by_its_name(com
     plan = plan_of(script_context(f"D=$({command})\ncp x.py \"$D/lib/x.py\"\n"))
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("unread", 2, "cp $VENDOR_HOME/lib/x.py: a path that depends on a value the reader cannot work out")]
+
+
+@pytest.mark.parametrize(("shebang", "placed", "note"), [
+    # bash: "shift count out of range", status 1, and $1 is still 'cuda'.
+    ("#!/bin/bash\n", ["/opt/cuda.py", "/opt/failed.py"],
+     ("fails", 3, "shift 2 with 1 arguments left: bash fails the command and the arguments stay")),
+    # dash: "can't shift that many" ends the shell (status 2, so the RUN fails): nothing after it runs.
+    ("#!/bin/dash\n", [], ("fails", 3, "shift 2 with 1 arguments left: dash ends the shell here")),
+    # Under sh either may happen: the line is unread, and what follows is read with its status unknown.
+    ("", ["/opt/cuda.py", "/opt/failed.py"],
+     ("unread", 2, "shift 2 with 1 arguments left: the base image's sh decides (dash ends the shell, bash fails "
+                   "the command)")),
+])
+def test_shift_past_the_last_argument_is_what_the_shell_makes_of_it(shebang: str, placed: list[str],
+                                                                    note: tuple[str, int, str]) -> None:
+    script = f"{shebang}set -- cuda\nshift 2 || cp x.py /opt/failed.py\ncp x.py \"/opt/$1.py\"\n"
+    plan = plan_of(script_context(script))
+    assert sorted(p for p in plan.image if p.startswith("/opt/")) == placed
+    assert [(n.kind, n.line, n.reason) for n in plan.notes if n.file == "s/i.sh"] == [note]
+
+
+@pytest.mark.parametrize(("shebang", "placed"), [
+    ("#!/bin/bash\n", ["/opt/cuda.py", "/opt/failed.py"]),  # bash: "numeric argument required", status 1
+    ("#!/bin/dash\n", []),  # dash: "Illegal number: x" ends the shell
+])
+def test_shift_by_a_word_that_is_not_a_number_is_what_the_shell_makes_of_it(shebang: str, placed: list[str]) -> None:
+    plan = plan_of(script_context(f"{shebang}set -- cuda\nshift x || cp x.py /opt/failed.py\ncp x.py \"/opt/$1.py\"\n"))
+    assert sorted(p for p in plan.image if p.startswith("/opt/")) == placed
+    assert [n.kind for n in plan.notes if n.file == "s/i.sh"] == ["fails"]
