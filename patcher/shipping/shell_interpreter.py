@@ -270,14 +270,37 @@ class Shell:
             return None if value is None else self.unknowns.mark(f"${{{name}[{subscript}]}}")
         if subscript in ("@", "*"):
             return " ".join(values)
+        number = self._index(subscript)
+        if number is None:
+            return self.unknowns.mark(f"${{{name}[{subscript}]}}")
+        return values[number] if -len(values) <= number < len(values) else ""  # past the end: empty
+
+    def _assign_element(self, name: str, subscript: str, value: str) -> None:
+        """``NAME[I]=value``: element I set, or appended when I is the length; a gap it would leave, an index
+        the reader cannot know, or an array it does not know makes the whole array unknown."""
+        values = self.elements(name)
+        index = self._index(subscript)
+        if values is None and index == 0 and name not in self.arrays:
+            values = [""]  # what the image's environment may hold is a scalar, element 0: replaced
+        if values is None or index is None or not -len(values) <= index <= len(values):
+            self.assign_array(name, None)
+            return
+        values = list(values)
+        if index == len(values):
+            values.append(value)
+        else:
+            values[index] = value
+        self.assign_array(name, values)
+
+    def _index(self, subscript: str) -> int | None:
+        """An indexed array's subscript as a number: written, or a variable holding one (``$i``, ``i``)."""
         index = subscript.strip()
         if not re.fullmatch(r"-?[0-9]{1,9}", index):
             held = self.lookup(index.lstrip("$").strip("{}")) if re.fullmatch(r"\$?\{?[A-Za-z_]\w*\}?", index) else None
             if held is None or not re.fullmatch(r"\s*-?[0-9]{1,9}\s*", held):
-                return self.unknowns.mark(f"${{{name}[{subscript}]}}")
+                return None
             index = held
-        number = int(index)
-        return values[number] if -len(values) <= number < len(values) else ""  # past the end: empty
+        return int(index)
 
     def assign_array(self, name: str, values: list[str] | None, append: bool = False) -> None:
         """``NAME=(...)`` (``NAME+=(...)`` with ``append``); None: elements the reader cannot know."""
@@ -315,7 +338,11 @@ class Shell:
         return self.positional
 
     def assign(self, name: str, value: str) -> None:
-        """Set a shell variable (of an array, its element 0, as bash does)."""
+        """Set a shell variable (of an array, its element 0, as bash does; ``NAME[I]``, element I)."""
+        if name.endswith("]") and "[" in name:
+            base, subscript = name[:-1].split("[", 1)
+            self._assign_element(base, subscript, value)
+            return
         self.variables[name] = value
         self.unset.discard(name)
         if name in self.arrays:

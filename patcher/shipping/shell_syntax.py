@@ -834,6 +834,11 @@ class _Parser:
                     continue
                 if declaring:
                     assignment = None  # a declaration's NAME=VALUE argument is a word (run_simple expands it)
+                element = split_element_assignment(token.word) if self.bash and not words and not assignment \
+                    else None
+                if element is not None:  # bash's NAME[SUBSCRIPT]=value: one element of an array
+                    name, subscript, value = element
+                    assignment = (f"{name.rstrip('+')}[{subscript}]{'+' if name.endswith('+') else ''}", value)
                 if assignment is not None:
                     assignments.append(assignment)
                 else:
@@ -983,6 +988,27 @@ class _Parser:
         self._linebreak()
         body = self.command()
         return Command(FunctionDef(name, body, line, self._text(start, self.tokens[self.index - 1].end)))
+
+
+def split_element_assignment(word: Word) -> tuple[str, str, Word] | None:
+    """bash's ``NAME[SUBSCRIPT]=value``: the name (with a ``+`` for ``+=``), the subscript as written (``$i``
+    kept), the value's parts."""
+    head = ""
+    for index, part in enumerate(word):
+        if isinstance(part, Param) and part.op == "" and not part.quoted and head:
+            head += f"${part.name}"
+            continue
+        if not isinstance(part, Lit) or part.quoted:
+            return None
+        match = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\](\+?)=", head + part.text)
+        if match:
+            rest = (head + part.text)[match.end():]
+            value: list[Part] = [Lit(rest, False)] if rest else []
+            return match.group(1) + match.group(3), match.group(2), tuple(value) + word[index + 1:]
+        head += part.text
+        if "=" in head or "]" in head:
+            return None
+    return None
 
 
 def split_assignment(word: Word) -> tuple[str, Word] | None:

@@ -60,6 +60,12 @@ def test_a_bash_array_assignment_is_read_and_the_script_goes_on() -> None:
     ("files=(x.py sub/y.py); unset files; cp x.py /dest/n${#files[@]}.py", {"/dest/n0.py": "s/x.py"}),
     ('files=(x.py sub/y.py); cp "${files[*]}" /dest/ || cp x.py /dest/star.py', {"/dest/star.py": "s/x.py"}),
     (f'{ARRAY}cp "${{files[2]}}" /dest/ || cp x.py /dest/missing.py', {"/dest/missing.py": "s/x.py"}),
+    # One element set by its index: replaced, appended at the end, or made (element 0) where there was none.
+    ('files=(x.py); files[1]=sub/y.py; cp "${files[1]}" /dest/', {"/dest/y.py": "s/sub/y.py"}),
+    ('files=(x.py sub/y.py); i=0; files[$i]=sub/y.py; cp "${files[0]}" /dest/zero.py',
+     {"/dest/zero.py": "s/sub/y.py"}),
+    ('one[0]=x.py; cp $one /dest/one.py', {"/dest/one.py": "s/x.py"}),
+    ('name=(x); name[0]+=.py; cp "${name[0]}" /dest/appended.py', {"/dest/appended.py": "s/x.py"}),
 ])
 def test_an_arrays_elements_expand_as_bash_expands_them(script: str, files: dict[str, str]) -> None:
     plan = read(script + "\n")
@@ -71,7 +77,8 @@ def test_an_arrays_elements_expand_as_bash_expands_them(script: str, files: dict
                                  'for f in "${files[@]}"; do cp "$f" /dest/one.py; done',
                                  'cp "${files[$U]}" /dest/one.py'])
 @pytest.mark.parametrize("made", ["declare -A files=([a]=x.py)", "files=([0]=x.py)",
-                                  "files=($(ls))", "files=(x.py)\nfiles+=($(ls))"])
+                                  "files=($(ls))", "files=(x.py)\nfiles+=($(ls))",
+                                  "files=(a)\nfiles[5]=x.py", "n=$(nproc)\nfiles[$n]=x.py"])  # a gap, an unknown index
 def test_an_array_the_reader_cannot_know_leaves_its_copies_unread(made: str, use: str) -> None:
     plan = read(f"{made}\n{use}\ncp x.py /dest/after.py\n")
     assert "/dest/one.py" not in plan.image and plan.image["/dest/after.py"].source == "s/x.py"
