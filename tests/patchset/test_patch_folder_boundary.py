@@ -214,6 +214,27 @@ def test_a_folder_in_place_of_a_patch_file_is_refused(tmp_path: Path) -> None:
         load_outline(patches)
 
 
+def test_a_template_that_is_a_symlink_loop_is_refused_as_a_symlink(tmp_path: Path) -> None:
+    # A link that resolves to nothing regular (here, to itself through a
+    # second link) is met by lstat as what it is: never opened, one line.
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "a.j2").symlink_to("b.j2")
+    (folder / "b.j2").symlink_to("a.j2")
+    with pytest.raises(PatchSetError) as refused:
+        templates_digest(folder)
+    assert str(refused.value) == (f"{folder / 'a.j2'}: this template is a symlink, not a regular file "
+                                  "(a patch set is made of plain files)")
+
+
+def test_a_name_holding_a_nul_is_refused_naming_it_escaped(tmp_path: Path) -> None:
+    # The OS would raise ValueError on the NUL: the reader refuses the name
+    # first, and shows it with the NUL escaped, in one line.
+    with pytest.raises(PatchSetError) as refused:
+        read_file(tmp_path / "a\0b.j2", roots=(tmp_path,), what="template")
+    assert str(refused.value) == f"{tmp_path}/a\\x00b.j2: cannot read this template: its name holds a NUL character"
+
+
 def test_files_are_capped_at_a_mebibyte(cli: Any, tmp_path: Path) -> None:
     patches = hostile.oversized_template(tmp_path, MAX_FILE_BYTES + 1)
     line = _refused(cli, patches)
@@ -325,6 +346,30 @@ def test_an_integer_of_thousands_of_digits_is_bad_toml(tmp_path: Path) -> None:
     # Python's own words: "(4300 digits)" from 3.11, "(4300) for integer string conversion" on 3.10.
     with pytest.raises(PatchSetError, match=r"x.toml: not valid TOML: Exceeds the limit \(4300( digits)?\)"):
         parse_toml("a = " + "1" * 5000, tmp_path / "x.toml")
+
+
+def test_the_templates_digest_refuses_a_folder_of_more_than_10000_entries(tmp_path: Path) -> None:
+    # Each entry costs the walk a stat, and each folder a listing: empty
+    # folders count as entries too (100 holding 99 each: 10,000 in all), and
+    # one more entry anywhere is refused, naming the templates folder.
+    folder = tmp_path / "templates"
+    for outer in range(100):
+        for inner in range(99):
+            (folder / f"d{outer}" / f"e{inner}").mkdir(parents=True)
+    templates_digest(folder)
+    (folder / "d0" / "one-more").mkdir()
+    with pytest.raises(PatchSetError) as refused:
+        templates_digest(folder)
+    assert str(refused.value) == f"{folder}: the templates folder holds more than 10,000 entries"
+
+
+@pytest.mark.parametrize("text", [
+    'pattern = "use_v1 = True\ncode = "x = 2"\n',  # a basic string whose closing quote was forgotten
+    "pattern = 'use_v1 = True\ncode = 'x = 2'\n",  # a literal one
+])
+def test_an_unterminated_string_is_left_for_tomllib_to_place(tmp_path: Path, text: str) -> None:
+    with pytest.raises(PatchSetError, match=r"^.*x\.toml: not valid TOML: .* \(at line 1, column 25\)$"):
+        parse_toml(text, tmp_path / "x.toml")
 
 
 # Ids, names and fields that would crash later ------------------------------------------

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from patcher.depth import HINT
 from patcher.patchset.runner import FileOutcome, Status, patch_source
 
 from tests.fixtures_patches import patch_toml, replace_step
@@ -27,8 +28,11 @@ PY = f"{sys.version_info.major}.{sys.version_info.minor}"
          f" it does not parse under Python {PY} either (Python 2 code, or a broken file?)"),
         (b"x = 1\r\ny = 2\nz = 3\r", "would not round-trip byte for byte (lone CR line endings?);"
          " convert it to LF or CRLF line endings first"),
+        # Refused before libcst sees it: its parser crashes on such nesting.
+        (b"x = 1\ny = " + b"(" * 1500 + b"1" + b")" * 1500 + b"\n",
+         f"nests deeper than 200 levels (brackets, operators, blocks) at line 2 ({HINT})"),
     ],
-    ids=["not-utf8", "not-utf8-further-down", "broken", "lone-cr"],
+    ids=["not-utf8", "not-utf8-further-down", "broken", "lone-cr", "nested-too-deep"],
 )
 def test_a_file_that_cannot_be_patched_is_one_failed_outcome_left_unchanged(
     load_patch: Any, source: bytes, error: str

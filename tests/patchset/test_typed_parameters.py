@@ -219,6 +219,15 @@ def test_set_reads_a_decimal_int(tmp_path: Path, value: str, number: int) -> Non
     assert _code(tmp_path, INT, overrides=(f"edit.p={value}",)).strip() == f"x = {number}"
 
 
+def test_set_reads_an_int_of_up_to_999_characters_and_refuses_a_longer_one(tmp_path: Path) -> None:
+    # The length is checked before int() parses the text, whose cost grows
+    # with the square of its length; the sign counts as a character.
+    assert _code(tmp_path, INT, overrides=("edit.p=" + "9" * 999,)).strip() == "x = " + "9" * 999
+    for value in ("9" * 1000, "-" + "9" * 999):
+        said = f"--set edit.p={value}: expected int, got '{value[:76]}..."
+        assert _refused(tmp_path / value[0], INT, (f"edit.p={value}",)) == said
+
+
 def test_example_params_are_checked_against_their_parameter(tmp_path: Path) -> None:
     params = INT + "max = 10\n\n[[examples]]\nbefore = 'x = 1'\nparams = { p = 11 }\n"
     assert _refused(tmp_path, params) == "edit.toml: examples[1].params.p: 11 is above the maximum 10"

@@ -176,6 +176,7 @@ def _diagnostic(meta: dict[str, Any]) -> dict[str, Any]:
 DIAGNOSTIC_DAMAGE: dict[str, Callable[[dict[str, Any]], None]] = {
     "kind-unknown": lambda m: _diagnostic(m).update(kind="guess"),
     "scope-a-number": lambda m: _diagnostic(m).update(scope=7),
+    "pattern-null": lambda m: _diagnostic(m).update(pattern=None),
     "step-a-string": lambda m: _diagnostic(m).update(step="2"),
     "scopes-of-numbers": lambda m: _diagnostic(m).update(scopes=[1, 2]),
     "closest-a-list": lambda m: _diagnostic(m).update(closest=[1]),
