@@ -16,6 +16,7 @@ from typing import Any
 
 import jinja2
 import pytest
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from patcher.patchset import templates
 from patcher.patchset.folder import PatchFolder
@@ -217,6 +218,11 @@ GROWING = {
     "wordwrap with a long wrap string": ("{{ text|wordwrap(1, wrapstring='\\n' ~ ' ' * 999) }}",
                                          {"text": "a " * 20_000}, "what 'wordwrap' returns"),
     "tojson with an indent": ("{{ items|tojson(indent=100000) }}", {"items": list(range(300))}, "what 'tojson' returns"),
+    "tojson with an indent by position": ("{{ items|tojson(100000) }}", {"items": list(range(300))},
+                                          "what 'tojson' returns"),
+    # '*' takes the width from the arguments: a tuple, each of its items a value.
+    "a star width of '%'": ("{{ '%*d' % (width, 7) }}", {"width": 30_000_000}, "'%'"),
+    "a star width of format": ("{{ '%*d'|format(width, 7) }}", {"width": 30_000_000}, "what 'format' returns"),
     "a string times a number": ("{{ text * n }}", {"text": "x", "n": 30_000_000}, "'*'"),
     "a list times a number": ("{{ [0] * n }}", {"n": 5_000_000}, "'*'"),
     "str.replace's new text": ("{{ text.replace('x', text) }}", {"text": "x" * 7000}, "'replace'"),
@@ -237,6 +243,29 @@ def test_a_value_over_the_cap_is_refused_before_it_is_made(name: str) -> None:
     assert message == (f"template error at line 1: {what} would be larger than the 1,048,576 characters a template "
                        "value may hold")
     assert peak < PATCH_LIMITS.value  # the estimate refused it: the value was never made
+
+
+def test_a_replace_limited_by_its_count_renders_when_the_result_fits() -> None:
+    # Replacing every 'x' would pass the cap; replacing the first one only does not, by position or by name.
+    values = {"text": "x" * 7000, "new": "y" * 7000}
+    expected = "y" * 7000 + "x" * 6999
+    assert _render("{{ text|replace('x', new, 1) }}", values) == expected
+    assert _render("{{ text|replace('x', new, count=1) }}", values) == expected
+
+
+def test_a_test_given_a_value_over_the_cap_is_refused_by_its_name() -> None:
+    # A Jinja test ('is string') weighs what it is given, as a filter does, and says which test it was.
+    assert _refusal("{% if text is string %}x = 1{% endif %}", {"text": "x" * 2_000_000}) == (
+        "template error at line 1: an argument of 'string' would be larger than the 1,048,576 characters a template "
+        "value may hold")
+
+
+def test_a_tuple_literal_is_weighed_as_it_is_made() -> None:
+    # Each text fits the cap; the pair of them does not.
+    text = "x" * 600_000
+    assert _refusal("{% set pair = (text, text) %}", {"text": text}) == (
+        "template error at line 1: this literal would be larger than the 1,048,576 characters a template value may "
+        "hold")
 
 
 def test_a_width_by_name_fails_as_python_says() -> None:
@@ -283,6 +312,15 @@ def test_a_template_raising_while_rendering_names_its_line() -> None:
     assert _refusal("{{ 'a' + 1 }}").startswith("template error at line 1: TypeError: ")
 
 
+def test_format_map_with_a_positional_field_fails_as_in_jinjas_sandbox() -> None:
+    # format_map has only a mapping: '{0}' finds no positional argument, the same error Jinja2's own sandbox gives.
+    source = "{{ '{0} and {}'.format_map(sizes) }}"
+    values = {"sizes": {"0": 8192}}
+    with pytest.raises(IndexError) as plain:
+        ImmutableSandboxedEnvironment().from_string(source).render(values)
+    assert _refusal(source, values) == f"template error at line 1: IndexError: {plain.value}"
+
+
 def test_a_template_raising_while_rendering_is_exit_2(cli: Any, tmp_path: Path) -> None:
     patches = hostile.template_raising_at_render(tmp_path)
     result = cli("diff", VENDOR_ZIP, "--patches", patches)
@@ -315,6 +353,13 @@ def test_ordinary_templates_render_as_before() -> None:
               "{{ '{}!'.format(n) }} {{ (n ~ 'x')|upper }} {{ {'a': 1}|tojson }}\n")
     assert _render(source, {"parts": ["PagedAttention", "forward_decode"], "n": 21}) == (
         "class PagedAttention:def forward_decode(self):        42 1, 2 3-x 21! 21X {\"a\": 1}\n")
+
+
+def test_a_loop_unpacks_pairs() -> None:
+    # '{% for a, b in ... %}' assigns to a tuple: a target, not a literal to weigh.
+    assert _render("{% for name, size in sizes|dictsort %}{{ name }} = {{ size }}\n{% endfor %}",
+                   {"sizes": {"max_len": 8192, "block": 16}}) == "block = 16\nmax_len = 8192\n"
+    assert _render("{% set head, tail = (1, 2) %}{{ head + tail }}") == "3"
 
 
 def test_floats_are_written_as_python() -> None:
