@@ -115,11 +115,18 @@ def test_new_does_not_run_the_escape_in_the_sets_own_template(cli: Any, tmp_path
 # Runaway templates --------------------------------------------------------------
 
 
+# The two that recurse without end reach Python's own recursion limit first; every other one must be stopped by a
+# budget or a size estimate, before the value is built (a MemoryError is reported as "deeper than Python allows",
+# so accepting that here would let a template that fills the memory pass).
+RECURSING = {"a macro that calls itself", "a recursive loop"}
+
+
 @pytest.mark.parametrize("name", sorted(hostile.RUNAWAY_TEMPLATES))
 def test_a_runaway_template_stops_at_its_budget(name: str) -> None:
     message = _refusal(hostile.RUNAWAY_TEMPLATES[name])
     assert message.startswith("template error at line 1: ")
-    assert any(word in message for word in ("budget", "larger than", "more than", "deeper than Python allows"))
+    stops = ("deeper than Python allows",) if name in RECURSING else ("budget", "larger than", "more than")
+    assert any(word in message for word in stops)
 
 
 def test_a_runaway_template_is_exit_2_naming_the_template(cli: Any, tmp_path: Path) -> None:
