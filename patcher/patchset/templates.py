@@ -723,7 +723,11 @@ def render(env: PatcherEnvironment, *, name: str | None = None, source: str | No
         raise
     except PatchSetError as error:  # the closed-world reader refused an included file
         raise TemplateFailure(str(error)) from None
-    except (RecursionError, SyntaxError, MemoryError) as error:
+    except MemoryError as error:
+        # The budgets refuse a value before it is built; one they missed must still end as one clear line.
+        raise TemplateFailure(f"template error{_where(error, name)}: it needs more memory than this machine "
+                              "gives it") from None
+    except (RecursionError, SyntaxError) as error:
         # Compiling a template that nests thousands deep, or a template that
         # includes itself, calls a macro without end, extends itself.
         where = _where(error, name)

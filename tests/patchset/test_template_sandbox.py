@@ -115,9 +115,22 @@ def test_new_does_not_run_the_escape_in_the_sets_own_template(cli: Any, tmp_path
 # Runaway templates --------------------------------------------------------------
 
 
+class _OutOfMemory:
+    """A value whose text cannot be built: what a value the budgets missed would meet on a real machine."""
+
+    def __str__(self) -> str:
+        raise MemoryError
+
+    __repr__ = __str__
+
+
+def test_a_template_that_runs_out_of_memory_is_one_line_saying_so() -> None:
+    assert _refusal("{{ v }}", {"v": _OutOfMemory()}) == (
+        "template error at line 1: it needs more memory than this machine gives it")
+
+
 # The two that recurse without end reach Python's own recursion limit first; every other one must be stopped by a
-# budget or a size estimate, before the value is built (a MemoryError is reported as "deeper than Python allows",
-# so accepting that here would let a template that fills the memory pass).
+# budget or a size estimate, before the value is built (not by running out of memory).
 RECURSING = {"a macro that calls itself", "a recursive loop"}
 
 
