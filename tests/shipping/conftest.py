@@ -54,3 +54,20 @@ def script_context(script: str, *, run: str = "cd /w/s && ./i.sh", files: Mappin
     }
     context.update(files or {})
     return context
+
+
+def run_script(script: str, run: str = "bash i.sh", files: Mapping[str, str] | None = None) -> ShipPlan:
+    """What the reader makes of ``script`` as s/i.sh, run by ``run`` in /w/s of an image that has /dest.
+
+    Beside it the context holds s/x.py, s/sub/y.py and ``files``. The tests of bash's own forms run it with
+    ``bash i.sh``; ``dash i.sh`` or ``sh i.sh`` show what the other shells make of the same lines.
+    """
+    context: dict[str, str | bytes] = {"Dockerfile": f"FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && {run}\n",
+                                       "s/i.sh": script, "s/x.py": "", "s/sub/y.py": ""}
+    context.update(files or {})
+    return plan_of(context)
+
+
+def in_dest(plan: ShipPlan) -> list[str]:
+    """The image paths the build filled under /dest, sorted."""
+    return sorted(path for path in plan.image if path.startswith("/dest/"))

@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import plan_of
+from patcher.shipping import ShipPlan
+from tests.shipping.conftest import in_dest, run_script
 
 ARRAY = "files=(\n  x.py   # the fix\n  \"sub/y.py\"\n)\nfiles+=(more.py)\n"
 
 
-def read(script: str, run: str = "bash i.sh"):  # type: ignore[no-untyped-def]
-    return plan_of({"Dockerfile": f"FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && {run}\n",
-                    "s/i.sh": script, "s/x.py": "", "s/sub/y.py": "", "s/two words.py": ""})
+def read(script: str, run: str = "bash i.sh") -> ShipPlan:
+    return run_script(script, run, {"s/two words.py": ""})
 
 
-def placed(plan) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    return {path: p.source for path, p in plan.image.items() if path.startswith("/dest/")}
+def placed(plan: ShipPlan) -> dict[str, str]:
+    return {path: plan.image[path].source for path in in_dest(plan)}
 
 
 def test_a_bash_array_assignment_is_read_and_the_script_goes_on() -> None:

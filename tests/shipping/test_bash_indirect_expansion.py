@@ -8,16 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import plan_of
+from tests.shipping.conftest import in_dest as placed
+from tests.shipping.conftest import run_script as read
 
 
-def read(script: str, run: str = "bash i.sh"):  # type: ignore[no-untyped-def]
-    return plan_of({"Dockerfile": f"FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && {run}\n",
-                    "s/i.sh": script, "s/x.py": ""})
-
-
-def placed(plan) -> list[str]:  # type: ignore[no-untyped-def]
-    return sorted(path for path in plan.image if path.startswith("/dest/"))
 
 
 # What bash 5.2 placed for each.

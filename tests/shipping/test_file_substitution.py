@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import plan_of
+from patcher.shipping import ShipPlan
+from tests.shipping.conftest import in_dest as placed
+from tests.shipping.conftest import run_script
 
 
-def read(script: str, run: str):  # type: ignore[no-untyped-def]
-    return plan_of({"Dockerfile": f"FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && {run}\n",
-                    "s/i.sh": script, "s/x.py": "", "s/VERSION": "2.1\n\n"})
-
-
-def placed(plan) -> list[str]:  # type: ignore[no-untyped-def]
-    return sorted(path for path in plan.image if path.startswith("/dest/"))
+def read(script: str, run: str) -> ShipPlan:
+    return run_script(script, run, {"s/VERSION": "2.1\n\n"})
 
 
 # What bash 5.2 and dash 0.5.12 gave for the same script and file.

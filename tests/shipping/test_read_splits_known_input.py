@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import pytest
 
+from patcher.shipping import ShipPlan
 from patcher.shipping.shell_builtins import split_fields
-from tests.shipping.conftest import plan_of
+from tests.shipping.conftest import in_dest as placed
+from tests.shipping.conftest import run_script
 
 
 # Each row is what bash 5.2 and dash 0.5.12 gave for 'IFS=$IFS read -r v0 v1 ... <<EOF\nLINE\nEOF'.
@@ -29,13 +31,8 @@ def test_a_line_splits_into_fields_as_sh_splits_it(line: str, ifs: str, count: i
     assert split_fields(line, ifs, count) == fields
 
 
-def read(script: str, run: str = "bash i.sh"):  # type: ignore[no-untyped-def]
-    return plan_of({"Dockerfile": f"FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && {run}\n",
-                    "s/i.sh": script, "s/x.py": "", "s/list.txt": "x.py\n"})
-
-
-def placed(plan) -> list[str]:  # type: ignore[no-untyped-def]
-    return sorted(path for path in plan.image if path.startswith("/dest/"))
+def read(script: str, run: str = "bash i.sh") -> ShipPlan:
+    return run_script(script, run, {"s/list.txt": "x.py\n"})
 
 
 @pytest.mark.parametrize(("script", "files"), [
