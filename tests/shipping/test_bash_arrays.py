@@ -99,3 +99,10 @@ def test_under_dash_an_array_is_a_syntax_error() -> None:
     plan = read(f"{ARRAY}cp x.py /dest/after.py\n", run="dash i.sh")
     assert "/dest/after.py" not in plan.image
     assert [(n.kind, n.line) for n in plan.notes][:1] == [("stop", 1)]
+
+
+def test_an_element_of_a_value_the_reader_cannot_know_is_named_in_the_note() -> None:
+    plan = read('P=$(nproc)\ncp x.py "/dest/${P[1]}.py"\n')
+    assert placed(plan) == {}
+    assert [(n.kind, n.reason) for n in plan.notes] == [
+        ("unread", "cp /dest/${P[1]}.py: a path that depends on a value the reader cannot work out")]

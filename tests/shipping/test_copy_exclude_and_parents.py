@@ -77,6 +77,10 @@ def test_a_stage_file_a_wildcard_matches_is_copied_and_noted_as_a_caveat_for_the
 def test_a_folder_whose_files_are_all_left_out_is_still_made() -> None:
     plan = plan_of({**CONTEXT, "Dockerfile": "FROM base\nCOPY --exclude=* pkg/docs /d\nRUN cp /main.py /d\n"})
     assert plan.image == {} and plan.copy_counts[2] == 0
+    # /d is a folder from then on: a file copied to /d lands inside it, not as /d.
+    plan = plan_of({**CONTEXT, "Dockerfile": "FROM base\nCOPY --exclude=* pkg/docs /d\nCOPY main.py /d\n"})
+    assert {path: placed.source for path, placed in plan.image.items()} == {"/d/main.py": "main.py"}
+    assert plan.notes == ()  # known to be a folder, not taken to be one of the base image
 
 
 def test_exclude_applies_to_a_copy_from_another_stage() -> None:

@@ -162,6 +162,20 @@ def test_bash_pattern_substitution_and_case_changes_follow_bash(text: str, expec
     assert one(text, scope) == expected
 
 
+def test_a_pattern_matches_across_a_newline_in_the_value() -> None:
+    # '*' matches any character, a newline too (dash and bash: the last '/' and all before it go).
+    assert one("${V##*/}", Scope({"V": "a\nb/c"})) == "c"
+    assert one("${V%/*}", Scope({"V": "a/b\nc"})) == "a"
+
+
+# Inside double quotes a backslash escapes only $ ` " \ and a newline; before any other character it stays.
+@pytest.mark.parametrize(("text", "expected"), [
+    ('"a\\"b"', 'a"b'), ('"\\$HOME"', "$HOME"), ('"a\\b"', "a\\b"), ('"x\\`y"', "x`y"), ('"a\\\\b"', "a\\b"),
+])
+def test_a_backslash_in_double_quotes_escapes_what_sh_says(text: str, expected: str) -> None:
+    assert one(text, Scope({"HOME": "/root"})) == expected
+
+
 def test_a_pattern_that_could_take_too_long_to_match_gives_an_unknown_value() -> None:
     # Each '*' multiplies the work by the value's length: this one would not end.
     scope = Scope({"L": "a" * 60_000})
