@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Union
 
-from .shell_syntax import Lit, Part, Word
+from .shell_nodes import Lit, Part, Word
 
 MAX_WORDS = 10_000
 

@@ -1,8 +1,9 @@
 """Read an install script the way sh runs it, to know which file it copies where.
 
-The reading itself lives in the ``shell_*`` modules: ``shell_syntax``
-parses POSIX sh (and the bash forms scripts use), ``shell_words``
-expands words, ``shell_interpreter`` keeps the shell's state and control
+The reading itself lives in the ``shell_*`` modules: ``shell_lexer`` and
+``shell_syntax`` parse POSIX sh (and the bash forms scripts use) into
+``shell_nodes``' tree, ``shell_words`` expands words (``shell_arithmetic``
+their arithmetic), ``shell_interpreter`` keeps the shell's state and control
 flow, ``shell_commands`` dispatches a command to the builtins
 (``shell_builtins``, ``output_builtins``), the programs it follows
 (``shell_programs``: scripts, ``sh -c``, Python, pip) or others, and

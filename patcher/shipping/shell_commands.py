@@ -22,7 +22,8 @@ from .printing_programs import PRINTING, run_printing
 from .shell_builtins import STATE_BUILTINS, Builtin
 from .shell_interpreter import CommandContext, Exit, Shell
 from .shell_programs import SHELLS, run_context_file, run_pip, run_python, run_shell
-from .shell_syntax import DECLARATIONS, Lit, Redirect, Simple, heredoc_word, plain_text, split_assignment
+from .shell_nodes import DECLARATIONS, Lit, Redirect, Simple, plain_text
+from .shell_syntax import heredoc_word, split_assignment
 from .shell_words import Field, is_known
 
 # Programs that install packages: they write where the package manager puts things.

@@ -20,9 +20,9 @@ from typing import Callable
 from .brace_expansion import TooManyWords, expand_braces, has_braces
 from .image_fs import ImageFS, Kind, normalise
 from .shell_arithmetic import run_arithmetic
-from .shell_syntax import (AndOr, Arithmetic, ArithmeticFor, Case, Command, For, FunctionDef, Group, If, Lit, Loop,
-                           Param, Pipeline, Redirect, Sequence, ShellSyntaxError, Simple, Sub, Word, parse_script,
-                           plain_text)
+from .shell_nodes import (AndOr, Arithmetic, ArithmeticFor, Case, Command, For, FunctionDef, Group, If, Lit, Loop,
+                          Param, Pipeline, Redirect, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
+from .shell_syntax import parse_script
 from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_regex, variable_text
 
 MAX_DEPTH = 16  # scripts, functions, eval and source nested in one another

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .shell_arithmetic import evaluate
-from .shell_syntax import Arith, Lit, Param, Part, Sub, Word
+from .shell_nodes import Arith, Lit, Param, Part, Sub, Word
 
 IFS = " \t\n"
 # The longest word the reader keeps: 'A=$A$A' lines double a value each, and a

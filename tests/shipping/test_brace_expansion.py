@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from patcher.shipping.brace_expansion import MAX_WORDS, TooManyWords, expand_braces
-from patcher.shipping.shell_syntax import Simple, parse_script
+from patcher.shipping.shell_nodes import Simple
+from patcher.shipping.shell_syntax import parse_script
 from tests.shipping.conftest import image_of, plan_of, script_context
 
 

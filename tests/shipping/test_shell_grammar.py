@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.shipping.shell_syntax import (Arith, Case, Command, For, FunctionDef, Group, If, Lit, Loop, Param,
-                                           Redirect, Sequence, Simple, Sub, Word, parse_script)
+from patcher.shipping.shell_nodes import (Arith, Case, Command, For, FunctionDef, Group, If, Lit, Loop, Param,
+                                          Redirect, Sequence, Simple, Sub, Word)
+from patcher.shipping.shell_syntax import parse_script
 from tests.shipping.conftest import image_of, notes_of, plan_of, script_context
 
 

@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from patcher.shipping.shell_syntax import Simple, Sub, parse_script
+from patcher.shipping.shell_nodes import Simple, Sub
+from patcher.shipping.shell_syntax import parse_script
 from patcher.shipping.shell_words import Unknowns, Word, expand, expand_one, is_known, pattern_matches
 from tests.shipping.conftest import image_of, plan_of, script_context
 
