@@ -5,7 +5,8 @@ from __future__ import annotations
 import posixpath
 
 from .image_fs import normalise
-from .shell_interpreter import CommandContext, Shell
+from .shell_interpreter import Shell
+from .shell_records import CommandContext
 from .shell_words import is_known
 
 

@@ -28,7 +28,8 @@ from .copy_flags import WILDCARD_MATCH_EXCLUDED, CopyFlags, parents_root, read_c
 from .dockerignore import MAX_PATTERN_PAIRS, IgnoreRule, glob_regex, has_glob, is_ignored, pattern_rules
 from .image_fs import ImageFS, Kind, Placement, Step, normalise
 from .shell_commands import dispatch
-from .shell_interpreter import MAX_STEPS, STEPS_PAST, Build, CommandContext, Exit, Shell, Stop, shebang
+from .shell_interpreter import Shell, shebang
+from .shell_records import MAX_STEPS, STEPS_PAST, Build, CommandContext, Exit, Stop
 from .shell_words import is_known
 
 DEFAULT_SHELL = ("/bin/sh", "-c")

@@ -23,7 +23,8 @@ from typing import Mapping, MutableMapping
 
 from .image_fs import ImageFS, Placement, normalise
 from .shell_programs import SHELLS, run_script
-from .shell_interpreter import Build, CommandContext, Note, ScriptCopy, Shell, shebang
+from .shell_interpreter import Shell, shebang
+from .shell_records import Build, CommandContext, Note, ScriptCopy
 
 __all__ = ["InstallScript", "Note", "ScriptCopy", "expand_variables", "logical_lines", "read_install_script"]
 

@@ -12,7 +12,8 @@ from .file_commands import transfer
 from .image_fs import Kind
 from .printf_format import Unsure, printf_output, read_escapes
 from .shell_builtins import Builtin
-from .shell_interpreter import CommandContext, Shell
+from .shell_interpreter import Shell
+from .shell_records import CommandContext
 from .shell_words import is_known
 
 

@@ -12,7 +12,7 @@ from .dockerignore import (DOCKERIGNORE, MAX_PATTERN_PAIRS, IgnoreRule, glob_reg
                            parse_dockerignore)
 from .image_fs import Placement
 from .install_script import InstallScript
-from .shell_interpreter import Note
+from .shell_records import Note
 
 DOCKERFILE = "Dockerfile"
 _MOVED_BY_DOCKER = ("COPY", "ADD", "RUN --mount")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import posixpath
 
 from .command_lookup import note_program
-from .shell_interpreter import CommandContext, Shell
+from .shell_interpreter import Shell
+from .shell_records import CommandContext
 from .shell_words import is_known
 from .tool_options import TABLES, read_options
 

@@ -11,7 +11,8 @@ import re
 from typing import Callable
 
 from .command_lookup import note_program, on_path
-from .shell_interpreter import MAX_DEPTH, CommandContext, Exit, Shell, _Loop, _Return
+from .shell_interpreter import Shell
+from .shell_records import MAX_DEPTH, CommandContext, Exit, _Loop, _Return
 from .shell_words import is_known
 
 Builtin = Callable[[Shell, list[str], CommandContext, dict[str, str], "str | None"], "bool | None"]

@@ -20,7 +20,8 @@ from .image_fs import Kind
 from .output_builtins import OUTPUT_BUILTINS
 from .printing_programs import PRINTING, run_printing
 from .shell_builtins import STATE_BUILTINS, Builtin
-from .shell_interpreter import CommandContext, Exit, Shell
+from .shell_interpreter import Shell
+from .shell_records import CommandContext, Exit
 from .shell_programs import SHELLS, run_context_file, run_pip, run_python, run_shell
 from .shell_nodes import DECLARATIONS, Lit, Redirect, Simple, plain_text
 from .shell_syntax import heredoc_word, split_assignment

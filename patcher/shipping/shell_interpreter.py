@@ -14,166 +14,19 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
 from typing import Callable
 
 from .brace_expansion import TooManyWords, expand_braces, has_braces
-from .image_fs import ImageFS, Kind, normalise
+from .failure_hiding import and_or_hides, redirect_hides
+from .image_fs import Kind, normalise
 from .shell_arithmetic import run_arithmetic
 from .shell_nodes import (AndOr, Arithmetic, ArithmeticFor, Case, Command, For, FunctionDef, Group, If, Lit, Loop,
-                          Param, Pipeline, Redirect, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
+                          Param, Pipeline, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
+from .shell_records import (MAX_COMMANDS, MAX_DEPTH, MAX_GLOBBED, MAX_ITERATIONS, MAX_STEPS, QUIET, STEPS_PAST,
+                            Build, Captured, CommandContext, Exit, NoMatch, Note, ScriptCopy, ScriptRecord, Stop,
+                            Unbound, _Loop, _Return)
 from .shell_syntax import parse_script
 from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_regex, variable_text
-
-MAX_DEPTH = 16  # scripts, functions, eval and source nested in one another
-MAX_COMMANDS = 100_000  # commands one build may run before the reader gives up
-# Steps (a file placed, a command's move) one build may take: a few KiB of COPY lines over a large
-# context could place millions of files, and the reader takes about 10 µs a file.
-MAX_STEPS = 200_000
-STEPS_PAST = f"the build takes more than {MAX_STEPS:,} steps (a file placed, an ONBUILD trigger run); the reader stops here"
-MAX_GLOBBED = 5_000_000  # paths pathname expansion may look at in one build (each glob looks at all placed)
-MAX_ITERATIONS = 1_000  # turns of one loop whose condition stays true
-QUIET = ("2>/dev/null", "&>/dev/null", ">/dev/null 2>&1")  # hide the message, not the failure
-
-
-@dataclass(frozen=True)
-class Note:
-    """A command the reader did not follow, or followed with a caveat, and what it could change."""
-
-    file: str  # "Dockerfile", or the context path of the script
-    line: int
-    text: str  # the command as written
-    reason: str
-    kind: str  # "unread", "stop" (nothing after it is read), "program", "fails", "assumed"
-    scope: tuple[str, ...] | None = None  # image paths (or "**/site-packages/NAME") it could change; None: any
-    order: int = 0
-    stage: str = ""  # the build stage, filled in by the plan
-
-    def could_change(self, image_path: str) -> bool:
-        """Whether what this command does could change the file at ``image_path``."""
-        if self.kind not in ("unread", "stop", "program"):
-            return False
-        if self.scope is None:
-            return True
-        return any(covers(scope, image_path) for scope in self.scope)
-
-
-def covers(scope: str, image_path: str) -> bool:
-    """Whether ``scope`` (an image path, or ``**/dist-packages/NAME``) holds ``image_path``, on component boundaries."""
-    if scope.startswith("**/"):
-        return f"/{scope[3:]}/" in image_path or image_path.endswith(f"/{scope[3:]}")
-    return image_path == scope or image_path.startswith(scope.rstrip("/") + "/")
-
-
-@dataclass
-class ScriptCopy:
-    """One file or folder a script copies, in image paths (kept for the callers of ``read_install_script``)."""
-
-    source: str
-    destination: str  # ends with "/" when it is certainly a folder
-    recursive: bool
-    line: int
-    hides_failure: tuple[str, ...] = ()
-    stops_on_error: bool = False
-
-
-@dataclass
-class ScriptRecord:
-    """One run of a context script: where, with what, and what it copied."""
-
-    path: str  # context path
-    image_path: str
-    run_line: int  # the Dockerfile line whose RUN started it
-    cwd: str
-    environment: dict[str, str]
-    copies: list[ScriptCopy] = field(default_factory=list)
-    errexit_first: bool = False
-    unknown: set[str] = field(default_factory=set)
-
-
-class Build:
-    """What all the shells of one build share: the image, the notes, the scripts run."""
-
-    def __init__(self, fs: ImageFS, read_context: Callable[[str], str | None]):
-        self.fs = fs
-        self.read_context = read_context  # the text of a context file, or None
-        self.unknowns = Unknowns()
-        self.notes: list[Note] = []
-        self.noted: set[tuple[object, ...]] = set()
-        self.scripts: list[ScriptRecord] = []
-        self.counter = 0
-        self.commands = 0
-        self.globbed = 0
-        self.stage = ""  # the stage being built, for the steps and notes made now
-        self.bash_version = self.unknowns.mark("$BASH_VERSION", word=True)  # what bash sets: a version, not empty
-
-    def tick(self) -> int:
-        """The next point in the order the build runs."""
-        self.counter += 1
-        return self.counter
-
-
-@dataclass(frozen=True)
-class CommandContext:
-    """Where a command runs, and what would become of a failure there."""
-
-    line: int
-    text: str
-    hides: tuple[str, ...] = ()  # what hides its failure: this line's, then the callers'
-    stops_on_error: bool = False  # a failure stops the script (set -e in force, or the RUN ends on it)
-    exempt: bool = False  # set -e does not apply: a condition, left of && or ||, a pipe, '!'
-    tail: bool = False  # its status is the shell's exit status (nothing runs after it)
-
-
-@dataclass
-class Captured:
-    """What a ``$(...)`` hears: the text printed, and whether some of what was printed cannot be known."""
-
-    text: list[str] = field(default_factory=list)
-    unknown: bool = False
-
-
-class Exit(Exception):
-    """``exit``, or ``set -e`` ending a shell: with its status (None when unknown)."""
-
-    def __init__(self, status: bool | None = True):
-        super().__init__(status)
-        self.status = status
-
-
-class Stop(Exception):
-    """The reader cannot go on: what follows is unknown (a Note says why)."""
-
-
-class Unbound(Exception):
-    """``set -u``: a parameter that is not set was expanded, which ends the shell."""
-
-    def __init__(self, name: str):
-        super().__init__(name)
-        self.name = name
-
-
-class NoMatch(Exception):
-    """bash's failglob: a pattern matched nothing, so the command is not run (and fails)."""
-
-    def __init__(self, pattern: str):
-        super().__init__(pattern)
-        self.pattern = pattern
-
-
-class _Return(Exception):
-    """``return [N]``: leaves the function or sourced file with that status."""
-
-    def __init__(self, status: bool | None = True):
-        super().__init__()
-        self.status = status
-
-
-class _Loop(Exception):
-    def __init__(self, kind: str, count: int):
-        super().__init__(kind)
-        self.kind, self.count = kind, count
-
 
 class Shell:
     """One shell process: its variables, directory, options and functions over the shared build."""
@@ -534,7 +387,7 @@ class Shell:
         """``A && B || C``: a known status decides what runs; an unknown one runs both ways."""
         pipes = [item.first, *(p for _, p in item.rest)]
         ops = [op for op, _ in item.rest]
-        hides = _and_or_hides(pipes, ops)
+        hides = and_or_hides(pipes, ops)
         status = self.pipeline(pipes[0], hides[0], exempt=bool(ops), tail=tail and "||" not in ops)
         for index, (op, pipe) in enumerate(item.rest, 1):
             runs = status is not False if op == "&&" else status is not True
@@ -615,7 +468,7 @@ class Shell:
     def context(self, command: Command, hides: list[str], exempt: bool, tail: bool) -> CommandContext:
         """The context of ``command``: its line, what hides its failure, whether that failure stops the build."""
         redirects = command.redirects + (command.node.redirects if isinstance(command.node, Simple) else ())
-        own = tuple(dict.fromkeys([*_redirect_hides(redirects), *hides]))
+        own = tuple(dict.fromkeys([*redirect_hides(redirects), *hides]))
         line, text = command.line, command.text
         probe = CommandContext(line, text, own, exempt=exempt, tail=tail)
         stops = self.fails_build(probe) if self.dockerfile else self.errexit and not self.ignoring_errexit
@@ -687,7 +540,7 @@ class Shell:
         status: bool | None = True
         for item in sequence.items:
             pipes = [item.first, *(p for _, p in item.rest)]
-            hides = _and_or_hides(pipes, [op for op, _ in item.rest])
+            hides = and_or_hides(pipes, [op for op, _ in item.rest])
             status = self.pipeline(pipes[0], hides[0], exempt=True, tail=False)
             for index, (op, pipe) in enumerate(item.rest, 1):
                 if (status is not False) if op == "&&" else (status is not True):
@@ -919,80 +772,6 @@ def _clip(text: str, limit: int) -> str:
     """One line of at most ``limit`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _and_or_hides(pipes: list[Pipeline], ops: list[str]) -> list[list[str]]:
-    """What hides each pipeline's failure: ``&&`` after it, ``|| cmd`` anywhere after it unless CMD fails too."""
-    hides: list[list[str]] = [[] for _ in pipes]
-    for index, op in enumerate(ops):
-        following = pipes[index + 1].commands[0].node
-        word = plain_text(following.words[0]) if isinstance(following, Simple) and following.words else None
-        if op == "&&":
-            hides[index].append("&& ...")
-        elif _fails(pipes[index + 1]):
-            continue  # '|| exit 1', '|| { echo failed; exit 1; }': the failure still ends the build
-        elif word in ("true", ":"):
-            for earlier in hides[:index + 1]:
-                earlier.append("|| true")
-        else:
-            said = " ".join(plain_text(w) or "..." for w in following.words[:2]) \
-                if isinstance(following, Simple) and word in ("exit", "return") else word
-            for earlier in hides[:index + 1]:
-                earlier.append(f"|| {said or '...'}")
-    return hides
-
-
-def _fails(pipeline: Pipeline) -> bool:
-    """Whether PIPELINE, run after a failure (``|| PIPELINE``), surely ends in failure itself.
-
-    ``exit``/``return`` with no status repeat the failure's, and a status
-    that is not a literal (``exit $?``, ``exit $rc``) is taken to be one; a
-    group fails when its first ``exit`` does or, without one, its last command.
-    """
-    if pipeline.negated or len(pipeline.commands) != 1:
-        return False
-    node = pipeline.commands[0].node
-    if isinstance(node, Group):
-        items = node.body.items
-        for item in items:
-            exits = None if item.rest or item.background else _exits(item.first)
-            if exits is not None:
-                return exits
-        return bool(items) and not items[-1].rest and not items[-1].background and _fails(items[-1].first)
-    status = _exits(pipeline)
-    return bool(status) or (isinstance(node, Simple) and bool(node.words) and plain_text(node.words[0]) == "false")
-
-
-def _exits(pipeline: Pipeline) -> bool | None:
-    """For ``exit``/``return``: whether its status is a failure; None for any other command."""
-    node = pipeline.commands[0].node
-    if pipeline.negated or len(pipeline.commands) != 1 or not isinstance(node, Simple) or not node.words \
-            or plain_text(node.words[0]) not in ("exit", "return"):
-        return None
-    if len(node.words) < 2:
-        return True  # the status of the command that failed
-    status = plain_text(node.words[1])
-    if status is None or not status.isdigit():
-        return True  # '$?', '$rc': not known here, taken to be the failure's
-    return int(status) % 256 != 0
-
-
-def _redirect_hides(redirects: tuple[Redirect, ...]) -> list[str]:
-    """``2>/dev/null``, ``&>/dev/null`` or ``>/dev/null 2>&1``: the error message goes nowhere."""
-    found: list[str] = []
-    stdout_null = False
-    for redirect in redirects:
-        target = "".join(getattr(p, "text", "?") for p in redirect.target)
-        if redirect.op in ("&>", "&>>") and target == "/dev/null":
-            found.append("&>/dev/null")
-        elif redirect.op in (">", ">>", ">|") and target == "/dev/null":
-            if redirect.fd == 2:
-                found.append("2>/dev/null")
-            elif redirect.fd in (None, 1):
-                stdout_null = True
-        elif redirect.op == ">&" and redirect.fd == 2 and target == "1" and stdout_null:
-            found.append(">/dev/null 2>&1")
-    return found
 
 
 def shebang(text: str) -> tuple[str, list[str]] | None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import posixpath
 
 from .command_lookup import note_program
-from .shell_interpreter import (MAX_DEPTH, CommandContext, Exit, ScriptRecord, Shell, ShellSyntaxError, Stop,
-                                _Loop, _Return, shebang)
+from .shell_interpreter import Shell, shebang
+from .shell_nodes import ShellSyntaxError
+from .shell_records import MAX_DEPTH, CommandContext, Exit, ScriptRecord, Stop, _Loop, _Return, covers
 from .shell_syntax import parse_script
 from .shell_words import is_known
 from .tool_options import read_options
@@ -256,7 +257,6 @@ def run_pip(shell: Shell, args: list[str], ctx: CommandContext) -> bool | None:
         names.append(operand.split("[")[0].split("=")[0].split("<")[0].split(">")[0].split("~")[0].split("!")[0])
     folders = [n.strip().lower().replace("-", "_").replace(".", "/") for n in names if n.strip()]
     scope = tuple(f"**/{site}/{folder}" for folder in folders for site in ("site-packages", "dist-packages"))
-    from .shell_interpreter import covers
     if any(covers(s, p) for s in scope for p in shell.build.fs.files):
         shell.unread(ctx, f"pip {command} {' '.join(names)} replaces those packages' files", scope=scope)
     return True

@@ -17,7 +17,7 @@ from pathlib import Path
 from patcher.archive.dir_source import DirSource
 from patcher.patchset.model import SeriesOutline
 from patcher.review.inspect import HiddenFailure, Inspection, TargetShipping, inspect_tree, lines, note_json, to_json
-from patcher.shipping.shell_interpreter import Note
+from patcher.shipping.shell_records import Note
 
 from tests.fixtures_cli import INSTALLED, TARGET
 from tests.fixtures_vendor import SHIPPED

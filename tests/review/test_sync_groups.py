@@ -19,7 +19,7 @@ from patcher.errors import PatcherError
 from patcher.patchset.model import SeriesOutline
 from patcher.review.sync import (ApplyOutlook, ConfigError, CopyState, DeclaredGroup, GroupCheck, SyncReport,
                                  check_sync, copy_diff, endings, load_config)
-from patcher.shipping.shell_interpreter import Note
+from patcher.shipping.shell_records import Note
 
 from tests.fixtures_cli import INSTALLED, TARGET
 from tests.fixtures_vendor import SHIPPED

@@ -9,7 +9,7 @@ copy at the end of the chain.
 
 from __future__ import annotations
 
-from patcher.shipping.shell_interpreter import MAX_DEPTH
+from patcher.shipping.shell_records import MAX_DEPTH
 from tests.shipping.conftest import plan_of, script_context
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.shipping.shell_interpreter import MAX_DEPTH, MAX_ITERATIONS
+from patcher.shipping.shell_records import MAX_DEPTH, MAX_ITERATIONS
 from tests.shipping.conftest import notes_of, plan_of, script_context
 
 TARGET_IMAGE = "/usr/lib/python3/dist-packages/vllm/attention/ops/paged_attn.py"
