@@ -451,14 +451,20 @@ class Shell:
     def _catted(self, command: Command) -> str | None:
         """The context file ``cat FILE`` prints into a pipe (``cat x.py | tee DEST``), else None.
 
-        Only a word of text and parameters counts: expanding it again here must not run anything twice.
+        Only a word of text and plain parameters counts, expanded in a copy of this shell: expanding it again
+        here must run nothing twice, assign nothing (``${F:=x}`` assigns in the pipe's subshell only) and end
+        nothing (``set -u`` ends that subshell, not this shell).
         """
         node = command.node
         if not isinstance(node, Simple) or node.assignments or node.redirects or command.redirects \
                 or len(node.words) != 2 or plain_text(node.words[0]) != "cat" \
-                or not all(isinstance(part, (Lit, Param)) for part in node.words[1]):
+                or not all(isinstance(part, Lit) or isinstance(part, Param) and part.op == ""
+                           for part in node.words[1]):
             return None
-        fields = self.expand_word(node.words[1])
+        try:
+            fields = self.subshell().expand_word(node.words[1])
+        except Unbound:
+            return None
         if len(fields) != 1 or fields[0].glob is not None or not is_known(fields[0].text) \
                 or fields[0].text.startswith("-"):
             return None

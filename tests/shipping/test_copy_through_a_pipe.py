@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import image_of, script_context
+from tests.shipping.conftest import image_of, plan_of, script_context
 
 X, Y = "s/x.py", "s/sub/y.py"
 
@@ -41,3 +41,14 @@ def test_cat_piped_into_tee_copies_one_file(script: str, expected: dict[str, str
 
 def test_cat_of_a_file_the_build_did_not_place_gives_other_bytes() -> None:
     assert placed("cat /etc/os-release | tee /made/release.txt") == {}
+
+
+def test_reading_the_cat_word_again_changes_nothing_outside_the_pipe() -> None:
+    # ${F:=x.py} assigns in the pipe's subshell only; under set -u, a $1 that is not set ends that subshell only
+    # (bash and dash: tee and the lines after it still run).
+    image = image_of(script_context("mkdir -p /made\ncat ${F:=x.py} | tee /made/t.py\nF=${F:-unset}\n"
+                                    "cp x.py \"/made/$F.py\"\n"))
+    assert {path for path in image if path.startswith("/made/")} == {"/made/unset.py"}
+    plan = plan_of(script_context("mkdir -p /made\nset -u\ncat $1 | tee /made/t.py\ncp x.py /made/after.py\n"))
+    assert {path for path in plan.image if path.startswith("/made/")} == {"/made/after.py"}
+    assert [(n.kind, n.line) for n in plan.notes] == [("fails", 3)]
