@@ -246,7 +246,7 @@ class Shell:
             return ""
         target = self.expand_one(node.redirects[0].target)
         placed = self.build.fs.files.get(self.path(target)) if is_known(target) else None
-        text = self.build.read_context(placed.source) if placed is not None and self.program == "bash" else None
+        text = self.build.data_text(placed.source) if placed is not None and self.program == "bash" else None
         return text.rstrip("\n") if text is not None else self.unknowns.mark(f"$(< {self.show(target)})")
 
     def expand_word(self, word: Word) -> list[Field]:

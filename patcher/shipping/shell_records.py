@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..errors import ShippingError
 from .image_fs import ImageFS
 from .shell_words import Unknowns
 
@@ -96,6 +97,14 @@ class Build:
         """The next point in the order the build runs."""
         self.counter += 1
         return self.counter
+
+    def data_text(self, source: str) -> str | None:
+        """A context file a command only reads as data (``cat FILE``, ``$(< FILE)``), or None past what the reader
+        reads: a file too large to be a script is the image's business, not a reason to refuse the build."""
+        try:
+            return self.read_context(source)
+        except ShippingError:
+            return None
 
 
 @dataclass(frozen=True)

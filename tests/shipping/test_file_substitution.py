@@ -40,3 +40,11 @@ def test_a_file_read_by_a_command_substitution_gives_its_text(script: str, run: 
 def test_a_file_read_only_the_image_can_tell_is_unknown(script: str, run: str) -> None:
     plan = read(script, run)
     assert placed(plan) == [] and [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
+
+
+@pytest.mark.parametrize("script", ['V=$(cat notes.txt)\ncp x.py "/dest/v$V.py"\n',
+                                    'V=$(< notes.txt)\ncp x.py "/dest/v$V.py"\n'])
+def test_a_file_too_large_to_be_a_script_read_as_data_is_unknown_not_refused(script: str) -> None:
+    # Scripts past 1 MiB are refused; a file that is only read as data is the image's business.
+    plan = run_script(script, "bash i.sh", {"s/notes.txt": "a" * (2 << 20)})
+    assert placed(plan) == [] and [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
