@@ -608,10 +608,12 @@ class Shell:
                ctx: CommandContext) -> bool | None:
         """Run BODY while ``holds()`` (until it, for ``until``), then ``step()``, after each turn."""
         last: bool | None = True  # the status of the body's last run; a loop whose body never runs succeeds
-        for _ in range(MAX_ITERATIONS):
+        for turn in range(MAX_ITERATIONS + 1):  # the last check only: a loop of exactly the limit ends there
             status = holds()
             if status is not None and status == until:
                 return last
+            if turn == MAX_ITERATIONS:
+                break
             try:
                 last = self.run(body, False)
             except _Loop as signal:

@@ -186,6 +186,13 @@ def test_an_endless_loop_stops_the_reading() -> None:
     assert (note.kind, note.line) == ("stop", 2) and f"more than {MAX_ITERATIONS:,} times" in note.reason
 
 
+@pytest.mark.parametrize("loop", [f"i=0\nwhile [ $i -lt {MAX_ITERATIONS} ]; do i=$((i + 1)); done\n",
+                                  f"for ((i=0; i<{MAX_ITERATIONS}; i++)); do :; done\n"])
+def test_a_loop_of_exactly_the_limit_is_read_to_its_end(loop: str) -> None:
+    plan = plan_of(script_context("#!/bin/bash\n" + loop + "cp x.py /after.py\n"))
+    assert "/after.py" in plan.image and plan.notes == ()
+
+
 def test_a_function_that_calls_itself_is_read_to_a_limit() -> None:
     plan = plan_of(script_context(recursive_function_script()))
     assert plan.image[TARGET_IMAGE].source == "s/x.py"
