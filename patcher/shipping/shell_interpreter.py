@@ -131,19 +131,27 @@ class Shell:
     def _assign_element(self, name: str, subscript: str, value: str) -> None:
         """``NAME[I]=value``: element I set, or appended when I is the length; a gap it would leave, an index
         the reader cannot know, or an array it does not know makes the whole array unknown."""
-        values = self.elements(name)
         index = self._index(subscript)
-        if values is None and index == 0 and name not in self.arrays:
-            values = [""]  # what the image's environment may hold is a scalar, element 0: replaced
-        if values is None or index is None or not -len(values) <= index <= len(values):
+        held = self.arrays.get(name)
+        if held is None:
+            # A scalar (or nothing) is an array of one at most; what the image's environment may hold is a
+            # scalar, so setting element 0 replaces whatever it was.
+            scalar = self.elements(name)
+            held = [""] if index == 0 else scalar
+            if held is None or index is None or not -len(held) <= index <= len(held):
+                self.assign_array(name, None)
+                return
+            self.arrays[name] = held = list(held)
+        if index is None or not -len(held) <= index <= len(held) or not is_known(value):
             self.assign_array(name, None)
             return
-        values = list(values)
-        if index == len(values):
-            values.append(value)
+        # In place: a loop that sets elements one by one costs each of them once, not the whole array again.
+        if index == len(held):
+            held.append(value)
         else:
-            values[index] = value
-        self.assign_array(name, values)
+            held[index] = value
+        self.variables[name] = held[0]
+        self.unset.discard(name)
 
     def _index(self, subscript: str) -> int | None:
         """An indexed array's subscript as a number: written, or a variable holding one (``$i``, ``i``)."""
@@ -157,10 +165,18 @@ class Shell:
 
     def assign_array(self, name: str, values: list[str] | None, append: bool = False) -> None:
         """``NAME=(...)`` (``NAME+=(...)`` with ``append``); None: elements the reader cannot know."""
+        if values is not None and not all(is_known(v) for v in values):
+            values = None
         if values is not None and append:
+            if name in self.arrays:  # in place: appending in a loop costs each new element once
+                self.arrays[name].extend(values)
+                if self.arrays[name]:
+                    self.variables[name] = self.arrays[name][0]
+                    self.unset.discard(name)
+                return
             held = self.elements(name)
             values = None if held is None else held + values
-        if values is None or not all(is_known(v) for v in values):
+        if values is None:
             self.arrays.pop(name, None)
             self.assign(name, self.unknowns.mark(f"${{{name}[@]}}"))
             return
