@@ -271,11 +271,6 @@ def _glob_regex(pattern: str, paths: bool = True) -> str:
     return "".join(out)
 
 
-def pattern_matches(pattern: str, value: str) -> bool:
-    """Whether ``value`` matches the shell pattern ``pattern`` written unquoted (``*`` matches a ``/`` too)."""
-    return re.fullmatch(_glob_regex(pattern, paths=False), value, re.DOTALL) is not None
-
-
 def _value(part: Part, scope: Scope, assignment: bool = False) -> str:
     if isinstance(part, Lit):
         return part.text

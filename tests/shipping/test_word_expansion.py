@@ -14,7 +14,7 @@ import pytest
 
 from patcher.shipping.shell_nodes import Simple, Sub
 from patcher.shipping.shell_syntax import parse_script
-from patcher.shipping.shell_words import Unknowns, Word, expand, expand_one, is_known, pattern_matches
+from patcher.shipping.shell_words import Unknowns, Word, expand, expand_one, is_known, pattern_regex
 from tests.shipping.conftest import image_of, plan_of, script_context
 
 
@@ -260,7 +260,9 @@ def test_a_variable_doubled_past_the_readers_limit_makes_the_paths_it_names_unre
     ("[Xx]11", "x11", True),  # only a leading '!' or '^' negates a bracket: 'X' is one of its letters
 ])
 def test_case_patterns_match_the_whole_value(pattern: str, value: str, matches: bool) -> None:
-    assert pattern_matches(pattern, value) is matches
+    (word,) = words_of(pattern)
+    regex = pattern_regex(word, Scope(), len(value))
+    assert regex is not None and (regex.fullmatch(value) is not None) is matches
 
 
 # -- the same, through a script ------------------------------------------------
