@@ -74,11 +74,12 @@ class Lexer:
         return self.tokens
 
     def _arithmetic(self) -> bool:
-        """bash's ``((...))`` as one token when its parentheses close together (else two subshells' '(')."""
-        try:
-            end = self._matching(self.pos + 1, "(", ")")
-        except ShellSyntaxError:
-            return False
+        """bash's ``((...))`` as one token when its parentheses close together (else two subshells' '(').
+
+        A '(' that never closes is a syntax error either way, raised here: looking again from each of a run of
+        them would take time in the square of its length.
+        """
+        end = self._matching(self.pos + 1, "(", ")")
         if not self.text.startswith(")", end + 1):
             return False
         inner = self.text[self.pos + 2:end]

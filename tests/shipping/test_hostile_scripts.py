@@ -44,6 +44,14 @@ def test_nesting_past_the_limit_is_noted_not_a_crash(script: str) -> None:
     assert SHIPPED not in plan.image
 
 
+def test_a_run_of_parentheses_never_closed_under_bash_stops_at_once() -> None:
+    # bash reads '((' as arithmetic when it closes with '))': looking for that close from each '(' of a
+    # megabyte-long run that never closes would not end; the first look says the script does not parse.
+    plan = plan_of(script_context("#!/bin/bash\n" + "(" * 1_000_000 + "\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("stop", 2, "cannot be parsed as shell (a '(' is not closed): s/i.sh is not read from here on")]
+
+
 def test_nesting_a_real_script_might_hold_is_read() -> None:
     plan = plan_of(script_context(nested_subshells(20) + nested_ifs(20)))
     assert plan.image[SHIPPED].source == "s/x.py" and not plan.notes
