@@ -8,7 +8,8 @@ CPU seconds ``plan_shipping`` takes, the files placed and the microseconds a
 placement costs (which should stay flat as K grows: the reader is linear in
 what it places). Past ``MAX_STEPS`` placements the reader stops with a note:
 the last rows show that time bound. It also times a hostile ``.dockerignore``
-just inside ``MAX_PATTERN_PAIRS`` (the longest the reader matches).
+just inside ``MAX_PATTERN_PAIRS`` (the longest the reader matches), and bash
+arrays grown one element at a time in a loop.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ sys.path.insert(0, str(HERE.parent))
 from patcher.checks.examples import MemoryTree  # noqa: E402
 from patcher.shipping import plan_shipping  # noqa: E402
 from patcher.shipping.dockerignore import MAX_PATTERN_PAIRS  # noqa: E402
-from patcher.shipping.shell_interpreter import MAX_STEPS  # noqa: E402
+from patcher.shipping.shell_records import MAX_COMMANDS, MAX_STEPS  # noqa: E402
 
 
 def _timed(files: dict[str, str]) -> tuple[float, int, int]:
@@ -50,6 +51,15 @@ def main() -> int:
     ignore = "\n".join(f"*a{n}*b*" for n in range(patterns))
     seconds, placed, _ = _timed({**context, "Dockerfile": "FROM base\nCOPY s /s/\n", ".dockerignore": ignore})
     print(f".dockerignore of {patterns:,} patterns over {options.files:,} files: {seconds:.2f} s ({placed:,} placed)")
+    # A bash array grown one element at a time costs each element once (it is changed in place): the time stays
+    # linear up to MAX_COMMANDS, where the reader stops.
+    for turns in (100, 200, 300):
+        for form, line in (("A+=(x)", "A+=(x)"), ("A[$n]=x", "A[$n]=x; n=$((n+1))")):
+            script = (f"#!/bin/bash\nn=0\nfor ((i=0;i<{turns};i++)); do for ((j=0;j<{turns};j++)); do {line}; "
+                      "done; done\n")
+            dockerfile = "FROM base\nCOPY i.sh /i.sh\nRUN bash /i.sh\n"
+            seconds, _, stopped = _timed({"Dockerfile": dockerfile, "i.sh": script})
+            print(f"{form:<8} {turns * turns:>7,} times: {seconds:.2f} s{' (stopped at MAX_COMMANDS = ' + f'{MAX_COMMANDS:,})' if stopped else ''}")
     return 0
 
 
