@@ -17,7 +17,7 @@ PRINTING = frozenset({
     "sha256sum", "sha1sum", "sha512sum", "cmp", "diff", "nvidia-smi", "ixsmi", "lscpu", "free", "uptime", "ps",
     "getconf", "locale", "tty", "arch", "ldd", "nm", "od", "xxd", "hexdump", "jq", "column", "fold", "rev", "seq",
     "yes", "tac", "nl", "expr", "sleep", "sync", "chmod", "chown", "chgrp", "ldconfig", "umask", "ulimit", "trap",
-    "wait", "hash", "alias", "unalias", "true", ":", "false", "sed", "awk", "find", "hostnamectl",
+    "wait", "hash", "true", ":", "false", "sed", "awk", "find", "hostnamectl",
 })
 
 # find's actions that run a program, and those that write.

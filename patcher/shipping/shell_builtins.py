@@ -95,7 +95,7 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
             return True
         if word in ("-o", "+o"):
             if index + 1 < len(args):
-                _set_option(shell, args[index + 1], word == "-o")
+                _set_option(shell, args[index + 1], word == "-o", ctx)
             index += 2
             continue
         if word[:1] in "-+" and len(word) > 1:
@@ -107,7 +107,7 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
             if "u" in letters:
                 shell.nounset = word[0] == "-"
             if "o" in letters and index + 1 < len(args):
-                _set_option(shell, args[index + 1], word[0] == "-")
+                _set_option(shell, args[index + 1], word[0] == "-", ctx)
                 index += 2
                 continue
             index += 1
@@ -119,7 +119,7 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
 
 def _shopt(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     """bash's ``shopt -s|-u NAME...``: the options that change what a pattern gives (nullglob, failglob, dotglob,
-    globstar)."""
+    globstar) and whether ``$(...)`` keeps set -e (inherit_errexit)."""
     if shell.program == "sh":
         # Only bash has shopt: under the base image's sh, dash fails the command and bash runs it.
         shell.unread(ctx, "shopt is bash's: under the base image's sh it may fail or change how patterns match")
@@ -140,27 +140,29 @@ def _shopt(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
             shell.emit_unknown()
         if not names:
             return True
-        return all(n in shell.shopts for n in names) if "o" not in letters and set(names) <= _GLOB_OPTIONS else None
+        return all(n in shell.shopts for n in names) if "o" not in letters and set(names) <= _FOLLOWED else None
     mode = letters.replace("q", "")
     if mode not in ("s", "u"):
         shell.unread(ctx, f"shopt {' '.join(words)}, which the reader does not follow")
         return None
     for name in names:
-        if name in _GLOB_OPTIONS:
+        if name in _FOLLOWED:
             (shell.shopts.add if mode == "s" else shell.shopts.discard)(name)
         elif name not in _HARMLESS_SHOPTS:
             shell.unread(ctx, f"shopt -{mode} {name}, which the reader does not follow")
     return True
 
 
-# The shopt options the reader follows, and those that change nothing it reads.
-_GLOB_OPTIONS = frozenset({"nullglob", "failglob", "dotglob", "globstar"})
+# The shopt options the reader follows (what a pattern gives; whether $(...) keeps set -e; whether aliases
+# are expanded), and those that change nothing it reads. nocasematch ('case' then matches in any case)
+# changes what runs, so it is neither.
+_FOLLOWED = frozenset({"nullglob", "failglob", "dotglob", "globstar", "inherit_errexit", "expand_aliases"})
 _HARMLESS_SHOPTS = frozenset({"checkwinsize", "histappend", "cmdhist", "lithist", "progcomp", "promptvars",
-                              "expand_aliases", "nocasematch", "inherit_errexit", "huponexit", "checkhash",
-                              "sourcepath", "extquote", "interactive_comments", "login_shell", "mailwarn"})
+                              "huponexit", "checkhash", "sourcepath", "extquote", "interactive_comments",
+                              "login_shell", "mailwarn"})
 
 
-def _set_option(shell: Shell, name: str, on: bool) -> None:
+def _set_option(shell: Shell, name: str, on: bool, ctx: CommandContext) -> None:
     """``set -o NAME`` / ``set +o NAME`` for the options the reading depends on."""
     if name == "errexit":
         shell.set_errexit(on)
@@ -168,6 +170,10 @@ def _set_option(shell: Shell, name: str, on: bool) -> None:
         shell.noglob = on
     elif name == "nounset":
         shell.nounset = on
+    elif name == "pipefail":
+        shell.set_pipefail(on, ctx)
+    elif name == "posix" and shell.program == "bash":
+        shell.posix = on
 
 
 def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -432,7 +438,38 @@ def _mapfile(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
     return None if shell.program != "bash" else True
 
 
+def _alias(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``alias NAME=VALUE``: kept, so that a command it would rename is noted (see ``Shell.expands_aliases``).
+
+    ``alias`` alone or ``alias NAME`` prints (what, only the image's earlier aliases could tell).
+    """
+    status: bool | None = True
+    for word in argv[1:]:
+        if word == "-p" or word == "--":
+            continue
+        name, equals, value = word.partition("=")
+        if equals:
+            shell.aliases[name] = value
+        elif name in shell.aliases:
+            shell.emit_unknown()
+        else:
+            status = False  # a script's shell reads no startup file: no alias is there that it did not make
+    if len(argv) == 1 or argv[1:] == ["-p"]:
+        shell.emit_unknown()
+    return status
+
+
+def _unalias(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    if "-a" in argv[1:]:
+        shell.aliases.clear()
+        return True
+    for name in argv[1:]:
+        shell.aliases.pop(name, None)
+    return True
+
+
 STATE_BUILTINS: dict[str, Builtin] = {
+    "alias": _alias, "unalias": _unalias,
     "cd": _cd, "pushd": _pushd, "popd": _popd, "dirs": _dirs, "set": _set, "shopt": _shopt, "export": _export,
     "readonly": _export, "local": _local, "declare": _export, "typeset": _export, "unset": _unset, "exit": _exit,
     "return": _return, "break": _loop_control, "continue": _loop_control, "shift": _shift, "source": _source,

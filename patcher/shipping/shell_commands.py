@@ -34,6 +34,12 @@ PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf", "apk",
 
 def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
     """Expand and run one simple command."""
+    name = plain_text(node.words[0]) if node.words else None
+    if name in shell.aliases and shell.expands_aliases:
+        # The shell replaces the name by the alias's text when it reads the line, before anything is expanded.
+        shell.unread(ctx, f"{name} is an alias here ({shell.show(shell.aliases[name])}), which the reader does not "
+                          "expand")
+        return None
     declares = bool(node.words) and plain_text(node.words[0]) in DECLARATIONS
     shell.substituted = True
     fields: list[Field] = []

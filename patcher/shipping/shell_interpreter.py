@@ -62,6 +62,9 @@ class Shell:
         self.output: Captured | None = None  # what a $(...) around this shell hears; shared with its children
         self.noglob = False  # set -f: no pathname expansion
         self.nounset = False  # set -u: expanding a parameter that is not set ends the shell
+        self.pipefail = False  # set -o pipefail: a pipe fails when any part of it fails, not only its last
+        self.posix = False  # bash's POSIX mode (set -o posix, bash --posix): $(...) keeps set -e, as in sh
+        self.aliases: dict[str, str] = {}  # alias NAME=VALUE, by name
         self.substituted: bool | None = True  # the status of the last $(...) run
         self.running = 0  # lists being run now: 1 is the script's own top level
         self.shopts: set[str] = set()  # bash's shopt -s options the reading follows (nullglob, failglob, dotglob)
@@ -220,6 +223,8 @@ class Shell:
     def substitute(self, sub: Sub) -> str:
         """Run ``$(...)`` in a subshell and return what it prints, or a marker for what cannot be known."""
         child = self.subshell()
+        if self.program == "bash" and not sub.process and not self.posix and "inherit_errexit" not in self.shopts:
+            child.errexit = False  # bash outside POSIX mode clears set -e in a $(...) (not in a <(...))
         child.output = heard = Captured()
         if sub.process == ">":
             child.output = self.output  # >(...) reads the pipe; what it prints goes where this shell's output goes
@@ -334,6 +339,19 @@ class Shell:
             self.record.copies.append(ScriptCopy(normalise(source), self.show(destination), recursive, ctx.line,
                                                  ctx.hides, ctx.stops_on_error))
 
+    @property
+    def expands_aliases(self) -> bool:
+        """Whether a command named by an alias runs the alias: dash always, bash in POSIX mode or when told."""
+        return self.program != "bash" or self.posix or "expand_aliases" in self.shopts
+
+    def set_pipefail(self, on: bool, ctx: CommandContext) -> None:
+        """``set -o pipefail``: bash follows it; dash follows it from 0.5.13 and refuses it before."""
+        if on and self.program != "bash":
+            which = "the base image's sh" if self.program == "sh" else self.program
+            self.unread(ctx, f"set -o pipefail under {which}: dash 0.5.12 (Debian 12, Ubuntu 24.04) refuses it "
+                             "and ends the script, bash and later dash follow it, as the reader does")
+        self.pipefail = on
+
     def set_errexit(self, on: bool) -> None:
         """``set -e`` / ``set +e``."""
         self.errexit = on
@@ -354,8 +372,8 @@ class Shell:
         child.frames = [dict(frame) for frame in self.frames]
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
         child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob
-        child.nounset = self.nounset
-        child.shopts = set(self.shopts)
+        child.nounset, child.pipefail, child.posix = self.nounset, self.pipefail, self.posix
+        child.shopts, child.aliases = set(self.shopts), dict(self.aliases)
         return child
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -434,29 +452,34 @@ class Shell:
             return None
 
     def pipeline(self, pipe: Pipeline, hides: list[str], exempt: bool, tail: bool) -> bool | None:
-        """``[!] A | B``: each part runs; only the last one's status counts."""
-        status: bool | None = True
+        """``[!] A | B``: each part runs; the last one's status counts, or under pipefail any part's failure."""
+        statuses: list[bool | None] = []
         count = len(pipe.commands)
+        pipefail = self.pipefail and count > 1
         for index, command in enumerate(pipe.commands):
-            last = index == count - 1
-            own = [*hides, *([] if last else ["| ..."])]
-            ctx = self.context(command, own, exempt=exempt or not last or pipe.negated, tail=tail and last)
+            # Under pipefail every part's failure fails the pipe, so none is hidden by the pipe.
+            counts = index == count - 1 or pipefail
+            own = [*hides, *([] if counts else ["| ..."])]
+            ctx = self.context(command, own, exempt=exempt or not counts or pipe.negated, tail=tail and counts)
             shell = self if count == 1 else self.subshell()
             if index:
                 shell.piped_file = self._catted(pipe.commands[index - 1])
-            if not last:
+            if index < count - 1:
                 shell.output = None  # it prints into the pipe: only the last part's output is heard
             if shell is self:
-                status = shell.command(command, ctx)
+                statuses.append(shell.command(command, ctx))
                 continue
             try:
                 # A part before the last fails without ending this shell, but inside its own subshell set -e
                 # still holds (bash and dash), unless the whole pipe is exempt (&&, ||, if, !).
-                status = shell.command(command, ctx, keep_errexit=not exempt and not pipe.negated)
+                statuses.append(shell.command(command, ctx, keep_errexit=not exempt and not pipe.negated))
             except Exit as end:
-                status = end.status  # each part runs in a subshell: an exit there ends that part only
+                statuses.append(end.status)  # each part runs in a subshell: an exit there ends that part only
             except NoMatch:
-                status = False  # bash's failglob ends that part of the pipe, which fails
+                statuses.append(False)  # bash's failglob ends that part of the pipe, which fails
+        status = statuses[-1]
+        if pipefail:
+            status = False if False in statuses else None if None in statuses else True
         if pipe.negated and status is not None:
             status = not status
         self.last_status = status

@@ -55,7 +55,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                   errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                   run_line=shell.run_line, record=record, depth=shell.depth + 1, program=program)
     record.errexit_first = child.errexit
-    child.noglob, child.nounset = "f" in options, "u" in options
+    _start(child, options, ctx)
     child.output = shell.output  # a $(...) around the command hears what the script prints
     if "\r\n" in text:
         # sh takes a carriage return for part of a word: each line's last word ends in it, so a cp writes to
@@ -89,22 +89,33 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
 
 def _shell_flags(words: list[str]) -> set[str]:
     """The single-letter options of ``sh -e -x``, ``-ex``, ``-o errexit`` (as "e"), ``-o noglob`` (as "f"),
-    ``-o nounset`` (as "u")."""
+    ``-o nounset`` (as "u"); ``-o pipefail`` and ``-o posix``/``--posix`` by name."""
     found: set[str] = set()
     index = 0
     while index < len(words):
         word = words[index]
         if word in ("-o", "+o") and index + 1 < len(words):
-            letter = {"errexit": "e", "noglob": "f", "nounset": "u"}.get(words[index + 1])
+            letter = {"errexit": "e", "noglob": "f", "nounset": "u", "pipefail": "pipefail",
+                      "posix": "posix"}.get(words[index + 1])
             if letter is not None:
                 found.discard(letter) if word == "+o" else found.add(letter)
             index += 2
             continue
-        if word[:1] in "-+" and word not in ("-", "--"):
+        if word == "--posix":
+            found.add("posix")
+        elif word[:1] in "-+" and word not in ("-", "--"):
             for letter in word[1:]:
                 found.discard(letter) if word[0] == "+" else found.add(letter)
         index += 1
     return found
+
+
+def _start(child: Shell, options: set[str], ctx: CommandContext) -> None:
+    """Give a new shell the options of its command line (``-e`` is given to its constructor)."""
+    child.noglob, child.nounset = "f" in options, "u" in options
+    child.posix = "posix" in options and child.program == "bash"
+    if "pipefail" in options:
+        child.set_pipefail(True, ctx)
 
 
 def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -127,6 +138,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             index += 1
             break
         if word.startswith("--"):  # --login, --norc, --posix
+            flags += [word] if word == "--posix" else []
             index += 1
             continue
         if word[:1] in "-+" and len(word) > 1:
@@ -160,7 +172,8 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
             run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile,
             program=posixpath.basename(argv[0]))
-        child.output, child.noglob, child.nounset = shell.output, "f" in options, "u" in options
+        child.output = shell.output
+        _start(child, options, ctx)
         try:
             return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
                                                                  ctx.exempt, True))
@@ -184,7 +197,8 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
                       dockerfile=shell.dockerfile, program=posixpath.basename(argv[0]))
-        child.output, child.noglob, child.nounset = shell.output, "f" in options, "u" in options
+        child.output = shell.output
+        _start(child, options, ctx)
         try:
             return child.run_text(stdin, ctx.line + 1, ctx)  # the here-document starts on the next line
         except Exit as end:

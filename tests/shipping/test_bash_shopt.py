@@ -70,10 +70,18 @@ def test_dotglob_lets_a_pattern_match_hidden_names(script: str, placed: list[str
 
 
 def test_options_that_change_nothing_read_are_passed_over_and_others_noted() -> None:
-    assert read("shopt -s expand_aliases checkwinsize\ncp x.py /dest/\n").notes == ()
+    assert read("shopt -s histappend checkwinsize\ncp x.py /dest/\n").notes == ()
     plan = read("shopt -s extglob\ncp x.py /dest/\n")
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("unread", 1, "shopt -s extglob, which the reader does not follow")]
+
+
+@pytest.mark.parametrize("name", ["nocasematch"])
+def test_options_that_change_what_runs_are_noted(name: str) -> None:
+    # nocasematch makes 'case' and [[ == ]] match in any case.
+    plan = read(f"shopt -s checkwinsize {name}\ncp x.py /dest/\n")
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 1, f"shopt -s {name}, which the reader does not follow")]
 
 
 # What bash 5.2 gave for each pattern in a folder holding the same files (checked by running it).
