@@ -16,7 +16,7 @@ PRINTING = frozenset({
     "id", "whoami", "hostname", "uname", "nproc", "which", "type", "df", "du", "stat", "file", "md5sum",
     "sha256sum", "sha1sum", "sha512sum", "cmp", "diff", "nvidia-smi", "ixsmi", "lscpu", "free", "uptime", "ps",
     "getconf", "locale", "tty", "arch", "ldd", "nm", "od", "xxd", "hexdump", "jq", "column", "fold", "rev", "seq",
-    "yes", "tac", "nl", "expr", "sleep", "sync", "chmod", "chown", "chgrp", "ldconfig", "umask", "ulimit", "trap",
+    "yes", "tac", "nl", "expr", "sleep", "sync", "chmod", "chown", "chgrp", "ldconfig", "umask", "ulimit",
     "wait", "hash", "true", ":", "false", "sed", "awk", "find", "hostnamectl",
 })
 

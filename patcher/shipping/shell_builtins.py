@@ -12,7 +12,7 @@ from typing import Callable
 
 from .command_lookup import note_program, on_path
 from .shell_interpreter import Shell
-from .shell_records import MAX_DEPTH, CommandContext, Exit, _Loop, _Return
+from .shell_records import MAX_DEPTH, CommandContext, Exit, Trap, _Loop, _Return
 from .shell_words import is_known
 
 Builtin = Callable[[Shell, list[str], CommandContext, dict[str, str], "str | None"], "bool | None"]
@@ -106,6 +106,8 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
                 shell.noglob = word[0] == "-"
             if "u" in letters:
                 shell.nounset = word[0] == "-"
+            if "E" in letters and shell.program == "bash":
+                shell.errtrace = word[0] == "-"
             if "o" in letters and index + 1 < len(args):
                 _set_option(shell, args[index + 1], word[0] == "-", ctx)
                 index += 2
@@ -174,6 +176,8 @@ def _set_option(shell: Shell, name: str, on: bool, ctx: CommandContext) -> None:
         shell.set_pipefail(on, ctx)
     elif name == "posix" and shell.program == "bash":
         shell.posix = on
+    elif name == "errtrace" and shell.program == "bash":
+        shell.errtrace = on
 
 
 def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -468,7 +472,57 @@ def _unalias(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
     return True
 
 
+# Signals no build delivers to a RUN's shell (nobody presses ^C or sends a TERM): their traps never run.
+_NEVER_DELIVERED = frozenset({"HUP", "INT", "QUIT", "TERM", "PIPE", "USR1", "USR2", "ALRM", "CHLD", "TSTP",
+                              "TTIN", "TTOU", "WINCH", "CONT", "1", "2", "3", "13", "14", "15"})
+
+
+def _trap(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``trap ACTION CONDITION...``: EXIT's action runs when the shell ends, bash's ERR's when a command fails.
+
+    ``trap - COND...``, a lone ``trap COND`` and ``trap N COND...`` (a number first) reset; an empty ACTION
+    ignores. Signal traps never run in a build. bash's DEBUG and RETURN run around every command or
+    function, which the reader does not follow.
+    """
+    args = argv[1:]
+    if args[:1] == ["--"]:
+        args = args[1:]
+    if not args or args[0] in ("-p", "-l"):
+        shell.emit_unknown()  # it lists the traps or the signals
+        return True
+    action: str | None
+    if args[0] == "-":
+        action, conditions = None, args[1:]
+    elif args[0].isdigit() or len(args) == 1:
+        action, conditions = None, args
+    else:
+        action, conditions = args[0], args[1:]
+    status: bool | None = True
+    for condition in conditions:
+        name = "EXIT" if condition == "0" else condition.upper()  # case does not matter, to bash or dash
+        signal = name if shell.program == "dash" else name.removeprefix("SIG")  # dash knows no SIG prefix
+        if signal in _NEVER_DELIVERED:
+            continue
+        if name not in ("EXIT", "ERR", "DEBUG", "RETURN") or name != "EXIT" and shell.program == "dash":
+            shell.note(ctx, "fails", f"trap: {condition} is not a condition {shell.program} knows")
+            status = False
+            continue
+        if name in ("DEBUG", "RETURN") and action:
+            shell.unread(ctx, f"a {name} trap runs its action around every command or function, which the reader "
+                              "does not follow")
+            continue
+        if name == "ERR" and shell.program == "sh":
+            shell.unread(ctx, "trap ... ERR under the base image's sh: dash refuses it, bash as sh runs it when a "
+                              "command fails, as the reader does")
+        if action is None:
+            shell.traps.pop(name, None)
+        else:
+            shell.traps[name] = Trap(action, ctx.line, ctx.text)
+    return status
+
+
 STATE_BUILTINS: dict[str, Builtin] = {
+    "trap": _trap,
     "alias": _alias, "unalias": _unalias,
     "cd": _cd, "pushd": _pushd, "popd": _popd, "dirs": _dirs, "set": _set, "shopt": _shopt, "export": _export,
     "readonly": _export, "local": _local, "declare": _export, "typeset": _export, "unset": _unset, "exit": _exit,

@@ -260,6 +260,7 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
         ended = replace(ctx, tail=ctx.tail or not shell.is_subshell)
         if shell.dockerfile:
             ended = replace(ended, stops_on_error=shell.fails_build(ended))  # a RUN's shell: stops if the RUN does
+        shell.traps.pop("EXIT", None)  # the program replaces the shell, and its traps with it
         raise Exit(dispatch(shell, rest, ended, extra, stdin))
     return dispatch(shell, rest, ctx, extra, stdin)
 

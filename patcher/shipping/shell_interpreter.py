@@ -24,7 +24,7 @@ from .shell_nodes import (AndOr, Arithmetic, ArithmeticFor, Case, Command, For, 
                           Param, Pipeline, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
 from .shell_records import (MAX_COMMANDS, MAX_DEPTH, MAX_GLOBBED, MAX_ITERATIONS, MAX_STEPS, QUIET, STEPS_PAST,
                             Build, Captured, CommandContext, Exit, NoMatch, Note, ScriptCopy, ScriptRecord, Stop,
-                            Unbound, _Loop, _Return)
+                            Trap, Unbound, _Loop, _Return)
 from .shell_syntax import parse_script
 from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_regex, variable_text
 
@@ -65,6 +65,8 @@ class Shell:
         self.pipefail = False  # set -o pipefail: a pipe fails when any part of it fails, not only its last
         self.posix = False  # bash's POSIX mode (set -o posix, bash --posix): $(...) keeps set -e, as in sh
         self.aliases: dict[str, str] = {}  # alias NAME=VALUE, by name
+        self.traps: dict[str, Trap] = {}  # "EXIT" (run when the shell ends) and bash's "ERR" (when a command fails)
+        self.errtrace = False  # bash's set -E: functions and subshells keep the ERR trap
         self.substituted: bool | None = True  # the status of the last $(...) run
         self.running = 0  # lists being run now: 1 is the script's own top level
         self.shopts: set[str] = set()  # bash's shopt -s options the reading follows (nullglob, failglob, dotglob)
@@ -235,7 +237,7 @@ class Shell:
             if read is not None:
                 self.substituted = True
                 return read
-            status = child.run(parsed)
+            status = child.main(parsed)
         except (ShellSyntaxError, RecursionError):
             heard.unknown = True
         except Exit as end:
@@ -374,6 +376,10 @@ class Shell:
         child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob
         child.nounset, child.pipefail, child.posix = self.nounset, self.pipefail, self.posix
         child.shopts, child.aliases = set(self.shopts), dict(self.aliases)
+        # A subshell starts without the traps (sh resets them), but bash's set -E keeps ERR.
+        child.errtrace = self.errtrace
+        if self.errtrace and "ERR" in self.traps:
+            child.traps["ERR"] = self.traps["ERR"]
         return child
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -395,6 +401,28 @@ class Shell:
         return hides
 
     # -- control flow -------------------------------------------------------
+
+    def main(self, sequence: Sequence, tail: bool = True) -> bool | None:
+        """Run ``sequence`` as this shell's whole program: then its EXIT trap runs, however the shell ends.
+
+        The shell's status is the program's, unless the trap exits (``exit N``, or a failure under set -e).
+        """
+        try:
+            status = self.run(sequence, tail)
+        except Exit as end:
+            self._run_trap("EXIT", end.status)
+            raise
+        self._run_trap("EXIT", status)
+        return status
+
+    def _run_trap(self, condition: str, status: bool | None) -> None:
+        trap = self.traps.get(condition)
+        if condition == "EXIT":
+            self.traps.pop(condition, None)  # it runs once: an exit inside it ends the shell there
+        if trap is None or not trap.action.strip():
+            return
+        self.last_status = status  # what $? says inside the trap
+        self.run_text(trap.action, trap.line, CommandContext(trap.line, trap.text))
 
     def run(self, sequence: Sequence, tail: bool = True) -> bool | None:
         """Run a list of commands; return the status of the last (None: unknown)."""
@@ -469,23 +497,37 @@ class Shell:
             if shell is self:
                 statuses.append(shell.command(command, ctx))
                 continue
-            try:
-                # A part before the last fails without ending this shell, but inside its own subshell set -e
-                # still holds (bash and dash), unless the whole pipe is exempt (&&, ||, if, !).
-                statuses.append(shell.command(command, ctx, keep_errexit=not exempt and not pipe.negated))
-            except Exit as end:
-                statuses.append(end.status)  # each part runs in a subshell: an exit there ends that part only
-            except NoMatch:
-                statuses.append(False)  # bash's failglob ends that part of the pipe, which fails
+            # A part before the last fails without ending this shell, but inside its own subshell set -e
+            # still holds (bash and dash), unless the whole pipe is exempt (&&, ||, if, !).
+            statuses.append(shell.part(command, ctx, keep_errexit=not exempt and not pipe.negated))
         status = statuses[-1]
         if pipefail:
             status = False if False in statuses else None if None in statuses else True
         if pipe.negated and status is not None:
             status = not status
         self.last_status = status
-        if status is False and self.errexit and not self.ignoring_errexit and not exempt and not pipe.negated:
-            raise Exit(False)  # set -e: a command known to fail ends the shell here
+        if status is False and not self.ignoring_errexit and not exempt and not pipe.negated:
+            if "ERR" in self.traps and (not self.frames or self.errtrace):
+                # bash runs its ERR trap where set -e would end the shell (in a function only under set -E)
+                self._run_trap("ERR", status)
+                self.last_status = status
+            if self.errexit:
+                raise Exit(False)  # set -e: a command known to fail ends the shell here
         return status
+
+    def part(self, command: Command, ctx: CommandContext, keep_errexit: bool) -> bool | None:
+        """Run a pipe's part as this subshell's whole program: an exit ends the part only, then its EXIT trap runs."""
+        try:
+            try:
+                status = self.command(command, ctx, keep_errexit=keep_errexit)
+            except Exit as end:
+                status = end.status
+            self._run_trap("EXIT", status)
+            return status
+        except Exit as end:
+            return end.status  # the trap's own exit
+        except NoMatch:
+            return False  # bash's failglob ends that part of the pipe, which fails
 
     def _catted(self, command: Command) -> str | None:
         """The context file ``cat FILE`` prints into a pipe (``cat x.py | tee DEST``), else None.
@@ -572,7 +614,7 @@ class Shell:
             if node.subshell:
                 child = self.subshell()
                 try:
-                    return child.run(node.body, ctx.tail)
+                    return child.main(node.body, ctx.tail)
                 except Exit as end:
                     return end.status
                 except NoMatch:
@@ -797,8 +839,8 @@ class Shell:
             (self.exported.add if exported else self.exported.discard)(name)
             (self.unset.add if unset else self.unset.discard)(name)
 
-    def run_text(self, text: str, line: int, ctx: CommandContext) -> bool | None:
-        """Run shell text in this shell (``eval``, a sourced file read in place)."""
+    def run_text(self, text: str, line: int, ctx: CommandContext, main: bool = False) -> bool | None:
+        """Run shell text in this shell (``eval``, a sourced file read in place; ``main``: as its whole program)."""
         try:
             program = parse_script(text, line, bash=self.program == "bash")
         except ShellSyntaxError as error:
@@ -809,7 +851,7 @@ class Shell:
             self.stop(ctx, f"nests too deeply to be read: the rest of {self._what()} is not read")
             return None
         try:
-            return self.run(program, ctx.tail)
+            return self.main(program, ctx.tail) if main else self.run(program, ctx.tail)
         except RecursionError:
             self.stop(ctx, f"nests too deeply to be read: the rest of {self._what()} is not read")
             return None

@@ -75,7 +75,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                                                  "read from here on")
         return None
     try:
-        return child.run(parsed)
+        return child.main(parsed)
     except Exit as end:
         return end.status
     except Stop:
@@ -176,7 +176,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         _start(child, options, ctx)
         try:
             return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
-                                                                 ctx.exempt, True))
+                                                                 ctx.exempt, True), main=True)
         except Exit as end:
             return end.status
         except Stop:
@@ -200,7 +200,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         child.output = shell.output
         _start(child, options, ctx)
         try:
-            return child.run_text(stdin, ctx.line + 1, ctx)  # the here-document starts on the next line
+            return child.run_text(stdin, ctx.line + 1, ctx, main=True)  # the here-document starts on the next line
         except Exit as end:
             return end.status
         except Stop:

@@ -119,6 +119,15 @@ class CommandContext:
     tail: bool = False  # its status is the shell's exit status (nothing runs after it)
 
 
+@dataclass(frozen=True)
+class Trap:
+    """``trap ACTION CONDITION``: the text the shell runs then, and the command that set it."""
+
+    action: str
+    line: int
+    text: str
+
+
 @dataclass
 class Captured:
     """What a ``$(...)`` hears: the text printed, and whether some of what was printed cannot be known."""
