@@ -12,7 +12,7 @@ from typing import Callable
 
 from .command_lookup import note_program, on_path
 from .shell_interpreter import Shell
-from .shell_records import MAX_DEPTH, CommandContext, Exit, Trap, _Loop, _Return
+from .shell_records import MAX_DEPTH, CommandContext, Exit, ReadOnly, Trap, _Loop, _Return
 from .shell_words import is_known
 
 Builtin = Callable[[Shell, list[str], CommandContext, dict[str, str], "str | None"], "bool | None"]
@@ -181,14 +181,20 @@ def _set_option(shell: Shell, name: str, on: bool, ctx: CommandContext) -> None:
 
 
 def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``export``, ``readonly``, ``declare``/``typeset`` (``-r``: read-only, ``-x``: exported) NAME[=VALUE]..."""
+    options = "".join(word[1:] for word in argv[1:] if word.startswith("-"))
+    if "f" in options:
+        return True  # of functions: 'readonly -f f', 'export -f f'
     for word in argv[1:]:
         if word.startswith("-"):
             continue
         name, equals, value = word.partition("=")
         if equals:
             shell.assign(name, value)
-        if argv[0] == "export":
+        if argv[0] == "export" or "x" in options and argv[0] != "readonly":
             shell.exported.add(name)
+        if argv[0] == "readonly" or "r" in options and argv[0] in ("declare", "typeset"):
+            shell.readonly.add(name)
     return True
 
 
@@ -203,6 +209,8 @@ def _local(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
         if word.startswith("-"):
             continue
         name, equals, value = word.partition("=")
+        if name in shell.readonly:
+            raise ReadOnly(name)  # bash refuses a local of it too
         shell.make_local(name)
         if equals:
             shell.assign(name, value)
@@ -227,6 +235,8 @@ def _unset(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
             only = letter if letter in "fv" else only  # dash: the last one counts
     for name in names:
         had_variable = name in shell.variables
+        if only != "f" and name in shell.readonly:
+            raise ReadOnly(name)
         if only != "f":
             shell.variables.pop(name, None)
             shell.arrays.pop(name, None)
@@ -354,6 +364,16 @@ def _eval(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
 
 
 def _read(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``read``: see ``_read_line``. A read-only NAME fails the command; read is no special builtin, so even dash
+    goes on."""
+    try:
+        return _read_line(shell, argv, ctx, env, stdin)
+    except ReadOnly as error:
+        shell.note(ctx, "fails", f"{error.name} is read-only: read fails")
+        return False
+
+
+def _read_line(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     """``read [-r] [-a ARRAY] [-p PROMPT] [NAME...]``: one line of standard input split by IFS, the rest of it
     to the last NAME (REPLY without one). Only a here-document's or here-string's line is known; any other
     input, or another option (-d, -n, -t, -u), gives unknown values."""

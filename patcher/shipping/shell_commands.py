@@ -21,7 +21,7 @@ from .output_builtins import OUTPUT_BUILTINS
 from .printing_programs import PRINTING, run_printing
 from .shell_builtins import STATE_BUILTINS, Builtin
 from .shell_interpreter import Shell
-from .shell_records import CommandContext, Exit
+from .shell_records import CommandContext, Exit, NoMatch, ReadOnly
 from .shell_programs import SHELLS, run_context_file, run_pip, run_python, run_shell
 from .shell_nodes import DECLARATIONS, Lit, Redirect, Simple, plain_text
 from .shell_syntax import heredoc_word, split_assignment
@@ -63,12 +63,19 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
     if copy is not None:
         return transfer(shell, ctx, posixpath.basename(argv[0]), [copy[0]], copy[1], recursive=False, into=False)
     if not argv:
-        for name, value in assignments:
-            if name.endswith("+"):
-                shell.assign(name[:-1], (shell.lookup(name[:-1]) or "") + value)
-            else:
-                shell.assign(name, value)
-        _assign_arrays(shell, arrays, associative=False)
+        try:
+            for name, value in assignments:
+                if name.endswith("+"):
+                    shell.assign(name[:-1], (shell.lookup(name[:-1]) or "") + value)
+                else:
+                    shell.assign(name, value)
+            _assign_arrays(shell, arrays, associative=False)
+        except ReadOnly as error:
+            if shell.program != "bash":
+                raise
+            # bash (outside POSIX mode) drops the rest of the line, as for failglob.
+            shell.note(ctx, "fails", f"{error.name} is read-only: bash drops the rest of the line")
+            raise NoMatch(error.name) from None
         return shell.substituted  # 'X=$(cat VERSION)' fails when cat does: under set -e, the script ends
     status = dispatch(shell, argv, ctx, dict(assignments), stdin, captured=not _stdout_redirected(node.redirects))
     if arrays:  # a declaration's (declare -a NAME=(...)): after it made NAME local or read its options

@@ -23,8 +23,8 @@ from .shell_arithmetic import run_arithmetic
 from .shell_nodes import (AndOr, Arithmetic, ArithmeticFor, Case, Command, For, FunctionDef, Group, If, Lit, Loop,
                           Param, Pipeline, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
 from .shell_records import (MAX_COMMANDS, MAX_DEPTH, MAX_GLOBBED, MAX_ITERATIONS, MAX_STEPS, QUIET, STEPS_PAST,
-                            Build, Captured, CommandContext, Exit, NoMatch, Note, ScriptCopy, ScriptRecord, Stop,
-                            Trap, Unbound, _Loop, _Return)
+                            Build, Captured, CommandContext, Exit, NoMatch, Note, ReadOnly, ScriptCopy, ScriptRecord,
+                            Stop, Trap, Unbound, _Loop, _Return)
 from .shell_syntax import parse_script
 from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_regex, variable_text
 
@@ -65,6 +65,7 @@ class Shell:
         self.pipefail = False  # set -o pipefail: a pipe fails when any part of it fails, not only its last
         self.posix = False  # bash's POSIX mode (set -o posix, bash --posix): $(...) keeps set -e, as in sh
         self.aliases: dict[str, str] = {}  # alias NAME=VALUE, by name
+        self.readonly: set[str] = set()  # readonly NAME, declare -r NAME: assigning or unsetting it is an error
         self.traps: dict[str, Trap] = {}  # "EXIT" (run when the shell ends) and bash's "ERR" (when a command fails)
         self.errtrace = False  # bash's set -E: functions and subshells keep the ERR trap
         self.substituted: bool | None = True  # the status of the last $(...) run
@@ -170,6 +171,8 @@ class Shell:
 
     def assign_array(self, name: str, values: list[str] | None, append: bool = False) -> None:
         """``NAME=(...)`` (``NAME+=(...)`` with ``append``); None: elements the reader cannot know."""
+        if name in self.readonly:
+            raise ReadOnly(name)
         if values is not None and not all(is_known(v) for v in values):
             values = None
         if values is not None and append:
@@ -213,6 +216,8 @@ class Shell:
 
     def assign(self, name: str, value: str) -> None:
         """Set a shell variable (of an array, its element 0, as bash does; ``NAME[I]``, element I)."""
+        if name.split("[", 1)[0] in self.readonly:
+            raise ReadOnly(name.split("[", 1)[0])
         if name.endswith("]") and "[" in name:
             base, subscript = name[:-1].split("[", 1)
             self._assign_element(base, subscript, value)
@@ -375,7 +380,7 @@ class Shell:
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
         child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob
         child.nounset, child.pipefail, child.posix = self.nounset, self.pipefail, self.posix
-        child.shopts, child.aliases = set(self.shopts), dict(self.aliases)
+        child.shopts, child.aliases, child.readonly = set(self.shopts), dict(self.aliases), set(self.readonly)
         # A subshell starts without the traps (sh resets them), but bash's set -E keeps ERR.
         child.errtrace = self.errtrace
         if self.errtrace and "ERR" in self.traps:
@@ -427,18 +432,22 @@ class Shell:
     def run(self, sequence: Sequence, tail: bool = True) -> bool | None:
         """Run a list of commands; return the status of the last (None: unknown)."""
         status: bool | None = True
+        dropped = 0  # the line bash dropped the rest of
         self.running += 1
         try:
             for index, item in enumerate(sequence.items):
                 if self.running > 1 or self.is_subshell:
                     status = self.and_or(item, tail and index == len(sequence.items) - 1)
                     continue
+                if index and dropped == item.first.commands[0].line:
+                    continue
                 try:
                     status = self.and_or(item, tail and index == len(sequence.items) - 1)
                 except NoMatch:
-                    # bash's failglob drops the whole command of the script it happened in, whatever '||'
-                    # follows; it fails, and under set -e ends the script.
+                    # bash drops the rest of the script's line it happened in, whatever '||' or ';' follows; it
+                    # fails, and under set -e ends the script.
                     status = self.last_status = False
+                    dropped = item.first.commands[0].line
                     if self.errexit:
                         raise Exit(False) from None
         finally:
@@ -583,6 +592,14 @@ class Shell:
             # An expansion error ends the shell, whatever set -e, '||' or 'if' around it say (bash and dash).
             self.note(ctx, "fails", f"${unbound.name} is not set and set -u is on: the shell ends here")
             raise Exit(False) from None
+        except ReadOnly as error:
+            # sh ends on it, whatever '||' or 'if' say; bash fails the command (export, unset, local, read, for)
+            # and goes on.
+            if self.program != "bash":
+                self.note(ctx, "fails", f"{error.name} is read-only: sh ends here")
+                raise Exit(False) from None
+            self.note(ctx, "fails", f"{error.name} is read-only: the command fails")
+            return False
 
     def _command(self, command: Command, ctx: CommandContext) -> bool | None:
         node = command.node

@@ -144,6 +144,14 @@ class Exit(Exception):
         self.status = status
 
 
+class ReadOnly(Exception):
+    """An assignment to, or ``unset`` of, a read-only variable."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
 class Stop(Exception):
     """The reader cannot go on: what follows is unknown (a Note says why)."""
 
@@ -157,7 +165,8 @@ class Unbound(Exception):
 
 
 class NoMatch(Exception):
-    """bash's failglob: a pattern matched nothing, so the command is not run (and fails)."""
+    """bash drops the rest of the script's line, which fails: failglob's pattern matched nothing, or an assignment
+    alone set a read-only variable."""
 
     def __init__(self, pattern: str):
         super().__init__(pattern)

@@ -393,3 +393,39 @@ def test_logical_lines_give_up_where_python_refuses_the_file(text: str, reason: 
 
 def test_the_runner_uses_the_sparse_parse() -> None:
     assert runner.parse_sparse is sparse.parse_sparse
+
+
+def test_a_member_a_pattern_with_metavariables_can_match_is_parsed(load_patch: Callable[[str], Any],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # '$LIMIT' stands for any expression: the member must name 'max_len', never
+    # the metavariable, to be kept for the search; the member naming
+    # nothing of the pattern is not.
+    patch = load_patch(patch_toml("limit", replace_step("max_len = $LIMIT", "max_len = 16384"), scope="Config"))
+    source = ("import os\n\n\ndef _unrelated():\n    return 1\n\n\nclass Config:\n    max_len = 8192\n"
+              "    block_size = 16\n").encode()
+    monkeypatch.setattr(sparse, "SPARSE_FROM", 0)
+    module = parse_sparse(source, [patch])
+    assert module is not None and module.bytes == source
+    assert [type(s) for s in module.body[-1].body.body] == [cst.SimpleStatementLine, Opaque]
+    result = _outcome(source, [patch], sparse_from=0, monkeypatch=monkeypatch)
+    assert b"max_len = 16384\n" in result[0] and result[2][0][1] is Status.APPLIED
+    assert result == _outcome(source, [patch], sparse_from=len(source) + 1, monkeypatch=monkeypatch)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_comment_deeper_than_the_first_indented_statement_stays_in_its_block(
+        load_patch: Callable[[str], Any], every_size: None, newline: str) -> None:
+    # The file's first indented line (which sets the module's indentation) is
+    # in an opaque function, and a comment at its body's depth follows it: a
+    # whole parse files the comment in that function's body, not above the
+    # next statement, and so must the sparse parse.
+    patch = load_patch(patch_toml("flat", replace_step("x = 1", "x = 2")))
+    text = "def _helper():\n    return 1\n    # the helper's last comment\n\n\ndef f(): x = 1\n"
+    source = text.replace("\n", newline).encode()
+    module = parse_sparse(source, [patch])
+    whole = cst.parse_module(source)
+    assert module is not None and module.bytes == source
+    assert [type(s) for s in module.body] == [Opaque, cst.FunctionDef]
+    assert module.default_indent == whole.default_indent == "    "
+    assert module.body[1].deep_equals(whole.body[1])  # no comment in its leading lines
+    assert [line.comment.value for line in module.body[0].footer if line.comment] == ["# the helper's last comment"]

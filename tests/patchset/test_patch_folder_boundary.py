@@ -83,7 +83,8 @@ def test_a_file_in_place_of_the_templates_folder_leaves_the_set_without_template
 
 
 @pytest.mark.parametrize(("entry", "said"), [
-    ("../x.toml", "line 1 names '../x.toml', which leads outside the patch folder"),
+    ("../x.toml", "line 1 names '../x.toml', which leads outside the patch folder (it resolves to OUTSIDE) (a series "
+                  "lists files inside its own folder)"),
     ("OUTSIDE", "line 1 names 'OUTSIDE', an absolute path (name each patch file relative to the patch folder)"),
     # A series written on Windows: rooted, though Linux would take it as a file name.
     ("\\set\\x.toml", "line 1 names '\\set\\x.toml', an absolute path (name each patch file relative to the patch "
@@ -93,7 +94,8 @@ def test_a_series_entry_outside_the_folder_is_refused(cli: Any, tmp_path: Path, 
     patches = hostile.series_entry(tmp_path, entry)
     line = _refused(cli, patches)
     outside = str(tmp_path / "set" / "x.toml")
-    assert line.startswith(f"error: {patches / 'series'}: {said.replace('OUTSIDE', outside)}")
+    # The whole line, hint included: what the user reads to fix the series.
+    assert line == f"error: {patches / 'series'}: {said.replace('OUTSIDE', outside)}"
 
 
 def test_a_series_entry_that_goes_out_and_back_in_is_read(tmp_path: Path) -> None:

@@ -115,6 +115,19 @@ def test_new_does_not_run_the_escape_in_the_sets_own_template(cli: Any, tmp_path
 # Runaway templates --------------------------------------------------------------
 
 
+def test_a_str_method_is_bounded_before_it_runs_and_only_if_it_can_grow() -> None:
+    # 'ljust' can make a text as wide as its argument: refused from its
+    # width, before tens of megabytes are made. 'upper', 'strip', 'split'
+    # cannot grow their text, so nothing is estimated for them: they run as
+    # Python runs them.
+    message, peak = _refusal_and_peak("{{ name.ljust(width) }}", {"name": "max_len", "width": 20_000_000})
+    assert message == ("template error at line 1: 'ljust' would be larger than the 1,048,576 characters a template "
+                       "value may hold")
+    assert peak < PATCH_LIMITS.value
+    assert _render("{{ name.upper() }} {{ name.strip('_') }} {{ name.split('_') }} {{ name.startswith('max') }}",
+                   {"name": "_max_len"}) == "_MAX_LEN max_len ['', 'max', 'len'] False"
+
+
 class _OutOfMemory:
     """A value whose text cannot be built: what a value the budgets missed would meet on a real machine."""
 
@@ -394,3 +407,45 @@ def test_a_text_value_is_a_python_string_literal() -> None:
     assert _render("{{ v }}|{{ v|upper }}|{{ v|length }}|{{ v == \"x'; import os\\n\" }}|{{ v|tojson }}",
                    {"v": value}) == '"x\'; import os\\n"|"X\'; IMPORT OS\\N"|14|True|"x\\u0027; import os\\n"'
     assert "access to attribute '_value' of 'Text' object is unsafe" in _refusal("{{ v._value }}", {"v": value})
+
+
+def test_a_power_too_large_for_the_bit_cap_is_refused_before_it_is_computed() -> None:
+    # 2 ** 20,000,000 would take megabytes (and far longer for a larger base):
+    # the bit count is known from the operands, so it is never computed.
+    message, peak = _refusal_and_peak("{{ base ** exponent }}", {"base": 2, "exponent": 20_000_000})
+    assert message == "template error at line 1: '**' would be an integer of more than 4,096 bits"
+    assert peak < PATCH_LIMITS.value
+    assert _render("{{ base ** 4095 == 2 ** 4095 }}", {"base": 2}) == "True"  # within the cap: computed
+
+
+def test_a_value_longer_than_the_cap_weighs_more_than_the_cap_whatever_the_cap() -> None:
+    # The walk stops once past the cap; at or under it, it must go on into
+    # a dict's or a list's items, or a value longer than the cap would pass.
+    for value in ({"a": 1, "b": 2}, {"max_len": {"v1": 8192}}, [["x"], ["y"]], ("vllm", {"block": 16})):
+        for cap in range(len(repr(value))):
+            assert weight(value, cap) > cap, (value, cap)
+    limits = RenderLimits(output=1000, value=10, steps=1000, seconds=10, int_bits=64)
+    assert _refusal("{% set sizes = {'a': 1, 'b': 2} %}{{ sizes }}", limits=limits) == (
+        "template error at line 1: this literal would be larger than the 10 characters a template value may hold")
+
+
+def test_a_lazy_sequence_passed_to_a_call_fits_where_the_list_it_makes_fits() -> None:
+    # A filter's lazy result given to a call is made into a list item by
+    # item, each item weighed with its ', ' as the list's weight counts it:
+    # a result that makes a list within the cap is not refused.
+    names = ["x"] * 10
+    limits = RenderLimits(output=1000, value=weight(names, 1000), steps=1000, seconds=10, int_bits=64)
+    assert _render("{{ ''.join(names|map('upper')) }}", {"names": names}, limits) == "X" * 10
+    # Items that grow past it are refused as the list is made.
+    assert _refusal("{{ ''.join(names|map('center', 5)) }}", {"names": names}, limits) == (
+        f"template error at line 1: this sequence would be larger than the {limits.value} characters a template value "
+        "may hold")
+
+
+def test_joining_many_pieces_without_a_separator_renders_when_the_result_fits() -> None:
+    # With no separator, join adds nothing between the pieces: the
+    # estimate is the pieces' weight, which is within the cap here.
+    pieces = ["x"] * 10
+    limits = RenderLimits(output=1000, value=weight(pieces, 1000), steps=1000, seconds=10, int_bits=64)
+    assert _render("{{ pieces|join }}", {"pieces": pieces}, limits) == "x" * 10
+    assert _render("{{ pieces|join(d='') }}", {"pieces": pieces}, limits) == "x" * 10

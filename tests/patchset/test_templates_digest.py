@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from patcher.patchset import cache
+from patcher.errors import PatchSetError
+from patcher.patchset import cache, folder
 from patcher.patchset.cache import cached_patch_source
 from patcher.patchset.load import load_patch_set, templates_digest
 from patcher.patchset.runner import patch_source
@@ -111,3 +112,25 @@ def test_a_name_in_no_encoding_is_digested(tmp_path: Path) -> None:
     plain = templates_digest(root)
     (root / os.fsdecode(b"\xff.j2")).write_text("y")
     assert templates_digest(root) != plain
+
+
+def test_a_linked_folder_named_in_no_encoding_is_digested(tmp_path: Path) -> None:
+    # A link's name is digested as the file system gives it, as a file's is.
+    root = _tree(tmp_path / "templates", {"real/x.j2": "x"})
+    plain = templates_digest(root)
+    (root / os.fsdecode(b"\xff")).symlink_to("real")
+    linked = templates_digest(root)
+    assert linked != plain
+    assert templates_digest(root) == linked
+
+
+def test_templates_of_exactly_the_byte_cap_are_digested(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The cap is on the bytes the templates hold: at it, the walk digests
+    # them; one byte more anywhere is refused, naming the templates folder.
+    monkeypatch.setattr(folder, "MAX_TEMPLATES_BYTES", 10)
+    root = _tree(tmp_path / "templates", {"a.j2": "12345", "sub/b.j2": "67890"})
+    templates_digest(root)
+    (root / "sub" / "c.j2").write_text("!")
+    with pytest.raises(PatchSetError) as refused:
+        templates_digest(root)
+    assert str(refused.value) == f"{root}: the templates folder holds more than 10 bytes"

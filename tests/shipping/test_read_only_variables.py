@@ -1,0 +1,57 @@
+"""``readonly NAME`` (``declare -r``): a later assignment or ``unset`` of NAME is an error, and NAME keeps its value.
+
+dash ends the script on it, whatever ``||`` or ``if`` say (a special
+builtin's error), except in ``read``, which only fails. bash fails the
+command (``export``, ``unset``, ``local``, ``read``, ``for``) and goes on;
+an assignment alone makes it drop the rest of the script's line, as
+failglob does, and under ``set -e`` end the script. A subshell's
+``readonly`` ends with it. Each answer was checked with bash 5.2 and dash
+0.5.12.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import in_dest, run_script
+
+
+@pytest.mark.parametrize(("script", "bash", "dash"), [
+    ("readonly D=/dest\nD=/tmp\ncp x.py $D/\n", ["/dest/x.py"], []),
+    ("readonly D=/dest\nD=/tmp; cp x.py $D/a.py\ncp x.py $D/b.py\n", ["/dest/b.py"], []),  # the line is dropped
+    ("readonly D=/dest\nD=/tmp || cp x.py $D/or.py\ncp x.py $D/next.py\n", ["/dest/next.py"], []),
+    ("readonly D=/dest\nf() { D=/tmp; cp x.py $D/f.py; }\nf; cp x.py $D/same.py\ncp x.py $D/next.py\n",
+     ["/dest/next.py"], []),
+    ("set -e\nreadonly D=/dest\nD=/tmp\ncp x.py $D/next.py\n", [], []),
+    ("readonly D=/dest\nexport D=/tmp\ncp x.py $D/\n", ["/dest/x.py"], []),
+    ("readonly D=/dest\nunset D\ncp x.py ${D:-/tmp}/\n", ["/dest/x.py"], []),
+    ("readonly D=/dest\nfor D in /tmp; do cp x.py $D/l.py; done\ncp x.py $D/\n", ["/dest/x.py"], []),
+    ("readonly D=/dest\nf() { local D=/tmp; cp x.py $D/f.py; }\nf\ncp x.py $D/\n", ["/dest/f.py", "/dest/x.py"], []),
+    ("readonly D=/dest\nreadonly D=/tmp\ncp x.py $D/\n", ["/dest/x.py"], []),
+    ("D=/dest\nreadonly D\nD=/tmp\ncp x.py $D/\n", ["/dest/x.py"], []),
+    ("readonly D=/dest E=/dest\ncp x.py $E/e.py\nE=/tmp\ncp x.py $D/\n", ["/dest/e.py", "/dest/x.py"], ["/dest/e.py"]),
+    ("readonly D=/dest\nread D <<EOF\n/tmp\nEOF\ncp x.py $D/\n", ["/dest/x.py"], ["/dest/x.py"]),  # read only fails
+    ("(readonly D=/tmp)\nD=/dest\ncp x.py $D/\n", ["/dest/x.py"], ["/dest/x.py"]),
+    ("readonly D=/dest\n(D=/tmp; cp x.py $D/s.py)\ncp x.py $D/m.py\n", ["/dest/m.py"], ["/dest/m.py"]),
+])
+def test_a_read_only_variable_keeps_its_value(script: str, bash: list[str], dash: list[str]) -> None:
+    assert in_dest(run_script(script, "bash i.sh")) == bash
+    assert in_dest(run_script(script, "dash i.sh")) == dash
+
+
+def test_declare_r_makes_a_variable_read_only() -> None:
+    assert in_dest(run_script("declare -r D=/dest\nD=/tmp\ncp x.py $D/\n")) == ["/dest/x.py"]
+
+
+def test_the_failed_assignment_is_noted_where_it_stands() -> None:
+    plan = run_script("readonly D=/dest\nD=/tmp\ncp x.py $D/\n", "dash i.sh")
+    assert [(n.kind, n.line, n.reason) for n in plan.notes if n.file == "s/i.sh"] == [
+        ("fails", 2, "D is read-only: sh ends here")]
+    plan = run_script("readonly D=/dest\nD=/tmp\ncp x.py $D/\n", "bash i.sh")
+    assert [(n.kind, n.line, n.reason) for n in plan.notes if n.file == "s/i.sh"] == [
+        ("fails", 2, "D is read-only: bash drops the rest of the line")]
+
+
+def test_failglob_drops_the_rest_of_the_line_too() -> None:
+    script = "shopt -s failglob\ncp *.nomatch /dest/; cp x.py /dest/same.py\ncp x.py /dest/next.py\n"
+    assert in_dest(run_script(script)) == ["/dest/next.py"]
