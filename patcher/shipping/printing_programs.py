@@ -79,6 +79,48 @@ def _operands(program: str, args: list[str]) -> list[str]:
     return [a for a in args if not a.startswith("-")]
 
 
+def run_mktemp(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]) -> bool | None:
+    """GNU ``mktemp [-d] [-u] [-p DIR | --tmpdir[=DIR]] [-t] [--suffix=S] [TEMPLATE]``: a new file or folder.
+
+    It never touches a file that is there, so it changes nothing the reader follows; what it prints is a
+    random name (unknown, one word) in a known folder: TEMPLATE's own, relative to the current one, or
+    with ``-p``/``--tmpdir``/``-t`` or no TEMPLATE, DIR, ``$TMPDIR`` or /tmp (``-t`` prefers ``$TMPDIR``
+    to DIR). ``$TMPDIR`` is taken to be unset unless the build set it, as no common base image sets it.
+    The random part is the last run of X's in TEMPLATE's last component (three at least); what follows
+    it, or ``--suffix``, is kept.
+    """
+    o = read_options("mktemp", argv[1:])
+    if o.unknown:
+        return note_program(shell, ctx, "mktemp")
+    if len(o.operands) > 1:
+        shell.note(ctx, "fails", "mktemp takes one TEMPLATE at most")
+        return False
+    template = o.operands[0] if o.operands else "tmp.XXXXXXXXXX"
+    given = o.values.get("p") or o.values.get("tmpdir") or None
+    tmpdir = env.get("TMPDIR", shell.lookup("TMPDIR") if "TMPDIR" in shell.exported else None)
+    if "t" in o.flags:
+        folder = tmpdir or given or "/tmp"
+    elif not o.operands or given is not None or "tmpdir" in o.flags or "tmpdir" in o.values:
+        folder = given or tmpdir or "/tmp"
+    else:
+        folder = "."
+    last = posixpath.basename(template)
+    if "suffix" in o.values:
+        end, suffix = len(last), o.values["suffix"]
+    else:
+        end = last.rfind("X") + 1
+        suffix = last[end:]
+    start = len(last[:end].rstrip("X"))
+    if end - start < 3 or "/" in suffix:
+        shell.note(ctx, "fails", f"mktemp: too few X's at the end of the template '{shell.show(template)}'")
+        return False
+    stem = template[:len(template) - len(last)] + last[:start]
+    head = shell.path(posixpath.join(folder, posixpath.dirname(stem)))
+    random = shell.unknowns.mark(f"$({' '.join(['mktemp', *(shell.show(a) for a in argv[1:])])})", word=True)
+    shell.emit(posixpath.join(head, posixpath.basename(stem)) + random + suffix + "\n")
+    return True
+
+
 def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) -> bool | None:
     if base in ("true", ":"):
         return True

@@ -18,7 +18,7 @@ from .command_lookup import note_program, on_path
 from .file_commands import FILE_COMMANDS, folder_there, transfer
 from .image_fs import Kind
 from .output_builtins import OUTPUT_BUILTINS
-from .printing_programs import PRINTING, run_printing
+from .printing_programs import PRINTING, run_mktemp, run_printing
 from .shell_builtins import STATE_BUILTINS, Builtin
 from .shell_interpreter import Shell
 from .shell_records import CommandContext, Exit, NoMatch, ReadOnly
@@ -214,6 +214,8 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         return run_pip(shell, argv[1:], ctx)
     if base in ("sudo", "nohup", "time", "nice", "stdbuf", "timeout", "exec", "command", "builtin", "env"):
         return _command(shell, argv, ctx, env, stdin)
+    if base == "mktemp":
+        return run_mktemp(shell, argv, ctx, env)
     if base in PRINTING:
         return run_printing(shell, base, argv, ctx)
     if base in PACKAGE_MANAGERS:

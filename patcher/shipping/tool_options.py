@@ -81,6 +81,7 @@ TABLES: dict[str, OptionTable] = {
         "recursive force dir verbose interactive one-file-system no-preserve-root preserve-root",
         "interactive preserve-root"),
     "mkdir": _table("pvZ", "m", "parents verbose context", "mode context"),
+    "mktemp": _table("duqt", "p", "directory dry-run quiet tmpdir", "suffix tmpdir"),
     "touch": _table("acfhm", "drt", "no-create no-dereference", "date reference time"),
     "sed": _table(
         "nrEsuzi", "efl",

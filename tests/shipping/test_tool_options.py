@@ -54,6 +54,7 @@ PROGRAMS = {
     "rm": Program("rRfidvI", "", "recursive force dir verbose one-file-system no-preserve-root", "",
                   "interactive preserve-root"),
     "mkdir": Program("pvZ", "m", "parents verbose", "mode", "context"),
+    "mktemp": Program("duqt", "p", "directory dry-run quiet", "suffix", "tmpdir"),
     "touch": Program("acfhm", "drt", "no-create no-dereference", "date reference time"),
     "sed": Program("nrEsuzi", "efl",
                    "quiet silent regexp-extended separate unbuffered null-data posix debug sandbox follow-symlinks",
