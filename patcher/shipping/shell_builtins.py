@@ -375,28 +375,39 @@ def _read(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
 
 def _read_line(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     """``read [-r] [-a ARRAY] [-p PROMPT] [NAME...]``: one line of standard input split by IFS, the rest of it
-    to the last NAME (REPLY without one). Only a here-document's or here-string's line is known; any other
-    input, or another option (-d, -n, -t, -u), gives unknown values."""
-    args, raw, array = argv[1:], False, None
+    to the last NAME (REPLY without one). Only a known input's line is known (a here-document's, here-string's
+    or file's, the input of a loop or pipe around it, each read taking the next line); any other input, or
+    another option (-d, -n, -t, -u), gives unknown values."""
+    args, raw, array, other = argv[1:], False, None, False
     while args and args[0][:1] == "-" and len(args[0]) > 1 and args[0] != "--":
         option, args = args[0], args[1:]
         raw = raw or "r" in option
         if option in ("-a", "-p") and args:
             array, args = (args[0], args[1:]) if option == "-a" else (array, args[1:])
         elif not set(option[1:]) <= set("rse"):
-            stdin = None
+            other = True  # -d, -n, -N, -t, -u: how much it takes, or from where, is not followed
+    fed = stdin is None and shell.input is not None  # the input of a loop or a pipe around it
+    if fed and shell.input is not None:
+        stdin = shell.input.text
+        if other:
+            shell.input = None  # what it leaves of the input is unknown
     names = args[1:] if args[:1] == ["--"] else args
     ifs = env.get("IFS", shell.lookup("IFS"))  # 'IFS=, read a b' splits at commas
     ifs = " \t\n" if ifs is None and "IFS" not in shell.unset else ifs
-    if stdin is None or ifs is None or not is_known(stdin) or not is_known(ifs):
+    if other or stdin is None or ifs is None or not is_known(stdin) or not is_known(ifs):
         for name in names or ([] if array else ["REPLY"]):
             shell.assign(name, shell.unknowns.mark(f"$({' '.join(argv)})"))
         if array:
             shell.assign_array(array, None)
         return None
-    line, newline, _ = stdin.partition("\n")
+    # One line; without -r a backslash escapes the next character, and a backslash-newline joins the next line.
+    found = re.match(r"((?:[^\\\n]|\\.)*)(\\?)(\n?)" if not raw else r"([^\n]*)()(\n?)", stdin, re.DOTALL)
+    assert found is not None  # each part may be empty
+    line, newline = found.group(1), found.group(3)
+    if fed and shell.input is not None:
+        shell.input.text = stdin[found.end():]
     if not raw:
-        line = re.sub(r"\\(.)", r"\1", line.replace("\\\n", ""))
+        line = re.sub(r"\\(.)", r"\1", line.replace("\\\n", ""), flags=re.DOTALL)
     if array:
         shell.assign_array(array, split_fields(line, ifs, None))
     elif not names:

@@ -26,6 +26,7 @@ from .shell_programs import SHELLS, run_context_file, run_pip, run_python, run_s
 from .shell_nodes import DECLARATIONS, Lit, Redirect, Simple, plain_text
 from .shell_syntax import heredoc_word, split_assignment
 from .shell_words import Field, is_known
+from .tool_options import read_options
 
 # Programs that install packages: they write where the package manager puts things.
 PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf", "apk", "conda", "mamba", "micromamba",
@@ -130,7 +131,8 @@ class RedirectFailed(Exception):
 
 
 def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandContext) -> str | None:
-    """Write what output redirections write; return a here-document's text (standard input) if any."""
+    """Write what output redirections write; return what standard input is given (a here-document's, a
+    here-string's or a file's text, or a marker for one the reader cannot know), if any."""
     stdin: str | None = None
     for redirect in redirects:
         if redirect.body is not None:
@@ -138,6 +140,9 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
             continue
         if redirect.op == "<<<":  # bash's here-string: the word, expanded, and a newline
             stdin = shell.expand_one(redirect.target) + "\n"
+            continue
+        if redirect.op == "<" and redirect.fd in (None, 0):
+            stdin = _file_input(shell, shell.expand_one(redirect.target))
             continue
         if redirect.op not in (">", ">>", ">|", "&>", "&>>") or redirect.fd not in (None, 1, 2):
             continue
@@ -156,6 +161,15 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
         elif not redirect.op.endswith(">>") or shell.build.fs.kind(path) is not Kind.FILE:
             shell.build.fs.write_other(path)
     return stdin
+
+
+def _file_input(shell: Shell, target: str) -> str:
+    """What ``< FILE`` feeds: nothing from /dev/null, a text file the build placed, else a marker."""
+    if target == "/dev/null":
+        return ""
+    placed = shell.build.fs.files.get(shell.path(target)) if is_known(target) else None
+    text = shell.build.data_text(placed.source) if placed is not None else None
+    return text if text is not None else shell.unknowns.mark(f"$(< {shell.show(target)})")
 
 
 def _stdout_redirected(redirects: tuple[Redirect, ...]) -> bool:
@@ -205,6 +219,8 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                               "the reader cannot work out",
                          scope=None if any(s is None for s in scopes) else tuple(s for s in scopes if s))
             return None
+        if _prints(base, argv[1:]):
+            shell.emit_unknown()  # 'cp -v' lists what it copies: a $(...) or a pipe around it hears that
         return FILE_COMMANDS[base](shell, ctx, argv[1:])
     if base in SHELLS:
         return run_shell(shell, argv, ctx, env, stdin)
@@ -221,6 +237,19 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
     if base in PACKAGE_MANAGERS:
         return note_program(shell, ctx, base)
     return note_program(shell, ctx, name)
+
+
+# rsync's options that print on standard output besides -v (touch has no verbose mode).
+_RSYNC_PRINTS = frozenset({"progress", "P", "stats", "itemize-changes", "i", "info", "out-format"})
+
+
+def _prints(program: str, args: list[str]) -> bool:
+    """Whether a file command prints on standard output: its verbose options (and rsync's listings)."""
+    if program == "touch":
+        return False
+    options = read_options(program, args)
+    named = options.flags | options.values.keys()
+    return bool(named & {"v", "verbose"}) or program == "rsync" and bool(named & _RSYNC_PRINTS)
 
 
 def _known_prefix(shell: Shell, word: str) -> str | None:

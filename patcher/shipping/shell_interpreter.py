@@ -23,7 +23,7 @@ from .shell_arithmetic import run_arithmetic
 from .shell_nodes import (AndOr, Arithmetic, ArithmeticFor, Case, Command, For, FunctionDef, Group, If, Lit, Loop,
                           Param, Pipeline, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
 from .shell_records import (MAX_COMMANDS, MAX_DEPTH, MAX_GLOBBED, MAX_ITERATIONS, MAX_STEPS, QUIET, STEPS_PAST,
-                            Build, Captured, CommandContext, Exit, NoMatch, Note, ReadOnly, ScriptCopy, ScriptRecord,
+                            Build, Captured, CommandContext, Exit, Input, NoMatch, Note, ReadOnly, ScriptCopy, ScriptRecord,
                             Stop, Trap, Unbound, _Loop, _Return)
 from .shell_syntax import parse_script
 from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_regex, variable_text
@@ -75,6 +75,7 @@ class Shell:
         self.is_subshell = False  # a copy made by subshell(): its exit status is not the script's or the RUN's
         self.last_status: bool | None = True  # of the last pipeline run: what a bare 'exit' repeats
         self.piped_file: str | None = None  # a pipe's part after 'cat FILE': the file its standard input holds
+        self.input: Input | None = None  # standard input, where the reader knows it (None: unknown)
 
     @property
     def unknowns(self) -> Unknowns:
@@ -378,6 +379,7 @@ class Shell:
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
         child.frames = [dict(frame) for frame in self.frames]
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
+        child.input = Input(self.input.text) if self.input is not None else None
         child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob
         child.nounset, child.pipefail, child.posix = self.nounset, self.pipefail, self.posix
         child.shopts, child.aliases, child.readonly = set(self.shopts), dict(self.aliases), set(self.readonly)
@@ -491,6 +493,7 @@ class Shell:
     def pipeline(self, pipe: Pipeline, hides: list[str], exempt: bool, tail: bool) -> bool | None:
         """``[!] A | B``: each part runs; the last one's status counts, or under pipefail any part's failure."""
         statuses: list[bool | None] = []
+        piped = Captured()
         count = len(pipe.commands)
         pipefail = self.pipefail and count > 1
         for index, command in enumerate(pipe.commands):
@@ -501,8 +504,10 @@ class Shell:
             shell = self if count == 1 else self.subshell()
             if index:
                 shell.piped_file = self._catted(pipe.commands[index - 1])
+                # What the part before printed into the pipe is this part's standard input.
+                shell.input = None if piped.unknown else Input("".join(piped.text))
             if index < count - 1:
-                shell.output = None  # it prints into the pipe: only the last part's output is heard
+                shell.output = piped = Captured()  # it prints into the pipe, not to what a $(...) hears
             if shell is self:
                 statuses.append(shell.command(command, ctx))
                 continue
@@ -609,9 +614,19 @@ class Shell:
         if command.redirects:
             from .shell_commands import RedirectFailed, apply_redirects
             try:
-                apply_redirects(self, command.redirects, ctx)
+                given = apply_redirects(self, command.redirects, ctx)
             except RedirectFailed:
                 return False  # sh does not run the command whose output it cannot open
+            if given is not None:  # 'while read f; do ...; done <<EOF': each read takes a line of it
+                saved, self.input = self.input, Input(given) if is_known(given) else None
+                try:
+                    return self._compound(command, ctx)
+                finally:
+                    self.input = saved
+        return self._compound(command, ctx)
+
+    def _compound(self, command: Command, ctx: CommandContext) -> bool | None:
+        node = command.node
         if isinstance(node, FunctionDef):
             self.functions[node.name] = node.body
             return True

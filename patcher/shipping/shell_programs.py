@@ -16,7 +16,7 @@ from .shell_interpreter import Shell, shebang
 from .shell_nodes import ShellSyntaxError
 from .shell_records import MAX_DEPTH, CommandContext, Exit, ScriptRecord, Stop, _Loop, _Return, covers
 from .shell_syntax import parse_script
-from .shell_words import is_known
+from .shell_words import is_known, is_unknown
 from .tool_options import read_options
 
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "zsh", "busybox-sh"})
@@ -192,6 +192,8 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             return run_script(shell, script, body, rest[0], rest[1:], ctx, env, flags,
                               program=posixpath.basename(argv[0]))
         return note_program(shell, ctx, " ".join(argv[:2]))
+    if stdin is not None and is_unknown(stdin):
+        return note_program(shell, ctx, f"{argv[0]} reading {shell.show(stdin)}")
     if stdin is not None:
         child = Shell(shell.build, shell.file, shell.cwd, shell.environment(env), argv0=argv[0], positional=rest,
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
@@ -221,6 +223,8 @@ def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | 
     if not rest or rest[0] == "-":  # the program comes from standard input
         name = " ".join([argv[0], *rest[:1]])
         if stdin is not None:
+            if is_unknown(stdin):
+                return note_program(shell, ctx, f"{name} reading {shell.show(stdin)}")
             return _python_text(shell, ctx, stdin, name)
         return True if not rest else note_program(shell, ctx, name)
     if rest[0] == "-c" and len(rest) > 1:

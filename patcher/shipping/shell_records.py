@@ -129,6 +129,14 @@ class Trap:
 
 
 @dataclass
+class Input:
+    """Standard input the reader knows (a here-document's, a file's, what a pipe's part printed): what is left
+    of it, as each ``read`` takes a line."""
+
+    text: str
+
+
+@dataclass
 class Captured:
     """What a ``$(...)`` hears: the text printed, and whether some of what was printed cannot be known."""
 

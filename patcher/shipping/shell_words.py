@@ -64,6 +64,11 @@ def is_known(text: str) -> bool:
     return "\x00" not in text
 
 
+def is_unknown(text: str) -> bool:
+    """Whether ``text`` is one unknown value and nothing else (``$(< FILE)`` of a file the reader cannot read)."""
+    return _MARK.fullmatch(text) is not None
+
+
 class Scope(Protocol):
     """What expansion needs from the shell that runs it."""
 

@@ -1,11 +1,11 @@
-"""``read`` splits a line it can know (a here-document's, bash's here-string's) by IFS, as sh does.
+"""``read`` splits a line it can know (a here-document's, bash's here-string's, a placed file's) by IFS, as sh does.
 
 IFS white space around fields is dropped and runs of it separate; another
 IFS character separates once; the last name gets the rest of the line,
 less one delimiter that ends it when it holds no other. Input the reader
-does not know (a file, a pipe) or an option it does not follow (-d, -n, -t,
--u) gives unknown values. bash's ``printf -v NAME`` keeps what printf would
-print.
+does not know (what a program prints, a file of unknown text) or an option
+it does not follow (-d, -n, -t, -u) gives unknown values. bash's
+``printf -v NAME`` keeps what printf would print.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def test_read_from_a_here_string_or_document_gives_its_fields(script: str, files
 
 
 @pytest.mark.parametrize("script", [
-    "read -r a < list.txt\ncp x.py \"/dest/$a\"\n",  # a file: the image's reading, not the reader's
+    "read -r a < /etc/os-release\ncp x.py \"/dest/$a\"\n",  # a file of the base image's
     "ls | { read -r a; cp x.py \"/dest/$a\"; }\n",
     "read -r -d '' a <<< 'x.py'\ncp x.py \"/dest/$a\"\n",  # an option the reader does not follow
     "read -X a <<< 'x.py'\ncp x.py \"/dest/$a\"\n",  # an option read does not have (bash fails it)
@@ -57,6 +57,11 @@ def test_read_from_a_here_string_or_document_gives_its_fields(script: str, files
 def test_read_from_input_the_reader_cannot_know_gives_unknown_values(script: str) -> None:
     plan = read(script)
     assert placed(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
+def test_read_from_a_file_the_build_placed_gives_its_first_line() -> None:
+    plan = read("read -r a < list.txt\ncp x.py \"/dest/$a\"\n")
+    assert placed(plan) == ["/dest/x.py"] and plan.notes == ()
 
 
 def test_read_fails_at_the_end_of_input_without_a_newline() -> None:

@@ -135,14 +135,17 @@ def test_unset_removes_a_function_or_a_variable_as_its_option_says(command: str,
     assert printed(command) == output
 
 
-@pytest.mark.parametrize("command", [
-    "VERSION=dev; [ -f VERSION ] && read -r VERSION < VERSION; echo $VERSION",
-    "read -r VERSION < VERSION; echo ${VERSION:-dev}",
+@pytest.mark.parametrize(("command", "output"), [
+    ("VERSION=dev; [ -f VERSION ] && read -r VERSION < VERSION; echo $VERSION", "2.4.1"),
+    ("read -r VERSION < VERSION; echo ${VERSION:-dev}", "2.4.1"),
+    # A file of the base image's: what it holds is unknown, not the value VERSION held before nor a default.
+    ("VERSION=dev; read -r VERSION < /etc/VERSION; echo $VERSION", None),
+    ("read -r VERSION < /etc/VERSION; echo ${VERSION:-dev}", None),
 ])
-def test_a_variable_read_from_a_file_holds_what_only_the_file_says(command: str) -> None:
-    # read sets each name it is given (never its options) to what it reads, which the reader does not know:
-    # not the value it held before, nor a default for an empty one.
-    assert printed(command, files={"s/VERSION": "2.4.1\n"}) is None
+def test_a_variable_read_from_a_file_holds_what_only_the_file_says(command: str, output: str | None) -> None:
+    # read sets each name it is given (never its options) to the line it reads: of a file the build placed, its
+    # first line.
+    assert printed(command, files={"s/VERSION": "2.4.1\n"}) == output
 
 
 def test_sudo_with_a_working_folder_is_not_followed() -> None:
