@@ -112,18 +112,29 @@ def _dirname(path: str) -> str:
 
 
 def _test(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    """``test``/``[``/``[[``: decided where the build's own files or known values decide it, else unknown."""
+    """``test``/``[``: decided where the build's own files or known values decide it, else unknown."""
     args = argv[1:]
-    if argv[0] == "[" and args[-1:] == ["]"] or argv[0] == "[[" and args[-1:] == ["]]"]:
+    if argv[0] == "[[":
+        # Under bash '[[ ... ]]' is a compound command (bash_conditional.py); a command named [[ is sh's.
+        if shell.program == "dash":
+            shell.note(ctx, "fails", "dash has no [[ ... ]]: the command [[ is not found")
+            return False
+        shell.unread(ctx, "[[ ... ]] is bash's: under the base image's sh it may not exist, and its '&&' or '||' "
+                          "would end the command")
+        return None
+    if argv[0] == "[" and args[-1:] == ["]"]:
         args = args[:-1]
     negate = False
     while args and args[0] == "!":
         negate, args = not negate, args[1:]
-    result = _decide(shell, args)
+    result = decide_test(shell, args)
     return None if result is None else result != negate
 
 
-def _decide(shell: Shell, args: list[str]) -> bool | None:
+def decide_test(shell: Shell, args: list[str]) -> bool | None:
+    """``test ARGS``'s status where the build's files or known values decide it, else None."""
+    if not args:
+        return False  # 'test' alone fails
     if len(args) in (1, 2) and is_known(args[0]) and not is_known(args[-1]) and shell.unknowns.nonempty(args[-1]):
         # An unknown value known not to be empty ($BASH_VERSION under bash): [ X ], [ -n X ] and [ -z X ] are known.
         if len(args) == 1:

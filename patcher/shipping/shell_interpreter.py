@@ -20,12 +20,13 @@ from .brace_expansion import TooManyWords, expand_braces, has_braces
 from .failure_hiding import and_or_hides, redirect_hides
 from .image_fs import Kind, normalise
 from .shell_arithmetic import run_arithmetic
-from .shell_nodes import (AndOr, Arithmetic, ArithmeticFor, Case, Command, For, FunctionDef, Group, If, Lit, Loop,
+from .shell_nodes import (AndOr, Arithmetic, ArithmeticFor, Case, Command, Conditional, For, FunctionDef, Group, If,
+                          Lit, Loop,
                           Param, Pipeline, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
 from .shell_records import (MAX_COMMANDS, MAX_DEPTH, MAX_GLOBBED, MAX_ITERATIONS, MAX_STEPS, QUIET, STEPS_PAST,
                             Build, Captured, CommandContext, Exit, Input, NoMatch, Note, ReadOnly, ScriptCopy, ScriptRecord,
                             Stop, Trap, Unbound, _Loop, _Return)
-from .shell_syntax import parse_script
+from .shell_syntax import parse_runnable, parse_script
 from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_regex, variable_text
 
 class Shell:
@@ -642,6 +643,9 @@ class Shell:
             return self._arithmetic_for(node, ctx)
         if isinstance(node, Case):
             return self._case(node, ctx)
+        if isinstance(node, Conditional):
+            from .bash_conditional import conditional
+            return conditional(self, node)
         if isinstance(node, Group):
             if node.subshell:
                 child = self.subshell()
@@ -874,19 +878,19 @@ class Shell:
     def run_text(self, text: str, line: int, ctx: CommandContext, main: bool = False) -> bool | None:
         """Run shell text in this shell (``eval``, a sourced file read in place; ``main``: as its whole program)."""
         try:
-            program = parse_script(text, line, bash=self.program == "bash")
-        except ShellSyntaxError as error:
-            self.stop(ctx, f"cannot be parsed as shell ({error.message}, line {error.line}): the rest of "
-                           f"{self._what()} is not read")
-            return None
+            program, error = parse_runnable(text, line, bash=self.program == "bash")  # the lines before an error run
         except RecursionError:
             self.stop(ctx, f"nests too deeply to be read: the rest of {self._what()} is not read")
             return None
         try:
-            return self.main(program, ctx.tail) if main else self.run(program, ctx.tail)
+            status = self.main(program, ctx.tail) if main else self.run(program, ctx.tail)
         except RecursionError:
             self.stop(ctx, f"nests too deeply to be read: the rest of {self._what()} is not read")
             return None
+        if error is not None:
+            self.stop(ctx, f"cannot be parsed as shell ({error.message}, line {error.line}): the rest of "
+                           f"{self._what()} is not read")
+        return status
 
 
 def _clip(text: str, limit: int) -> str:

@@ -37,10 +37,20 @@ class Lexer:
         self.line = first_line
         self.tokens: list[Token] = []
         self.pending: list[tuple[Token, bool, bool]] = []  # here-doc delimiters: token, strip tabs, quoted
+        self.token_line = first_line
 
     def run(self) -> list[Token]:
+        started = self.line
+        try:
+            return self._run()
+        except ShellSyntaxError as error:
+            error.start = min(error.start, self.token_line if self.tokens or self.pos else started)
+            raise
+
+    def _run(self) -> list[Token]:
         text = self.text
         while self.pos < len(text):
+            self.token_line = self.line  # where the token read next starts: a quote left open is dated there
             char = text[self.pos]
             if char in " \t\r":
                 self.pos += 1

@@ -20,6 +20,7 @@ class ShellSyntaxError(Exception):
         super().__init__(message)
         self.message = message
         self.line = line
+        self.start = line  # where the top-level command (or the token) it stops in starts
 
 
 # -- words -----------------------------------------------------------------
@@ -184,6 +185,16 @@ class Arithmetic:
 
 
 @dataclass(frozen=True)
+class Conditional:
+    """bash's ``[[ EXPRESSION ]]``: its words (neither split nor globbed) and operators (``&&``, ``||``, ``(``,
+    ``)``, ``<``, ``>``; ``!`` and the tests are words)."""
+
+    items: tuple[Union[Word, str], ...]
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
 class ArithmeticFor:
     """bash's ``for ((INIT; CONDITION; STEP)); do BODY; done``."""
 
@@ -195,7 +206,7 @@ class ArithmeticFor:
     text: str
 
 
-Compound = Union[If, For, Loop, Case, Group, Arithmetic, ArithmeticFor]
+Compound = Union[If, For, Loop, Case, Group, Arithmetic, ArithmeticFor, Conditional]
 
 
 @dataclass(frozen=True)

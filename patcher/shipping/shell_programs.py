@@ -13,9 +13,8 @@ import posixpath
 
 from .command_lookup import note_program
 from .shell_interpreter import Shell, shebang
-from .shell_nodes import ShellSyntaxError
 from .shell_records import MAX_DEPTH, CommandContext, Exit, ScriptRecord, Stop, _Loop, _Return, covers
-from .shell_syntax import parse_script
+from .shell_syntax import parse_runnable
 from .shell_words import is_known, is_unknown
 from .tool_options import read_options
 
@@ -64,18 +63,13 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                      f"{source} has CRLF line endings: sh reads each line's last word with a carriage return on "
                      "it (cp writes to 'NAME\\r', cd fails), which the reader does not follow")
     try:
-        parsed = parse_script(text, bash=program == "bash")
+        parsed, error = parse_runnable(text, bash=program == "bash")  # sh runs the lines before a syntax error
     except RecursionError:
         child.note(CommandContext(1, text.split("\n", 1)[0].strip()), "stop",
                    f"nests too deeply to be read: {source} is not read")
         return None
-    except ShellSyntaxError as error:
-        child.note(CommandContext(error.line, text.splitlines()[error.line - 1].strip() if 0 < error.line <= len(
-            text.splitlines()) else ""), "stop", f"cannot be parsed as shell ({error.message}): {source} is not "
-                                                 "read from here on")
-        return None
     try:
-        return child.main(parsed)
+        status = child.main(parsed)
     except Exit as end:
         return end.status
     except Stop:
@@ -85,6 +79,12 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
     except RecursionError:
         shell.note(ctx, "stop", f"{source} nests too deeply to be read; the reader stops there")
         return None
+    if error is not None:
+        lines = text.splitlines()
+        child.note(CommandContext(error.line, lines[error.line - 1].strip() if 0 < error.line <= len(lines) else ""),
+                   "stop", f"cannot be parsed as shell ({error.message}): {source} is not read from here on")
+        return None
+    return status
 
 
 def _shell_flags(words: list[str]) -> set[str]:

@@ -15,7 +15,8 @@ import re
 from typing import Union
 
 from .shell_lexer import NAME, Lexer, Token
-from .shell_nodes import (DECLARATIONS, AndOr, Arithmetic, ArithmeticFor, Case, Command, Compound, For, FunctionDef,
+from .shell_nodes import (DECLARATIONS, AndOr, Arithmetic, ArithmeticFor, Case, Command, Compound, Conditional, For,
+                          FunctionDef,
                           Group, If, Lit, Loop, Param, Part, Pipeline, Redirect, Sequence, ShellSyntaxError, Simple,
                           Word, plain_text)
 
@@ -39,12 +40,34 @@ def parse_script(text: str, first_line: int = 1, bash: bool = False) -> Sequence
     return _Parser(tokens, text, bash).program()
 
 
+def parse_runnable(text: str, first_line: int = 1, bash: bool = False) -> tuple[Sequence, ShellSyntaxError | None]:
+    """The commands sh runs before a syntax error stops it, and that error (None: the whole text parses).
+
+    sh reads a script (a ``-c`` string, ``eval``'s text, a sourced file) a line at a time and runs each
+    complete command as it is read: the commands on the lines before the one a syntax error is on run; the
+    commands on that line, and a compound command still open around it, do not.
+    """
+    try:
+        return parse_script(text, first_line, bash), None
+    except ShellSyntaxError as error:
+        found = error
+    lines = text.replace("\r\n", "\n").split("\n")
+    stop = found.start
+    while stop > first_line:
+        try:
+            return parse_script("\n".join(lines[:stop - first_line]) + "\n", first_line, bash), found
+        except ShellSyntaxError as again:  # the lines kept end inside a compound command: drop all of it
+            stop = min(again.start, stop - 1)
+    return Sequence(()), found
+
+
 class _Parser:
     def __init__(self, tokens: list[Token], text: str, bash: bool = False):
         self.tokens = tokens
         self.text = text
         self.bash = bash
         self.index = 0
+        self.top_line = tokens[0].line  # where the script's command being read starts
 
     @property
     def token(self) -> Token:
@@ -77,9 +100,13 @@ class _Parser:
         return text if len(text) <= 120 else text[:117] + "..."
 
     def program(self) -> Sequence:
-        sequence = self.sequence(())
-        if self.token.kind != "eof":
-            raise ShellSyntaxError(f"unexpected '{self.token.value.strip()}'", self.token.line)
+        try:
+            sequence = self.sequence(())
+            if self.token.kind != "eof":
+                raise ShellSyntaxError(f"unexpected '{self.token.value.strip()}'", self.token.line)
+        except ShellSyntaxError as error:
+            error.start = min(error.start, self.top_line)
+            raise
         return sequence
 
     def sequence(self, ends: tuple[str, ...]) -> Sequence:
@@ -87,6 +114,8 @@ class _Parser:
         items: list[AndOr] = []
         while True:
             self._linebreak()
+            if not ends:  # the script's own list: where each of its commands starts
+                self.top_line = self.token.line
             if self.token.kind == "eof" or self._is_word(*ends) or self._is_op(*ends):
                 return Sequence(tuple(items))
             if self._is_op(";;", ";&"):
@@ -140,6 +169,8 @@ class _Parser:
                 body = self.sequence(("}",))
                 self._expect_word("}")
                 node = Group(body, False, token.line, self._text(start, self.tokens[self.index - 1].end))
+            elif keyword == "[[" and self.bash:
+                node = self._conditional(start)
             elif keyword == "function":
                 return self._function(start, keyword=True)
             elif (keyword is not None and NAME.fullmatch(keyword) and self.tokens[self.index + 1].kind == "op"
@@ -166,6 +197,26 @@ class _Parser:
             return Command(self._simple())
         found = token.value.strip() or "the end"
         raise ShellSyntaxError(f"expected a command, found '{found}'", token.line)
+
+    def _conditional(self, start: int) -> Conditional:
+        """bash's ``[[ ... ]]``: up to the word ``]]``; inside, ``&&``, ``||``, parentheses, ``<`` and ``>`` are the
+        expression's, and a newline may follow any of them."""
+        line = self.token.line
+        self._advance()
+        items: list[Union[Word, str]] = []
+        while not (self.token.kind == "word" and plain_text(self.token.word) == "]]"):
+            token = self.token
+            if token.kind == "eof":
+                raise ShellSyntaxError("a '[[' is not closed", line)
+            if token.kind == "word":
+                items.append(token.word)
+            elif token.kind == "op" and token.value in ("&&", "||", "(", ")", "<", ">"):
+                items.append(token.value)
+            elif token.kind != "newline":
+                raise ShellSyntaxError(f"unexpected '{token.value.strip()}' in [[ ]]", token.line)
+            self._advance()
+        self._advance()
+        return Conditional(tuple(items), line, self._text(start, self.tokens[self.index - 1].end))
 
     def _redirect(self) -> Redirect:
         fd = None

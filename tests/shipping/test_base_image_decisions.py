@@ -54,7 +54,8 @@ def test_a_case_on_an_unknown_value_reads_every_branch() -> None:
     ("[[ -f ./x.py ]]", True), ("[[ -d ./x.py ]]", False), ("[[ -e ./missing ]]", False), ('[[ $SET = a ]]', True),
 ])
 def test_a_test_on_known_values_is_decided_as_sh_decides_it(test: str, holds: bool) -> None:
-    plan = plan_of(script_context(f"SET=a\nEMPTY=\nif {test}; then cp x.py /yes/; else cp x.py /no/; fi\n"))
+    shebang = "#!/bin/bash\n" if test.startswith("[[") else ""  # [[ ]] is bash's
+    plan = plan_of(script_context(f"{shebang}SET=a\nEMPTY=\nif {test}; then cp x.py /yes/; else cp x.py /no/; fi\n"))
     assert placed(plan) == ({"/yes/x.py": "s/x.py"} if holds else {"/no/x.py": "s/x.py"})
     assert plan.notes == ()
 

@@ -1,9 +1,12 @@
-"""A script that does not parse is read up to nothing: one note says where the parser stopped and why.
+"""A script that does not parse is read up to its error: one note says where the parser stopped and why.
 
-sh reads a whole script (a ``RUN`` line, a ``sh -c`` string, an ``eval``)
-before it runs any of it only as far as its grammar goes; the reader
-refuses the whole text instead, and its note names the line the parser
-stopped on, that line as written, and what it expected there.
+sh reads a script (a ``RUN`` line, a ``sh -c`` string, an ``eval``, a
+here-document fed to sh) a line at a time and runs each complete command
+as it reads it: the commands on the lines before the one its syntax error
+is on run, and those on that line, or in a compound command still open
+around it, do not (checked with bash 5.2 and dash 0.5.12). The reader runs
+the same commands; its note names the line the parser stopped on, that
+line as written, and what it expected there.
 """
 
 from __future__ import annotations
@@ -89,7 +92,8 @@ def test_a_script_that_does_not_parse_is_one_note_at_the_line_the_parser_stopped
     plan = plan_of(script_context(script))
     assert [(n.kind, n.file, n.line, n.text, n.reason) for n in plan.notes] == [
         ("stop", "s/i.sh", line, text, f"cannot be parsed as shell ({why}): s/i.sh is not read from here on")]
-    assert not any(path.startswith("/a/") for path in plan.image)  # nothing before the error ran either
+    # Only a copy on a line of its own before the error's line ran.
+    assert any(path.startswith("/a/") for path in plan.image) is script.startswith("cp x.py /a/\n")
 
 
 def test_a_bash_array_never_closed_is_a_syntax_error_at_the_line_it_opens() -> None:
@@ -114,13 +118,29 @@ def test_a_run_line_that_does_not_parse_stops_that_run_only() -> None:
     assert "/a/x.py" not in plan.image and plan.image["/b/x.py"].source == "x.py"
 
 
-def test_a_here_document_fed_to_sh_that_does_not_parse_stops_that_run_only() -> None:
+def test_a_here_document_fed_to_sh_that_does_not_parse_runs_up_to_its_error_and_stops_that_run_only() -> None:
     plan = plan_of({"Dockerfile": "FROM base\nCOPY x.py /src/\nRUN sh <<EOF\ncp /src/x.py /a/\nif true; then echo\n"
                                   "EOF\nRUN cp /src/x.py /b/\n", "x.py": ""})
     assert [(n.kind, n.file, n.line, n.reason) for n in plan.notes] == [
         ("stop", "Dockerfile", 3, "cannot be parsed as shell (expected 'fi', found 'the end', line 6): the rest of "
                                   "this RUN (Dockerfile line 3) is not read")]
-    assert "/a/x.py" not in plan.image and plan.image["/b/x.py"].source == "x.py"
+    # sh ran the here-document's first line before it met the 'if' left open.
+    assert plan.image["/a/x.py"].source == "x.py" and plan.image["/b/x.py"].source == "x.py"
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("cp x.py /a/\nfi\ncp x.py /b/\n", ["/a/x.py"]),
+    ("cp x.py /a/\ncp x.py /b/; fi\n", ["/a/x.py"]),  # the error's own line does not run
+    ("cp x.py /a/\nif true; then\n  cp x.py /b/\nfi; fi\n", ["/a/x.py"]),  # nor the compound it closes
+    ("cp x.py /a/\nif true; then\n  cp x.py /b/\n  echo \"open\nfi\n", ["/a/x.py"]),  # a quote left open
+    ("cp x.py /a/\neval 'cp x.py /b/\nfi'\ncp x.py /c/\n", ["/a/x.py", "/b/x.py"]),  # eval's text too
+])
+@pytest.mark.parametrize("run", ["cd /w/s && bash i.sh", "cd /w/s && dash i.sh"])
+def test_the_commands_before_a_syntax_error_run(script: str, placed: list[str], run: str) -> None:
+    plan = plan_of(script_context(script.replace("/a/", "/w/a/").replace("/b/", "/w/b/").replace("/c/", "/w/c/"),
+                                  run=f"mkdir /w/a /w/b /w/c && {run}"))
+    assert sorted(p[2:] for p in plan.image if p.startswith(("/w/a/", "/w/b/", "/w/c/"))) == placed
+    assert [n.kind for n in plan.notes] == ["stop"]
 
 
 def test_an_eval_of_text_that_does_not_parse_stops_the_script_there() -> None:

@@ -1,0 +1,78 @@
+"""bash's ``[[ ... ]]``: a compound command of tests, not a program run with ``&&`` cutting it in two.
+
+Inside it ``&&``, ``||``, ``!`` and parentheses combine tests, words are
+neither split nor globbed, the right side of ``==``, ``=`` and ``!=`` is a
+pattern (its quoted parts match as written), and ``-eq`` and the other
+integer tests read arithmetic (``010`` is 8). What only the image decides
+(an unknown value, ``=~``, ``<``, file times) is unknown, and combines as
+such: an unknown test ``&&`` a false one is false. Each row's answer is
+what bash 5.2 gave.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import in_dest, run_script
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("A=abc.py\n[[ $A == *.py ]] && cp x.py /dest/m.py\n", ["/dest/m.py"]),
+    ("A=abc.py\n[[ $A == \"*.py\" ]] || cp x.py /dest/q.py\n", ["/dest/q.py"]),  # quoted: matched as written
+    ("A=abc.py\nif [[ $A = a* ]]; then cp x.py /dest/a.py; fi\n", ["/dest/a.py"]),
+    ("A=abc.py\n[[ $A != *.txt ]] && cp x.py /dest/n.py\n", ["/dest/n.py"]),
+    ("A='a b'\n[[ $A == a* ]] && cp x.py /dest/6.py\n", ["/dest/6.py"]),  # not split
+    ("A='xy'\n[[ $A == \"x\"* ]] && cp x.py /dest/7.py\n", ["/dest/7.py"]),
+    ("A='x*'\n[[ $A == \"x*\" ]] && cp x.py /dest/8.py\n", ["/dest/8.py"]),
+    ("P=py\n[[ x.py == *.$P ]] && cp x.py /dest/14.py\n", ["/dest/14.py"]),
+    ("[[ x.py == *.[p]y ]] && cp x.py /dest/15.py\n", ["/dest/15.py"]),
+    ("[[ x.py == ?.py ]] && cp x.py /dest/16.py\n", ["/dest/16.py"]),
+    ("x='*'\n[[ -n $x ]] && cp x.py /dest/24.py\n", ["/dest/24.py"]),  # not globbed
+])
+def test_the_right_side_of_a_comparison_is_a_pattern(script: str, placed: list[str]) -> None:
+    plan = run_script(script)
+    assert in_dest(plan) == placed and plan.notes == ()
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("[[ -f x.py && -d sub ]] && cp x.py /dest/and.py\n", ["/dest/and.py"]),
+    ("[[ -f nothere || -d sub ]] && cp x.py /dest/or.py\n", ["/dest/or.py"]),
+    ("[[ ! -f nothere ]] && cp x.py /dest/not.py\n", ["/dest/not.py"]),
+    ("[[ -d sub &&\n   -f x.py ]] && cp x.py /dest/5.py\n", ["/dest/5.py"]),  # a newline after &&
+    ("[[ ( -d sub || -d nope ) && -f x.py ]] && cp x.py /dest/13.py\n", ["/dest/13.py"]),
+    ("[[ ! ( -f x.py ) ]] || cp x.py /dest/25.py\n", ["/dest/25.py"]),
+    ("[[ x.py == x.py && ( -d sub || -d nope ) ]] && cp x.py /dest/cx.py\n", ["/dest/cx.py"]),
+    ("f=x.py\n[[ $f = *.py && -f $f ]] && cp $f /dest/22.py\n", ["/dest/22.py"]),
+    ("[[ -z $UNSET_X ]] && cp x.py /dest/3.py\n", ["/dest/3.py"]),
+    ("[[ a ]] && cp x.py /dest/26.py\n", ["/dest/26.py"]),
+    ("[[ '' ]] || cp x.py /dest/27.py\n", ["/dest/27.py"]),
+    ("V=010\n[[ $V -eq 8 ]] && cp x.py /dest/10.py\n", ["/dest/10.py"]),  # arithmetic: a leading 0 is octal
+    ("V=3\n[[ V+1 -eq 4 ]] && cp x.py /dest/11.py\n", ["/dest/11.py"]),
+    ("[[ 1 -lt 2 && 3 -gt 2 ]] && cp x.py /dest/23.py\n", ["/dest/23.py"]),
+    ("set -e\n[[ a == b ]]\ncp x.py /dest/18.py\n", []),  # a false [[ ]] ends a set -e script
+    ("set -e\n[[ a == b ]] || true\ncp x.py /dest/19.py\n", ["/dest/19.py"]),
+])
+def test_tests_combine_inside_the_brackets(script: str, placed: list[str]) -> None:
+    plan = run_script(script)
+    assert in_dest(plan) == placed and [n for n in plan.notes if n.kind != "fails"] == []
+
+
+@pytest.mark.parametrize("test", ["$UNKNOWN_V == a", "x =~ ^x$", "a < b", "x.py -nt sub/y.py", "-s x.py"])
+def test_what_the_image_decides_is_unknown(test: str) -> None:
+    # Unknown: the reader follows the copy, and a false test beside it still decides.
+    assert in_dest(run_script(f"[[ {test} ]] && cp x.py /dest/u.py\n")) == ["/dest/u.py"]
+    assert in_dest(run_script(f"[[ {test} && -f nothere ]] && cp x.py /dest/u.py\n")) == []
+    assert in_dest(run_script(f"[[ {test} || -f x.py ]] || cp x.py /dest/u.py\n")) == []
+
+
+def test_dash_has_no_brackets_and_sh_may_not() -> None:
+    # dash: '[[' is a command it does not find (127), and '&&' ends it there.
+    plan = run_script("[[ -f x.py && -d sub ]] && cp x.py /dest/s.py\n", "dash i.sh")
+    assert in_dest(plan) == [] and [(n.kind, n.line) for n in plan.notes if n.file == "s/i.sh"] == [("fails", 1)]
+    plan = run_script("[[ -f x.py && -d sub ]] && cp x.py /dest/s.py\n", "sh i.sh")
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 1)]
+
+
+def test_test_alone_fails() -> None:
+    plan = run_script("test && cp x.py /dest/t.py || cp x.py /dest/f.py\n", "dash i.sh")
+    assert in_dest(plan) == ["/dest/f.py"]
