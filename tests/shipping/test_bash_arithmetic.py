@@ -53,6 +53,15 @@ def test_an_endless_arithmetic_loop_is_read_to_its_limit() -> None:
     assert placed(plan) == [] and [(n.kind, n.line) for n in plan.notes] == [("stop", 1)]
 
 
+def test_an_arithmetic_loop_without_its_three_expressions_is_a_syntax_error_at_its_line() -> None:
+    # The step forgotten: bash 5.2 says "arithmetic expression required" on line 2 and runs only line 1.
+    plan = read("cp x.py /dest/before.py\nfor ((i=0; i<3)); do cp x.py /dest/x$i.py; done\ncp x.py /dest/after.py\n")
+    assert placed(plan) == ["/dest/before.py"]
+    assert [(n.kind, n.file, n.line, n.reason) for n in plan.notes if n.file == "s/i.sh"] == [
+        ("stop", "s/i.sh", 2, "cannot be parsed as shell ('for ((' needs three expressions): s/i.sh is not read "
+                              "from here on")]
+
+
 def test_under_dash_double_parentheses_are_two_subshells() -> None:
     plan = read("((cd sub && cp y.py /dest/))\n", run="dash i.sh")
     assert placed(plan) == ["/dest/y.py"]

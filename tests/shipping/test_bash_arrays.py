@@ -65,6 +65,8 @@ def test_a_bash_array_assignment_is_read_and_the_script_goes_on() -> None:
     ('files=(x.py sub/y.py); i=0; files[$i]=sub/y.py; cp "${files[0]}" /dest/zero.py',
      {"/dest/zero.py": "s/sub/y.py"}),
     ('one[0]=x.py; cp $one /dest/one.py', {"/dest/one.py": "s/x.py"}),
+    # A plain value is element 0 of an array of one, so the next index appends to it.
+    ('py=x.py; py[1]=sub/y.py; cp "${py[@]}" /dest/', {"/dest/x.py": "s/x.py", "/dest/y.py": "s/sub/y.py"}),
     ('name=(x); name[0]+=.py; cp "${name[0]}" /dest/appended.py', {"/dest/appended.py": "s/x.py"}),
 ])
 def test_an_arrays_elements_expand_as_bash_expands_them(script: str, files: dict[str, str]) -> None:

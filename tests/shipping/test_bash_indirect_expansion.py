@@ -18,6 +18,7 @@ from tests.shipping.conftest import run_script as read
 @pytest.mark.parametrize(("script", "files"), [
     ('N=DEST\nDEST=/dest\ncp x.py "${!N}/x.py"', ["/dest/x.py"]),
     ('set -- DEST\nDEST=/dest\ncp x.py "${!1}/one.py"', ["/dest/one.py"]),
+    ('N=DEST\nDEST="/dest/two words"\nmkdir "$DEST"\ncp x.py "${!N}/"', ["/dest/two words/x.py"]),  # quoted: one word
     ('A=(x.py y)\nfor i in "${!A[@]}"; do cp x.py /dest/i$i.py; done', ["/dest/i0.py", "/dest/i1.py"]),
     ('A=()\nfor i in "${!A[@]}"; do cp x.py /dest/never.py; done\ncp x.py /dest/after.py', ["/dest/after.py"]),
 ])

@@ -38,6 +38,7 @@ def test_nullglob_makes_an_unmatched_pattern_no_word() -> None:
 @pytest.mark.parametrize(("script", "placed"), [
     # bash drops the whole command of the script, '||' and all, and goes on with the next one.
     ("cp *.whl /dest/w.py || cp x.py /dest/fallback.py\ncp x.py /dest/next.py\n", ["/dest/next.py"]),
+    ("cp *.whl /dest/ || true\ncp x.py \"/dest/status$?.py\"\n", ["/dest/status1.py"]),  # it failed: $? is 1
     ("for f in *.whl; do cp x.py /dest/in.py; done || cp x.py /dest/or.py\ncp x.py /dest/next.py\n",
      ["/dest/next.py"]),
     ("f() { cp *.whl /dest/; cp x.py /dest/in_f.py; }\nf\ncp x.py /dest/next.py\n", ["/dest/next.py"]),

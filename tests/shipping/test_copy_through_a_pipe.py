@@ -52,3 +52,11 @@ def test_reading_the_cat_word_again_changes_nothing_outside_the_pipe() -> None:
     plan = plan_of(script_context("mkdir -p /made\nset -u\ncat $1 | tee /made/t.py\ncp x.py /made/after.py\n"))
     assert {path for path in plan.image if path.startswith("/made/")} == {"/made/after.py"}
     assert [(n.kind, n.line) for n in plan.notes] == [("fails", 3)]
+
+
+@pytest.mark.parametrize("script", ["cat sub | tee /made/paged_attn.py > /dev/null",
+                                    "rm x.py\ncat x.py | tee /made/paged_attn.py > /dev/null"])
+def test_cat_of_a_folder_or_a_removed_file_fails_and_tee_still_writes_an_empty_file(script: str) -> None:
+    # cat fails ('Is a directory', 'No such file'), tee gets nothing and succeeds: the pipe succeeds, as in bash
+    # and dash, and DEST holds no context file.
+    assert placed(f"{script} && cp sub/y.py /made/after.py") == {"/made/after.py": Y}

@@ -42,6 +42,7 @@ def read(script: str, run: str = "bash i.sh") -> ShipPlan:
     ("read <<< 'a\\b c'\ncp x.py \"/dest/$REPLY.py\"\n", ["/dest/ab c.py"]),  # without -r a backslash escapes
     ("read -r <<< 'a\\b'\ncp x.py \"/dest/$REPLY.py\"\n", ["/dest/a\\b.py"]),
     ("read -r a <<< ''\ncp x.py \"/dest/[$a].py\"\n", ["/dest/[].py"]),
+    ("read -r -p 'Install to: ' dir <<< 'opt'\ncp x.py /dest/$dir.py\n", ["/dest/opt.py"]),  # -p takes a prompt
 ])
 def test_read_from_a_here_string_or_document_gives_its_fields(script: str, files: list[str]) -> None:
     plan = read(script)

@@ -82,11 +82,15 @@ def test_dash_refuses_an_err_trap() -> None:
 
 def test_an_err_trap_under_sh_is_unread_as_only_bash_has_it() -> None:
     plan = run_script("trap 'cp x.py /dest/e.py' ERR\nfalse\n", "sh i.sh")
-    assert [(n.kind, n.line) for n in plan.notes if n.kind == "unread"] == [("unread", 1)]
+    assert [(n.kind, n.line, n.reason) for n in plan.notes if n.kind == "unread"] == [
+        ("unread", 1, "trap ... ERR under the base image's sh: dash refuses it, bash as sh runs it when a command "
+                      "fails, as the reader does")]
     assert in_dest(plan) == ["/dest/e.py"]  # read on as bash as sh runs it
 
 
 @pytest.mark.parametrize("condition", ["DEBUG", "RETURN"])
 def test_a_trap_around_every_command_is_unread(condition: str) -> None:
     plan = run_script(f"trap 'rm -f /dest/x.py' {condition}\ncp x.py /dest/x.py\n")
-    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 1)]
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 1, f"a {condition} trap runs its action around every command or function, which the reader "
+                      "does not follow")]

@@ -1,0 +1,29 @@
+"""Each file the image ships keeps the steps that put it there: the file, line and command of each.
+
+A ``COPY`` brings a context file in; a command of a script (``cp``, or
+``cat SRC > DEST`` and ``tee DEST < SRC``, which give DEST the bytes of
+SRC) moves it on. The step names the command as the script ran it, less
+its folder (``/usr/bin/cat`` is ``cat``), so a reviewer sees which line of
+which script made the image's copy.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import plan_of, script_context
+
+
+def steps(script: str, path: str) -> list[tuple[str, int, str]]:
+    plan = plan_of(script_context(f"mkdir -p /made\n{script}\n"))
+    return [(step.file, step.line, step.command) for step in plan.image[path].steps]
+
+
+@pytest.mark.parametrize(("script", "command"), [
+    ("cp x.py /made/paged_attn.py", "cp"),
+    ("cat x.py > /made/paged_attn.py", "cat"),
+    ("/usr/bin/cat < x.py > /made/paged_attn.py", "cat"),
+    ("tee /made/paged_attn.py < x.py > /dev/null", "tee"),
+])
+def test_a_copy_by_a_script_names_its_command_after_the_copy_in(script: str, command: str) -> None:
+    assert steps(script, "/made/paged_attn.py") == [("Dockerfile", 3, "COPY"), ("s/i.sh", 2, command)]
