@@ -225,6 +225,8 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     ("ln -s /w/s/sub /made/cur\nln -sf /w/s/x.py /made/cur", {"/made/cur/y.py": Y, "/made/cur/deep/z.py": Z,
                                                               "/made/cur/x.py": X}),
     ("ln -s /w/s/sub /made/cur\nln -sfn /w/s/sub/deep /made/cur", {"/made/cur/z.py": Z}),
+    # ln -s TARGET FOLDER makes FOLDER/TARGET's-name the link: -sfn repoints that link, not a folder inside it.
+    ("mkdir /made/v\nln -s /w/s/sub /made/v\nln -sfn /w/s/sub/deep /made/v/sub", {"/made/v/sub/z.py": Z}),
     ("ln -s /w/s/sub /made/cur\nln -sfT /w/s/sub/deep /made/cur", {"/made/cur/z.py": Z}),  # -T: LINK is the name
     ("ln -s /w/s/sub /made/cur\nln --symbolic --force --no-dereference /w/s/sub/deep /made/cur", {"/made/cur/z.py": Z}),
     ("ln x.py /made/hard.py", {"/made/hard.py": X}),  # a hard link's relative target is read from the current folder
@@ -235,6 +237,7 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     ("rsync x.py /made/one.py", {"/made/one.py": X}),
     ("rsync -avz --chmod=644 --info=progress2 --out-format=%n --log-file=/tmp/l x.py /made/", {"/made/x.py": X}),
     ("rsync --mkpath x.py /made/deep/er/", {"/made/deep/er/x.py": X}),
+    ("mkdir /tmp/logs\nrsync -a /tmp/logs /made/\ncp x.py /made/logs/", {"/made/logs/x.py": X}),  # made even empty
     ("install -d /made/i1 /made/i2\ninstall x.py /made/i2", {"/made/i2/x.py": X}),
     ("install -D -t /made/q/r x.py", {"/made/q/r/x.py": X}),
     ("install -T x.py /made/t.py", {"/made/t.py": X}),

@@ -239,3 +239,14 @@ def test_a_build_without_the_stage_asked_for_is_refused(dockerfile: str, target:
     assert (raised.value.where, raised.value.message) == ("Dockerfile", message)
     assert raised.value.hint == ("give --target one of the names after AS in the FROM lines" if target else
                                  "'docker build' refuses it too; start the Dockerfile with FROM")
+
+
+@pytest.mark.parametrize(("source", "problem"), [
+    ("pkg/[z-a]*.py", "cannot be read: bad character range z-a"),
+    ("pkg/a**b**c**d**e**f", "has more than 4 '**' inside names"),
+])
+def test_a_copy_source_pattern_that_cannot_be_read_is_refused_as_a_copy_source(source: str, problem: str) -> None:
+    with pytest.raises(ShippingError) as raised:
+        built(f"FROM base\nCOPY {source} /opt/\n")
+    assert raised.value.where == "COPY source"
+    assert str(raised.value).startswith(f"COPY source: pattern {source!r} {problem}")

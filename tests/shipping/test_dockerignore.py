@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from patcher.shipping.dockerignore import glob_regex, has_glob, is_ignored, parse_dockerignore
+from tests.shipping.conftest import plan_of
 
 RULES = parse_dockerignore(
     "# a comment\n\n  vllm  \n!vllm/keep.py\n/abs/*.pyc\n**/__pycache__\n*.md\ndocs/**\n!docs/**/*.txt\na?c\n[ab]x\n"
@@ -77,3 +78,10 @@ def test_a_dockerignore_with_crlf_line_endings_reads_each_line_as_with_lf() -> N
         ("paged_attn.py", False), ("vllm", False), ("vllm/keep.py", True), ("*.md", False)]
     assert is_ignored(rules, "paged_attn.py") and is_ignored(rules, "vllm/a.py") and is_ignored(rules, "README.md")
     assert not is_ignored(rules, "vllm/keep.py") and not is_ignored(rules, "qwen3_6_scripts/paged_attn.py")
+
+
+@pytest.mark.parametrize("text", ["", "\n", "# nothing ignored yet\n"])
+def test_an_empty_dockerignore_has_no_rules(text: str) -> None:
+    # 'touch .dockerignore' is common: it keeps every file in the context.
+    plan = plan_of({"Dockerfile": "FROM base\nCOPY . /app/\n", ".dockerignore": text, "main.py": ""})
+    assert plan.ignore_rules == () and plan.image["/app/main.py"].source == "main.py"

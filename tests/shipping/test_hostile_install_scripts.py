@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from patcher.errors import ShippingError
 from tests.fixtures_hostile_inputs import (
     BOUNDED_SCRIPTS,
     HOSTILE_DOCKERFILES,
@@ -24,6 +25,7 @@ from tests.fixtures_hostile_inputs import (
     with_dockerfile,
     with_script,
 )
+from tests.shipping.conftest import plan_of, script_context
 
 SCRIPT = "qwen3_6_scripts/patch_ops.sh"
 TOO_LARGE = ("is {size} bytes; patcher follows scripts of at most 1048576 "
@@ -82,3 +84,11 @@ def test_an_array_nested_too_deep_is_the_shell_form_and_crashes_no_rule(tmp_path
         result = run_patcher(command, tree)
         assert result.returncode in (0, 1), result.stderr
         assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+
+
+def test_a_script_past_the_size_bound_is_refused_before_it_is_read_with_what_to_check() -> None:
+    # In process, the same line the command prints after 'error: ': where, how large, the bound, and the hint.
+    script = "echo x\n" * 150_000  # 1,050,000 bytes: a generated script, not the vendor's
+    with pytest.raises(ShippingError) as raised:
+        plan_of(script_context(script))
+    assert str(raised.value) == "s/i.sh: " + TOO_LARGE.format(size=len(script))

@@ -80,3 +80,12 @@ def test_pipefail_under_sh_is_unread_because_older_dash_refuses_it(run: str) -> 
 def test_pipefail_under_bash_is_read_without_a_note() -> None:
     plan = run_script("set -eo pipefail\ncp x.py /dest/x.py | tee /tmp/log\n")
     assert [n for n in plan.notes if n.kind == "unread"] == []
+
+
+@pytest.mark.parametrize("run", ["sh -o pipefail i.sh", "sh -eo pipefail i.sh"])
+def test_pipefail_on_shs_command_line_is_unread_at_the_line_that_runs_the_script(run: str) -> None:
+    # dash 0.5.12 refuses the option before it reads the script; the reader notes the RUN line that gives it.
+    plan = run_script("cp x.py /dest/x.py | tee /tmp/log\n", run)
+    (line,) = [n for n in plan.notes if n.kind == "unread"]
+    assert (line.line, line.text) == (4, run) and "dash 0.5.12" in line.reason and "refuses it" in line.reason
+    assert in_dest(plan) == ["/dest/x.py"]

@@ -110,6 +110,9 @@ def test_sed_in_place_could_change_the_files_it_names(command: str, scope: tuple
     ("find . -name '*.py' -exec cp -t /usr/lib/vllm {} +", ("/w/s", "/usr/lib/vllm")),
     ("find /opt -exec install -m 644 {} /srv \\;", ("/opt", "/srv")),
     ("find /opt -exec sed -i s/a/b/ {} +", ("/opt",)),
+    # With the script given by -e/--expression, sed's first operand is a file it edits too.
+    ("find /opt -exec sed -i --expression=s/a/b/ /etc/vllm.conf {} +", ("/opt", "/etc/vllm.conf")),
+    ("find /opt -exec sed -i -e s/a/b/ /etc/vllm.conf {} +", ("/opt", "/etc/vllm.conf")),
     ("find /opt -exec chmod -R 644 {} +", ("/opt",)),
     ("find /opt/vllm -exec chown -R vllm:vllm {} +", ("/opt/vllm",)),  # the owner is no path
     ("find /opt -exec chgrp video {} +", ("/opt",)),
@@ -186,3 +189,10 @@ def test_the_status_of_a_program_the_reader_does_not_run_is_unknown() -> None:
     found = notes('make install\ncp build.log "/var/log/vendor/make-$?.log"')
     assert [(kind, line, reason) for kind, line, _, reason, _ in found][1:] == [
         ("unread", 3, "cp /var/log/vendor/make-$?.log: a path that depends on a value the reader cannot work out")]
+
+
+def test_a_path_built_from_files_only_the_image_holds_names_the_cat_that_read_them() -> None:
+    # cat of base-image files prints what the reader cannot see: the path is unread, shown as the command wrote it.
+    command = 'cp x.py "$(cat /etc/vllm/prefix /etc/vllm/suffix)/x.py"'
+    assert notes(command) == [("unread", 2, command, "cp $(cat /etc/vllm/prefix /etc/vllm/suffix)/x.py: a path "
+                                                     "that depends on a value the reader cannot work out", None)]

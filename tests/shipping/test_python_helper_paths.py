@@ -44,3 +44,11 @@ def test_a_path_built_through_up_to_nine_names_is_read(names: int, spelling: str
 @pytest.mark.parametrize("names", [10, 11])
 def test_a_path_built_through_ten_names_or_more_is_not_followed(names: int, spelling: str) -> None:
     assert python_effects(helper_writing_through(names, spelling)) is None
+
+
+def test_an_f_string_in_the_writing_call_is_one_more_name_of_the_path() -> None:
+    # Nine f-string names are read (above); open(f'{P9}/x.py') spells the tenth step in the call itself, and a
+    # path built through ten is not followed.
+    helper = helper_writing_through(9, "f-string").replace("open(P9,", "open(f'{P9}/x.py',")
+    assert "open(f'{P9}/x.py', 'w')" in helper
+    assert python_effects(helper) is None

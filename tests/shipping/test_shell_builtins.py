@@ -52,6 +52,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("printf '\\x41'", None), ("printf '%d' abc", None), ("printf '%q' a", None), ("printf '%*d' 3 4", None),
     ("printf '%b' \"$U\"", None), ("printf '%5s' \"$U\"", None), ("printf \"$U\"", None), ("printf '\\0'", None),
     ("printf -v V '%s' a; echo $V", None), ("V=/opt/old; printf -v V '%s' /opt/new; echo $V", None),
+    ("bash -c 'printf -v V %s /opt/new && echo $V'", "/opt/new"),  # bash's printf -v succeeds: && goes on
     ("dirname /a/b/c.py", "/a/b"), ("dirname a", "."), ("dirname /a", "/"), ("dirname a/", "."), ("dirname //", "/"),
     ("dirname /a//", "/"), ("dirname a/b/", "a"), ("dirname ''", "."), ("dirname /a/b /c/d", "/a\n/c"),
     ("dirname", None),

@@ -148,6 +148,7 @@ def test_a_script_called_by_a_script_without_set_e_is_ignored_when_it_fails() ->
     ("bash -lc 'cp x.py /opt/l.py'", ["/opt/l.py"]),
     ("bash -o pipefail -c 'cp x.py /opt/c.py'", ["/opt/c.py"]),
     ("bash -O extglob -c 'cp x.py /opt/d.py'", ["/opt/d.py"]),
+    ("bash +O nullglob -c 'cp x.py /opt/d2.py'", ["/opt/d2.py"]),  # +O turns a shopt off: it takes a name too
     ("sh -c -e 'false; cp x.py /opt/m.py'", []),
     ("sh -- i2.sh a", ["/opt/after.py", "/opt/i2-i2.sh-a.py"]),
     ("sh -e i2.sh a", ["/opt/i2-i2.sh-a.py"]),
