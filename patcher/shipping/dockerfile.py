@@ -687,21 +687,30 @@ def _without_heredocs(arguments: str) -> str:
     return HEREDOC.sub("", arguments).strip()
 
 
-def _snapshot(fs: ImageFS, folder: str) -> tuple[dict[str, Placement], set[str], set[str]]:
+_Snapshot = tuple[dict[str, Placement], set[str], set[str], set[str], set[str], set[str]]
+
+
+def _snapshot(fs: ImageFS, folder: str) -> _Snapshot:
+    """What the image model holds at and under ``folder``: files, other files, folders, owned, removed, links."""
     inside = lambda path: path == folder or path.startswith(folder.rstrip("/") + "/")  # noqa: E731
     return ({p: v for p, v in fs.files.items() if inside(p)}, {p for p in fs.others if inside(p)},
-            {d for d in fs.dirs if inside(d)})
+            {d for d in fs.dirs if inside(d)}, {d for d in fs.owned if inside(d)}, {g for g in fs.gone if inside(g)},
+            {k for k in fs.links if inside(k)})
 
 
-def _restorer(fs: ImageFS, folder: str,
-              saved: tuple[dict[str, Placement], set[str], set[str]]) -> Callable[[], None]:
-    """What puts back what stood under a mount point: what a RUN writes there is not kept."""
+def _restorer(fs: ImageFS, folder: str, saved: _Snapshot) -> Callable[[], None]:
+    """What puts back what stood under a mount point: what a RUN writes there is not kept, and what the build
+    did not know there before (the base image's files) is unknown again, not removed."""
     def restore() -> None:
-        files, others, dirs = saved
+        files, others, dirs, owned, gone, links = saved
         fs.remove(folder)
+        fs.gone.discard(folder)
         fs.files.update(files)
         fs.others |= others
         fs.dirs |= dirs
+        fs.owned |= owned
+        fs.gone |= gone
+        fs.links |= links
         fs.make_dir(posixpath.dirname(folder))
 
     return restore

@@ -62,7 +62,7 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
     except RedirectFailed:
         return False
     if copy is not None:
-        return transfer(shell, ctx, posixpath.basename(argv[0]), [copy[0]], copy[1], recursive=False, into=False)
+        return transfer(shell, ctx, copy[2], [copy[0]], copy[1], recursive=False, into=False)
     if not argv:
         try:
             for name, value in assignments:
@@ -94,12 +94,14 @@ def _assign_arrays(shell: Shell, arrays: list[tuple[str, list[str], bool]], asso
             shell.assign_array(name.rstrip("+"), values, append=name.endswith("+"))
 
 
-def _redirected_copy(shell: Shell, argv: list[str], redirects: tuple[Redirect, ...]) -> tuple[str, str] | None:
-    """(source, destination) of ``cat SRC > DEST``, ``cat < SRC > DEST`` or ``tee DEST < SRC``, else None.
+def _redirected_copy(shell: Shell, argv: list[str], redirects: tuple[Redirect, ...]) -> tuple[str, str, str] | None:
+    """(source, destination, cat or tee) of ``cat SRC > DEST``, ``cat < SRC > DEST`` or ``tee DEST < SRC``, else None.
 
     DEST then holds SRC's bytes, as ``cp SRC DEST`` would give them: a common way to copy a file
     over another. Anything else (several files, an option, an append, a here-document) is not a copy.
     """
+    if posixpath.basename(argv[0]) in ("sudo", "command") and len(argv) > 1 and not argv[1].startswith("-"):
+        argv = argv[1:]  # 'sudo cat SRC > DEST': the shell, not sudo, opens DEST; cat prints SRC's bytes into it
     program, operands = posixpath.basename(argv[0]), argv[1:]
     if operands[:1] == ["--"]:
         operands = operands[1:]
@@ -123,7 +125,7 @@ def _redirected_copy(shell: Shell, argv: list[str], redirects: tuple[Redirect, .
         return None
     if not is_known(source) or not is_known(destination) or destination.startswith("/dev/"):
         return None
-    return shell.path(source), shell.path(destination)
+    return shell.path(source), shell.path(destination), program
 
 
 class RedirectFailed(Exception):

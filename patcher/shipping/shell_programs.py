@@ -54,7 +54,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                   errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                   run_line=shell.run_line, record=record, depth=shell.depth + 1, program=program)
     record.errexit_first = child.errexit
-    _start(child, options, ctx)
+    _start(shell, child, options, ctx)
     child.output = shell.output  # a $(...) around the command hears what the script prints
     if "\r\n" in text:
         # sh takes a carriage return for part of a word: each line's last word ends in it, so a cp writes to
@@ -110,12 +110,18 @@ def _shell_flags(words: list[str]) -> set[str]:
     return found
 
 
-def _start(child: Shell, options: set[str], ctx: CommandContext) -> None:
-    """Give a new shell the options of its command line (``-e`` is given to its constructor)."""
+def _start(shell: Shell, child: Shell, options: set[str], ctx: CommandContext) -> None:
+    """Give a new shell the options of its command line (``-e`` is given to its constructor).
+
+    What the reader cannot follow there is noted where the command line is: in ``shell``, at ``ctx``.
+    """
     child.noglob, child.nounset = "f" in options, "u" in options
     child.posix = "posix" in options and child.program == "bash"
     if "pipefail" in options:
-        child.set_pipefail(True, ctx)
+        child.pipefail = True
+        if child.program != "bash":
+            shell.unread(ctx, f"{child.program} -o pipefail: dash 0.5.12 (Debian 12, Ubuntu 24.04) refuses it and "
+                              "does not run, bash and later dash follow it, as the reader does")
 
 
 def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -173,7 +179,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile,
             program=posixpath.basename(argv[0]))
         child.output = shell.output
-        _start(child, options, ctx)
+        _start(shell, child, options, ctx)
         try:
             return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
                                                                  ctx.exempt, True), main=True)
@@ -200,7 +206,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
                       dockerfile=shell.dockerfile, program=posixpath.basename(argv[0]))
         child.output = shell.output
-        _start(child, options, ctx)
+        _start(shell, child, options, ctx)
         try:
             return child.run_text(stdin, ctx.line + 1, ctx, main=True)  # the here-document starts on the next line
         except Exit as end:

@@ -24,6 +24,9 @@ def steps(script: str, path: str) -> list[tuple[str, int, str]]:
     ("cat x.py > /made/paged_attn.py", "cat"),
     ("/usr/bin/cat < x.py > /made/paged_attn.py", "cat"),
     ("tee /made/paged_attn.py < x.py > /dev/null", "tee"),
+    # The shell opens the redirections: under sudo, cat and tee still move x.py's bytes.
+    ("sudo cat x.py > /made/paged_attn.py", "cat"),
+    ("sudo tee /made/paged_attn.py < x.py > /dev/null", "tee"),
 ])
 def test_a_copy_by_a_script_names_its_command_after_the_copy_in(script: str, command: str) -> None:
     assert steps(script, "/made/paged_attn.py") == [("Dockerfile", 3, "COPY"), ("s/i.sh", 2, command)]

@@ -81,6 +81,11 @@ def test_a_run_is_read_in_its_form_and_its_stages_shell(run: str, placed: dict[s
     ("COPY main.py /t/m.py\nRUN --mount=type=tmpfs,target=/t cp /src/main.py /t/n.py\nRUN cp /t/n.py /h.py || true",
      {"/t/m.py": "main.py"}, []),
     ("RUN --mount=type=bind,source=pkg,target=/m cp /m/a.py /m/x.py\nRUN cp /m/x.py /i.py || true", {}, []),
+    # What the base image holds under the folder is unknown again after the RUN, not removed.
+    ("RUN --mount=type=cache,target=/opt/cache true\nRUN if [ -f /opt/cache/keep.py ]; then cp /src/main.py /y.py; "
+     "else cp /src/main.py /n.py; fi", {"/y.py": "main.py", "/n.py": "main.py"},
+     [("assumed", 4, "[ -f /opt/cache/keep.py ]", "the base image decides whether this holds: the reader follows "
+                                                  "the branch for 'yes', then the one for 'no'")]),
     # Only the mount folder is given back: what the RUN changes beside it stays, whatever the folder's name.
     ("COPY main.py /opt/m.py\nRUN --mount=type=cache,target=/opt/X rm /opt/m.py", {}, []),
     ("COPY main.py /opt/m.py\nCOPY pkg/a.py /src/\nRUN --mount=type=tmpfs,target=/opt/tmp/ cp /src/a.py /opt/tmp/ "

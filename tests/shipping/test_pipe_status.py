@@ -87,5 +87,6 @@ def test_pipefail_on_shs_command_line_is_unread_at_the_line_that_runs_the_script
     # dash 0.5.12 refuses the option before it reads the script; the reader notes the RUN line that gives it.
     plan = run_script("cp x.py /dest/x.py | tee /tmp/log\n", run)
     (line,) = [n for n in plan.notes if n.kind == "unread"]
-    assert (line.line, line.text) == (4, run) and "dash 0.5.12" in line.reason and "refuses it" in line.reason
+    assert (line.file, line.line, line.text) == ("Dockerfile", 4, run)
+    assert "dash 0.5.12" in line.reason and "refuses it" in line.reason
     assert in_dest(plan) == ["/dest/x.py"]
