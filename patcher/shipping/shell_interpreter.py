@@ -462,11 +462,15 @@ class Shell:
         pipes = [item.first, *(p for _, p in item.rest)]
         ops = [op for op, _ in item.rest]
         hides = and_or_hides(pipes, ops)
+        noted = len(self.build.notes)
+        unknown: Pipeline | None = None  # the first pipeline whose status only the image knows
         status = self.pipeline(pipes[0], hides[0], exempt=bool(ops), tail=tail and "||" not in ops)
         for index, (op, pipe) in enumerate(item.rest, 1):
             runs = status is not False if op == "&&" else status is not True
             if not runs:
                 continue
+            if status is None and unknown is None:
+                unknown = pipes[index - 1]  # from here on every command of the list runs
             last = index == len(pipes) - 1
             exempt, pipe_tail = not last, tail and "||" not in ops[index:]
             if status is None:
@@ -475,7 +479,21 @@ class Shell:
             else:
                 result = self.pipeline(pipe, hides[index], exempt=exempt, tail=pipe_tail)
             status = result if status is not None else None
+        if unknown is not None and not all(_harmless(p) for p in pipes[pipes.index(unknown) + 1:]):
+            self._assume_both_ways(unknown, noted, {p.commands[0].line for p in pipes})
         return status
+
+    def _assume_both_ways(self, pipe: Pipeline, noted: int, lines: set[int]) -> None:
+        """Say that only the base image decides whether ``pipe`` succeeds, as an ``if`` on it says; unless the
+        list (on ``lines``) noted already why: a program the reader does not read, a jump only one outcome takes
+        (noted once, also when a loop runs the list again)."""
+        if any(n.kind in ("unread", "program", "stop") for n in self.build.notes[noted:]) or any(
+                n.kind == "assumed" and n.file == self.file and n.line in lines for n in self.build.notes):
+            return
+        test = pipe.commands[0]
+        self.note(CommandContext(test.line, test.text), "assumed",
+                  "the base image decides whether this succeeds: the reader runs each command after it in the "
+                  "list, as if each ran")
 
     def either(self, run: Callable[[], "bool | None"], where: Command) -> bool | None:
         """Run what only the base image decides runs; if it leaves (exit, return, break, continue), read on.
@@ -891,6 +909,14 @@ class Shell:
             self.stop(ctx, f"cannot be parsed as shell ({error.message}, line {error.line}): the rest of "
                            f"{self._what()} is not read")
         return status
+
+
+def _harmless(pipe: Pipeline) -> bool:
+    """Whether ``pipe`` only prints or does nothing (``|| true``, ``|| echo "no GPU"``): running it or not changes
+    no file and no variable."""
+    return all(isinstance(c.node, Simple) and c.node.words and not c.node.assignments and not c.node.redirects
+               and not c.redirects and plain_text(c.node.words[0]) in ("true", ":", "echo", "printf")
+               and all(isinstance(part, Lit) for word in c.node.words for part in word) for c in pipe.commands)
 
 
 def _clip(text: str, limit: int) -> str:

@@ -80,3 +80,29 @@ def test_a_guard_that_reruns_the_script_under_bash_knows_bash_sets_bash_version(
     assert [(n.kind, n.line) for n in plan.notes] == notes
     (script,) = plan.scripts
     assert [(c.source, c.destination) for c in script.body.copies] == [("/w/s/x.py", "/d/x.py")] * runs
+
+
+@pytest.mark.parametrize(("script", "line"), [
+    ("[ -d /opt/u ] && D=/opt/u || D=/dest\ncp x.py $D/\n", 1),
+    ("D=/dest\n[ -d /opt/u ] && D=/opt/u\ncp x.py $D/\n", 2),
+    ("T=\nfor d in /opt/a /opt/b; do [ -d $d ] && T=$d; done\n[ -n \"$T\" ] || T=/dest\ncp x.py $T/\n", 2),
+    ("command -v python3 >/dev/null && PY=python3 || PY=python\n", 1),
+])
+def test_a_list_run_on_a_test_only_the_image_decides_says_so_as_an_if_does(script: str, line: int) -> None:
+    # The reader runs each command after the test, as if each ran: which value a variable ends with, and where a
+    # copy goes, is the base image's to decide, and inspect lists the line under "Assumed".
+    plan = plan_of(script_context(script))
+    assert [(n.kind, n.line) for n in plan.notes] == [("assumed", line)]
+    assert plan.notes[0].reason == ("the base image decides whether this succeeds: the reader runs each command "
+                                    "after it in the list, as if each ran")
+
+
+@pytest.mark.parametrize("script", [
+    "[ -d /opt/u ] || true\ncp x.py /dest/\n",  # what follows changes nothing
+    "[ -d /opt/u ] || echo no\ncp x.py /dest/\n",
+    "[ -d /w/s ] && cp x.py /dest/\n",  # a folder the build made: decided
+    "python3 -c 'import vllm' && cp x.py /dest/\n",  # the program's own note says why
+])
+def test_a_list_whose_outcome_changes_nothing_or_is_noted_already_adds_no_assumption(script: str) -> None:
+    plan = plan_of(script_context(script))
+    assert not [n for n in plan.notes if n.kind == "assumed"]

@@ -43,7 +43,7 @@ def test_the_right_side_of_a_comparison_is_a_pattern(script: str, placed: list[s
     ("[[ ! ( -f x.py ) ]] || cp x.py /dest/25.py\n", ["/dest/25.py"]),
     ("[[ x.py == x.py && ( -d sub || -d nope ) ]] && cp x.py /dest/cx.py\n", ["/dest/cx.py"]),
     ("f=x.py\n[[ $f = *.py && -f $f ]] && cp $f /dest/22.py\n", ["/dest/22.py"]),
-    ("[[ -z $UNSET_X ]] && cp x.py /dest/3.py\n", ["/dest/3.py"]),
+    ("E=\n[[ -z $E ]] && cp x.py /dest/3.py\n", ["/dest/3.py"]),
     ("[[ a ]] && cp x.py /dest/26.py\n", ["/dest/26.py"]),
     ("[[ '' ]] || cp x.py /dest/27.py\n", ["/dest/27.py"]),
     ("V=010\n[[ $V -eq 8 ]] && cp x.py /dest/10.py\n", ["/dest/10.py"]),  # arithmetic: a leading 0 is octal
