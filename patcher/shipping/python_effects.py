@@ -6,7 +6,10 @@ does not run them; it reads them, the way it reads the shell: every call
 that writes a file (``open`` in a writing mode, ``Path.write_text``,
 ``os.replace``, ``shutil.copy``...) must name a path its code spells out
 (a literal, a name bound once to one, f-strings, ``+``, ``os.path.join``
-and ``Path`` of those). A program that runs other code (``subprocess``,
+and ``Path`` of those, or an imported package's folder,
+``os.path.dirname(vllm.__file__)`` or ``Path(vllm.__file__).parent``,
+which lies wherever the image installed it: such a path starts with
+``PACKAGE``). A program that runs other code (``subprocess``,
 ``os.system``, ``exec``, ``importlib``), writes where the reader cannot
 work out, or does not parse gives None: it could change anything. Calls
 into other modules' functions are taken not to write files.
@@ -51,6 +54,13 @@ _WORDS = re.compile(
     r"touch|symlink\w*|link|hardlink_to|truncate|mknod|mkfifo|extract\w*|unpack_archive|system|popen|spawn\w*|"
     r"posix_spawnp?|exec[lv]?p?e?|eval|compile|fork\w*|startfile|subprocess|multiprocessing|ctypes|importlib|"
     r"import_module|runpy|pty|fileinput|getattr|__dict__|vars|globals|locals|__builtins__|__import__)\b")
+
+
+# The start of a path inside an imported package's folder: PACKAGE + "vllm/core/scheduler.py" is that file of the
+# installed vllm, in whichever site-packages the image has it. No string of a program can hold it (see constant).
+PACKAGE = "\x02"
+_PATH_WRAPPERS = frozenset({"os.path.abspath", "os.path.realpath", "os.path.normpath", "str", "os.fspath"})
+_PATH_RETURNING = frozenset({"resolve", "absolute", "joinpath"})  # Path methods that give a path
 
 
 @dataclass(frozen=True)
@@ -166,7 +176,11 @@ class _Reader:
     def is_path(self, node: ast.expr) -> bool:
         """Whether ``node`` is a ``pathlib`` path (built here, or a name bound to one)."""
         if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_RETURNING:
+                return self.is_path(node.func.value)  # Path(...).resolve(), .joinpath(...)
             return self.dotted(node.func) in _PATH_CONSTRUCTORS
+        if isinstance(node, ast.Attribute) and node.attr == "parent":
+            return self.is_path(node.value)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             return self.is_path(node.left)
         if isinstance(node, ast.Name):
@@ -185,7 +199,9 @@ class _Reader:
 
     def path(self, node: ast.expr | None) -> str:
         value = self.constant(node) if node is not None else None
-        if value is None:
+        if value is None or PACKAGE in value[1:] or value.startswith(PACKAGE) and \
+                posixpath.normpath(value[1:]).startswith(".."):
+            # A package's folder inside another path, or climbed out of: where that is, only the image knows.
             raise _Unknown("a path the reader cannot work out")
         return value
 
@@ -194,7 +210,7 @@ class _Reader:
         if depth > 20:
             return None
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return node.value
+            return node.value if PACKAGE not in node.value else None
         if isinstance(node, ast.Name):
             values = self.bound.get(node.id, [])
             return self.constant(values[0], depth + 1) if len(values) == 1 else None
@@ -216,14 +232,48 @@ class _Reader:
             if left is None or right is None:
                 return None
             return left + right if isinstance(node.op, ast.Add) else posixpath.join(left, right)
+        if isinstance(node, ast.Attribute) and node.attr == "parent":  # Path(vllm.__file__).parent
+            return self.package_folder(node.value, depth + 1)
         if isinstance(node, ast.Call):
             name = self.dotted(node.func)
+            if name in ("os.path.dirname", "posixpath.dirname") and len(node.args) == 1 and not node.keywords:
+                folder = self.package_folder(node.args[0], depth + 1)
+                if folder is not None:
+                    return folder
+                inner = self.constant(node.args[0], depth + 1)
+                return posixpath.dirname(inner) if inner is not None else None
             if name in ("os.path.join", "posixpath.join", *_PATH_CONSTRUCTORS) and node.args and not node.keywords:
                 parts_ = [self.constant(a, depth + 1) for a in node.args]
                 return None if any(p is None for p in parts_) else posixpath.join(*parts_)  # type: ignore[arg-type]
             if name in ("str", "os.fspath") and len(node.args) == 1:
                 return self.constant(node.args[0], depth + 1)
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_RETURNING and not node.keywords \
+                    and self.is_path(node.func.value):
+                # The path itself (resolve() and absolute() only add the folder a relative one is in), or joined.
+                parts_ = [self.constant(a, depth + 1) for a in (node.func.value, *node.args)]
+                return None if any(p is None for p in parts_) else posixpath.join(*parts_)  # type: ignore[arg-type]
         return None
+
+    def package_folder(self, node: ast.expr, depth: int) -> str | None:
+        """The folder of the package whose ``__file__`` ``node`` is (through ``abspath``, ``Path``, ``.resolve()``):
+        ``PACKAGE`` and its dotted name as a path. None for anything else."""
+        while depth <= 20 and isinstance(node, ast.Call) and len(node.args) <= 1 and not node.keywords:
+            if node.args and self.dotted(node.func) in _PATH_WRAPPERS | _PATH_CONSTRUCTORS:
+                node, depth = node.args[0], depth + 1
+            elif not node.args and isinstance(node.func, ast.Attribute) and node.func.attr in ("resolve", "absolute"):
+                node, depth = node.func.value, depth + 1
+            else:
+                return None
+        if not isinstance(node, ast.Attribute) or node.attr != "__file__":
+            return None
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        # Only a module the program imports and never binds to anything else: 'import vllm', 'import vllm.x as x'.
+        if not isinstance(root, ast.Name) or root.id not in self.aliases or root.id in self.bound:
+            return None
+        module = self.dotted(node.value)
+        return PACKAGE + module.replace(".", "/") if module is not None else None
 
     def dotted(self, node: ast.expr, depth: int = 0, following: frozenset[str] = frozenset()) -> str | None:
         """The dotted name a call goes to, with import aliases resolved (``sh.copy`` -> ``shutil.copy``).

@@ -249,17 +249,31 @@ def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | 
 
 
 def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str) -> bool | None:
-    from .python_effects import python_effects  # ast is loaded only for a build that runs Python
+    from .python_effects import PACKAGE, python_effects  # ast is loaded only for a build that runs Python
     effects = python_effects(text) if text is not None else None
     shell.emit_unknown()
     if effects is None:
         return note_program(shell, ctx, name)
     fs = shell.build.fs
     for written in effects.writes:
+        if written.startswith(PACKAGE):
+            # A file of an installed package, wherever the image installed it: any placed file at that place.
+            scope = f"**/{posixpath.normpath(written[len(PACKAGE):])}"
+            hit = sorted(p for p in fs.files if covers(scope, p))
+            if hit:
+                shell.unread(ctx, f"{name} rewrites {scope[3:]} of the installed package, which the build placed "
+                                  f"at {hit[0]}", scope=(scope,))
+            continue
         path = shell.path(written)
         if any(p == path or p.startswith(path.rstrip("/") + "/") for p in fs.files):
             shell.unread(ctx, f"{name} rewrites {path}, which the build placed there", scope=(path,))
     for removed in effects.removes:
+        if removed.startswith(PACKAGE):
+            scope = f"**/{posixpath.normpath(removed[len(PACKAGE):])}"
+            if any(covers(scope, p) for p in fs.files):
+                shell.unread(ctx, f"{name} removes {scope[3:]} of the installed package, where the build placed "
+                                  "files", scope=(scope,))
+            continue
         fs.remove(shell.path(removed))
     return True
 
