@@ -108,6 +108,8 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
                 shell.nounset = word[0] == "-"
             if "E" in letters and shell.program == "bash":
                 shell.errtrace = word[0] == "-"
+            if "a" in letters:
+                shell.allexport = word[0] == "-"
             if "o" in letters and index + 1 < len(args):
                 _set_option(shell, args[index + 1], word[0] == "-", ctx)
                 index += 2
@@ -178,6 +180,8 @@ def _set_option(shell: Shell, name: str, on: bool, ctx: CommandContext) -> None:
         shell.posix = on
     elif name == "errtrace" and shell.program == "bash":
         shell.errtrace = on
+    elif name == "allexport":
+        shell.allexport = on
 
 
 def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -185,6 +189,8 @@ def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     options = "".join(word[1:] for word in argv[1:] if word.startswith("-"))
     if "f" in options:
         return True  # of functions: 'readonly -f f', 'export -f f'
+    if "n" in options and argv[0] in ("declare", "typeset"):
+        return _nameref(shell, argv, ctx)
     for word in argv[1:]:
         if word.startswith("-"):
             continue
@@ -198,6 +204,23 @@ def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     return True
 
 
+def _nameref(shell: Shell, argv: list[str], ctx: CommandContext) -> bool | None:
+    """bash's ``declare -n REF=NAME`` (``local -n`` in a function): REF stands for NAME from here on."""
+    if shell.program != "bash":
+        shell.unread(ctx, f"{argv[0]} -n is bash's: under the base image's sh it may not exist")
+        return None
+    for word in argv[1:]:
+        name, equals, target = word.partition("=")
+        if word.startswith("-") or not equals:
+            continue
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", target):
+            shell.unread(ctx, f"{name} is a nameref to {shell.show(target)}, which the reader does not follow")
+            shell.assign(name, shell.unknowns.mark(f"${name}"))
+            continue
+        shell.namerefs[name] = (target, len(shell.frames))
+    return True
+
+
 def _local(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     """``local NAME[=VALUE]``: in a function, NAME is its own until it returns (functions it calls see it too).
 
@@ -205,6 +228,8 @@ def _local(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
     value it had; under sh, which of them the image has decides. Outside a
     function it is read as ``declare``.
     """
+    if any(word.startswith("-") and "n" in word for word in argv[1:]) and shell.frames:
+        return _nameref(shell, argv, ctx)
     for word in argv[1:]:
         if word.startswith("-"):
             continue

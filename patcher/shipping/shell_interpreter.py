@@ -67,6 +67,9 @@ class Shell:
         self.posix = False  # bash's POSIX mode (set -o posix, bash --posix): $(...) keeps set -e, as in sh
         self.aliases: dict[str, str] = {}  # alias NAME=VALUE, by name
         self.readonly: set[str] = set()  # readonly NAME, declare -r NAME: assigning or unsetting it is an error
+        self.allexport = False  # set -a: every variable assigned is exported
+        # bash's namerefs (declare -n REF=NAME): REF -> (NAME, how many functions ran when local -n made it)
+        self.namerefs: dict[str, tuple[str, int]] = {}
         self.traps: dict[str, Trap] = {}  # "EXIT" (run when the shell ends) and bash's "ERR" (when a command fails)
         self.errtrace = False  # bash's set -E: functions and subshells keep the ERR trap
         self.substituted: bool | None = True  # the status of the last $(...) run
@@ -85,8 +88,18 @@ class Shell:
 
     # -- the expansion scope ------------------------------------------------
 
+    def referred(self, name: str) -> str:
+        """The variable ``name`` stands for: itself, or what a nameref (``declare -n``) points at, hop by hop."""
+        for _ in range(10):  # bash stops a chain of namerefs that loops; so does the reader
+            if name not in self.namerefs:
+                break
+            name = self.namerefs[name][0]
+        return name
+
     def lookup(self, name: str) -> str | None:
         """A variable's value, or None when unset (or only the base image could tell)."""
+        if self.namerefs:
+            name = self.referred(name)
         if name == "PWD":
             return self.cwd
         if name == "OLDPWD":
@@ -218,6 +231,10 @@ class Shell:
 
     def assign(self, name: str, value: str) -> None:
         """Set a shell variable (of an array, its element 0, as bash does; ``NAME[I]``, element I)."""
+        if self.namerefs:
+            name = self.referred(name)
+        if self.allexport:
+            self.exported.add(name.split("[", 1)[0])
         if name.split("[", 1)[0] in self.readonly:
             raise ReadOnly(name.split("[", 1)[0])
         if name.endswith("]") and "[" in name:
@@ -384,6 +401,7 @@ class Shell:
         child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob
         child.nounset, child.pipefail, child.posix = self.nounset, self.pipefail, self.posix
         child.shopts, child.aliases, child.readonly = set(self.shopts), dict(self.aliases), set(self.readonly)
+        child.allexport, child.namerefs = self.allexport, dict(self.namerefs)
         # A subshell starts without the traps (sh resets them), but bash's set -E keeps ERR.
         child.errtrace = self.errtrace
         if self.errtrace and "ERR" in self.traps:
@@ -873,6 +891,8 @@ class Shell:
             self.positional = saved
             self.depth -= 1
             self._restore(self.frames.pop())
+            if self.namerefs:  # a local -n ends with its function
+                self.namerefs = {k: v for k, v in self.namerefs.items() if v[1] <= len(self.frames)}
 
     def make_local(self, name: str) -> None:
         """``local NAME`` in the running function: what NAME holds now comes back when the function returns."""

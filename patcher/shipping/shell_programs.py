@@ -115,7 +115,7 @@ def _start(shell: Shell, child: Shell, options: set[str], ctx: CommandContext) -
 
     What the reader cannot follow there is noted where the command line is: in ``shell``, at ``ctx``.
     """
-    child.noglob, child.nounset = "f" in options, "u" in options
+    child.noglob, child.nounset, child.allexport = "f" in options, "u" in options, "a" in options
     child.posix = "posix" in options and child.program == "bash"
     if "pipefail" in options:
         child.pipefail = True

@@ -1,0 +1,32 @@
+"""bash's namerefs: ``declare -n REF=NAME`` (``local -n`` in a function) makes REF another name for NAME.
+
+Install helpers take the name of the variable to fill (``find_site() {
+local -n out=$1; out=/usr/...; }``): reading or setting REF reads or sets
+NAME, through a chain of namerefs too, and a ``local -n`` ends with its
+function. Under sh, where dash has no ``-n``, the line is unread. Each
+answer was checked with bash 5.2.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import in_dest, run_script
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("f() { local -n ref=$1; ref=/dest; }\nf D\ncp x.py $D/n.py\n", ["/dest/n.py"]),
+    ("declare -n r=D\nD=/dest\ncp x.py $r/n.py\n", ["/dest/n.py"]),
+    ("declare -n r=D\nr=/dest\ncp x.py $D/m.py\n", ["/dest/m.py"]),
+    ("typeset -n r=D\nr=/dest\ncp x.py $D/t.py\n", ["/dest/t.py"]),
+    ("f() { local -n ref=$1; ref=/dest; }\nf D\nref=/tmp\ncp x.py $D/o.py\n", ["/dest/o.py"]),  # gone after f
+    ("declare -n r=A\ndeclare -n A=B\nB=/dest\ncp x.py $r/chain.py\n", ["/dest/chain.py"]),
+])
+def test_a_nameref_reads_and_sets_the_variable_it_names(script: str, placed: list[str]) -> None:
+    plan = run_script(script)
+    assert in_dest(plan) == placed and plan.notes == ()
+
+
+def test_a_nameref_under_sh_is_unread() -> None:
+    plan = run_script("declare -n r=D\nD=/dest\ncp x.py $r/n.py\n", "sh i.sh")
+    assert [(n.kind, n.line) for n in plan.notes][:1] == [("unread", 1)]
