@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from patcher import cache_store
-from patcher.cli.errors import fail, handle_errors
+from patcher.cli.errors import fail, handle_errors, resource_message
 from patcher.errors import PatcherError
 
 
@@ -188,3 +188,12 @@ def test_the_open_files_limit_is_named_unless_there_is_none(monkeypatch: pytest.
     monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, resource.RLIM_INFINITY))
     result = run(raising(OSError(24, "Too many open files")))
     assert result.exit_code == 2 and said in result.stderr, result.stderr
+
+
+def test_what_ran_out_outside_a_command_is_said_of_patcher() -> None:
+    # An in-process caller that runs out before a command's context exists (or after it closed) still gets the
+    # one line, named for the program.
+    assert click.get_current_context(silent=True) is None
+    assert resource_message(MemoryError()) == ("patcher: out of memory (the input may be too large or hostile; "
+                                               "give the process more memory, or check the input, and run again)")
+    assert resource_message(ValueError("no")) is None
