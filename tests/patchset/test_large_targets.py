@@ -166,6 +166,11 @@ def test_a_bom_or_another_encoding_is_kept(series: PatchSet, encoding: str, monk
     whole = _outcome(source, _patches(series), sparse_from=len(source) + 1, monkeypatch=monkeypatch)
     assert whole[0] != source and whole[1] is None
     assert _outcome(source, _patches(series), sparse_from=0, monkeypatch=monkeypatch) == whole
+    # The sparse parse itself reads the file in its own encoding (not UTF-8
+    # whatever it declares): it happens, and keeps what the whole parse keeps.
+    module = parse_sparse(source, _patches(series))
+    assert module is not None and module.bytes == source
+    assert module.encoding == cst.parse_module(source).encoding
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -409,6 +414,24 @@ def test_a_member_a_pattern_with_metavariables_can_match_is_parsed(load_patch: C
     assert [type(s) for s in module.body[-1].body.body] == [cst.SimpleStatementLine, Opaque]
     result = _outcome(source, [patch], sparse_from=0, monkeypatch=monkeypatch)
     assert b"max_len = 16384\n" in result[0] and result[2][0][1] is Status.APPLIED
+    assert result == _outcome(source, [patch], sparse_from=len(source) + 1, monkeypatch=monkeypatch)
+
+
+def test_the_members_of_a_decorated_class_on_a_scopes_path_are_decided_one_by_one(
+        load_patch: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    # '@dataclass' above 'class Config:': the definition is found below its
+    # decorators, so the class is split as an undecorated one is, and its
+    # member naming nothing of the pattern stays opaque.
+    patch = load_patch(patch_toml("limit", replace_step("max_len = $LIMIT", "max_len = 16384"), scope="Config"))
+    source = ("import dataclasses\n\n\ndef _unrelated():\n    return 1\n\n\n@dataclasses.dataclass\n"
+              "@functools.total_ordering\nclass Config:\n    max_len = 8192\n    block_size = 16\n").encode()
+    monkeypatch.setattr(sparse, "SPARSE_FROM", 0)
+    module = parse_sparse(source, [patch])
+    assert module is not None and module.bytes == source
+    assert type(module.body[-1]) is cst.ClassDef and len(module.body[-1].decorators) == 2
+    assert [type(s) for s in module.body[-1].body.body] == [cst.SimpleStatementLine, Opaque]
+    result = _outcome(source, [patch], sparse_from=0, monkeypatch=monkeypatch)
+    assert b"    max_len = 16384\n" in result[0] and result[2][0][1] is Status.APPLIED
     assert result == _outcome(source, [patch], sparse_from=len(source) + 1, monkeypatch=monkeypatch)
 
 

@@ -174,3 +174,22 @@ def test_patcher_test_fails_a_series_case_naming_the_later_patch(cli: Any, tmp_p
     named = cli("test", "long-context-threshold", "--patches", patches)
     assert named.exit_code == 1
     assert any(line.startswith("FAIL  series: three-tier-decode: ") for line in named.stdout.splitlines())
+
+
+def test_a_patch_left_out_for_breaking_a_marker_is_shown_the_file_the_kept_patches_give(tmp_path: Path) -> None:
+    # 'explain' shows each patch the bytes it was run on. The run that counts
+    # is the one without the breakers: each breaker, and each patch after it,
+    # receives what the kept patches before it made.
+    patches = write_patch_set(tmp_path, {
+        "first.toml": patch_toml("first", insert_step("after", "y = 2", "z = 3"),
+                                 header='applied-when = ["z = 3", "x = 1", "y = 2"]\n'),
+        "second.toml": patch_toml("second", replace_step("x = 1", "x = 10"), header='applied-when = ["x = 10"]\n'),
+        "third.toml": patch_toml("third", replace_step("y = 2", "y = 20"), header='applied-when = ["y = 20"]\n'),
+        "fourth.toml": patch_toml("fourth", insert_step("before", "x = $_", "v = 0"), header='applied-when = ["v = 0"]\n'),
+    })
+    source = b"def f():\n    x = 1\n    y = 2\n"
+    after_first = b"def f():\n    x = 1\n    y = 2\n    z = 3\n"
+    inputs: list[bytes] = []
+    result = patch_source("x.py", source, load_patch_set(patches).patches, inputs=inputs)
+    assert [o.status for o in result.outcomes] == [Status.APPLIED, Status.FAILED, Status.FAILED, Status.APPLIED]
+    assert inputs == [source, after_first, after_first, after_first]

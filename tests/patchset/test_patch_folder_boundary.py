@@ -282,6 +282,24 @@ def test_the_templates_digest_refuses_a_link_to_a_missing_template(tmp_path: Pat
     assert str(refused.value) == f"{folder / 'gone.j2'}: no such template"
 
 
+def test_the_templates_digest_refuses_a_folder_link_leading_out_naming_the_link_and_its_target(tmp_path: Path) -> None:
+    # A link to a folder of someone else's templates: refused naming the
+    # link, and where it leads in full (a long path, cut only past 200 characters).
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "a.j2").write_text("x")
+    elsewhere = tmp_path / ("shared-kernel-templates-" + "k" * max(0, 120 - len(str(tmp_path))))
+    elsewhere.mkdir()
+    (elsewhere / "b.j2").write_text("y")
+    (folder / "shared").symlink_to(elsewhere, target_is_directory=True)
+    target = os.path.realpath(elsewhere)
+    assert 80 < len(target) <= 200
+    with pytest.raises(PatchSetError) as refused:
+        templates_digest(folder)
+    assert str(refused.value) == (f"{folder / 'shared'}: this template link leads outside the templates folder "
+                                  f"(it resolves to {target})")
+
+
 def test_the_templates_digest_follows_links_inside(tmp_path: Path) -> None:
     folder = tmp_path / "templates"
     (folder / "real").mkdir(parents=True)
@@ -324,6 +342,18 @@ def test_nesting_counts_brackets_and_dotted_keys_but_not_strings_or_comments() -
     assert nesting_problem('a = "\\"[[["\nb = ' + "[" * 40 + "]" * 40) == (2, 33)
     # A literal string (single quotes, as patterns often are) ends at its quote: what follows is still counted.
     assert nesting_problem("pattern = 'use_v1 = True'\nb = " + "[" * 40 + "]" * 40) == (2, 33)
+
+
+def test_a_basic_string_after_the_first_line_is_skipped_and_what_follows_it_counted() -> None:
+    # The string is read from its own opening quote, wherever it is in the file.
+    assert nesting_problem('limit = 1\nname = "v1"\nb = ' + "[" * 40 + "]" * 40) == (3, 33)
+
+
+def test_arrays_side_by_side_do_not_add_up() -> None:
+    # Each closing bracket ends its array: forty pairs in one array are two levels, not forty.
+    text = "cases = [" + ", ".join(f"[{n}, 16]" for n in range(40)) + "]\nblock = [[1]]\n"
+    assert nesting_problem(text) is None
+    assert parse_toml(text, Path("cases.toml"))["cases"][39] == [39, 16]
 
 
 def test_a_table_header_and_dotted_keys_under_it_nest_together(tmp_path: Path) -> None:

@@ -301,6 +301,17 @@ def test_a_tuple_literal_is_weighed_as_it_is_made() -> None:
         "hold")
 
 
+def test_an_object_between_two_texts_does_not_hide_their_weight() -> None:
+    # A macro weighs as an object the template cannot expand; it adds to
+    # the texts on either side of it, and the three of them pass the cap.
+    text = "x" * 600_000
+    source = "{% macro note() %}# V1 limit{% endmacro %}{% set row = (text, note, text) %}{{ row|length }}"
+    assert _refusal(source, {"text": text}) == (
+        "template error at line 1: this literal would be larger than the 1,048,576 characters a template value may "
+        "hold")
+    assert _render(source, {"text": "x" * 6}) == "3"
+
+
 def test_a_width_by_name_fails_as_python_says() -> None:
     # str.center, ljust, rjust and zfill take their width by position only:
     # Python refuses the call, however wide, rather than any budget.
