@@ -25,9 +25,9 @@ from .shell_nodes import (AndOr, Arithmetic, ArithmeticFor, Case, Command, Condi
                           Param, Pipeline, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
 from .shell_records import (MAX_COMMANDS, MAX_DEPTH, MAX_GLOBBED, MAX_ITERATIONS, MAX_STEPS, QUIET, STEPS_PAST,
                             Build, Captured, CommandContext, Exit, Input, NoMatch, Note, ReadOnly, ScriptCopy, ScriptRecord,
-                            Stop, Trap, Unbound, _Loop, _Return)
+                            Stop, Trap, _Loop, _Return)
 from .shell_syntax import parse_runnable, parse_script
-from .shell_words import Field, Unknowns, expand, expand_one, is_known, pattern_regex, variable_text
+from .shell_words import Field, Unbound, Unknowns, expand, expand_one, is_known, pattern_regex, variable_text
 
 class Shell:
     """One shell process: its variables, directory, options and functions over the shared build."""
@@ -632,7 +632,7 @@ class Shell:
                 self.ignoring_errexit -= 1
         except Unbound as unbound:
             # An expansion error ends the shell, whatever set -e, '||' or 'if' around it say (bash and dash).
-            self.note(ctx, "fails", f"${unbound.name} is not set and set -u is on: the shell ends here")
+            self.note(ctx, "fails", unbound.reason)
             raise Exit(False) from None
         except ReadOnly as error:
             # sh ends on it, whatever '||' or 'if' say; bash fails the command (export, unset, local, read, for)

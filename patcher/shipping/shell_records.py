@@ -164,14 +164,6 @@ class Stop(Exception):
     """The reader cannot go on: what follows is unknown (a Note says why)."""
 
 
-class Unbound(Exception):
-    """``set -u``: a parameter that is not set was expanded, which ends the shell."""
-
-    def __init__(self, name: str):
-        super().__init__(name)
-        self.name = name
-
-
 class NoMatch(Exception):
     """bash drops the rest of the script's line, which fails: failglob's pattern matched nothing, or an assignment
     alone set a read-only variable."""

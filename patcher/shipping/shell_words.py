@@ -24,6 +24,16 @@ MAX_WORD = 64 << 10
 _MARK = re.compile("\x00(\\d+)\x01")
 
 
+class Unbound(Exception):
+    """An expansion error, which ends the shell: under ``set -u`` a parameter that is not set, or ``${NAME:?}``
+    of one that is not set (or empty)."""
+
+    def __init__(self, name: str, reason: str | None = None):
+        super().__init__(name)
+        self.name = name
+        self.reason = reason or f"${name} is not set and set -u is on: the shell ends here"
+
+
 class Unknowns:
     """The values the reader could not work out, each behind a marker."""
 
@@ -337,7 +347,12 @@ def _parameter(part: Param, scope: Scope, assignment: bool = False) -> str:
     if kind == "+":
         return "" if unset else expand_one(word, scope, assignment)
     if kind == "?":
-        return value if not unset and value is not None else scope.unknowns.mark(spelled)
+        if not unset and value is not None:
+            return value
+        if value is not None or scope.missing(name) == "":  # known empty (with ':'), or known not to be set
+            state = "empty" if value == "" else "not set"
+            raise Unbound(name, f"${name} is {state}, so ${{{name}{op}}} ends the shell here")
+        return scope.unknowns.mark(spelled)  # the base image could set it: read on as the build that succeeds
     if value is None:
         return ""
     if "\x00" in value:

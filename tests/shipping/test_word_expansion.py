@@ -14,7 +14,7 @@ import pytest
 
 from patcher.shipping.shell_nodes import Simple, Sub
 from patcher.shipping.shell_syntax import parse_script
-from patcher.shipping.shell_words import Unknowns, Word, expand, expand_one, is_known, pattern_regex
+from patcher.shipping.shell_words import Unbound, Unknowns, Word, expand, expand_one, is_known, pattern_regex
 from tests.shipping.conftest import image_of, plan_of, script_context
 
 
@@ -124,7 +124,7 @@ def test_quoted_glob_characters_are_plain_text(text: str) -> None:
     ("${A-d}", "a b"), ("${E-d}", ""), ("${N-d}", "d"),
     ("${A:+d}", "d"), ("${E:+d}", ""), ("${N:+d}", ""),
     ("${A+d}", "d"), ("${E+d}", "d"), ("${N+d}", ""),
-    ("${A:?m}", "a b"), ("${E:?m}", "${E:?...}"), ("${N?m}", "${N?...}"), ("${E?m}", ""),
+    ("${A:?m}", "a b"), ("${N?m}", "${N?...}"), ("${E?m}", ""),
     ("${N:-$A}", "a b"), ("${N:-\"$A\"x}", "a bx"), ("${A:+${B:-in}}", "in"),
     ("${#A}", "3"), ("${#E}", "0"), ("${#N}", "${#N}"), ("${#U}", "${#U}"),
     ("${F#*/}", "b/c.tar.gz"), ("${F##*/}", "c.tar.gz"), ("${F%.*}", "a/b/c.tar"), ("${F%%.*}", "a/b/c"),
@@ -139,6 +139,11 @@ def test_parameter_operators_follow_the_shell(text: str, expected: str) -> None:
     scope = Scope({"A": "a b", "E": "", "F": "a/b/c.tar.gz", "G": "foo"})
     scope.variables["U"] = "/x" + scope.unknowns.mark("$ROOT") + "/y"
     assert one(text, scope) == expected
+
+
+def test_a_question_mark_expansion_of_an_empty_value_is_an_error() -> None:
+    with pytest.raises(Unbound, match="E"):
+        one("${E:?m}", Scope({"E": ""}))
 
 
 # Each expected value is what bash 5.2.15 printed for the same expansion.
