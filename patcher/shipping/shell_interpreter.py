@@ -72,6 +72,7 @@ class Shell:
         self.namerefs: dict[str, tuple[str, int]] = {}
         self.traps: dict[str, Trap] = {}  # "EXIT" (run when the shell ends) and bash's "ERR" (when a command fails)
         self.errtrace = False  # bash's set -E: functions and subshells keep the ERR trap
+        self.trapping = False  # a trap's action is running
         self.substituted: bool | None = True  # the status of the last $(...) run
         self.running = 0  # lists being run now: 1 is the script's own top level
         self.shopts: set[str] = set()  # bash's shopt -s options the reading follows (nullglob, failglob, dotglob)
@@ -445,10 +446,14 @@ class Shell:
         trap = self.traps.get(condition)
         if condition == "EXIT":
             self.traps.pop(condition, None)  # it runs once: an exit inside it ends the shell there
-        if trap is None or not trap.action.strip():
-            return
+        if trap is None or not trap.action.strip() or self.trapping:
+            return  # a trap's own failures run no ERR trap (bash), and an EXIT trap's exit runs none again
         self.last_status = status  # what $? says inside the trap
-        self.run_text(trap.action, trap.line, CommandContext(trap.line, trap.text))
+        self.trapping = True
+        try:
+            self.run_text(trap.action, trap.line, CommandContext(trap.line, trap.text))
+        finally:
+            self.trapping = False
 
     def run(self, sequence: Sequence, tail: bool = True) -> bool | None:
         """Run a list of commands; return the status of the last (None: unknown)."""

@@ -53,7 +53,9 @@ def parse_runnable(text: str, first_line: int = 1, bash: bool = False) -> tuple[
         found = error
     lines = text.replace("\r\n", "\n").split("\n")
     stop = found.start
-    while stop > first_line:
+    for _ in range(4):  # the lines before a command left open parse: two tries in practice, four at most
+        if stop <= first_line:
+            break
         try:
             return parse_script("\n".join(lines[:stop - first_line]) + "\n", first_line, bash), found
         except ShellSyntaxError as again:  # the lines kept end inside a compound command: drop all of it

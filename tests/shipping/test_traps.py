@@ -68,6 +68,9 @@ def test_an_exit_trap_runs_under_the_shells_options(script: str, placed: list[st
     ("trap 'cp x.py /dest/e.py' ERR\n(false)\n", ["/dest/e.py"]),
     ("trap 'cp x.py /dest/e.py' ERR\n(false; true)\n", []),  # the subshell does not have the trap
     ("set -E\ntrap 'cp x.py /dest/e.py' ERR\n(false; true)\n", ["/dest/e.py"]),  # set -E: it does
+    # A failure inside the trap's own action runs no ERR trap: it runs once, and the script goes on.
+    ("trap 'cp x.py /dest/e.py; false' ERR\nfalse\ncp x.py /dest/next.py\n", ["/dest/e.py", "/dest/next.py"]),
+    ("trap false ERR\nfalse\ncp x.py /dest/x.py\n", ["/dest/x.py"]),
 ])
 def test_bashs_err_trap_runs_where_set_e_would_end_the_shell(script: str, placed: list[str]) -> None:
     assert in_dest(run_script(script)) == placed
