@@ -17,14 +17,12 @@ from .output_builtins import decide_test
 from .shell_arithmetic import evaluate
 from .shell_interpreter import Shell
 from .shell_nodes import Conditional, Word, plain_text
+from .shell_syntax import COND_BINARY, COND_UNARY
 from .shell_words import is_known, pattern_regex, variable_text
 
 Item = Union[Word, str]
 
-# The unary tests that take an operand (in [[ ]], -a is a file test, not 'and').
-_UNARY = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S -n -z -o -v -R".split())
 _INTEGER = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-_BINARY = frozenset({"==", "=", "!=", "=~", "-nt", "-ot", "-ef", *_INTEGER})
 
 
 def conditional(shell: Shell, node: Conditional) -> bool | None:
@@ -86,7 +84,7 @@ class _Evaluator:
                 return None
             self.index += 1
             return result
-        if head in _UNARY and self.index + 1 < len(self.items) and not isinstance(self.items[self.index + 1], str):
+        if head in COND_UNARY and self.index + 1 < len(self.items) and not isinstance(self.items[self.index + 1], str):
             # bash reads a unary test first: '-f == -f' is -f of '==', then a word too many (its syntax error)
             operand = self._word(self.index + 1)
             self.index += 2
@@ -110,7 +108,7 @@ class _Evaluator:
             return None
         operator = self.items[index + 1]
         name = operator if isinstance(operator, str) else plain_text(operator)
-        if name in _BINARY or name in ("<", ">"):
+        if name in COND_BINARY:
             return name if not isinstance(self.items[index + 2], str) else None
         return None
 

@@ -40,6 +40,44 @@ def parse_script(text: str, first_line: int = 1, bash: bool = False) -> Sequence
     return _Parser(tokens, text, bash).program()
 
 
+# bash's [[ ]] tests: those that take one word after them (in [[ ]], -a is a file test, not 'and'), and the
+# operators between two words.
+COND_UNARY = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S -n -z -o -v -R".split())
+COND_BINARY = frozenset({"==", "=", "!=", "=~", "-nt", "-ot", "-ef", "-eq", "-ne", "-lt", "-le", "-gt", "-ge",
+                         "<", ">"})
+
+
+def _well_formed(items: list[Union[Word, str]]) -> bool:
+    """Whether ``[[ ITEMS ]]`` follows bash's grammar (``[[ -f == -f ]]`` does not: bash refuses the script)."""
+    def name(index: int) -> str | None:
+        item = items[index] if index < len(items) else None
+        return item if isinstance(item, str) or item is None else plain_text(item)
+
+    def is_word(index: int) -> bool:
+        return index < len(items) and not isinstance(items[index], str)
+
+    def expression(index: int) -> int:  # where the expression starting at INDEX ends, or -1
+        while True:
+            while name(index) == "!":
+                index += 1
+            if name(index) == "(":
+                index = expression(index + 1)
+                if index < 0 or name(index) != ")":
+                    return -1
+                index += 1
+            elif name(index) in COND_UNARY and is_word(index + 1):
+                index += 2
+            elif is_word(index):
+                index += 3 if name(index + 1) in COND_BINARY and is_word(index + 2) else 1
+            else:
+                return -1
+            if name(index) not in ("&&", "||"):
+                return index
+            index += 1
+
+    return bool(items) and expression(0) == len(items)
+
+
 def parse_runnable(text: str, first_line: int = 1, bash: bool = False) -> tuple[Sequence, ShellSyntaxError | None]:
     """The commands sh runs before a syntax error stops it, and that error (None: the whole text parses).
 
@@ -218,6 +256,8 @@ class _Parser:
                 raise ShellSyntaxError(f"unexpected '{token.value.strip()}' in [[ ]]", token.line)
             self._advance()
         self._advance()
+        if not _well_formed(items):
+            raise ShellSyntaxError("syntax error in conditional expression", line)
         return Conditional(tuple(items), line, self._text(start, self.tokens[self.index - 1].end))
 
     def _redirect(self) -> Redirect:
