@@ -119,15 +119,21 @@ def test_a_later_patch_that_removes_the_markers_scope_fails(tmp_path: Path) -> N
     assert run.breaks[0].scope_gone
 
 
-def test_each_later_patch_that_breaks_a_marker_fails_and_the_rest_still_apply(tmp_path: Path) -> None:
-    # 'first' marks itself by its own line and by two vendor lines; two later patches rewrite one each.
-    patches = write_patch_set(tmp_path, {
+def _marked_then_broken(tmp_path: Path) -> Path:
+    """'first' marks itself by its own line and by two vendor lines; 'second' and 'third' rewrite one each;
+    'fourth' inserts above 'x = ...' and breaks nothing."""
+    return write_patch_set(tmp_path, {
         "first.toml": patch_toml("first", insert_step("after", "y = 2", "z = 3"),
                                  header='applied-when = ["z = 3", "x = 1", "y = 2"]\n'),
         "second.toml": patch_toml("second", replace_step("x = 1", "x = 10"), header='applied-when = ["x = 10"]\n'),
         "third.toml": patch_toml("third", replace_step("y = 2", "y = 20"), header='applied-when = ["y = 20"]\n'),
         "fourth.toml": patch_toml("fourth", insert_step("before", "x = $_", "v = 0"), header='applied-when = ["v = 0"]\n'),
     })
+
+
+def test_each_later_patch_that_breaks_a_marker_fails_and_the_rest_still_apply(tmp_path: Path) -> None:
+    # 'first' marks itself by its own line and by two vendor lines; two later patches rewrite one each.
+    patches = _marked_then_broken(tmp_path)
     run = run_series("x.py", b"def f():\n    x = 1\n    y = 2\n", load_patch_set(patches).patches)
     assert [o.status for o in run.file.outcomes] == [Status.APPLIED, Status.FAILED, Status.FAILED, Status.APPLIED]
     assert "rewrites 'x = 1' in f, which patch first's applied-when marker needs" in run.file.outcomes[1].detail
@@ -180,13 +186,7 @@ def test_a_patch_left_out_for_breaking_a_marker_is_shown_the_file_the_kept_patch
     # 'explain' shows each patch the bytes it was run on. The run that counts
     # is the one without the breakers: each breaker, and each patch after it,
     # receives what the kept patches before it made.
-    patches = write_patch_set(tmp_path, {
-        "first.toml": patch_toml("first", insert_step("after", "y = 2", "z = 3"),
-                                 header='applied-when = ["z = 3", "x = 1", "y = 2"]\n'),
-        "second.toml": patch_toml("second", replace_step("x = 1", "x = 10"), header='applied-when = ["x = 10"]\n'),
-        "third.toml": patch_toml("third", replace_step("y = 2", "y = 20"), header='applied-when = ["y = 20"]\n'),
-        "fourth.toml": patch_toml("fourth", insert_step("before", "x = $_", "v = 0"), header='applied-when = ["v = 0"]\n'),
-    })
+    patches = _marked_then_broken(tmp_path)
     source = b"def f():\n    x = 1\n    y = 2\n"
     after_first = b"def f():\n    x = 1\n    y = 2\n    z = 3\n"
     inputs: list[bytes] = []
