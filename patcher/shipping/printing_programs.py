@@ -153,9 +153,7 @@ def _catted_text(shell: Shell, operands: list[str]) -> str:
     operands = operands[1:] if operands[:1] == ["--"] else operands
     texts = []
     for operand in operands:
-        placed = shell.build.fs.files.get(shell.path(operand)) if is_known(operand) and operand != "-" \
-            and not operand.startswith("-") else None
-        text = shell.build.data_text(placed.source) if placed is not None else None
+        text = shell.placed_text(operand) if operand != "-" and not operand.startswith("-") else None
         if text is None:
             return shell.unknowns.mark(f"$(cat {' '.join(shell.show(o) for o in operands)})")
         texts.append(text)

@@ -242,15 +242,17 @@ class _Reader:
                     return folder
                 inner = self.constant(node.args[0], depth + 1)
                 return posixpath.dirname(inner) if inner is not None else None
-            if name in ("os.path.join", "posixpath.join", *_PATH_CONSTRUCTORS) and node.args and not node.keywords:
-                parts_ = [self.constant(a, depth + 1) for a in node.args]
-                return None if any(p is None for p in parts_) else posixpath.join(*parts_)  # type: ignore[arg-type]
             if name in ("str", "os.fspath") and len(node.args) == 1:
                 return self.constant(node.args[0], depth + 1)
-            if isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_RETURNING and not node.keywords \
+            joined: list[ast.expr] = []
+            if name in ("os.path.join", "posixpath.join", *_PATH_CONSTRUCTORS) and not node.keywords:
+                joined = node.args
+            elif isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_RETURNING and not node.keywords \
                     and self.is_path(node.func.value):
                 # The path itself (resolve() and absolute() only add the folder a relative one is in), or joined.
-                parts_ = [self.constant(a, depth + 1) for a in (node.func.value, *node.args)]
+                joined = [node.func.value, *node.args]
+            if joined:
+                parts_ = [self.constant(a, depth + 1) for a in joined]
                 return None if any(p is None for p in parts_) else posixpath.join(*parts_)  # type: ignore[arg-type]
         return None
 

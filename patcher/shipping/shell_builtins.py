@@ -12,6 +12,7 @@ from typing import Callable
 
 from .command_lookup import note_program, on_path
 from .shell_interpreter import Shell
+from .shell_lexer import NAME
 from .shell_records import MAX_DEPTH, CommandContext, Exit, ReadOnly, Trap, _Loop, _Return
 from .shell_words import is_known
 
@@ -213,7 +214,7 @@ def _nameref(shell: Shell, argv: list[str], ctx: CommandContext) -> bool | None:
         name, equals, target = word.partition("=")
         if word.startswith("-") or not equals:
             continue
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", target):
+        if not NAME.fullmatch(target):
             shell.unread(ctx, f"{name} is a nameref to {shell.show(target)}, which the reader does not follow")
             shell.assign(name, shell.unknowns.mark(f"${name}"))
             continue
@@ -411,26 +412,26 @@ def _read_line(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str
             array, args = (args[0], args[1:]) if option == "-a" else (array, args[1:])
         elif not set(option[1:]) <= set("rse"):
             other = True  # -d, -n, -N, -t, -u: how much it takes, or from where, is not followed
-    fed = stdin is None and shell.input is not None  # the input of a loop or a pipe around it
-    if fed and shell.input is not None:
-        stdin = shell.input.text
+    feed = shell.input if stdin is None else None  # the input of a loop or a pipe around it
+    start = 0
+    if feed is not None:
+        stdin, start = feed.text, feed.at
         if other:
             shell.input = None  # what it leaves of the input is unknown
     names = args[1:] if args[:1] == ["--"] else args
     ifs = env.get("IFS", shell.lookup("IFS"))  # 'IFS=, read a b' splits at commas
     ifs = " \t\n" if ifs is None and "IFS" not in shell.unset else ifs
-    if other or stdin is None or ifs is None or not is_known(stdin) or not is_known(ifs):
+    if other or stdin is None or ifs is None or feed is None and not is_known(stdin) or not is_known(ifs):
         for name in names or ([] if array else ["REPLY"]):
             shell.assign(name, shell.unknowns.mark(f"$({' '.join(argv)})"))
         if array:
             shell.assign_array(array, None)
         return None
-    # One line; without -r a backslash escapes the next character, and a backslash-newline joins the next line.
-    found = re.match(r"((?:[^\\\n]|\\.)*)(\\?)(\n?)" if not raw else r"([^\n]*)()(\n?)", stdin, re.DOTALL)
+    found = (_RAW_LINE if raw else _LINE).match(stdin, start)
     assert found is not None  # each part may be empty
     line, newline = found.group(1), found.group(3)
-    if fed and shell.input is not None:
-        shell.input.text = stdin[found.end():]
+    if feed is not None:
+        feed.at = found.end()
     if not raw:
         line = re.sub(r"\\(.)", r"\1", line.replace("\\\n", ""), flags=re.DOTALL)
     if array:
@@ -441,6 +442,12 @@ def _read_line(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str
         for name, value in zip(names, split_fields(line, ifs, len(names)) + [""] * len(names)):
             shell.assign(name, value)
     return bool(newline)  # read fails at the end of input without a newline
+
+
+# One line of read's input; without -r a backslash escapes the next character, and a backslash-newline joins
+# the next line.
+_LINE = re.compile(r"((?:[^\\\n]|\\.)*)(\\?)(\n?)", re.DOTALL)
+_RAW_LINE = re.compile(r"([^\n]*)()(\n?)")
 
 
 def split_fields(line: str, ifs: str, count: int | None) -> list[str]:

@@ -35,13 +35,13 @@ PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf", "apk",
 
 def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
     """Expand and run one simple command."""
-    name = plain_text(node.words[0]) if node.words else None
-    if name in shell.aliases and shell.expands_aliases:
+    head = plain_text(node.words[0]) if node.words else None
+    if head in shell.aliases and shell.expands_aliases:
         # The shell replaces the name by the alias's text when it reads the line, before anything is expanded.
-        shell.unread(ctx, f"{name} is an alias here ({shell.show(shell.aliases[name])}), which the reader does not "
+        shell.unread(ctx, f"{head} is an alias here ({shell.show(shell.aliases[head])}), which the reader does not "
                           "expand")
         return None
-    declares = bool(node.words) and plain_text(node.words[0]) in DECLARATIONS
+    declares = head in DECLARATIONS
     shell.substituted = True
     fields: list[Field] = []
     for word in node.words:
@@ -169,8 +169,7 @@ def _file_input(shell: Shell, target: str) -> str:
     """What ``< FILE`` feeds: nothing from /dev/null, a text file the build placed, else a marker."""
     if target == "/dev/null":
         return ""
-    placed = shell.build.fs.files.get(shell.path(target)) if is_known(target) else None
-    text = shell.build.data_text(placed.source) if placed is not None else None
+    text = shell.placed_text(target)
     return text if text is not None else shell.unknowns.mark(f"$(< {shell.show(target)})")
 
 

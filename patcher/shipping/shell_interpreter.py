@@ -21,11 +21,10 @@ from .failure_hiding import and_or_hides, redirect_hides
 from .image_fs import Kind, normalise
 from .shell_arithmetic import run_arithmetic
 from .shell_nodes import (AndOr, Arithmetic, ArithmeticFor, Case, Command, Conditional, For, FunctionDef, Group, If,
-                          Lit, Loop,
-                          Param, Pipeline, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
+                          Lit, Loop, Param, Pipeline, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
 from .shell_records import (MAX_COMMANDS, MAX_DEPTH, MAX_GLOBBED, MAX_ITERATIONS, MAX_STEPS, QUIET, STEPS_PAST,
-                            Build, Captured, CommandContext, Exit, Input, NoMatch, Note, ReadOnly, ScriptCopy, ScriptRecord,
-                            Stop, Trap, _Loop, _Return)
+                            Build, Captured, CommandContext, Exit, Input, NoMatch, Note, ReadOnly, ScriptCopy,
+                            ScriptRecord, Stop, Trap, _Loop, _Return)
 from .shell_syntax import parse_runnable, parse_script
 from .shell_words import Field, Unbound, Unknowns, expand, expand_one, is_known, pattern_regex, variable_text
 
@@ -234,10 +233,11 @@ class Shell:
         """Set a shell variable (of an array, its element 0, as bash does; ``NAME[I]``, element I)."""
         if self.namerefs:
             name = self.referred(name)
+        variable = name.split("[", 1)[0]  # NAME of NAME[I]
+        if variable in self.readonly:
+            raise ReadOnly(variable)
         if self.allexport:
-            self.exported.add(name.split("[", 1)[0])
-        if name.split("[", 1)[0] in self.readonly:
-            raise ReadOnly(name.split("[", 1)[0])
+            self.exported.add(variable)
         if name.endswith("]") and "[" in name:
             base, subscript = name[:-1].split("[", 1)
             self._assign_element(base, subscript, value)
@@ -293,9 +293,13 @@ class Shell:
         if self.program == "dash":
             return ""
         target = self.expand_one(node.redirects[0].target)
-        placed = self.build.fs.files.get(self.path(target)) if is_known(target) else None
-        text = self.build.data_text(placed.source) if placed is not None and self.program == "bash" else None
+        text = self.placed_text(target) if self.program == "bash" else None
         return text.rstrip("\n") if text is not None else self.unknowns.mark(f"$(< {self.show(target)})")
+
+    def placed_text(self, word: str) -> str | None:
+        """The text of the context file the build placed at ``word`` (a path), else None (unknown, not text)."""
+        placed = self.build.fs.files.get(self.path(word)) if is_known(word) else None
+        return self.build.data_text(placed.source) if placed is not None else None
 
     def expand_word(self, word: Word) -> list[Field]:
         """Fields of a word, globs matched against what the build placed; bash expands its braces first."""
@@ -345,6 +349,7 @@ class Shell:
         key = (note.file, note.line, note.text, note.reason, note.kind, note.scope, note.stage)
         if key not in self.build.noted:  # a loop or a script run twice says it once
             self.build.noted.add(key)
+            self.build.noted_lines.add((note.file, note.line, note.kind))
             self.build.notes.append(note)
 
     def unread(self, ctx: CommandContext, reason: str, scope: tuple[str, ...] | None = None) -> None:
@@ -371,12 +376,13 @@ class Shell:
         """Whether a command named by an alias runs the alias: dash always, bash in POSIX mode or when told."""
         return self.program != "bash" or self.posix or "expand_aliases" in self.shopts
 
-    def set_pipefail(self, on: bool, ctx: CommandContext) -> None:
-        """``set -o pipefail``: bash follows it; dash follows it from 0.5.13 and refuses it before."""
+    def set_pipefail(self, on: bool, ctx: CommandContext, given_by: Shell | None = None) -> None:
+        """``set -o pipefail`` (or ``sh -o pipefail``, noted in ``given_by``, the shell whose line gave it): bash
+        follows it; dash follows it from 0.5.13 and refuses it before."""
         if on and self.program != "bash":
             which = "the base image's sh" if self.program == "sh" else self.program
-            self.unread(ctx, f"set -o pipefail under {which}: dash 0.5.12 (Debian 12, Ubuntu 24.04) refuses it "
-                             "and ends the script, bash and later dash follow it, as the reader does")
+            (given_by or self).unread(ctx, f"pipefail under {which}: dash 0.5.12 (Debian 12, Ubuntu 24.04) refuses "
+                                           "it and ends the script, bash and later dash follow it, as the reader does")
         self.pipefail = on
 
     def set_errexit(self, on: bool) -> None:
@@ -398,7 +404,7 @@ class Shell:
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
         child.frames = [dict(frame) for frame in self.frames]
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
-        child.input = Input(self.input.text) if self.input is not None else None
+        child.input = self.input  # the same open input: what a subshell reads, the shell no longer reads
         child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob
         child.nounset, child.pipefail, child.posix = self.nounset, self.pipefail, self.posix
         child.shopts, child.aliases, child.readonly = set(self.shopts), dict(self.aliases), set(self.readonly)
@@ -486,14 +492,14 @@ class Shell:
         ops = [op for op, _ in item.rest]
         hides = and_or_hides(pipes, ops)
         noted = len(self.build.notes)
-        unknown: Pipeline | None = None  # the first pipeline whose status only the image knows
+        unknown = 0  # 1 + the index of the first pipeline whose status only the image knows
         status = self.pipeline(pipes[0], hides[0], exempt=bool(ops), tail=tail and "||" not in ops)
         for index, (op, pipe) in enumerate(item.rest, 1):
             runs = status is not False if op == "&&" else status is not True
             if not runs:
                 continue
-            if status is None and unknown is None:
-                unknown = pipes[index - 1]  # from here on every command of the list runs
+            if status is None and not unknown:
+                unknown = index  # from here on every command of the list runs
             last = index == len(pipes) - 1
             exempt, pipe_tail = not last, tail and "||" not in ops[index:]
             if status is None:
@@ -502,8 +508,8 @@ class Shell:
             else:
                 result = self.pipeline(pipe, hides[index], exempt=exempt, tail=pipe_tail)
             status = result if status is not None else None
-        if unknown is not None and not all(_harmless(p) for p in pipes[pipes.index(unknown) + 1:]):
-            self._assume_both_ways(unknown, noted, {p.commands[0].line for p in pipes})
+        if unknown and not all(_harmless(p) for p in pipes[unknown:]):
+            self._assume_both_ways(pipes[unknown - 1], noted, {p.commands[0].line for p in pipes})
         return status
 
     def _assume_both_ways(self, pipe: Pipeline, noted: int, lines: set[int]) -> None:
@@ -511,7 +517,7 @@ class Shell:
         list (on ``lines``) noted already why: a program the reader does not read, a jump only one outcome takes
         (noted once, also when a loop runs the list again)."""
         if any(n.kind in ("unread", "program", "stop") for n in self.build.notes[noted:]) or any(
-                n.kind == "assumed" and n.file == self.file and n.line in lines for n in self.build.notes):
+                (self.file, line, "assumed") in self.build.noted_lines for line in lines):
             return
         test = pipe.commands[0]
         self.note(CommandContext(test.line, test.text), "assumed",
@@ -547,7 +553,7 @@ class Shell:
             if index:
                 shell.piped_file = self._catted(pipe.commands[index - 1])
                 # What the part before printed into the pipe is this part's standard input.
-                shell.input = None if piped.unknown else Input("".join(piped.text))
+                shell.input = None if piped.unknown else Input.of("".join(piped.text))
             if index < count - 1:
                 shell.output = piped = Captured()  # it prints into the pipe, not to what a $(...) hears
             if shell is self:
@@ -660,7 +666,7 @@ class Shell:
             except RedirectFailed:
                 return False  # sh does not run the command whose output it cannot open
             if given is not None:  # 'while read f; do ...; done <<EOF': each read takes a line of it
-                saved, self.input = self.input, Input(given) if is_known(given) else None
+                saved, self.input = self.input, Input.of(given)
                 try:
                     return self._compound(command, ctx)
                 finally:

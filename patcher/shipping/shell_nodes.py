@@ -185,11 +185,26 @@ class Arithmetic:
 
 
 @dataclass(frozen=True)
-class Conditional:
-    """bash's ``[[ EXPRESSION ]]``: its words (neither split nor globbed) and operators (``&&``, ``||``, ``(``,
-    ``)``, ``<``, ``>``; ``!`` and the tests are words)."""
+class Test:
+    """One test of ``[[ ]]``: OP ("" for a lone word, a unary test, a binary operator) and its words."""
 
-    items: tuple[Union[Word, str], ...]
+    op: str
+    words: tuple[Word, ...]
+
+
+@dataclass(frozen=True)
+class Logic:
+    """``! E``, ``A && B``, ``A || B`` inside ``[[ ]]`` (parentheses only group)."""
+
+    op: str
+    parts: tuple[Union[Test, "Logic"], ...]
+
+
+@dataclass(frozen=True)
+class Conditional:
+    """bash's ``[[ EXPRESSION ]]``: its tests, whose words are neither split nor globbed."""
+
+    expression: Union[Test, Logic]
     line: int
     text: str
 

@@ -118,10 +118,7 @@ def _start(shell: Shell, child: Shell, options: set[str], ctx: CommandContext) -
     child.noglob, child.nounset, child.allexport = "f" in options, "u" in options, "a" in options
     child.posix = "posix" in options and child.program == "bash"
     if "pipefail" in options:
-        child.pipefail = True
-        if child.program != "bash":
-            shell.unread(ctx, f"{child.program} -o pipefail: dash 0.5.12 (Debian 12, Ubuntu 24.04) refuses it and "
-                              "does not run, bash and later dash follow it, as the reader does")
+        child.set_pipefail(True, ctx, given_by=shell)
 
 
 def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -258,24 +255,30 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str)
     for written in effects.writes:
         if written.startswith(PACKAGE):
             # A file of an installed package, wherever the image installed it: any placed file at that place.
-            scope = f"**/{posixpath.normpath(written[len(PACKAGE):])}"
-            hit = sorted(p for p in fs.files if covers(scope, p))
-            if hit:
+            scope = _package_scope(written)
+            hit = min((p for p in fs.files if covers(scope, p)), default=None)
+            if hit is not None:
                 shell.unread(ctx, f"{name} rewrites {scope[3:]} of the installed package, which the build placed "
-                                  f"at {hit[0]}", scope=(scope,))
+                                  f"at {hit}", scope=(scope,))
             continue
         path = shell.path(written)
         if any(p == path or p.startswith(path.rstrip("/") + "/") for p in fs.files):
             shell.unread(ctx, f"{name} rewrites {path}, which the build placed there", scope=(path,))
     for removed in effects.removes:
         if removed.startswith(PACKAGE):
-            scope = f"**/{posixpath.normpath(removed[len(PACKAGE):])}"
+            scope = _package_scope(removed)
             if any(covers(scope, p) for p in fs.files):
                 shell.unread(ctx, f"{name} removes {scope[3:]} of the installed package, where the build placed "
                                   "files", scope=(scope,))
             continue
         fs.remove(shell.path(removed))
     return True
+
+
+def _package_scope(path: str) -> str:
+    """The image paths a path inside an installed package's folder can be (``**/vllm/core/x.py``)."""
+    from .python_effects import PACKAGE
+    return f"**/{posixpath.normpath(path[len(PACKAGE):])}"
 
 
 def run_pip(shell: Shell, args: list[str], ctx: CommandContext) -> bool | None:

@@ -9,7 +9,7 @@ from typing import Callable
 
 from ..errors import ShippingError
 from .image_fs import ImageFS
-from .shell_words import Unknowns
+from .shell_words import Unknowns, is_known
 
 MAX_DEPTH = 16  # scripts, functions, eval and source nested in one another
 MAX_COMMANDS = 100_000  # commands one build may run before the reader gives up
@@ -86,6 +86,7 @@ class Build:
         self.unknowns = Unknowns()
         self.notes: list[Note] = []
         self.noted: set[tuple[object, ...]] = set()
+        self.noted_lines: set[tuple[str, int, str]] = set()  # (file, line, kind) of each note: what a line has
         self.scripts: list[ScriptRecord] = []
         self.counter = 0
         self.commands = 0
@@ -130,10 +131,16 @@ class Trap:
 
 @dataclass
 class Input:
-    """Standard input the reader knows (a here-document's, a file's, what a pipe's part printed): what is left
-    of it, as each ``read`` takes a line."""
+    """Standard input the reader knows, with no unknown value in it (a here-document's, a file's, what a pipe's
+    part printed), and how far the ``read`` commands have taken it."""
 
     text: str
+    at: int = 0
+
+    @staticmethod
+    def of(text: str) -> Input | None:
+        """TEXT as known input; None (unknown input) when it holds an unknown value."""
+        return Input(text) if is_known(text) else None
 
 
 @dataclass

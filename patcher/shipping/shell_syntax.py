@@ -16,9 +16,8 @@ from typing import Union
 
 from .shell_lexer import NAME, Lexer, Token
 from .shell_nodes import (DECLARATIONS, AndOr, Arithmetic, ArithmeticFor, Case, Command, Compound, Conditional, For,
-                          FunctionDef,
-                          Group, If, Lit, Loop, Param, Part, Pipeline, Redirect, Sequence, ShellSyntaxError, Simple,
-                          Word, plain_text)
+                          FunctionDef, Group, If, Lit, Logic, Loop, Param, Part, Pipeline, Redirect, Sequence,
+                          ShellSyntaxError, Simple, Test, Word, plain_text)
 
 _REDIRECTS = ("<<-", "<<<", "<<", ">>", "<&", ">&", "<>", ">|", "&>>", "&>", "<", ">")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until",
@@ -47,35 +46,70 @@ COND_BINARY = frozenset({"==", "=", "!=", "=~", "-nt", "-ot", "-ef", "-eq", "-ne
                          "<", ">"})
 
 
-def _well_formed(items: list[Union[Word, str]]) -> bool:
-    """Whether ``[[ ITEMS ]]`` follows bash's grammar (``[[ -f == -f ]]`` does not: bash refuses the script)."""
-    def name(index: int) -> str | None:
-        item = items[index] if index < len(items) else None
+class _ConditionParser:
+    """The expression of ``[[ ITEMS ]]`` by bash's grammar (``!`` binds tightest, then ``&&``, then ``||``);
+    a form bash refuses (``[[ -f == -f ]]``, ``[[ a b ]]``) is a ShellSyntaxError."""
+
+    def __init__(self, items: list[Union[Word, str]], line: int):
+        self.items, self.line, self.index = items, line, 0
+
+    def parse(self) -> Union[Test, Logic]:
+        expression = self._either()
+        if self.index != len(self.items):
+            raise ShellSyntaxError("syntax error in conditional expression", self.line)
+        return expression
+
+    def _name(self, offset: int = 0) -> str | None:
+        """The item at the index + OFFSET as an operator or an unquoted word's text; None past the end."""
+        item = self.items[self.index + offset] if self.index + offset < len(self.items) else None
         return item if isinstance(item, str) or item is None else plain_text(item)
 
-    def is_word(index: int) -> bool:
-        return index < len(items) and not isinstance(items[index], str)
+    def _is_word(self, offset: int = 0) -> bool:
+        return self.index + offset < len(self.items) and not isinstance(self.items[self.index + offset], str)
 
-    def expression(index: int) -> int:  # where the expression starting at INDEX ends, or -1
-        while True:
-            while name(index) == "!":
-                index += 1
-            if name(index) == "(":
-                index = expression(index + 1)
-                if index < 0 or name(index) != ")":
-                    return -1
-                index += 1
-            elif name(index) in COND_UNARY and is_word(index + 1):
-                index += 2
-            elif is_word(index):
-                index += 3 if name(index + 1) in COND_BINARY and is_word(index + 2) else 1
-            else:
-                return -1
-            if name(index) not in ("&&", "||"):
-                return index
-            index += 1
+    def _word(self) -> Word:
+        word = self.items[self.index]
+        assert not isinstance(word, str)
+        self.index += 1
+        return word
 
-    return bool(items) and expression(0) == len(items)
+    def _either(self) -> Union[Test, Logic]:
+        parts = [self._both()]
+        while self._name() == "||":
+            self.index += 1
+            parts.append(self._both())
+        return parts[0] if len(parts) == 1 else Logic("||", tuple(parts))
+
+    def _both(self) -> Union[Test, Logic]:
+        parts = [self._negated()]
+        while self._name() == "&&":
+            self.index += 1
+            parts.append(self._negated())
+        return parts[0] if len(parts) == 1 else Logic("&&", tuple(parts))
+
+    def _negated(self) -> Union[Test, Logic]:
+        if self._name() == "!":
+            self.index += 1
+            return Logic("!", (self._negated(),))
+        if self._name() == "(":
+            self.index += 1
+            inside = self._either()
+            if self._name() != ")":
+                raise ShellSyntaxError("syntax error in conditional expression", self.line)
+            self.index += 1
+            return inside
+        if not self._is_word():
+            raise ShellSyntaxError("syntax error in conditional expression", self.line)
+        op = self._name()
+        if op in COND_UNARY and self._is_word(1):  # bash reads a unary test first: '-f == -f' is -f of '=='
+            self.index += 1
+            return Test(op, (self._word(),))
+        if self._name(1) in COND_BINARY and self._is_word(2):
+            left = self._word()
+            op = self._name()
+            self.index += 1
+            return Test(op or "", (left, self._word()))
+        return Test("", (self._word(),))
 
 
 def parse_runnable(text: str, first_line: int = 1, bash: bool = False) -> tuple[Sequence, ShellSyntaxError | None]:
@@ -256,9 +290,10 @@ class _Parser:
                 raise ShellSyntaxError(f"unexpected '{token.value.strip()}' in [[ ]]", token.line)
             self._advance()
         self._advance()
-        if not _well_formed(items):
+        if not items:
             raise ShellSyntaxError("syntax error in conditional expression", line)
-        return Conditional(tuple(items), line, self._text(start, self.tokens[self.index - 1].end))
+        expression = _ConditionParser(items, line).parse()
+        return Conditional(expression, line, self._text(start, self.tokens[self.index - 1].end))
 
     def _redirect(self) -> Redirect:
         fd = None

@@ -27,6 +27,11 @@ BOTH = ["bash i.sh", "dash i.sh"]
      ["/dest/p1.py", "/dest/p2.py", "/dest/q1.py", "/dest/q2.py"]),  # each loop reads its own input
     ("{ read a; read b; cp x.py /dest/$a$b.py; } <<EOF\n1\n2\nEOF\n", ["/dest/12.py"]),
     ("while read f; do cp x.py /dest/c.py; done < list.txt\n", ["/dest/c.py"]),  # a file the build placed
+    # A subshell or $(...) in the loop reads the same input on: what it takes, the loop's next read does not get.
+    ("while read a; do (read b; cp x.py /dest/s$b.py); cp x.py /dest/t$a.py; done <<EOF\n1\n2\n3\n4\nEOF\n",
+     ["/dest/s2.py", "/dest/s4.py", "/dest/t1.py", "/dest/t3.py"]),
+    ("while read a; do v=$(read b; echo $b); cp x.py /dest/$a-$v.py; done <<EOF\n1\n2\n3\n4\nEOF\n",
+     ["/dest/1-2.py", "/dest/3-4.py"]),
 ])
 @pytest.mark.parametrize("run", BOTH)
 def test_each_read_of_a_loop_takes_the_next_line_of_its_input(script: str, placed: list[str], run: str) -> None:
