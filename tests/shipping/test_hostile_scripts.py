@@ -31,12 +31,16 @@ def nested_substitutions(depth: int) -> str:
     return "D=" + "$(echo " * depth + "/opt" + ")" * depth + f"\ncp x.py $D/\n"
 
 
+def nested_conditions(depth: int) -> str:
+    return "#!/bin/bash\n[[ " + "( " * depth + "! " * depth + "a" + " )" * depth + " ]]\n"
+
+
 def long_script(lines: int) -> str:
     return "".join(f"cp x.py /opt/copy{n}.py\n" for n in range(lines))
 
 
-@pytest.mark.parametrize("script", [nested_subshells(3000), nested_ifs(2000), nested_defaults(3000)],
-                         ids=["subshells", "ifs", "defaults"])
+@pytest.mark.parametrize("script", [nested_subshells(3000), nested_ifs(2000), nested_defaults(3000),
+                                    nested_conditions(3000)], ids=["subshells", "ifs", "defaults", "conditions"])
 def test_nesting_past_the_limit_is_noted_not_a_crash(script: str) -> None:
     plan = plan_of(script_context(script))
     (note,) = [n for n in plan.notes if n.kind == "stop"]
