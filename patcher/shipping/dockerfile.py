@@ -687,7 +687,7 @@ def _without_heredocs(arguments: str) -> str:
     return HEREDOC.sub("", arguments).strip()
 
 
-_Snapshot = tuple[dict[str, Placement], set[str], set[str], set[str], set[str], set[str]]
+_Snapshot = tuple[dict[str, Placement], set[str], set[str], set[str], set[str], dict[str, str]]
 
 
 def _snapshot(fs: ImageFS, folder: str) -> _Snapshot:
@@ -695,7 +695,7 @@ def _snapshot(fs: ImageFS, folder: str) -> _Snapshot:
     inside = lambda path: path == folder or path.startswith(folder.rstrip("/") + "/")  # noqa: E731
     return ({p: v for p, v in fs.files.items() if inside(p)}, {p for p in fs.others if inside(p)},
             {d for d in fs.dirs if inside(d)}, {d for d in fs.owned if inside(d)}, {g for g in fs.gone if inside(g)},
-            {k for k in fs.links if inside(k)})
+            {k: v for k, v in fs.links.items() if inside(k)})
 
 
 def _restorer(fs: ImageFS, folder: str, saved: _Snapshot) -> Callable[[], None]:
@@ -710,7 +710,7 @@ def _restorer(fs: ImageFS, folder: str, saved: _Snapshot) -> Callable[[], None]:
         fs.dirs |= dirs
         fs.owned |= owned
         fs.gone |= gone
-        fs.links |= links
+        fs.links.update(links)
         fs.make_dir(posixpath.dirname(folder))
 
     return restore

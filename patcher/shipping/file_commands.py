@@ -28,25 +28,30 @@ if TYPE_CHECKING:
 
 def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[str], destination: str, *,
              recursive: bool, into: bool | None, move: bool = False, link: bool = False,
-             no_clobber: bool = False, written: str | None = None) -> bool:
+             no_clobber: bool = False, written: str | None = None, dangling: bool = False,
+             through: bool | None = None) -> bool:
     """Copy (or move, or link) image paths ``sources`` to ``destination``, as ``command`` would; False if it fails.
 
     ``into`` True: ``destination`` is a folder to copy into (``-t``, several
     sources); False: it is the new name (``-T``); None: it depends on what
     stands there. ``written`` is the destination as the script wrote it (its
-    trailing slash counts).
+    trailing slash counts). ``dangling``: a source that does not exist is
+    no failure (``ln -s`` makes a link to it all the same). ``through``: a
+    symbolic link at the destination is written through (``cp``), not
+    replaced (``mv``, ``install``, ``rsync``); by default, unless moving.
     """
     fs = shell.build.fs
     written = destination if written is None else written
     destination = normalise(destination)
     step = Step(shell.file, ctx.line, command, ctx.hides, ctx.stops_on_error, shell.build.stage, shell.build.tick())
     shell.record_copy(ctx, sources, written, recursive)
+    through = not move if through is None else through
     ok = True
     for raw in sources:
         contents = raw.endswith("/.")  # cp -r SRC/. DEST: what is in SRC, not SRC itself
         source = normalise(raw)
         kind = fs.kind(source)
-        if kind is Kind.ABSENT:
+        if kind is Kind.ABSENT and not dangling:
             shell.note(ctx, "fails", f"{source} does not exist at this point of the build, so nothing is copied")
             ok = False
             continue
@@ -60,32 +65,42 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
         if target is None:
             ok = False
             continue
+        if through and not link and fs.resolve(target, last=False) in fs.links and fs.kind(target) is Kind.ABSENT:
+            # GNU cp 9.1: "not writing through dangling symlink" (POSIX would create the target; coreutils refuses).
+            shell.note(ctx, "fails", f"{target} is a link to {fs.resolve(target)}, which does not exist, and "
+                                     f"{command} does not write through it, so nothing is copied")
+            ok = False
+            continue
         if no_clobber and fs.kind(target) is not Kind.ABSENT:
             shell.note(ctx, "unread", f"{command} copies only if {target} does not exist yet, and the base image "
                                       "may have it", scope=(target,))
         if under(target, source) and is_dir and target != source:
+            if link:
+                continue  # a link inside the folder it points to (ln -s . self): nothing to show twice
             shell.note(ctx, "fails", f"cannot copy the folder {source} into itself")
             ok = False
             continue
+        if kind is Kind.ABSENT:
+            continue  # a symbolic link to nothing yet: it shows its target once the build writes it
         if kind is Kind.UNKNOWN:
             # A file or folder of the base image: nothing of the context, but it replaces what stood there.
             if recursive and not link:
                 shell.note(ctx, "unread", f"copies {source} from the base image, which the reader cannot see",
                            scope=(target,))
-            else:
-                fs.write_other(target)
+            elif not dangling:
+                fs.write_other(target, through=through)
             continue
         moved = [(source, fs.files[source])] if source in fs.files else []
         moved += [(path, placed) for path, placed in fs.below(source)]
         if not is_dir and source not in fs.files:
-            fs.write_other(target)  # a file the build wrote from elsewhere
+            fs.write_other(target, through=through)  # a file the build wrote from elsewhere
             continue
         if is_dir:
             fs.make_dir(target)
         for path, placed in moved:
             relative = path[len(source):].lstrip("/")
             image = posixpath.join(target, relative) if relative else target
-            fs.place(image, Placement(placed.source, placed.steps + (step,), shell.build.tick()))
+            fs.place(image, Placement(placed.source, placed.steps + (step,), shell.build.tick()), through=through)
         if move and not link:
             fs.remove(source)
     return ok
@@ -139,7 +154,7 @@ def cp(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     """``cp [-rRaTfinpv...] [-t DIR] SRC... DEST``."""
     o = read_options("cp", args)
     return _copy_like(shell, ctx, "cp", o, recursive=bool(o.flags & {"a", "R", "r", "archive", "recursive"}),
-                      no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
+                      through="remove-destination" not in o.flags, no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
 
 
 def mv(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
@@ -150,7 +165,7 @@ def mv(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
 
 
 def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, *, recursive: bool,
-               move: bool = False, no_clobber: bool = False) -> bool | None:
+               move: bool = False, no_clobber: bool = False, through: bool | None = None) -> bool | None:
     if o.unknown:
         shell.unread(ctx, f"{command} with {', '.join(o.unknown)}, which the reader does not follow")
         return None
@@ -163,7 +178,7 @@ def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, 
             target = posixpath.join(shell.path(destination), posixpath.normpath(source).lstrip("/"))
             shell.build.fs.make_dir(posixpath.dirname(target))
             ok &= transfer(shell, ctx, command, [shell.path(source, keep_slash=True)], target, recursive=recursive,
-                           into=False, move=move, no_clobber=no_clobber)
+                           into=False, move=move, no_clobber=no_clobber, through=through)
         return ok
     directory = o.values.get("t") or o.values.get("target-directory")
     into: bool | None = True
@@ -177,7 +192,7 @@ def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, 
         into = False if o.flags & {"T", "no-target-directory"} else (True if len(sources) > 1 else None)
     return transfer(shell, ctx, command, [shell.path(s, keep_slash=True) for s in sources], shell.path(destination),
                     recursive=recursive, into=into, move=move, no_clobber=no_clobber,
-                    written=shell.path(destination, keep_slash=True))
+                    written=shell.path(destination, keep_slash=True), through=through)
 
 
 def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
@@ -195,7 +210,7 @@ def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | No
         if "D" in o.flags:
             shell.build.fs.make_dir(shell.path(directory))
         return transfer(shell, ctx, "install", [shell.path(s) for s in o.operands], shell.path(directory),
-                        recursive=False, into=True)
+                        recursive=False, into=True, through=False)
     if len(o.operands) < 2:
         shell.note(ctx, "fails", "install needs a source and a destination")
         return False
@@ -215,7 +230,7 @@ def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | No
             if shell.build.fs.kind(shell.path(destination)) is not Kind.DIR:
                 into = False
     return transfer(shell, ctx, "install", [shell.path(s) for s in sources], shell.path(destination),
-                    recursive=False, into=into, written=written)
+                    recursive=False, into=into, written=written, through=False)  # replaces a link, as mv
 
 
 def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
@@ -258,10 +273,14 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
         inside = into if into is not None else (link_at.endswith("/") or shell.build.fs.kind(link_path) is Kind.DIR)
         if o.flags & {"f", "force"} and not inside:
             shell.build.fs.remove(link_path)
-        ok &= transfer(shell, ctx, "ln", [resolved], link_path, recursive=True, into=into, link=True,
-                       written=shell.path(link_at, keep_slash=True))
-        if symbolic:
-            fs.links.add(normalise(posixpath.join(link_path, posixpath.basename(target))) if inside else link_path)
+        made = transfer(shell, ctx, "ln", [resolved], link_path, recursive=True, into=into, link=True,
+                        written=shell.path(link_at, keep_slash=True), dangling=symbolic)
+        if symbolic and made:
+            # ln -s does not look at its target: one that does not exist yet (or that only the base image
+            # has) is linked all the same, and shows at the link whatever the build puts there later.
+            made_at = normalise(posixpath.join(link_path, posixpath.basename(target))) if inside else link_path
+            fs.links[fs.resolve(made_at, last=False)] = resolved
+        ok &= made
     return ok
 
 
@@ -300,12 +319,14 @@ def rsync(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None
             inside = target_dir if source.endswith("/") else posixpath.join(target_dir, posixpath.basename(path))
             synced.append(inside)
             fs.make_dir(inside)
-            ok &= transfer(shell, ctx, "rsync", [path + "/."], inside, recursive=True, into=None, written=written)
+            ok &= transfer(shell, ctx, "rsync", [path + "/."], inside, recursive=True, into=None, written=written,
+                           through=False)  # rsync writes a new file and renames it over what stood there
         else:
             into = True if several or fs.kind(target_dir) is Kind.DIR else False
             if into:
                 fs.make_dir(target_dir)
-            ok &= transfer(shell, ctx, "rsync", [path], target_dir, recursive=recursive, into=into, written=written)
+            ok &= transfer(shell, ctx, "rsync", [path], target_dir, recursive=recursive, into=into, written=written,
+                           through=False)
     if delete:
         for folder in synced:
             for path, placed in fs.below(folder):
@@ -340,9 +361,20 @@ def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
         return None
     recursive = bool(o.flags & {"r", "R", "recursive"})
     ok = True
+    fs = shell.build.fs
     for operand in o.operands:
         path = shell.path(operand)
-        kind = shell.build.fs.kind(path)
+        if fs.resolve(path, last=False) in fs.links:
+            if not operand.endswith("/"):
+                fs.remove(path)  # rm LINK removes the link, whatever it points to (or fails to)
+                continue
+            if recursive and fs.kind(path) is Kind.DIR:
+                # rm -r LINK/ empties the folder the link points to and keeps both (GNU rm 9.1).
+                target = fs.resolve(path)
+                fs.remove(target)
+                fs.make_dir(target)
+                continue
+        kind = fs.kind(path)
         if kind is Kind.DIR and not recursive:
             shell.note(ctx, "fails", f"{path} is a folder and rm was not told -r, so it stays")
             ok = False
@@ -350,7 +382,7 @@ def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
         if kind is Kind.ABSENT and not o.flags & {"f", "force"}:
             shell.note(ctx, "fails", f"{path} does not exist, so rm fails (without -f)")
             ok = False
-        shell.build.fs.remove(path)
+        fs.remove(path)
     return ok
 
 
@@ -393,7 +425,11 @@ def touch(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None
 
 
 def folder_there(shell: "Shell", ctx: "CommandContext", command: str, path: str) -> bool:
-    """Whether the folder a new file at ``path`` goes in can be there; if the build knows it is not, a note."""
+    """Whether the folder a new file at ``path`` goes in can be there; if the build knows it is not, a note.
+
+    A link at ``path`` that points at nothing yet is written through: the folder is its target's.
+    """
+    path = shell.build.fs.resolve(path)
     folder = posixpath.dirname(path)
     if shell.build.fs.kind(folder) in (Kind.ABSENT, Kind.FILE):
         shell.note(ctx, "fails", f"{command} cannot create {path}: {folder} is not a folder at this point of the build")

@@ -19,6 +19,10 @@ from enum import Enum
 from typing import Iterator
 
 
+_MAX_HOPS = 40  # symbolic links Linux follows in one lookup before ELOOP
+_MAX_ALIASES = 64  # paths one image path is shown at through links: a bound, far above what builds make
+
+
 class Kind(Enum):
     """What stands at an image path, as far as the build tells."""
 
@@ -92,19 +96,22 @@ class ImageFS:
         self.dirs: set[str] = {"/"}
         self.owned: set[str] = set()  # folders the build created: their contents are all known
         self.gone: set[str] = set()  # paths the build removed: absent until written again
-        self.links: set[str] = set()  # paths 'ln -s' made: a symbolic link, not a real folder (ln -n, -T)
+        # Symbolic links 'ln -s' made: the link's path and the absolute path it points to. Reading or writing
+        # through a link reaches its target, and what stands at the target shows at the link (kept as a mirror
+        # at the link's own paths, so that a lookup of either path finds it).
+        self.links: dict[str, str] = {}
 
     def copy(self) -> ImageFS:
         """An independent copy, for a stage built FROM this one."""
         other = ImageFS()
         other.files, other.others = dict(self.files), set(self.others)
         other.dirs, other.owned, other.gone = set(self.dirs), set(self.owned), set(self.gone)
-        other.links = set(self.links)
+        other.links = dict(self.links)
         return other
 
     def kind(self, path: str) -> Kind:
-        """What stands at ``path``."""
-        path = normalise(path)
+        """What stands at ``path`` (at its target, where it is a symbolic link)."""
+        path = self.resolve(path)
         if path in self.dirs:
             return Kind.DIR
         if path in self.files or path in self.others:
@@ -126,13 +133,58 @@ class ImageFS:
         folder = normalise(folder)
         return sorted((p, placed) for p, placed in self.files.items() if p != folder and under(p, folder))
 
+    def resolve(self, path: str, *, last: bool = True) -> str:
+        """The path the kernel reaches for ``path``, following the build's symbolic links on the way.
+
+        ``last`` False leaves the final component alone (``rm LINK``, ``mv X
+        LINK`` and ``ln -f`` act on a link, not on what it points to). A loop
+        of links (more than Linux's 40 hops: ELOOP) leaves the path as written.
+        """
+        path = normalise(path)
+        if not self.links:
+            return path
+        parts = path.split("/")[1:] if path != "/" else []
+        current, index, hops = "/", 0, 0
+        while index < len(parts):
+            candidate = posixpath.join(current, parts[index])
+            target = self.links.get(candidate)
+            if target is None or (not last and index == len(parts) - 1):
+                current, index = candidate, index + 1
+                continue
+            hops += 1
+            if hops > _MAX_HOPS:
+                return path
+            parts = (target.split("/")[1:] if target != "/" else []) + parts[index + 1:]
+            current, index = "/", 0
+        return current
+
+    def aliases(self, path: str) -> list[str]:
+        """``path`` (reached through no link) and every path that shows it through the build's links, itself first."""
+        found = [path]
+        if not self.links:
+            return found
+        index = 0
+        while index < len(found) and len(found) < _MAX_ALIASES:
+            current = found[index]
+            index += 1
+            for link, target in self.links.items():
+                # A link inside its own target (ln -s . loop) shows the folder again and again: not mirrored.
+                if under(current, target) and not under(link, target):
+                    alias = link + (current[len(target):] if target != "/" else current)
+                    if alias not in found:
+                        found.append(alias)
+        return found
+
     def make_dir(self, path: str, new: bool = False) -> None:
         """Create ``path`` and its parents; ``new``: the caller knows it was not there (``mkdir`` without ``-p``).
 
         A folder created where nothing could stand, or one known to be new,
         is owned: whatever the build does not write into it is absent.
         """
-        path = normalise(path)
+        for alias in self.aliases(self.resolve(path)):
+            self._make_dir(alias, new)
+
+    def _make_dir(self, path: str, new: bool) -> None:
         if new and path not in self.dirs:
             self.owned.add(path)
         current = path
@@ -143,32 +195,56 @@ class ImageFS:
             current = posixpath.dirname(current)
         self._revive(path)
 
-    def place(self, path: str, placement: Placement) -> None:
-        """Write a context file at ``path``, replacing what stood there."""
-        path = normalise(path)
-        self.make_dir(posixpath.dirname(path))
-        self.others.discard(path)
-        self._revive(path)
-        if placement.steps and not placement.steps[-1].path:
-            placement = replace(placement, steps=(*placement.steps[:-1], replace(placement.steps[-1], path=path)))
-        self.files[path] = placement
+    def place(self, path: str, placement: Placement, *, through: bool = True) -> None:
+        """Write a context file at ``path``, replacing what stood there.
 
-    def write_other(self, path: str) -> None:
+        ``through`` False: a symbolic link at ``path`` is replaced (``mv``),
+        not written through (``cp``, a redirection).
+        """
+        for alias in self._written(path, through):
+            self._make_dir(posixpath.dirname(alias), False)
+            self.others.discard(alias)
+            self._revive(alias)
+            held = placement
+            if held.steps and not held.steps[-1].path:
+                held = replace(held, steps=(*held.steps[:-1], replace(held.steps[-1], path=alias)))
+            self.files[alias] = held
+
+    def write_other(self, path: str, *, through: bool = True) -> None:
         """Write a file that does not come from the context at ``path``."""
-        path = normalise(path)
-        self.make_dir(posixpath.dirname(path))
-        self._revive(path)
-        self.files.pop(path, None)
-        self.others.add(path)
+        for alias in self._written(path, through):
+            self._make_dir(posixpath.dirname(alias), False)
+            self._revive(alias)
+            self.files.pop(alias, None)
+            self.others.add(alias)
+
+    def _written(self, path: str, through: bool) -> list[str]:
+        """The paths a write at ``path`` changes: its target and every path that shows it."""
+        path = self.resolve(path, last=False)
+        if path in self.links and not through:
+            self._remove(path, own_links=True)
+        return self.aliases(self.resolve(path))
 
     def remove(self, path: str) -> list[str]:
-        """Remove ``path`` and everything under it; return the placements removed."""
-        path = normalise(path)
+        """Remove ``path`` and everything under it; return the placements removed.
+
+        A symbolic link at ``path`` is removed itself, its target kept.
+        """
+        path = self.resolve(path, last=False)
+        if path in self.links:
+            return self._remove(path, own_links=True)
+        removed: list[str] = []
+        for number, alias in enumerate(self.aliases(path)):
+            # Where the path is shown through a link, the link stays (pointing at nothing for now).
+            removed += self._remove(alias, own_links=number == 0)
+        return removed
+
+    def _remove(self, path: str, own_links: bool) -> list[str]:
         gone = [p for p in self.files if under(p, path)]
         for p in gone:
             del self.files[p]
         self.others = {p for p in self.others if not under(p, path)}
-        self.links = {p for p in self.links if not under(p, path)}
+        self.links = {k: v for k, v in self.links.items() if not under(k, path) or (k == path and not own_links)}
         if path != "/":
             self.dirs = {d for d in self.dirs if not under(d, path)}
             self.owned = {d for d in self.owned if not under(d, path)}

@@ -1,0 +1,144 @@
+"""Symbolic links the build makes: what is read or written through one reaches its target.
+
+``ln -s TARGET LINK`` does not look at TARGET (GNU ln 9.1): a link to a
+path that does not exist yet is made all the same, and shows the target
+once the build writes it. A copy into ``LINK/...`` lands in the target
+folder and shows at both paths; ``cp`` writes through a link to a file
+(and refuses a link to nothing), while ``mv``, ``install``, ``rsync`` and
+``cp --remove-destination`` replace the link; ``rm LINK`` removes the link
+only. Each case was run under bash 5.2 and dash 0.5.12 with GNU
+coreutils 9.1 and compared with what lands where.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import image_of, plan_of, script_context
+
+X, Y = "s/x.py", "s/sub/y.py"
+
+
+def placed(script: str) -> dict[str, str]:
+    """What the script placed outside its own folder: image path -> context file."""
+    image = image_of(script_context("mkdir /made\n" + script))
+    return {path: source for path, source in image.items() if path.startswith("/made/")}
+
+
+def notes(script: str) -> list[tuple[str, int, str]]:
+    plan = plan_of(script_context("mkdir /made\n" + script))
+    return [(n.kind, n.line, n.reason) for n in plan.notes]
+
+
+@pytest.mark.parametrize("link", ["ln -s /made/pkg /made/alias", "ln -s pkg /made/alias", "ln -sfn pkg /made/alias",
+                                  "cd /made && ln -s pkg alias && cd /w/s"])
+def test_a_copy_into_a_link_to_a_folder_lands_in_the_folder(link: str) -> None:
+    script = f"mkdir /made/pkg\n{link}\ncp x.py /made/alias/a.py\n"
+    assert placed(script) == {"/made/pkg/a.py": X, "/made/alias/a.py": X}
+
+
+def test_a_file_written_into_the_target_shows_at_the_link() -> None:
+    assert placed("mkdir /made/pkg\nln -s /made/pkg /made/alias\ncp x.py /made/pkg/\n") == {
+        "/made/pkg/x.py": X, "/made/alias/x.py": X}
+
+
+def test_folders_made_through_a_link_are_made_in_the_target() -> None:
+    script = "mkdir /made/d\nln -s /made/d /made/e\nmkdir -p /made/e/f/g\ncp x.py /made/d/f/g/\n"
+    assert placed(script) == {"/made/d/f/g/x.py": X, "/made/e/f/g/x.py": X}
+
+
+def test_a_link_to_a_link_reaches_the_last_target() -> None:
+    script = "mkdir /made/d\nln -s /made/d /made/e\nln -s e /made/f\ncp x.py /made/f/\n"
+    assert placed(script) == {"/made/d/x.py": X, "/made/e/x.py": X, "/made/f/x.py": X}
+
+
+def test_a_link_made_inside_a_linked_folder_is_read_from_its_real_place() -> None:
+    script = "mkdir /made/d /made/q\nln -s /made/d /made/e\nln -s /made/q /made/e/r\ncp x.py /made/e/r/\n"
+    assert placed(script) == {"/made/q/x.py": X, "/made/d/r/x.py": X, "/made/e/r/x.py": X}
+
+
+def test_a_link_to_a_path_that_does_not_exist_yet_is_made_and_fails_nothing() -> None:
+    assert notes("ln -s /made/x.py /made/l.py\nln -s ../made/d /made/e\n") == []
+    assert placed("ln -s /made/x.py /made/l.py\n") == {}
+
+
+def test_a_link_made_before_its_target_shows_the_target_once_written() -> None:
+    script = "ln -s /made/x.py /made/l.py\nln -s d /made/e\ncp x.py /made/\nmkdir /made/d\ncp sub/y.py /made/d/\n"
+    assert placed(script) == {"/made/x.py": X, "/made/l.py": X, "/made/d/y.py": Y, "/made/e/y.py": Y}
+
+
+def test_a_folder_linked_before_it_is_made_takes_copies_through_the_link() -> None:
+    assert placed("ln -s /made/d /made/e\nmkdir /made/d\ncp x.py /made/e/\n") == {"/made/d/x.py": X, "/made/e/x.py": X}
+
+
+def test_cp_writes_through_a_link_to_a_file() -> None:
+    script = "cp sub/y.py /made/t.py\nln -s /made/t.py /made/l.py\ncp x.py /made/l.py\n"
+    assert placed(script) == {"/made/t.py": X, "/made/l.py": X}
+
+
+@pytest.mark.parametrize("command", ["mv x.py /made/l.py", "install -m 644 x.py /made/l.py",
+                                     "cp --remove-destination x.py /made/l.py", "rsync -a x.py /made/l.py"])
+def test_mv_install_rsync_and_remove_destination_replace_the_link(command: str) -> None:
+    script = f"cp sub/y.py /made/t.py\nln -s t.py /made/l.py\n{command}\n"
+    assert placed(script) == {"/made/t.py": Y, "/made/l.py": X}
+
+
+def test_cp_does_not_write_through_a_link_to_nothing() -> None:
+    script = "ln -s /made/x.py /made/l.py\ncp x.py /made/l.py || cp sub/y.py /made/failed.py\n"
+    assert placed(script) == {"/made/failed.py": Y}
+    assert notes(script)[0] == ("fails", 3, "/made/l.py is a link to /made/x.py, which does not exist, and cp does "
+                                            "not write through it, so nothing is copied")
+
+
+def test_install_replaces_a_link_to_nothing() -> None:
+    assert placed("ln -s /made/x.py /made/l.py\ninstall x.py /made/l.py\n") == {"/made/l.py": X}
+
+
+def test_a_redirection_through_a_link_to_nothing_needs_the_target_folder() -> None:
+    script = "ln -s /made/q/x.py /made/l.py\necho hi > /made/l.py || cp x.py /made/failed.py\n"
+    assert placed(script) == {"/made/failed.py": X}
+    assert ("fails", 3, "the redirection cannot create /made/q/x.py: /made/q is not a folder at this point of "
+                        "the build") in notes(script)
+
+
+def test_rm_of_a_link_keeps_its_target() -> None:
+    script = "mkdir /made/d\ncp x.py /made/d/\nln -s /made/d /made/e\nrm /made/e\n"
+    assert placed(script) == {"/made/d/x.py": X}
+
+
+def test_rm_of_the_target_leaves_the_link_showing_nothing_until_it_is_remade() -> None:
+    script = "mkdir /made/d\ncp x.py /made/d/\nln -s /made/d /made/e\nrm -rf /made/d\n"
+    assert placed(script) == {}
+    assert placed(script + "mkdir /made/d\ncp sub/y.py /made/e/\n") == {"/made/d/y.py": Y, "/made/e/y.py": Y}
+
+
+def test_a_moved_link_no_longer_shows_at_its_old_path() -> None:
+    script = "mkdir /made/d\nln -s /made/d /made/e\ncp x.py /made/e/\nmv /made/e /made/f\n"
+    assert placed(script) == {"/made/d/x.py": X, "/made/f/x.py": X}
+
+
+def test_a_link_into_the_base_image_takes_the_copy_to_the_base_image_path() -> None:
+    # The vendor's way to reach an installed package: a short link to its site-packages folder.
+    site = "/usr/local/lib/python3.10/site-packages/vllm"
+    script = f"ln -s {site} /made/vllm\ncp x.py /made/vllm/attention/ops/paged_attn.py\n"
+    image = image_of(script_context("mkdir /made\n" + script))
+    assert image[f"{site}/attention/ops/paged_attn.py"] == X
+    assert image["/made/vllm/attention/ops/paged_attn.py"] == X
+
+
+@pytest.mark.parametrize("script", [
+    "ln -s /made/a /made/b\nln -s /made/b /made/a\ncp x.py /made/a/ || cp x.py /made/loop.py\n",
+    "ln -s . /made/self\ncp x.py /made/self/self/self/a.py\n",
+])
+def test_a_loop_of_links_is_read_to_an_end(script: str) -> None:
+    # A loop of two links is ELOOP to cp (the copy fails); a link to its own folder is that folder, at any depth.
+    assert placed(script) in ({"/made/loop.py": X}, {"/made/a.py": X})
+
+
+def test_rm_r_of_a_link_with_a_slash_empties_its_target_and_keeps_both() -> None:
+    script = "mkdir /made/d\ncp x.py /made/d/\nln -s /made/d /made/e\nrm -rf /made/e/\ncp sub/y.py /made/e/\n"
+    assert placed(script) == {"/made/d/y.py": Y, "/made/e/y.py": Y}
+
+
+def test_rm_of_a_link_to_nothing_succeeds() -> None:
+    assert notes("ln -s /made/none /made/l\nrm /made/l\n") == []
