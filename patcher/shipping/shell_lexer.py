@@ -30,8 +30,11 @@ class Token:
 
 
 class Lexer:
-    def __init__(self, text: str, first_line: int = 1, bash: bool = False):
+    def __init__(self, text: str, first_line: int = 1, bash: bool = False, heredoc_to_end: bool = True):
         self.bash = bash
+        # bash and dash end a here-document at the end of the script when its delimiter never comes (bash with
+        # a warning); inside $(...) the delimiter must come before the ')', or the ')' is part of the body.
+        self.heredoc_to_end = heredoc_to_end
         self.text = text
         self.pos = 0
         self.line = first_line
@@ -79,7 +82,9 @@ class Lexer:
                 else:
                     self._word()
         if self.pending:
-            raise ShellSyntaxError("a here-document is not closed", self.line)
+            if not self.heredoc_to_end:
+                raise ShellSyntaxError("a here-document is not closed", self.line)
+            self._read_here_documents()  # each body is empty
         self.tokens.append(Token("eof", "", self.line, len(text), len(text)))
         return self.tokens
 
@@ -134,6 +139,8 @@ class Lexer:
             body: list[str] = []
             while True:
                 if self.pos >= len(self.text):
+                    if self.heredoc_to_end:
+                        break
                     raise ShellSyntaxError(f"here-document '{delimiter}' is not closed", token.line)
                 end = self.text.find("\n", self.pos)
                 end = len(self.text) if end < 0 else end

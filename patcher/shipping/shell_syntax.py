@@ -29,13 +29,14 @@ def heredoc_word(body: str) -> Word:
     return tuple(Lexer(body)._double_quoted(heredoc=True))
 
 
-def parse_script(text: str, first_line: int = 1, bash: bool = False) -> Sequence:
+def parse_script(text: str, first_line: int = 1, bash: bool = False, substitution: bool = False) -> Sequence:
     """Parse a whole script (or a ``sh -c`` string, a RUN line, a command substitution).
 
     ``bash``: bash runs it, so ``NAME=(a b)`` is an array assignment (a syntax error for dash).
+    ``substitution``: the text of a ``$(...)``, where a here-document must close before the ``)``.
     """
     text = text.replace("\r\n", "\n").lstrip("\ufeff")
-    tokens = Lexer(text, first_line, bash).run()
+    tokens = Lexer(text, first_line, bash, heredoc_to_end=not substitution).run()
     return _Parser(tokens, text, bash).program()
 
 

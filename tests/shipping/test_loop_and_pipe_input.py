@@ -91,3 +91,18 @@ def test_a_shell_or_python_reads_its_program_from_a_file_it_is_given(line: str, 
 def test_a_program_read_from_a_file_of_the_base_image_is_not_followed(line: str) -> None:
     (note,) = run_script(f"{line}\n").notes
     assert note.kind == "program" and note.reason.startswith(f"runs {line.split()[0]} reading $(< /etc/")
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("while read f; do cp $f /dest/; done <<EOF\nx.py\nsub/y.py\n", ["/dest/x.py", "/dest/y.py"]),
+    ("while read f; do cp $f /dest/; done <<EOF\nx.py\nsub/y.py", ["/dest/x.py", "/dest/y.py"]),
+    ("cp x.py /dest/a.py\ncat <<EOF", ["/dest/a.py"]),  # the body is empty; the command still runs
+    ("cp x.py /dest/a.py <<EOF\nhello\n", ["/dest/a.py"]),
+    ("cat <<A <<B\na\nA\nb\ncp x.py /dest/a.py\n", []),  # B's body takes the rest of the script
+    ("cat <<-'END'\n\tabc\n END\ncp x.py /dest/a.py\n", []),  # ' END' is not END: the body runs to the end
+])
+@pytest.mark.parametrize("run", BOTH)
+def test_a_here_document_never_closed_takes_the_rest_of_the_script(script: str, placed: list[str], run: str) -> None:
+    # bash warns ("delimited by end-of-file") and dash says nothing; both run the command with that body.
+    plan = run_script(script, run)
+    assert in_dest(plan) == placed and plan.notes == ()

@@ -17,12 +17,9 @@ from tests.shipping.conftest import plan_of, script_context
 
 
 @pytest.mark.parametrize(("script", "line", "text", "why"), [
-    ("cp x.py /a/\ncat <<EOF", 2, "cat <<EOF", "a here-document is not closed"),
     ("cp x.py /a/\ncat <<\n", 2, "cat <<", "'<<' needs a delimiter"),
     ("cp x.py /a/\ncat << \t\n", 2, "cat <<", "'<<' needs a delimiter"),
     ("cp x.py /a/\ncat <<", 2, "cat <<", "'<<' needs a delimiter"),
-    ("echo\ncat <<EOF\nabc\n", 2, "cat <<EOF", "here-document 'EOF' is not closed"),
-    ("cat <<-'END'\n\tabc\n END\n", 1, "cat <<-'END'", "here-document 'END' is not closed"),
     ("echo 'abc\n", 1, "echo 'abc", "a single quote is not closed"),
     ("echo \"abc\n", 2, "", "a double quote is not closed"),
     ("echo $'abc\n", 2, "", "a $'...' string is not closed"),
@@ -171,3 +168,11 @@ def test_a_command_substitution_that_does_not_parse_is_an_unknown_value() -> Non
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("unread", 2, "cp $(if true)/x.py: a path that depends on a value the reader cannot work out")]
     assert "/b/x.py" in plan.image
+
+
+def test_a_here_document_left_open_inside_a_compound_command_is_a_syntax_error() -> None:
+    # The body runs to the end of the script, so the 'if' never meets its 'fi' (bash and dash both stop).
+    plan = plan_of(script_context("cp x.py /a/\nif true; then cat <<EOF\nabc\nfi\n"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("stop", 5, "cannot be parsed as shell (expected 'fi', found 'the end'): s/i.sh is not read from here on")]
+    assert "/a/x.py" in plan.image
