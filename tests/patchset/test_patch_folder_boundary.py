@@ -349,6 +349,17 @@ def test_a_basic_string_after_the_first_line_is_skipped_and_what_follows_it_coun
     assert nesting_problem('limit = 1\nname = "v1"\nb = ' + "[" * 40 + "]" * 40) == (3, 33)
 
 
+@pytest.mark.parametrize("quote", ['"""', "'''"])
+def test_the_line_of_deep_nesting_counts_the_lines_inside_a_multiline_string(tmp_path: Path, quote: str) -> None:
+    # A description over three lines, then a value nested too deep on line 5:
+    # the refusal names line 5, the line the author must look at.
+    text = f"description = {quote}\nFirst line.\nSecond line.\n{quote}\nb = " + "[" * 40 + "]" * 40 + "\n"
+    assert nesting_problem(text) == (5, 33)
+    with pytest.raises(PatchSetError) as refused:
+        parse_toml(text, tmp_path / "x.toml")
+    assert str(refused.value).startswith(f"{tmp_path / 'x.toml'}: line 5: values or keys nest more than {MAX_NESTING}")
+
+
 def test_arrays_side_by_side_do_not_add_up() -> None:
     # Each closing bracket ends its array: forty pairs in one array are two levels, not forty.
     text = "cases = [" + ", ".join(f"[{n}, 16]" for n in range(40)) + "]\nblock = [[1]]\n"
@@ -451,6 +462,7 @@ def test_new_refuses_a_long_id_before_touching_the_file_system(cli: Any, tmp_pat
     ("before = 'x = 1'\nafter = 2", "'examples[1].after' must be a string, not an integer"),
     ("before = 'x = 1'\nerror = true", "'examples[1].error' must be a string, not a boolean"),
     ("before = 'x = 1'\nparams = 'n=1'", "'examples[1].params' must be a table of parameter values, not a string"),
+    ("before = 'x = 1'\nparams = 0.5", "'examples[1].params' must be a table of parameter values, not a float"),
     ("before = 'x = 1'\nparams = { n = 1 }", "'examples[1].params': the patch has no parameter 'n'"),
 ])
 def test_a_wrongly_typed_example_field_is_refused(cli: Any, tmp_path: Path, example: str, said: str) -> None:
@@ -463,6 +475,7 @@ def test_a_wrongly_typed_example_field_is_refused(cli: Any, tmp_path: Path, exam
     ("target = 3", "'target' must be a string, not an integer"),
     ("scope = { a = 1 }", "'scope' must be a string, not a table"),
     ("last-update = 3", "'last-update' must be a date, not an integer"),
+    ("last-update = 2026.12", "'last-update' must be a date, not a float"),
     ("id = 7", "'id' must be a string, not an integer"),
 ])
 def test_a_wrongly_typed_header_field_is_refused(tmp_path: Path, line: str, said: str) -> None:

@@ -111,7 +111,8 @@ def test_an_identifier_parameter_refuses_anything_else(tmp_path: Path, value: st
 
 def test_an_expression_parameter_is_one_operand_wherever_it_goes(tmp_path: Path) -> None:
     assert _code(tmp_path, EXPR, code="x = {{ p }} * 2").strip() == "x = (a + b) * 2"
-    for value in ("f(a, b=1)", "a.b[0]", "(a + b)", "[1, 2]", "'s'", "12", "f'{n}-{m}'"):
+    # A plain name and a dotted attribute are atoms too: written bare, never wrapped.
+    for value in ("limit", "config.max_len", "f(a, b=1)", "a.b[0]", "(a + b)", "[1, 2]", "'s'", "12", "f'{n}-{m}'"):
         assert _code(tmp_path / value.replace("/", "_"), EXPR, code="x = {{ p }} * 2",
                      overrides=(f"edit.p={value}",)).strip() == f"x = {value} * 2"
     assert _code(tmp_path / "t", EXPR, code="x = {{ p }}", overrides=("edit.p=1, 2",)).strip() == "x = (1, 2)"
