@@ -146,8 +146,8 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
         if redirect.op == "<" and redirect.fd in (None, 0):
             stdin = _file_input(shell, shell.expand_one(redirect.target))
             continue
-        if redirect.op not in (">", ">>", ">|", "&>", "&>>") or redirect.fd not in (None, 1, 2):
-            continue
+        if redirect.op not in (">", ">>", ">|", "&>", "&>>"):
+            continue  # any descriptor: 'exec 3>FILE' creates (or empties) FILE as '>FILE' does
         target = shell.expand_one(redirect.target)
         if target.startswith("/dev/") or target.isdigit():
             continue
@@ -288,6 +288,9 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
             extra[name] = value
     if head == "timeout" and rest:
         rest = rest[1:]  # the duration
+    if head == "builtin" and shell.program == "dash":
+        shell.note(ctx, "fails", "dash has no 'builtin' command: the command is not found")
+        return False
     if not rest:
         if head == "exec":
             return True  # exec with redirections only

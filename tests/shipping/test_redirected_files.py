@@ -1,0 +1,36 @@
+"""A redirection to a file opens it before the command runs: ``>`` creates or empties it, on any descriptor.
+
+``cmd > FILE``, ``cmd 4> FILE`` and ``exec 3> FILE`` all empty a file the
+build placed there (the image then holds what the command wrote, not the
+context file); ``>>`` keeps it and adds to it, which the reader notes.
+Checked with bash 5.2 and dash 0.5.12.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import in_dest, run_script
+
+BOTH = ["bash i.sh", "dash i.sh"]
+
+
+@pytest.mark.parametrize("redirect", ["echo hi > /dest/a.py", "echo hi 4>/dest/a.py", "exec 3>/dest/a.py",
+                                      "true >| /dest/a.py", "exec 5> /dest/a.py 6>/dev/null"])
+@pytest.mark.parametrize("run", BOTH)
+def test_a_placed_file_opened_for_writing_on_any_descriptor_no_longer_holds_it(redirect: str, run: str) -> None:
+    plan = run_script(f"cp x.py /dest/a.py\n{redirect}\n", run)
+    assert in_dest(plan) == [] and plan.notes == ()
+
+
+@pytest.mark.parametrize("redirect", ["echo hi >> /dest/a.py", "exec 3>>/dest/a.py"])
+def test_an_append_on_any_descriptor_keeps_the_placed_file_and_says_it_changes(redirect: str) -> None:
+    plan = run_script(f"cp x.py /dest/a.py\n{redirect}\n")
+    assert in_dest(plan) == ["/dest/a.py"]
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 2, "appends to /dest/a.py, which holds s/x.py: the image gets it changed")]
+
+
+def test_a_redirection_on_another_descriptor_into_a_missing_folder_fails_the_command() -> None:
+    plan = run_script("echo hi 3>/dest/none/a.py || cp x.py /dest/failed.py\n")
+    assert in_dest(plan) == ["/dest/failed.py"]
