@@ -386,9 +386,36 @@ def _filter_estimate(name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
     if name == "tojson":
         indent = arg(1, "indent", None)
         step = len(indent) if isinstance(indent, str) else _number(indent)
+        if indent is True:
+            step = 1  # json.dumps writes ' ' * indent: True is one space
         size = weight(value, budget.limits.value)
-        return 6 * size + size * step  # '<' -> '\u003c'; at most one indented line per character
+        # '<' -> '\u003c'; with an indent, each line is as deep as its item is nested.
+        lines = 0 if indent is None else _indented_size(value, max(step, 0), budget.limits.value)
+        return 6 * size + lines
     return None
+
+
+def _indented_size(value: Any, step: int, limit: int) -> int:
+    """Bound what ``json.dumps(value, indent=step)`` adds: a line break and its indent per item and closing bracket.
+
+    An item nested ``depth`` deep is indented ``depth`` times, so a deep
+    value adds far more than one indent per character. Walks without
+    recursion and stops once past ``limit``.
+    """
+    total = 0
+    pending = [(value, 0)]
+    while pending and total <= limit:
+        item, depth = pending.pop()
+        if isinstance(item, abc.Mapping):
+            children = list(item.values())
+        elif isinstance(item, (list, tuple)):
+            children = list(item)
+        else:
+            continue
+        if children:
+            total += len(children) * ((depth + 1) * step + 1) + depth * step + 1
+            pending.extend((child, depth + 1) for child in children)
+    return total
 
 
 # --------------------------------------------------------------------------- environment

@@ -253,6 +253,9 @@ GROWING = {
     "tojson with an indent": ("{{ items|tojson(indent=100000) }}", {"items": list(range(300))}, "what 'tojson' returns"),
     "tojson with an indent by position": ("{{ items|tojson(100000) }}", {"items": list(range(300))},
                                           "what 'tojson' returns"),
+    # An indent given as text is that text at the head of each line: its length is the step.
+    "tojson with an indent string": ("{{ items|tojson(indent=pad) }}", {"items": list(range(20)), "pad": " " * 100_000},
+                                     "what 'tojson' returns"),
     # '*' takes the width from the arguments: a tuple, each of its items a value.
     "a star width of '%'": ("{{ '%*d' % (width, 7) }}", {"width": 30_000_000}, "'%'"),
     "a star width of format": ("{{ '%*d'|format(width, 7) }}", {"width": 30_000_000}, "what 'format' returns"),
@@ -264,6 +267,8 @@ GROWING = {
                                  "what 'replace' returns"),
     "str.center's width": ("{{ text.center(width) }}", {"text": "x", "width": 30_000_000}, "'center'"),
     "str.expandtabs's tab size": ("{{ text.expandtabs(size) }}", {"text": "\t" * 1000, "size": 30_000}, "'expandtabs'"),
+    # With no argument a tab is 8 columns wide, as in Python: 200,000 tabs make 1,600,000 spaces.
+    "str.expandtabs's default tab size": ("{{ text.expandtabs() }}", {"text": "\t" * 200_000}, "'expandtabs'"),
     "str.translate's table": ("{{ text.translate({120: text}) }}", {"text": "x" * 7000}, "'translate'"),
     "int.to_bytes's length": ("{{ n.to_bytes(length, 'little') }}", {"n": 1, "length": 30_000_000}, "'to_bytes'"),
 }
@@ -327,6 +332,38 @@ def test_a_value_is_weighed_at_least_as_long_as_its_repr() -> None:
     for value in ([""] * 1000, [[]] * 1000, [()] * 1000, list(range(1000)), ("vllm", "flash-attn"),
                   {"limit": [8192, 4096]}, {"cuda", "rocm"}):
         assert weight(value, PATCH_LIMITS.value) >= len(repr(value)), value
+
+
+def test_tojson_of_a_deeply_nested_value_is_refused_before_it_is_indented() -> None:
+    # Each line is indented once per level it is nested: 300 levels of 40
+    # spaces make millions of characters from a value that weighs little.
+    source = ("{% set ns = namespace(v=0) %}{% for i in range(depth) %}{% set ns.v = [ns.v] %}{% endfor %}"
+              "{{ ns.v|tojson(indent=pad) }}")
+    message, peak = _refusal_and_peak(source, {"depth": 300, "pad": " " * 40})
+    assert message == ("template error at line 1: what 'tojson' returns would be larger than the 1,048,576 characters "
+                       "a template value may hold")
+    assert peak < PATCH_LIMITS.value
+    assert _render("{{ {'limit': [8192, [16]]}|tojson(indent=2) }}") == (
+        '{\n  "limit": [\n    8192,\n    [\n      16\n    ]\n  ]\n}')
+
+
+def test_the_text_of_a_value_over_the_cap_is_refused_before_it_is_written() -> None:
+    # A list holding one text a thousand times is small in memory, but its
+    # text, written by {{ }}, would be two million characters.
+    message, peak = _refusal_and_peak("{{ rows }}", {"rows": ["x" * 2000] * 1000})
+    assert message == ("template error at line 1: the text of this value would be larger than the 1,048,576 "
+                       "characters a template value may hold")
+    assert peak < PATCH_LIMITS.value
+
+
+def test_multiplying_numbers_is_arithmetic_not_repetition() -> None:
+    # Only a text or a sequence times an integer repeats anything: a number
+    # times a large number is computed, and a dict times a number fails as Python says.
+    assert _render("{{ mb * 1048576 }} {{ 0.5 * 4194304 }} {{ 3 * 4 }} {{ 2.5 * 3 }}", {"mb": 64}) == (
+        "67108864 2097152.0 12 7.5")
+    with pytest.raises(TypeError) as plain:
+        {"limit": 8192} * 3  # type: ignore[operator]
+    assert _refusal("{{ sizes * 3 }}", {"sizes": {"limit": 8192}}) == f"template error at line 1: TypeError: {plain.value}"
 
 
 def test_two_texts_added_past_the_cap_are_refused_before_they_are_joined() -> None:
