@@ -65,6 +65,9 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
         if target is None:
             ok = False
             continue
+        if command != "rsync" and not folder_there(shell, ctx, command, target):
+            ok = False  # cp, mv, install and ln make no folders (install -D and cp --parents made them already)
+            continue
         if through and not link and fs.resolve(target, last=False) in fs.links and fs.kind(target) is Kind.ABSENT:
             # GNU cp 9.1: "not writing through dangling symlink" (POSIX would create the target; coreutils refuses).
             shell.note(ctx, "fails", f"{target} is a link to {fs.resolve(target)}, which does not exist, and "

@@ -142,23 +142,79 @@ def expand(word: Word, scope: Scope) -> list[Field]:
                     current.append((value, True))
                     started = True
                 continue
-            text = " ".join(values)
-        else:
-            text = _value(part, scope)
-        if part.quoted:
-            current.append((text, True))
-            started = True
-            continue
-        for index, piece in enumerate(re.split(f"[{IFS}]+", text)):  # field splitting on IFS
-            if index:
-                end_field()
-            if piece:
-                current.append((piece, False))
+            if part.quoted:  # "$*": the arguments joined by IFS's first character (none when IFS is empty)
+                ifs = _ifs(scope)
+                current.append(((ifs[:1] if is_known(ifs) else " ").join(values), True))
                 started = True
+                continue
+            texts = values  # $@ and $* unquoted: each argument a field of its own, then split
+        else:
+            texts = [_value(part, scope)]
+            if part.quoted:
+                current.append((texts[0], True))
+                started = True
+                continue
+        for number, text in enumerate(texts):
+            if number:
+                end_field()
+            for piece, ends in _split(text, _ifs(scope), scope):  # field splitting on IFS
+                if piece:
+                    current.append((piece, False))
+                    started = True
+                if ends:
+                    started = started or ends == "delimits"
+                    end_field()
     end_field()
     if sum(len(t) for segments in fields for t, _ in segments) > MAX_WORD:
         return [Field(_too_long(fields, scope), None)]
     return [Field("".join(t for t, _ in segments), _glob(segments), _globstar(segments)) for segments in fields]
+
+
+def _ifs(scope: Scope) -> str:
+    """IFS as field splitting reads it: unset (or never set) is space, tab and newline."""
+    value = scope.lookup("IFS")
+    return IFS if value is None else value
+
+
+def _split(text: str, ifs: str, scope: Scope) -> list[tuple[str, str]]:
+    """``text`` cut where IFS says: each piece, and what ends it ("" nothing, "blank", "delimits").
+
+    IFS white space (space, tab, newline) separates as a run and never
+    makes an empty field; each other IFS character ends the field before it,
+    even an empty one, together with the white space around it ("a,,b" is
+    a, "" and b; "a," is a alone). Checked with bash 5.2 and dash 0.5.12.
+    """
+    if not ifs or not text:
+        return [(text, "")]
+    if not is_known(ifs):
+        return [(scope.unknowns.mark("a value split by an IFS the reader cannot work out"), "")]
+    separator = _separator(ifs)
+    pieces: list[tuple[str, str]] = []
+    at = 0
+    for found in separator.finditer(text):
+        if found.end() == found.start():
+            continue
+        delimits = any(c not in " \t\n" for c in found.group())
+        pieces.append((text[at:found.start()], "delimits" if delimits else "blank"))
+        at = found.end()
+    pieces.append((text[at:], ""))
+    return pieces
+
+
+_separators: dict[str, re.Pattern[str]] = {}
+
+
+def _separator(ifs: str) -> re.Pattern[str]:
+    pattern = _separators.get(ifs)
+    if pattern is None:
+        white = re.escape("".join(c for c in ifs if c in " \t\n"))
+        other = re.escape("".join(c for c in ifs if c not in " \t\n"))
+        around = f"[{white}]*" if white else ""
+        alternatives = ([f"{around}[{other}]{around}"] if other else []) + ([f"[{white}]+"] if white else [])
+        pattern = _separators[ifs] = re.compile("|".join(alternatives))
+        if len(_separators) > 64:  # IFS values a script sets are few; a hostile one cannot fill memory
+            _separators.clear()
+    return pattern
 
 
 def expand_one(word: Word, scope: Scope, assignment: bool = False) -> str:

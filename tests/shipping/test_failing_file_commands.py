@@ -46,6 +46,20 @@ RUN_FAILS = ("fails", 4, "this RUN fails as the reader follows it, so 'docker bu
     ("touch /made/none/t.py", "touch cannot create /made/none/t.py: /made/none is not a folder at this point of "
                               "the build"),
     ("touch x.py/t", "touch cannot create /w/s/x.py/t: /w/s/x.py is not a folder at this point of the build"),
+    # cp, mv, install and ln make no folders: the folder a copy lands in must be there (GNU coreutils 9.1).
+    ("cp x.py /made/none/a.py", "cp cannot create /made/none/a.py: /made/none is not a folder at this point of "
+                                "the build"),
+    ("cp -r sub /made/none/s", "cp cannot create /made/none/s: /made/none is not a folder at this point of the build"),
+    ("cp -r sub/. /made/none/s", "cp cannot create /made/none/s: /made/none is not a folder at this point of "
+                                 "the build"),
+    ("mv x.py /made/none/a.py", "mv cannot create /made/none/a.py: /made/none is not a folder at this point of "
+                                "the build"),
+    ("install -m 644 x.py /made/none/a.py", "install cannot create /made/none/a.py: /made/none is not a folder at "
+                                            "this point of the build"),
+    ("ln -s /w/s/x.py /made/none/a.py", "ln cannot create /made/none/a.py: /made/none is not a folder at this point "
+                                        "of the build"),
+    ("cp x.py /w/s/x.py/a.py", "cp cannot create /w/s/x.py/a.py: /w/s/x.py is not a folder at this point of the "
+                               "build"),
     # sh cannot open the file, so it does not run the command, which fails.
     ("echo done > /made/none/log", "the redirection cannot create /made/none/log: /made/none is not a folder at "
                                    "this point of the build"),

@@ -42,7 +42,7 @@ def test_a_tilde_prefix_is_the_home_folder_sh_names(script: str, paths: list[str
 
 @pytest.mark.parametrize("word", ["'~'/q.py", "\\~/q.py", "~\"\"/q.py", "~$EMPTY/q.py"])
 def test_a_tilde_prefix_with_a_quoted_or_expanded_part_is_left_as_written(word: str) -> None:
-    plan = plan_of(script_context(f"EMPTY=\ncp x.py {word}\n"))
+    plan = plan_of(script_context(f"EMPTY=\nmkdir ./~\ncp x.py {word}\n"))
     assert "/w/s/~/q.py" in plan.image and not any(p.startswith("/root") for p in plan.image)
 
 

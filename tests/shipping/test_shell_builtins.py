@@ -14,8 +14,10 @@ from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
 
 
 def printed(command: str, setup: str = "", files: dict[str, str] | None = None) -> str | None:
-    plan = plan_of(script_context(f"{setup}\nmkdir /o\nD=$({command})\ncp x.py \"/o/<$D>.py\"\n", files=files))
-    found = [path[4:-4] for path in plan.image if path.startswith("/o/<") and path.endswith(">.py")]
+    # What it printed may hold '/' or newlines: the folder it names is made first, so that the copy can land.
+    plan = plan_of(script_context(f"{setup}\nmkdir /o\nD=$({command})\nmkdir -p \"/o/<$D>\"\n"
+                                  f"cp x.py \"/o/<$D>/x.py\"\n", files=files))
+    found = [path[4:-6] for path in plan.image if path.startswith("/o/<") and path.endswith(">/x.py")]
     assert len(found) <= 1
     return found[0] if found else None
 
