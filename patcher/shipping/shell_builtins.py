@@ -12,6 +12,7 @@ from typing import Callable
 
 from .command_lookup import note_program, on_path
 from .shell_interpreter import Shell
+from .shell_getopts import getopts
 from .shell_lexer import NAME
 from .shell_records import MAX_DEPTH, CommandContext, Exit, ReadOnly, Trap, _Loop, _Return
 from .shell_words import is_known
@@ -483,10 +484,6 @@ def split_fields(line: str, ifs: str, count: int | None) -> list[str]:
     return fields
 
 
-def _getopts(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    return False  # the image runs the script without options: the option loop ends at once
-
-
 def _mapfile(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     """bash's ``mapfile``/``readarray [-t] [-d D] [-n N] [-O I] [-s N] [-u FD] [-C CB] [-c Q] [NAME]``: NAME
     (MAPFILE) holds the lines of its input, which the reader does not know."""
@@ -590,5 +587,5 @@ STATE_BUILTINS: dict[str, Builtin] = {
     "cd": _cd, "pushd": _pushd, "popd": _popd, "dirs": _dirs, "set": _set, "shopt": _shopt, "export": _export,
     "readonly": _export, "local": _local, "declare": _export, "typeset": _export, "unset": _unset, "exit": _exit,
     "return": _return, "break": _loop_control, "continue": _loop_control, "shift": _shift, "source": _source,
-    ".": _source, "eval": _eval, "read": _read, "getopts": _getopts, "mapfile": _mapfile, "readarray": _mapfile,
+    ".": _source, "eval": _eval, "read": _read, "getopts": getopts, "mapfile": _mapfile, "readarray": _mapfile,
 }

@@ -80,6 +80,7 @@ class Shell:
         self.last_status: bool | None = True  # of the last pipeline run: what a bare 'exit' repeats
         self.piped_file: str | None = None  # a pipe's part after 'cat FILE': the file its standard input holds
         self.input: Input | None = None  # standard input, where the reader knows it (None: unknown)
+        self.getopts_at: tuple[str, int, int] | None = None  # getopts: OPTIND as left, the word and letter next
 
     @property
     def unknowns(self) -> Unknowns:
@@ -890,8 +891,12 @@ class Shell:
         if self.depth >= MAX_DEPTH:
             self.unread(ctx, f"calls nest more than {MAX_DEPTH} deep; the reader does not follow this one")
             return None
-        saved = self.positional
+        saved, options = self.positional, self.getopts_at
         self.positional = args
+        if self.program == "dash":
+            # dash keeps getopts' place with the positional parameters: a function's loop starts at its first
+            # argument whatever OPTIND says, and the caller's place comes back when it returns.
+            self.getopts_at = (self.lookup("OPTIND") or "1", 0, 1)
         self.depth += 1
         self.frames.append({})
         try:
@@ -900,6 +905,8 @@ class Shell:
             return back.status
         finally:
             self.positional = saved
+            if self.program == "dash":
+                self.getopts_at = options
             self.depth -= 1
             self._restore(self.frames.pop())
             if self.namerefs:  # a local -n ends with its function
