@@ -805,7 +805,7 @@ class Shell:
         subject = self.expand_one(node.subject)
         status: bool | None = True
         falling = False  # the item before ended ';&': this body runs without its patterns being tried
-        for patterns, body, falls in node.items:
+        for patterns, body, ending in node.items:
             if not falling:
                 # A pattern's quoted characters match as written ('"*")' only a star), its others as a pattern.
                 regexes = [pattern_regex(p, self, len(subject)) for p in patterns] if is_known(subject) else [None]
@@ -819,9 +819,9 @@ class Shell:
                 if not any(regex.fullmatch(subject) for regex in regexes if regex):
                     continue
             status = self.run(body, ctx.tail)
-            if not falls:
+            if ending == ";;":
                 return status
-            falling = True
+            falling = ending == ";&"
         return status
 
     def glob(self, fields: list[Field], ctx: CommandContext) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Callable
 
 from .shell_nodes import Arith, Lit, Param, Part, ShellSyntaxError, Sub, Word
 
-_OPERATORS = ("&&", "||", ";;", ";&", "|&", "<<-", "<<<", "<<", ">>", "<&", ">&", "<>", ">|", "&>>", "&>",
+_OPERATORS = (";;&", "&&", "||", ";;", ";&", "|&", "<<-", "<<<", "<<", ">>", "<&", ">&", "<>", ">|", "&>>", "&>",
               ";", "&", "|", "(", ")", "<", ">")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INDIRECT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")  # what ${!...} names: a variable or $N
@@ -73,7 +73,8 @@ class Lexer:
             elif self.bash and text.startswith(("<(", ">("), self.pos):
                 self._process_substitution()
             else:
-                operator = next((op for op in _OPERATORS if text.startswith(op, self.pos)), None)
+                operator = next((op for op in _OPERATORS if text.startswith(op, self.pos)
+                                 and (self.bash or op != ";;&")), None)  # bash's case item that tests on
                 if operator is not None:
                     self.tokens.append(Token("op", operator, self.line, self.pos, self.pos + len(operator)))
                     self.pos += len(operator)

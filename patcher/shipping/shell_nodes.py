@@ -147,10 +147,11 @@ class Loop:
 
 @dataclass(frozen=True)
 class Case:
-    """``case WORD in PATTERNS) BODY;; ... esac``: each item's patterns, body, and whether it ends ``;&`` (falls through)."""
+    """``case WORD in PATTERNS) BODY;; ... esac``: each item's patterns, body, and how it ends: ``;;`` (the case
+    ends), ``;&`` (the next body runs too) or bash's ``;;&`` (the next items' patterns are tried)."""
 
     subject: Word
-    items: tuple[tuple[tuple[Word, ...], "Sequence", bool], ...]
+    items: tuple[tuple[tuple[Word, ...], "Sequence", str], ...]
     line: int
     text: str
 

@@ -193,7 +193,7 @@ class _Parser:
                 self.top_line = self.token.line
             if self.token.kind == "eof" or self._is_word(*ends) or self._is_op(*ends):
                 return Sequence(tuple(items))
-            if self._is_op(";;", ";&"):
+            if self._is_op(";;", ";&", ";;&"):
                 return Sequence(tuple(items))
             item = self.and_or()
             if self._is_op("&"):
@@ -201,7 +201,7 @@ class _Parser:
                 item = AndOr(item.first, item.rest, True)
             elif self._is_op(";"):
                 self._advance()
-            elif self.token.kind not in ("newline", "eof") and not self._is_word(*ends) and not self._is_op(*ends, ";;", ";&"):
+            elif self.token.kind not in ("newline", "eof") and not self._is_word(*ends) and not self._is_op(*ends, ";;", ";&", ";;&"):
                 raise ShellSyntaxError(f"unexpected '{self.token.value.strip()}'", self.token.line)
             items.append(item)
 
@@ -482,8 +482,9 @@ class _Parser:
                 raise ShellSyntaxError("a case pattern needs ')'", self.token.line)
             self._advance()
             body = self.sequence(("esac",))
-            items.append((tuple(patterns), body, self._is_op(";&")))
-            if self._is_op(";;", ";&"):
+            ending = self.token.value if self._is_op(";;", ";&", ";;&") else ";;"
+            items.append((tuple(patterns), body, ending))
+            if self._is_op(";;", ";&", ";;&"):
                 self._advance()
             elif not self._is_word("esac"):
                 raise ShellSyntaxError("expected ';;' or 'esac'", self.token.line)

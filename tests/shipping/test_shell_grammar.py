@@ -16,7 +16,7 @@ import pytest
 from patcher.shipping.shell_nodes import (Arith, Case, Command, For, FunctionDef, Group, If, Lit, Loop, Param,
                                           Redirect, Sequence, Simple, Sub, Word)
 from patcher.shipping.shell_syntax import parse_script
-from tests.shipping.conftest import image_of, notes_of, plan_of, script_context
+from tests.shipping.conftest import image_of, in_dest, notes_of, plan_of, run_script, script_context
 
 
 def word(parts: Word) -> str:
@@ -72,8 +72,8 @@ def command(item: Command) -> str:
         body = ("until" if node.until else "while") + f" {sequence(node.condition)} do {sequence(node.body)} done"
     elif isinstance(node, Case):
         body = f"case {word(node.subject)} in " + " ".join(
-            "|".join(word(p) for p in patterns) + f") {sequence(then)} " + (";&" if falls else ";;")
-            for patterns, then, falls in node.items) + " esac"
+            "|".join(word(p) for p in patterns) + f") {sequence(then)} {ending}"
+            for patterns, then, ending in node.items) + " esac"
     elif isinstance(node, Group):
         body = f"( {sequence(node.body)} )" if node.subshell else f"{{ {sequence(node.body)} }}"
     else:
@@ -230,6 +230,19 @@ def test_a_case_item_ending_with_semicolon_ampersand_falls_through() -> None:
                                   "  d) cp x.py /d/ ;;\n  e) cp x.py /e/ ;;\nesac\n"))
     assert sorted(path for path in plan.image if not path.startswith("/w/")) == ["/b/x.py", "/c/x.py", "/d/x.py"]
     assert plan.notes == ()
+
+
+def test_a_bash_case_item_ending_with_double_semicolon_ampersand_tries_the_next_patterns() -> None:
+    # bash's ';;&': the items after are tested as if none had matched; ';&' after one runs the next body as is.
+    script = ("case ab in\n  a*) cp x.py /dest/1.py ;;&\n  b*) cp x.py /dest/2.py ;;&\n  *b) cp x.py /dest/3.py ;&\n"
+              "  q) cp x.py /dest/4.py ;;\n  *) cp x.py /dest/5.py ;;\nesac\n")
+    plan = run_script(script, "bash i.sh")
+    assert in_dest(plan) == ["/dest/1.py", "/dest/3.py", "/dest/4.py"] and plan.notes == ()
+
+
+def test_double_semicolon_ampersand_is_a_syntax_error_outside_bash() -> None:
+    plan = run_script("case a in a) cp x.py /dest/a.py;;& *) cp x.py /dest/s.py;; esac\n", "dash i.sh")
+    assert in_dest(plan) == [] and [(n.kind, n.line) for n in plan.notes] == [("stop", 1)]
 
 
 def test_a_case_whose_last_item_falls_through_ends_with_it() -> None:
