@@ -173,6 +173,11 @@ def _file_input(shell: Shell, target: str) -> str:
     return text if text is not None else shell.unknowns.mark(f"$(< {shell.show(target)})")
 
 
+# bash's builtins that dash 0.5.12 does not have (its 'source' has its own note: sourced_file).
+BASH_ONLY = frozenset({"pushd", "popd", "dirs", "shopt", "declare", "typeset", "mapfile", "readarray", "let",
+                       "builtin", "caller", "enable", "disown"})
+
+
 def _stdout_redirected(redirects: tuple[Redirect, ...]) -> bool:
     return any(r.op in (">", ">>", ">|", "&>", "&>>") and r.fd in (None, 1) for r in redirects)
 
@@ -202,7 +207,15 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         return shell.call(shell.functions[name], argv[1:], ctx)
     builtin = BUILTINS.get(name)
     if builtin is not None:
-        return builtin(shell, argv, ctx, env, stdin)
+        if name in BASH_ONLY and shell.program == "dash":
+            shell.note(ctx, "fails", f"dash has no '{name}' command: it is not found (status 127)")
+            return False
+        status = builtin(shell, argv, ctx, env, stdin)
+        if name in BASH_ONLY and shell.program == "sh" and name not in ("shopt", "mapfile", "readarray"):
+            # (those three say what sh makes of them themselves)
+            shell.note(ctx, "assumed", f"the base image's sh decides: bash runs '{name}', dash has no such command "
+                                       "(status 127); the reader runs it")
+        return status
     base = posixpath.basename(name)
     if "/" in name:
         path = shell.path(name)
@@ -288,9 +301,6 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
             extra[name] = value
     if head == "timeout" and rest:
         rest = rest[1:]  # the duration
-    if head == "builtin" and shell.program == "dash":
-        shell.note(ctx, "fails", "dash has no 'builtin' command: the command is not found")
-        return False
     if not rest:
         if head == "exec":
             return True  # exec with redirections only

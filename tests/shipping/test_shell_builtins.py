@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
+from tests.shipping.conftest import plan_of, script_context
 
 
 def printed(command: str, setup: str = "", files: dict[str, str] | None = None) -> str | None:
@@ -201,7 +201,7 @@ def test_an_unset_function_is_a_program_again() -> None:
 ])
 def test_a_directory_stack_command_that_fails_or_is_not_followed_says_so(script: str, line: int, kind: str,
                                                                          reason: str) -> None:
-    plan = plan_of(script_context(script + "cp /w/s/x.py /after.py\n"))
+    plan = plan_of(script_context(script + "cp /w/s/x.py /after.py\n", run="cd /w/s && bash i.sh"))
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [(kind, line, reason)]
     assert plan.image["/after.py"].source == "s/x.py"
 
@@ -269,10 +269,3 @@ def test_shift_by_a_word_that_is_not_a_number_is_what_the_shell_makes_of_it(sheb
     plan = plan_of(script_context(f"{shebang}set -- cuda\nshift x || cp x.py /opt/failed.py\ncp x.py \"/opt/$1.py\"\n"))
     assert sorted(p for p in plan.image if p.startswith("/opt/")) == placed
     assert [n.kind for n in plan.notes if n.file == "s/i.sh"] == ["fails"]
-
-
-@pytest.mark.parametrize(("run", "placed"), [("bash i.sh", ["/dest/y.py"]), ("dash i.sh", [])])
-def test_builtin_is_bashs_alone(run: str, placed: list[str]) -> None:
-    # dash 0.5.12 has no 'builtin': the command is not found (127), so what follows '&&' does not run.
-    plan = run_script("builtin cd sub && cp y.py /dest/\n", run)
-    assert in_dest(plan) == placed
