@@ -272,7 +272,7 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str)
                                   "files", scope=(scope,))
             continue
         fs.remove(shell.path(removed))
-    return True
+    return None  # whether it succeeds (an import the image may lack, sys.exit, an exception) the image decides
 
 
 def _package_scope(path: str) -> str:

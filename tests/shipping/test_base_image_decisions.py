@@ -87,6 +87,9 @@ def test_a_guard_that_reruns_the_script_under_bash_knows_bash_sets_bash_version(
     ("D=/dest\n[ -d /opt/u ] && D=/opt/u\ncp x.py $D/\n", 2),
     ("T=\nfor d in /opt/a /opt/b; do [ -d $d ] && T=$d; done\n[ -n \"$T\" ] || T=/dest\ncp x.py $T/\n", 2),
     ("command -v python3 >/dev/null && PY=python3 || PY=python\n", 1),
+    # Whether a Python program succeeds (an import the image may lack, sys.exit) is the image's to say.
+    ("python3 -c 'import vllm' && cp x.py /dest/\n", 1),
+    ("python3 -c 'import sys; sys.exit(1)' || D=/dest\n", 1),
 ])
 def test_a_list_run_on_a_test_only_the_image_decides_says_so_as_an_if_does(script: str, line: int) -> None:
     # The reader runs each command after the test, as if each ran: which value a variable ends with, and where a
@@ -101,8 +104,16 @@ def test_a_list_run_on_a_test_only_the_image_decides_says_so_as_an_if_does(scrip
     "[ -d /opt/u ] || true\ncp x.py /dest/\n",  # what follows changes nothing
     "[ -d /opt/u ] || echo no\ncp x.py /dest/\n",
     "[ -d /w/s ] && cp x.py /dest/\n",  # a folder the build made: decided
-    "python3 -c 'import vllm' && cp x.py /dest/\n",  # the program's own note says why
+    "vendor_tool && cp x.py /dest/\n",  # the program's own note says why
 ])
 def test_a_list_whose_outcome_changes_nothing_or_is_noted_already_adds_no_assumption(script: str) -> None:
     plan = plan_of(script_context(script))
     assert not [n for n in plan.notes if n.kind == "assumed"]
+
+
+def test_an_if_on_a_python_program_reads_both_branches() -> None:
+    # 'if python3 -c "import vllm"' is how a script asks whether the image has a package: the image answers.
+    script = ("if python3 -c 'import vllm' 2>/dev/null; then cp x.py /opt/has.py; else cp x.py /opt/lacks.py; fi\n")
+    plan = plan_of(script_context(script))
+    assert {"/opt/has.py", "/opt/lacks.py"} <= set(plan.image)
+    assert [(n.kind, n.line) for n in plan.notes] == [("assumed", 1)]
