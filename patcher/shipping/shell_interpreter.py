@@ -80,6 +80,7 @@ class Shell:
         self.last_status: bool | None = True  # of the last pipeline run: what a bare 'exit' repeats
         self.piped_file: str | None = None  # a pipe's part after 'cat FILE': the file its standard input holds
         self.input: Input | None = None  # standard input, where the reader knows it (None: unknown)
+        self.piped_unknown = False  # a pipe's part whose input is what an earlier part printed, not known
         self.getopts_at: tuple[str, int, int] | None = None  # getopts: OPTIND as left, the word and letter next
 
     @property
@@ -555,6 +556,7 @@ class Shell:
                 shell.piped_file = self._catted(pipe.commands[index - 1])
                 # What the part before printed into the pipe is this part's standard input.
                 shell.input = None if piped.unknown else Input.of("".join(piped.text))
+                shell.piped_unknown = shell.input is None
             if index < count - 1:
                 shell.output = piped = Captured()  # it prints into the pipe, not to what a $(...) hears
             if shell is self:

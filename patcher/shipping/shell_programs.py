@@ -184,7 +184,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             return end.status
         except Stop:
             return None
-    if from_stdin and stdin is None and rest:
+    if from_stdin and stdin is None and rest and shell.input is None:
         return note_program(shell, ctx, " ".join(argv[:2]))  # a script piped in: what it does is not the context's
     if rest and not from_stdin:
         script = shell.path(rest[0])
@@ -197,6 +197,11 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         return note_program(shell, ctx, " ".join(argv[:2]))
     if stdin is not None and is_unknown(stdin):
         return note_program(shell, ctx, f"{argv[0]} reading {shell.show(stdin)}")
+    if stdin is None and shell.input is not None:
+        # 'printf ... | sh': the script is what the pipe (or the loop's input) holds from here on; sh reads it all.
+        stdin, shell.input.at = shell.input.text[shell.input.at:], len(shell.input.text)
+    elif stdin is None and shell.piped_unknown:
+        return note_program(shell, ctx, f"{argv[0]} reading what the pipe feeds it")
     if stdin is not None:
         child = Shell(shell.build, shell.file, shell.cwd, shell.environment(env), argv0=argv[0], positional=rest,
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),

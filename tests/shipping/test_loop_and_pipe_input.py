@@ -106,3 +106,25 @@ def test_a_here_document_never_closed_takes_the_rest_of_the_script(script: str, 
     # bash warns ("delimited by end-of-file") and dash says nothing; both run the command with that body.
     plan = run_script(script, run)
     assert in_dest(plan) == placed and plan.notes == ()
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("echo 'cp x.py /dest/pipe.py' | sh\n", ["/dest/pipe.py"]),
+    ("printf 'cp x.py /dest/p1.py\\ncp x.py /dest/p2.py\\n' | sh -s\n", ["/dest/p1.py", "/dest/p2.py"]),
+    ("printf 'cp $1 /dest/a1.py\\n' | sh -s x.py\n", ["/dest/a1.py"]),  # -s: the words after are $1...
+    ("cat sub/y.py | sh\ncp x.py /dest/after.py\n", ["/dest/after.py"]),  # y.py is empty: sh runs nothing
+    # Each line fed to its own sh: the loop's read takes one, the sh in the loop has only its echo's.
+    ("while read l; do echo \"$l\" | sh; done <<EOF\ncp x.py /dest/w1.py\ncp x.py /dest/w2.py\nEOF\n",
+     ["/dest/w1.py", "/dest/w2.py"]),
+])
+@pytest.mark.parametrize("run", BOTH)
+def test_a_script_piped_into_sh_is_run(script: str, placed: list[str], run: str) -> None:
+    plan = run_script(script, run)
+    assert in_dest(plan) == placed and plan.notes == ()
+
+
+def test_sh_fed_what_a_program_prints_is_a_program_the_reader_does_not_follow() -> None:
+    plan = run_script("vendor_tool --emit-install | sh\ncp x.py /dest/after.py\n")
+    assert in_dest(plan) == ["/dest/after.py"]
+    assert [(n.kind, n.reason) for n in plan.notes][-1] == (
+        "program", "runs sh reading what the pipe feeds it, which the reader does not follow: it could change any file")
