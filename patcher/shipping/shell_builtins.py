@@ -274,20 +274,22 @@ def _unset(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
 
 
 def _exit(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    raise Exit(_status(shell, argv))
+    raise Exit(*_status(shell, argv))
 
 
 def _return(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    raise _Return(_status(shell, argv))
+    raise _Return(*_status(shell, argv))
 
 
-def _status(shell: Shell, argv: list[str]) -> bool | None:
-    """The status ``exit [N]`` and ``return [N]`` give: with no N, the last command's."""
+def _status(shell: Shell, argv: list[str]) -> tuple[bool | None, int | None]:
+    """The status ``exit [N]`` and ``return [N]`` give, and its number: with no N, the last command's."""
     if len(argv) < 2:
-        return shell.last_status
-    code = argv[1]
+        return shell.last_status, shell.status_code()
+    if not argv[1].isdigit():
+        return None, None
     # The status is N modulo 256 ('exit 256' succeeds), which N's last eight digits decide (10**8 % 256 == 0).
-    return int(code[-8:]) % 256 == 0 if code.isdigit() else None
+    code = int(argv[1][-8:]) % 256
+    return code == 0, code
 
 
 def _loop_control(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

@@ -78,6 +78,9 @@ class Shell:
         self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
         self.is_subshell = False  # a copy made by subshell(): its exit status is not the script's or the RUN's
         self.last_status: bool | None = True  # of the last pipeline run: what a bare 'exit' repeats
+        # Its number, where a command said which (exit 3, return 2, a child shell's): else 0 or 1 is taken.
+        self.last_code: int | None = None
+        self.next_code: int | None = None  # the number the command running now ends with, once it says
         self.piped_file: str | None = None  # a pipe's part after 'cat FILE': the file its standard input holds
         self.input: Input | None = None  # standard input, where the reader knows it (None: unknown)
         self.piped_unknown = False  # a pipe's part whose input is what an earlier part printed, not known
@@ -120,7 +123,7 @@ class Shell:
             # what false, cp, test and grep give.
             if self.last_status is None:
                 return self.unknowns.mark("$?")
-            return "0" if self.last_status else "1"
+            return str(self.status_code())
         if name == "-":
             return ("e" if self.errexit else "") + ("f" if self.noglob else "")
         if name == "HOME" and name not in self.variables:
@@ -226,6 +229,17 @@ class Shell:
         if self.record is not None:
             self.record.unknown.add(name)
         return self.unknowns.mark(f"${name}")
+
+    def status_code(self) -> int:
+        """``$?`` as a number: the one the last command ended with where known, else 0 or 1 (what false, cp, test
+        and grep give)."""
+        if self.last_code is not None and (self.last_code == 0) == (self.last_status is True):
+            return self.last_code
+        return 0 if self.last_status else 1
+
+    def ended_with(self, code: int | None) -> None:
+        """The command running now ends with status number ``code`` (None: only whether it failed is known)."""
+        self.next_code = code
 
     def arguments(self) -> list[str]:
         """The positional parameters."""
@@ -408,6 +422,7 @@ class Shell:
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
         child.input = self.input  # the same open input: what a subshell reads, the shell no longer reads
         child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob
+        child.last_code = self.last_code
         child.nounset, child.pipefail, child.posix = self.nounset, self.pipefail, self.posix
         child.shopts, child.aliases, child.readonly = set(self.shopts), dict(self.aliases), set(self.readonly)
         child.allexport, child.namerefs = self.allexport, dict(self.namerefs)
@@ -456,7 +471,7 @@ class Shell:
             self.traps.pop(condition, None)  # it runs once: an exit inside it ends the shell there
         if trap is None or not trap.action.strip() or self.trapping:
             return  # a trap's own failures run no ERR trap (bash), and an EXIT trap's exit runs none again
-        self.last_status = status  # what $? says inside the trap
+        self.last_status, self.last_code = status, None  # what $? says inside the trap
         self.trapping = True
         try:
             self.run_text(trap.action, trap.line, CommandContext(trap.line, trap.text))
@@ -481,6 +496,7 @@ class Shell:
                     # bash drops the rest of the script's line it happened in, whatever '||' or ';' follows; it
                     # fails, and under set -e ends the script.
                     status = self.last_status = False
+                    self.last_code = None
                     dropped = item.first.commands[0].line
                     if self.errexit:
                         raise Exit(False) from None
@@ -559,6 +575,7 @@ class Shell:
                 shell.piped_unknown = shell.input is None
             if index < count - 1:
                 shell.output = piped = Captured()  # it prints into the pipe, not to what a $(...) hears
+            shell.next_code = None
             if shell is self:
                 statuses.append(shell.command(command, ctx))
                 continue
@@ -571,6 +588,8 @@ class Shell:
         if pipe.negated and status is not None:
             status = not status
         self.last_status = status
+        # The number of the last part's status (under pipefail, of whichever part failed last: not kept).
+        self.last_code = shell.next_code if not pipe.negated and not pipefail else None
         if status is False and not self.ignoring_errexit and not exempt and not pipe.negated:
             if "ERR" in self.traps and (not self.frames or self.errtrace):
                 # bash runs its ERR trap where set -e would end the shell (in a function only under set -E)
@@ -587,6 +606,7 @@ class Shell:
                 status = self.command(command, ctx, keep_errexit=keep_errexit)
             except Exit as end:
                 status = end.status
+                self.ended_with(end.code)
             self._run_trap("EXIT", status)
             return status
         except Exit as end:
@@ -700,8 +720,11 @@ class Shell:
             if node.subshell:
                 child = self.subshell()
                 try:
-                    return child.main(node.body, ctx.tail)
+                    status = child.main(node.body, ctx.tail)
+                    self.ended_with(child.last_code)
+                    return status
                 except Exit as end:
+                    self.ended_with(end.code)
                     return end.status
                 except NoMatch:
                     return False  # bash's failglob ends the subshell, which fails
@@ -902,8 +925,11 @@ class Shell:
         self.depth += 1
         self.frames.append({})
         try:
-            return self.command(body, ctx)
+            status = self.command(body, ctx)
+            self.ended_with(self.last_code)  # a function's status is its last command's
+            return status
         except _Return as back:
+            self.ended_with(back.code)
             return back.status
         finally:
             self.positional = saved

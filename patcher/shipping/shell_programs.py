@@ -70,7 +70,9 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
         return None
     try:
         status = child.main(parsed)
+        shell.ended_with(child.last_code)
     except Exit as end:
+        shell.ended_with(end.code)
         return end.status
     except Stop:
         return None
@@ -178,9 +180,12 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         child.output = shell.output
         _start(shell, child, options, ctx)
         try:
-            return child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
-                                                                 ctx.exempt, True), main=True)
+            status = child.run_text(text, ctx.line, CommandContext(ctx.line, ctx.text, ctx.hides, ctx.stops_on_error,
+                                                                   ctx.exempt, True), main=True)
+            shell.ended_with(child.last_code)
+            return status
         except Exit as end:
+            shell.ended_with(end.code)
             return end.status
         except Stop:
             return None
@@ -210,8 +215,11 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         child.output = shell.output
         _start(shell, child, options, ctx)
         try:
-            return child.run_text(stdin, ctx.line + 1, ctx, main=True)  # the here-document starts on the next line
+            status = child.run_text(stdin, ctx.line + 1, ctx, main=True)  # a here-document starts on the next line
+            shell.ended_with(child.last_code)
+            return status
         except Exit as end:
+            shell.ended_with(end.code)
             return end.status
         except Stop:
             return None

@@ -152,11 +152,12 @@ class Captured:
 
 
 class Exit(Exception):
-    """``exit``, or ``set -e`` ending a shell: with its status (None when unknown)."""
+    """``exit``, or ``set -e`` ending a shell: with its status (None when unknown), and its number when known."""
 
-    def __init__(self, status: bool | None = True):
+    def __init__(self, status: bool | None = True, code: int | None = None):
         super().__init__(status)
         self.status = status
+        self.code = code
 
 
 class ReadOnly(Exception):
@@ -181,11 +182,12 @@ class NoMatch(Exception):
 
 
 class _Return(Exception):
-    """``return [N]``: leaves the function or sourced file with that status."""
+    """``return [N]``: leaves the function or sourced file with that status (and its number, when known)."""
 
-    def __init__(self, status: bool | None = True):
+    def __init__(self, status: bool | None = True, code: int | None = None):
         super().__init__()
         self.status = status
+        self.code = code
 
 
 class _Loop(Exception):
