@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import difflib
 import random
+from types import SimpleNamespace
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from patcher import linediff
 from patcher.linediff import BOUNDED, SMALL, WINDOW, grouped, opcodes
 
 
@@ -180,6 +184,27 @@ def test_windows_with_no_line_in_common_are_replaced_whole_and_the_rest_still_di
     assert_edit_script(a, b, codes)
     assert codes[0] == ("replace", 0, 3 * WINDOW, 0, 3 * WINDOW)
     assert equal_lines(codes) == 600
+
+
+def test_no_difflib_call_on_a_long_pathological_file_sees_more_than_bounded_line_pairs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # 3000 repeated lines on each side, shifted by one: window by window, each
+    # window WINDOW lines of each side, so the cost stays linear; a window that
+    # took the whole rest of one side would make it quadratic again.
+    a, b = ["x", "y"] * 1500 + ["a end"] * 2, ["y", "x"] * 1500 + ["b end"] * 2
+    seen: list[tuple[int, int]] = []
+
+    class Recording(difflib.SequenceMatcher):
+        def set_seqs(self, a: Any, b: Any) -> None:
+            seen.append((len(a), len(b)))
+            super().set_seqs(a, b)
+
+    monkeypatch.setattr(linediff, "difflib", SimpleNamespace(SequenceMatcher=Recording))
+    codes = opcodes(a, b)
+    assert codes == [("insert", 0, 0, 0, 1), ("equal", 0, 2999, 1, 3000), ("replace", 2999, 3002, 3000, 3002)]
+    assert len(seen) > len(a) // WINDOW // 2  # windowed, not one call
+    assert max(x * y for x, y in seen) <= BOUNDED, seen
+    assert max(max(sizes) for sizes in seen[:-1]) <= WINDOW, seen  # all but the last, the rest within BOUNDED
 
 
 def test_a_pathological_piece_just_above_bounded_is_still_diffed_by_difflib_whole() -> None:
