@@ -100,6 +100,11 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
             continue
         if is_dir:
             fs.make_dir(target)
+            # Its folders come too, the empty ones included (cp -r, mv, rsync -r, ln -s all show them).
+            for folder in sorted(d for d in fs.dirs if d != source and under(d, source)):
+                fs.make_dir(posixpath.join(target, folder[len(source):].lstrip("/")))
+            for other in sorted(o for o in fs.others if under(o, source)):
+                fs.write_other(posixpath.join(target, other[len(source):].lstrip("/")))
         for path, placed in moved:
             relative = path[len(source):].lstrip("/")
             image = posixpath.join(target, relative) if relative else target

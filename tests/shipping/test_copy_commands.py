@@ -417,3 +417,12 @@ def test_cat_of_a_file_that_is_not_there_fails_and_leaves_the_destination_emptie
     plan = plan_of(script_context("mkdir -p /made\ncp x.py /made/paged_attn.py\ncat gone.py > /made/paged_attn.py\n"))
     assert "/made/paged_attn.py" not in plan.image
     assert [(n.kind, n.line) for n in plan.notes if n.file == "s/i.sh"] == [("fails", 3)]
+
+
+@pytest.mark.parametrize("copy", ["cp -a sub /made/", "cp -r sub /made/", "mv sub /made/", "rsync -a sub /made/",
+                                  "ln -s /w/s/sub /made/sub"])
+def test_a_folder_copy_takes_its_empty_folders_and_the_files_the_build_wrote(copy: str) -> None:
+    # 'mkdir -p sub/empty; touch sub/.keep' then a copy of sub: both are in the copy (coreutils 9.1, rsync 3.2).
+    plan = plan_of(script_context(f"mkdir /made\nmkdir -p sub/empty\ntouch sub/.keep\n{copy}\n"
+                                  "[ -d /made/sub/empty ] && [ -f /made/sub/.keep ] && cp x.py /made/both.py\n"))
+    assert plan.image["/made/both.py"].source == X and plan.notes == ()
