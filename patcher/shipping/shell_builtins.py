@@ -230,7 +230,16 @@ def _local(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
     value it had; under sh, which of them the image has decides. Outside a
     function it is read as ``declare``.
     """
-    if any(word.startswith("-") and "n" in word for word in argv[1:]) and shell.frames:
+    options = "".join(word[1:] for word in argv[1:] if word.startswith("-"))
+    if options and shell.program == "dash":
+        # dash's local takes no options: '-r' is a bad variable name, an error of a special builtin.
+        shell.note(ctx, "fails", f"dash's local takes no options: '{next(w for w in argv[1:] if w.startswith('-'))}' "
+                                 "is a bad variable name, and the script ends there")
+        raise Exit(False, 2)
+    if options and shell.program == "sh":
+        shell.note(ctx, "assumed", "under the base image's sh: dash's local takes no options and ends the script "
+                                   "here, bash's reads them; the reader reads on as bash does")
+    if "n" in options and shell.frames:
         return _nameref(shell, argv, ctx)
     for word in argv[1:]:
         if word.startswith("-"):
@@ -246,6 +255,8 @@ def _local(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
             shell.unset.add(name)
         elif shell.frames and shell.program == "sh" and shell.variables.get(name):
             shell.assign(name, shell.unknowns.mark(f"${name}"))
+        if "r" in options:
+            shell.readonly.add(name)  # until the function returns
     return True
 
 

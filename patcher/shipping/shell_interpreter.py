@@ -958,6 +958,9 @@ class Shell:
                 self.arrays[name] = held
             (self.exported.add if exported else self.exported.discard)(name)
             (self.unset.add if unset else self.unset.discard)(name)
+            # A local cannot be made of a read-only name: one read-only now was made so in the function (local
+            # -r, readonly), and goes with it.
+            self.readonly.discard(name)
 
     def run_text(self, text: str, line: int, ctx: CommandContext, main: bool = False) -> bool | None:
         """Run shell text in this shell (``eval``, a sourced file read in place; ``main``: as its whole program)."""

@@ -55,3 +55,25 @@ def test_the_failed_assignment_is_noted_where_it_stands() -> None:
 def test_failglob_drops_the_rest_of_the_line_too() -> None:
     script = "shopt -s failglob\ncp *.nomatch /dest/; cp x.py /dest/same.py\ncp x.py /dest/next.py\n"
     assert in_dest(run_script(script)) == ["/dest/next.py"]
+
+
+def test_bash_local_r_is_read_only_until_the_function_returns() -> None:
+    # bash 5.2: 'X=2' fails ("readonly variable") and ends the function's body; after it, X is free again.
+    script = "f() {\n  local -r X=1\n  X=2\n  cp x.py /dest/in$X.py\n}\nf\nX=3\ncp x.py /dest/out$X.py\n"
+    plan = run_script(script, "bash i.sh")
+    assert in_dest(plan) == ["/dest/out3.py"]
+    plan = run_script(script.replace("  X=2\n", ""), "bash i.sh")
+    assert in_dest(plan) == ["/dest/in1.py", "/dest/out3.py"]
+
+
+def test_dash_local_takes_no_options_and_ends_the_script() -> None:
+    # dash 0.5.12: "local: -r: bad variable name", an error of a special builtin: the script ends (status 2).
+    plan = run_script("f() { local -r X=1; cp x.py /dest/in.py; }\nf\ncp x.py /dest/after.py\n", "dash i.sh")
+    assert in_dest(plan) == []
+    assert [(n.kind, n.line, n.reason) for n in plan.notes][0] == (
+        "fails", 1, "dash's local takes no options: '-r' is a bad variable name, and the script ends there")
+
+
+def test_under_sh_local_with_an_option_depends_on_the_image() -> None:
+    plan = run_script("f() { local -r X=1; cp x.py /dest/in$X.py; }\nf\n", "sh i.sh")
+    assert in_dest(plan) == ["/dest/in1.py"] and [n.kind for n in plan.notes] == ["assumed"]
