@@ -283,6 +283,11 @@ class _Parser:
             token = self.token
             if token.kind == "eof":
                 raise ShellSyntaxError("a '[[' is not closed", line)
+            if token.kind == "word" and plain_text(token.word) == "=~" and items:
+                items.append(token.word)
+                self._advance()
+                items.append(self._regex_word(line))
+                continue
             if token.kind == "word":
                 items.append(token.word)
             elif token.kind == "op" and token.value in ("&&", "||", "(", ")", "<", ">"):
@@ -295,6 +300,33 @@ class _Parser:
             raise ShellSyntaxError("syntax error in conditional expression", line)
         expression = _ConditionParser(items, line).parse()
         return Conditional(expression, line, self._text(start, self.tokens[self.index - 1].end))
+
+    def _regex_word(self, line: int) -> Word:
+        """The right side of ``=~``: one word running on through ``(``, ``)``, ``|``, ``<`` and ``>`` written
+        against it, and through blanks inside parentheses, as bash reads a regular expression."""
+        parts: list[Part] = []
+        depth, end = 0, None
+        while self.token.kind in ("word", "op"):
+            token = self.token
+            glued = end is None or token.start == end or depth > 0
+            if not glued or token.kind == "word" and depth == 0 and end is not None and plain_text(token.word) == "]]":
+                break
+            if token.kind == "op" and token.value not in ("(", ")", "|", "<", ">"):
+                break
+            if token.kind == "op":
+                depth += {"(": 1, ")": -1}.get(token.value, 0)
+                if depth < 0:
+                    break
+                parts.append(Lit(token.value))
+            else:
+                if end is not None and token.start > end:
+                    parts.append(Lit(self.text[end:token.start]))  # blanks inside parentheses are the pattern's
+                parts.extend(token.word)
+            end = token.end
+            self._advance()
+        if not parts or depth:
+            raise ShellSyntaxError("unexpected argument to conditional binary operator", line)
+        return tuple(parts)
 
     def _redirect(self) -> Redirect:
         fd = None

@@ -3,10 +3,12 @@
 Inside it ``&&``, ``||``, ``!`` and parentheses combine tests, words are
 neither split nor globbed, the right side of ``==``, ``=`` and ``!=`` is a
 pattern (its quoted parts match as written), and ``-eq`` and the other
-integer tests read arithmetic (``010`` is 8). What only the image decides
-(an unknown value, ``=~``, ``<``, file times) is unknown, and combines as
-such: an unknown test ``&&`` a false one is false. Each row's answer is
-what bash 5.2 gave.
+integer tests read arithmetic (``010`` is 8), and ``=~`` matches an
+extended regular expression and fills ``BASH_REMATCH``. What only the
+image decides (an unknown value, ``<``, file times, a regular expression
+Python could read otherwise than glibc) is unknown, and combines as such:
+an unknown test ``&&`` a false one is false. Each row's answer is what bash
+5.2 gave.
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ def test_tests_combine_inside_the_brackets(script: str, placed: list[str]) -> No
     assert in_dest(plan) == placed and [n for n in plan.notes if n.kind != "fails"] == []
 
 
-@pytest.mark.parametrize("test", ["$UNKNOWN_V == a", "x =~ ^x$", "a < b", "x.py -nt sub/y.py", "-s x.py"])
+@pytest.mark.parametrize("test", ["$UNKNOWN_V == a", "x =~ [[:foo:]]", "$UNKNOWN_V =~ ^x$", "a < b", "x.py -nt sub/y.py",
+                                  "-s x.py"])
 def test_what_the_image_decides_is_unknown(test: str) -> None:
     # Unknown: the reader follows the copy, and a false test beside it still decides.
     assert in_dest(run_script(f"[[ {test} ]] && cp x.py /dest/u.py\n")) == ["/dest/u.py"]
@@ -86,3 +89,33 @@ def test_brackets_bash_cannot_parse_stop_the_script_there(test: str) -> None:
     assert in_dest(plan) == ["/dest/a.py"]
     assert [(n.kind, n.line) for n in plan.notes] == [("stop", 2)]
     assert "syntax error in conditional expression" in plan.notes[0].reason
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("[[ abc =~ ^a(b)c$ ]] && cp x.py /dest/m${BASH_REMATCH[1]}.py\n", ["/dest/mb.py"]),
+    ("V=1.2.3; [[ $V =~ ^([0-9]+)\\.([0-9]+) ]] && cp x.py /dest/v${BASH_REMATCH[1]}_${BASH_REMATCH[2]}.py\n",
+     ["/dest/v1_2.py"]),
+    ("[[ abc =~ z ]] || cp x.py /dest/nomatch${#BASH_REMATCH[@]}.py\n", ["/dest/nomatch0.py"]),
+    ("[[ 'a b' =~ (a b) ]] && cp x.py /dest/blank.py\n", ["/dest/blank.py"]),  # blanks inside parentheses
+    ("[[ xab =~ a|b ]] && cp x.py /dest/alt.py\n", ["/dest/alt.py"]),
+    ("r='^a.c$'; [[ abc =~ $r ]] && cp x.py /dest/var.py\n", ["/dest/var.py"]),  # a variable's value is a pattern
+    ("[[ abc =~ \"a.c\" ]] || cp x.py /dest/literal.py\n", ["/dest/literal.py"]),  # quoted: matched as written
+    ("V=12; [[ $V =~ ^[[:digit:]]+$ ]] && cp x.py /dest/digits.py\n", ["/dest/digits.py"]),
+    ("[[ vllm-0.6.3 =~ ^vllm-([0-9.]+)$ ]] && cp x.py \"/dest/${BASH_REMATCH[1]}.py\"\n", ["/dest/0.6.3.py"]),
+    ("[[ abc =~ ^(a)(x)?(b) ]] && cp x.py \"/dest/g[${BASH_REMATCH[2]}]${BASH_REMATCH[3]}.py\"\n", ["/dest/g[]b.py"]),
+])
+def test_a_regular_expression_match_decides_and_fills_bash_rematch(script: str, placed: list[str]) -> None:
+    plan = run_script(script)
+    assert in_dest(plan) == placed and plan.notes == ()
+
+
+@pytest.mark.parametrize("regex", ["(a+)+$", "(a|aa)*$", "([a-z]+)*x"])
+def test_a_regular_expression_that_could_backtrack_for_ever_is_left_to_the_image(regex: str) -> None:
+    # The script is untrusted: a nested quantifier against a long subject would take Python's re exponential time.
+    plan = run_script(f"V={'a' * 4000}b\n[[ $V =~ {regex} ]] && cp x.py /dest/u.py\n")
+    assert in_dest(plan) == ["/dest/u.py"]  # unknown: the reader follows the copy
+
+
+def test_an_unclosed_parenthesis_in_a_regular_expression_is_a_syntax_error() -> None:
+    plan = run_script("cp x.py /dest/before.py\n[[ a =~ (a ]] && cp x.py /dest/u.py\n")
+    assert in_dest(plan) == ["/dest/before.py"] and [(n.kind, n.line) for n in plan.notes] == [("stop", 2)]
