@@ -189,17 +189,29 @@ def _set_option(shell: Shell, name: str, on: bool, ctx: CommandContext) -> None:
 def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     """``export``, ``readonly``, ``declare``/``typeset`` (``-r``: read-only, ``-x``: exported) NAME[=VALUE]..."""
     options = "".join(word[1:] for word in argv[1:] if word.startswith("-"))
+    declaring = argv[0] in ("declare", "typeset")
+    removed = "".join(word[1:] for word in argv[1:] if word.startswith("+")) if declaring else ""
+    if argv[0] in ("export", "readonly") and options.strip("-p") and shell.program != "bash":
+        # dash's export and readonly take -p only: another option is an error of a special builtin.
+        if shell.program == "dash":
+            shell.note(ctx, "fails", f"dash's {argv[0]} takes no option but -p: '-{options.strip('-p')[0]}' is "
+                                     "refused, and the script ends there")
+            raise Exit(False, 2)
+        shell.note(ctx, "assumed", f"under the base image's sh: dash's {argv[0]} takes no option but -p and ends "
+                                   "the script here, bash's reads them; the reader reads on as bash does")
     if "f" in options:
         return True  # of functions: 'readonly -f f', 'export -f f'
-    if "n" in options and argv[0] in ("declare", "typeset"):
+    if "n" in options and declaring:
         return _nameref(shell, argv, ctx)
     for word in argv[1:]:
-        if word.startswith("-"):
+        if word[:1] in "-+" and (word[:1] == "-" or declaring):
             continue
         name, equals, value = word.partition("=")
         if equals:
             shell.assign(name, value)
-        if argv[0] == "export" or "x" in options and argv[0] != "readonly":
+        if argv[0] == "export" and "n" in options or "x" in removed:
+            shell.exported.discard(name)  # bash's export -n, declare +x: no longer passed to children
+        elif argv[0] == "export" or "x" in options and argv[0] != "readonly":
             shell.exported.add(name)
         if argv[0] == "readonly" or "r" in options and argv[0] in ("declare", "typeset"):
             shell.readonly.add(name)
