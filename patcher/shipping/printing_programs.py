@@ -121,7 +121,7 @@ def run_mktemp(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str
     return True
 
 
-def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) -> bool | None:
+def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext, stdin: str | None = None) -> bool | None:
     if base in ("true", ":"):
         return True
     if base == "false":
@@ -136,7 +136,7 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) 
             shell.emit_unknown()
         return True
     if base == "cat":
-        shell.emit(_catted_text(shell, argv[1:]))
+        shell.emit(_catted_text(shell, argv[1:], stdin))
         return True
     if base == "awk" and any(">" in a or "system" in a for a in argv[1:]):
         return note_program(shell, ctx, "awk")
@@ -148,13 +148,27 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext) 
     return True
 
 
-def _catted_text(shell: Shell, operands: list[str]) -> str:
-    """What ``cat FILE...`` prints when each FILE is a text file the build placed; else a marker."""
+def _catted_text(shell: Shell, operands: list[str], stdin: str | None = None) -> str:
+    """What ``cat FILE...`` prints when each FILE is a text file the build placed, or its standard input (no FILE,
+    or ``-``) is known: a here-document, a here-string, what a pipe or a loop's input holds; else a marker."""
     operands = operands[1:] if operands[:1] == ["--"] else operands
     texts = []
-    for operand in operands:
-        text = shell.placed_text(operand) if operand != "-" and not operand.startswith("-") else None
+    for operand in operands or ["-"]:
+        if operand == "-":
+            text = _standard_input(shell, stdin)
+        else:
+            text = shell.placed_text(operand) if not operand.startswith("-") else None
         if text is None:
             return shell.unknowns.mark(f"$(cat {' '.join(shell.show(o) for o in operands)})")
         texts.append(text)
-    return "".join(texts) if texts else shell.unknowns.mark("$(cat)")
+    return "".join(texts)
+
+
+def _standard_input(shell: Shell, stdin: str | None) -> str | None:
+    """All that is left of the command's standard input, when the reader knows it (cat reads it to the end)."""
+    if stdin is not None:
+        return stdin if is_known(stdin) else None
+    if shell.input is None:
+        return None
+    text, shell.input.at = shell.input.text[shell.input.at:], len(shell.input.text)
+    return text

@@ -247,7 +247,7 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
     if base == "mktemp":
         return run_mktemp(shell, argv, ctx, env)
     if base in PRINTING:
-        return run_printing(shell, base, argv, ctx)
+        return run_printing(shell, base, argv, ctx, stdin)
     if base in PACKAGE_MANAGERS:
         return note_program(shell, ctx, base)
     return note_program(shell, ctx, name)

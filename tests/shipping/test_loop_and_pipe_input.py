@@ -128,3 +128,18 @@ def test_sh_fed_what_a_program_prints_is_a_program_the_reader_does_not_follow() 
     assert in_dest(plan) == ["/dest/after.py"]
     assert [(n.kind, n.reason) for n in plan.notes][-1] == (
         "program", "runs sh reading what the pipe feeds it, which the reader does not follow: it could change any file")
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("V=$(cat <<EOF\nhello\nEOF\n)\ncp x.py /dest/$V.py\n", ["/dest/hello.py"]),
+    ("V=$(cat <<'EOF'\nq1\nEOF\n)\ncp x.py /dest/$V.py\n", ["/dest/q1.py"]),
+    ("V=$(echo piped | cat -)\ncp x.py /dest/$V.py\n", ["/dest/piped.py"]),
+    ("echo x.py | cat | while read f; do cp $f /dest/c_$f; done\n", ["/dest/c_x.py"]),
+    # cat reads the loop's input to its end: the loop's next read finds nothing.
+    ("while read a; do V=$(cat); cp x.py /dest/$a.py; done <<EOF\nfirst\nsecond\nEOF\ncp x.py /dest/v$V.py\n",
+     ["/dest/first.py", "/dest/vsecond.py"]),
+])
+@pytest.mark.parametrize("run", BOTH)
+def test_cat_without_a_file_prints_its_known_input(script: str, placed: list[str], run: str) -> None:
+    plan = run_script(script, run)
+    assert in_dest(plan) == placed and plan.notes == ()
