@@ -49,7 +49,8 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
     ok = True
     for raw in sources:
         contents = raw.endswith("/.")  # cp -r SRC/. DEST: what is in SRC, not SRC itself
-        source = normalise(raw)
+        # Read through the build's links: the files are where the links lead (ln -s DIR LINK; cp -r LINK/ ...).
+        source = fs.resolve(raw, last=False)  # the operand itself stays: mv LINK moves the link
         kind = fs.kind(source)
         if kind is Kind.ABSENT and not dangling:
             shell.note(ctx, "fails", f"{source} does not exist at this point of the build, so nothing is copied")
@@ -94,7 +95,8 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
                 fs.write_other(target, through=through)
             continue
         moved = [(source, fs.files[source])] if source in fs.files else []
-        moved += [(path, placed) for path, placed in fs.below(source)]
+        if is_dir:  # a file has nothing below it: no need to look through every placed file
+            moved += [(path, placed) for path, placed in fs.below(source)]
         if not is_dir and source not in fs.files:
             fs.write_other(target, through=through)  # a file the build wrote from elsewhere
             continue

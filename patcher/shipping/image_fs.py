@@ -163,16 +163,24 @@ class ImageFS:
         found = [path]
         if not self.links:
             return found
+        by_target: dict[str, list[str]] = {}
+        for link, target in self.links.items():
+            # A link inside its own target (ln -s . loop) shows the folder again and again: not mirrored.
+            if not under(link, target):
+                by_target.setdefault(target, []).append(link)
         index = 0
-        while index < len(found) and len(found) < _MAX_ALIASES:
+        while index < len(found):
             current = found[index]
             index += 1
-            for link, target in self.links.items():
-                # A link inside its own target (ln -s . loop) shows the folder again and again: not mirrored.
-                if under(current, target) and not under(link, target):
+            for target in _self_and_parents(current):
+                for link in by_target.get(target, ()):
                     alias = link + (current[len(target):] if target != "/" else current)
                     if alias not in found:
                         found.append(alias)
+                        if len(found) >= _MAX_ALIASES:
+                            # Past the bound a path is not shown at more links (a hostile script's thousand links
+                            # to one folder); reading through any of them still reaches it (resolve).
+                            return found
         return found
 
     def make_dir(self, path: str, new: bool = False) -> None:

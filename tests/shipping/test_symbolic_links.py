@@ -83,6 +83,15 @@ def test_mv_install_rsync_and_remove_destination_replace_the_link(command: str) 
     assert placed(script) == {"/made/t.py": Y, "/made/l.py": X}
 
 
+@pytest.mark.parametrize(("command", "kept"), [("cp", {}), ("install -m 644", {"/made/t.py": Y})])
+def test_a_base_image_file_copied_onto_a_link_goes_where_the_context_copy_would(command: str,
+                                                                                 kept: dict[str, str]) -> None:
+    # A default config of the base image copied over the link: cp writes it into the linked file (so the
+    # context's copy is gone from both paths); install replaces the link and leaves its target as it was.
+    script = f"cp sub/y.py /made/t.py\nln -s /made/t.py /made/l.py\n{command} /etc/app/defaults.py /made/l.py\n"
+    assert placed(script) == kept and notes(script) == []
+
+
 def test_cp_does_not_write_through_a_link_to_nothing() -> None:
     script = "ln -s /made/x.py /made/l.py\ncp x.py /made/l.py || cp sub/y.py /made/failed.py\n"
     assert placed(script) == {"/made/failed.py": Y}
@@ -140,5 +149,31 @@ def test_rm_r_of_a_link_with_a_slash_empties_its_target_and_keeps_both() -> None
     assert placed(script) == {"/made/d/y.py": Y, "/made/e/y.py": Y}
 
 
+def test_rm_r_of_a_link_with_a_slash_goes_on_to_the_operands_after_it() -> None:
+    script = ("mkdir /made/d\ncp x.py /made/d/\ncp sub/y.py /made/old.py\nln -s /made/d /made/e\n"
+              "rm -rf /made/e/ /made/old.py\n")
+    assert placed(script) == {}
+
+
+def test_a_relative_link_made_in_a_base_image_folder_is_read_from_that_folder() -> None:
+    # 'ln -s ../lib/app/x.py ... /usr/local/bin/': each link points up from /usr/local/bin, a folder only the
+    # base image has, not from the folder the script is in.
+    script = ("mkdir -p /usr/local/lib/app\ncp x.py sub/y.py /usr/local/lib/app/\n"
+              "ln -s ../lib/app/x.py ../lib/app/y.py /usr/local/bin/\nln -s -t /usr/local/sbin ../lib/app/x.py\n")
+    image = image_of(script_context(script))
+    assert {path: image[path] for path in image if path.startswith(("/usr/local/bin/", "/usr/local/sbin/"))} == {
+        "/usr/local/bin/x.py": X, "/usr/local/bin/y.py": Y, "/usr/local/sbin/x.py": X}
+
+
 def test_rm_of_a_link_to_nothing_succeeds() -> None:
     assert notes("ln -s /made/none /made/l\nrm /made/l\n") == []
+
+
+def test_a_thousand_links_to_one_folder_show_each_file_at_a_bounded_number_of_paths() -> None:
+    # A hostile script: every file written into the folder would show at each of the thousand links. Each is
+    # mirrored at no more than 64 paths, and a copy read through any link, mirrored or not, still finds its file.
+    links = "".join(f"ln -s /made/t /made/l{i}\n" for i in range(1000))
+    copies = "".join(f"cp x.py /made/t/f{i}.py\n" for i in range(50))
+    found = placed(f"mkdir /made/t\n{links}{copies}cp /made/l999/f7.py /made/out.py\n")
+    assert len(found) <= 64 * 50 + 1
+    assert found["/made/t/f49.py"] == X and found["/made/out.py"] == X
