@@ -549,12 +549,16 @@ def _alias(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
 
 
 def _unalias(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """``unalias NAME...`` removes each alias; it fails when one of them was never made (bash and dash both say
+    'not found'), the others removed all the same. ``unalias -a`` removes them all."""
     if "-a" in argv[1:]:
         shell.aliases.clear()
         return True
+    status = True
     for name in argv[1:]:
-        shell.aliases.pop(name, None)
-    return True
+        if name != "--" and shell.aliases.pop(name, None) is None:
+            status = False  # a script's shell reads no startup file: no alias is there that it did not make
+    return status
 
 
 # Signals no build delivers to a RUN's shell (nobody presses ^C or sends a TERM): their traps never run.

@@ -52,3 +52,16 @@ def test_a_command_no_alias_names_is_read(script: str) -> None:
 ])
 def test_alias_with_a_name_alone_fails_when_no_such_alias_was_made(line: str, placed: list[str]) -> None:
     assert in_dest(run_script(line + "\n", "sh i.sh")) == placed
+
+
+@pytest.mark.parametrize("run", ["sh i.sh", "bash i.sh"])
+@pytest.mark.parametrize(("line", "placed"), [
+    ("alias cp='cp -n'\nunalias cp && cp x.py /dest/x.py", ["/dest/x.py"]),
+    ("alias ll='ls -l' la='ls -A'\nunalias ll la && cp x.py /dest/x.py", ["/dest/x.py"]),
+    ("unalias cp 2>/dev/null || cp x.py /dest/x.py", ["/dest/x.py"]),  # no such alias: 'not found', it fails
+    ("alias ll='ls -l'\nunalias ll cp || cp x.py /dest/x.py", ["/dest/x.py"]),  # one of them missing is enough
+    ("alias ll='ls -l'\nunalias ll cp\nalias ll || cp x.py /dest/x.py", ["/dest/x.py"]),  # ll is gone all the same
+    ("unalias -a && cp x.py /dest/x.py", ["/dest/x.py"]),
+])
+def test_unalias_fails_when_a_name_it_is_given_is_no_alias(line: str, placed: list[str], run: str) -> None:
+    assert in_dest(run_script(line + "\n", run)) == placed

@@ -60,6 +60,7 @@ def test_a_bash_array_assignment_is_read_and_the_script_goes_on() -> None:
     ("files=(x.py sub/y.py); unset files; cp x.py /dest/n${#files[@]}.py", {"/dest/n0.py": "s/x.py"}),
     ('files=(x.py sub/y.py); cp "${files[*]}" /dest/ || cp x.py /dest/star.py', {"/dest/star.py": "s/x.py"}),
     (f'{ARRAY}cp "${{files[2]}}" /dest/ || cp x.py /dest/missing.py', {"/dest/missing.py": "s/x.py"}),
+    ('files=(x.py sub/y.py); cp x.py "/dest/v${files[2]}.py"', {"/dest/v.py": "s/x.py"}),  # past the end: empty
     # One element set by its index: replaced, appended at the end, or made (element 0) where there was none.
     ('files=(x.py); files[1]=sub/y.py; cp "${files[1]}" /dest/', {"/dest/y.py": "s/sub/y.py"}),
     ('files=(x.py sub/y.py); i=0; files[$i]=sub/y.py; cp "${files[0]}" /dest/zero.py',

@@ -49,8 +49,10 @@ def test_mapfile_replaces_what_its_array_held() -> None:
     assert placed(plan) == ["/dest/after.py"] and [(n.kind, n.line) for n in plan.notes] == [("unread", 3)]
 
 
-def test_mapfile_without_a_name_fills_mapfile() -> None:
-    plan = read('mapfile < <(ls)\ncp "${MAPFILE[0]}" /dest/one.py\ncp x.py /dest/after.py\n')
+@pytest.mark.parametrize("made", ["mapfile", "mapfile -t", "readarray -t -s 1"])
+def test_mapfile_without_a_name_fills_mapfile(made: str) -> None:
+    # The options (and the values -s, -n, -d... take) are no name: what is left is none, so MAPFILE.
+    plan = read(f'{made} < <(ls)\ncp "${{MAPFILE[0]}}" /dest/one.py\ncp x.py /dest/after.py\n')
     assert placed(plan) == ["/dest/after.py"] and [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
 
 

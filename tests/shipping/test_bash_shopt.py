@@ -114,6 +114,16 @@ def test_shopt_under_sh_is_the_base_images_shell_to_decide() -> None:
     assert "/dest/x.py" in plan.image
 
 
+@pytest.mark.parametrize("shell", ["ash", "ksh", "zsh"])
+def test_shopt_under_a_shell_that_is_not_bash_is_a_program_the_reader_does_not_follow(shell: str) -> None:
+    # Only bash has shopt: busybox ash, ksh and zsh look for a program of that name, so dotglob is not set.
+    plan = plan_of({"Dockerfile": f"FROM base\nRUN mkdir /w /dest\nCOPY s /w/s\nRUN cd /w/s && {shell} i.sh\n",
+                    "s/i.sh": "shopt -s dotglob\ncp *.py /dest/\n", "s/x.py": "", "s/.hidden.py": ""})
+    assert dest(plan) == ["/dest/x.py"]
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("program", 1, "runs shopt, which the reader does not follow: it could change any file")]
+
+
 @pytest.mark.parametrize(("script", "placed"), [
     # Listing the options ('shopt', 'shopt -p') succeeds: set -e reads on.
     ("set -e\nshopt\nshopt -p > /tmp/opts\ncp x.py /dest/\n", ["/dest/x.py"]),

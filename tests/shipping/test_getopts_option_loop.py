@@ -72,6 +72,14 @@ def test_optind_out_of_range_is_read_as_each_shell_reads_it(shell: str, placed: 
     assert in_dest(run_script(script, f"{shell} i.sh")) == placed
 
 
+@pytest.mark.parametrize("optind", ["-1", "next"])
+def test_optind_that_is_no_number_leaves_the_pass_unknown_under_sh(optind: str) -> None:
+    # bash reads OPTIND as arithmetic (-1 is 1, a name is that variable's value); dash stops the script with
+    # 'Illegal number': under the base image's sh the option read is unknown, and so is the copy built from it.
+    plan = run_script(f"set -- -a\nOPTIND={optind}\ngetopts a o\ncp x.py \"/dest/$o.py\"\n", "sh i.sh")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
 def test_an_option_word_the_reader_cannot_work_out_leaves_the_loop_unknown() -> None:
     plan = run_script("while getopts p: o \"$UNSET_IN_BUILD\"; do cp x.py \"/dest/$OPTARG\"; done\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] != []

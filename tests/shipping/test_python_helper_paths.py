@@ -1,12 +1,13 @@
 """How far the reader follows a Python helper's path through the names it is built from.
 
 A helper often builds the file it rewrites a folder at a time
-(``SITE = ROOT + '/vllm'``, ``OPS = SITE + '/ops'``...). The reader follows
-such a value through twenty steps of the expression (a name looked up is
-one step, the ``+`` or join that builds it another): a path built through
-nine names is read, one built through ten is not, and the helper is then
-unread, as a path it computes at run time would be. The bound is what keeps
-a hostile helper that chains names without end from being followed forever.
+(``SITE = ROOT + '/vllm'``, ``OPS = os.path.join(SITE, 'ops')``...). The
+reader follows such a value through twenty steps of the expression (a name
+looked up is one step, the ``+``, join or f-string that builds it another):
+a path built through nine names is read, one built through ten is not, and
+the helper is then unread, as a path it computes at run time would be. The
+bound is what keeps a hostile helper that chains names without end from
+being followed forever.
 """
 
 from __future__ import annotations
@@ -18,16 +19,18 @@ from patcher.shipping.python_effects import python_effects
 SITE = "/usr/local/corex/lib/python3/dist-packages"
 
 
-# How a helper spells each path: from a string, each name from the one before with '+', or every one of them
-# (the first too, with no field in it) as an f-string. An f-string is one step, as a '+' is, and its text and
-# fields the next.
-SPELLINGS = {"plus": ("'{site}'", "{previous} + '/{folder}'"), "f-string": ("f'{site}'", "f'{{{previous}}}/{folder}'")}
+# How a helper spells each path: from a string, each name from the one before with '+', with os.path.join, or
+# every one of them (the first too, with no field in it) as an f-string. An f-string is one step, as a '+' or a
+# join is, and its text and fields (the join's arguments) the next.
+SPELLINGS = {"plus": ("'{site}'", "{previous} + '/{folder}'"),
+             "join": ("'{site}'", "os.path.join({previous}, '{folder}')"),
+             "f-string": ("f'{site}'", "f'{{{previous}}}/{folder}'")}
 
 
 def helper_writing_through(names: int, spelling: str) -> str:
     """A helper that opens for writing a path built one folder a name, each name from the one before it."""
     first, step = SPELLINGS[spelling]
-    lines = [f"P0 = {first.format(site=SITE)}"]
+    lines = ["import os", f"P0 = {first.format(site=SITE)}"]
     lines += [f"P{n} = " + step.format(previous=f"P{n - 1}", folder=f"d{n}") for n in range(1, names + 1)]
     return "\n".join(lines) + f"\nwith open(P{names}, 'w') as f:\n    f.write('')\n"
 

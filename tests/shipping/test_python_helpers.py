@@ -79,6 +79,25 @@ def test_a_helper_that_rewrites_a_folder_the_build_filled_is_a_caveat() -> None:
         ("unread", 3, "fix.py rewrites /opt/ONNX, which the build placed there", ("/opt/ONNX",))]
 
 
+def test_options_before_the_helper_are_skipped_with_the_values_they_take() -> None:
+    # 'python3 -W ignore -u fix.py': -W takes the next word as its warning filter and -u none, so the program
+    # CPython runs is fix.py, and what it writes is read.
+    helper = f"open('{SHIPPED}', 'w').write('')\n"
+    plan = plan_of(script_context(f"cp x.py {SHIPPED}\npython3 -W ignore -u fix.py\n", files={"s/fix.py": helper}))
+    assert notes_of(plan, "unread") == [("s/i.sh", 2, "python3 -W ignore -u fix.py")]
+    assert [n.line for n in plan.caveats("s/x.py", (SHIPPED,))] == [2]
+
+
+def test_a_function_that_rewrites_the_file_it_is_given_is_unread() -> None:
+    # Its parameter shadows the module's 'path': each call hands it a file, so which files it writes is not the
+    # one string the module binds, and the helper is unread rather than read as writing that one.
+    helper = (f"path = '{SHIPPED}'\n\n\ndef patch(path, old, new):\n    with open(path) as f:\n"
+              "        text = f.read()\n    with open(path, 'w') as f:\n        f.write(text.replace(old, new))\n\n\n"
+              "patch(path, 'block_size = 16', 'block_size = 32')\n"
+              "patch('/usr/lib/python3/dist-packages/vllm/envs.py', 'False', 'True')\n")
+    assert python_effects(helper) is None
+
+
 def test_a_helper_that_writes_another_file_is_not_a_caveat() -> None:
     helper = "open('/usr/lib/python3/dist-packages/vllm/core/scheduler.py', 'w').write('')\n"
     plan = plan_of(script_context(f"cp x.py {SHIPPED}\npython3 -u fix.py\npython3 -c 'print(1)'\n",

@@ -15,6 +15,7 @@ import pytest
 
 from patcher.shipping.shell_nodes import (Arith, Case, Command, For, FunctionDef, Group, If, Lit, Loop, Param,
                                           Redirect, Sequence, Simple, Sub, Word)
+from patcher.shipping.shell_lexer import Lexer
 from patcher.shipping.shell_syntax import parse_script
 from tests.shipping.conftest import image_of, in_dest, notes_of, plan_of, run_script, script_context
 
@@ -86,6 +87,21 @@ def show(script: str) -> str:
     return sequence(parse_script(script))
 
 
+def test_a_script_of_blank_lines_has_no_commands() -> None:
+    # An install script (or RUN text) that is only line breaks: each is a newline token, read once, and nothing runs.
+    assert [token.kind for token in Lexer("\n\n").run()] == ["newline", "newline", "eof"]
+    assert parse_script("\n\n").items == ()
+
+
+def test_a_here_document_ends_at_a_delimiter_on_the_last_line_without_a_line_break() -> None:
+    # A vendor script (or RUN text) whose closing EOF is its last line with no line break after it: sh and bash
+    # end the body there. The body is one long line, as ``base64 -w0`` of a wheel writes it.
+    payload = "UEsDBBQAAAAIAA" * 20_000
+    tokens = Lexer(f"base64 -d > /opt/vendor.whl <<EOF\n{payload}\nEOF").run()
+    assert [token.kind for token in tokens] == ["word", "word", "op", "word", "op", "heredoc", "newline", "eof"]
+    assert tokens[5].redirect_body == [payload]
+
+
 @pytest.mark.parametrize(("script", "tree"), [
     # Quoting: each part keeps whether it was quoted; a backslash quotes the character after it.
     ("echo a'b c'\"d $E\"\\f", "1:echo a'b c''d '\"${E}\"'f'"),
@@ -130,6 +146,8 @@ def show(script: str) -> str:
     # Redirections: a number right before < or > is a file descriptor; any other word is an argument.
     ("echo 2>x a2>y 2 >z 3<>v >>w <in >|u &>n &>>m 2>&1 <<<str <&0",
      "1:echo a2 2 2>x >y >z 3<>v >>w <in >|u &>n &>>m 2>&1 <<<str <&0"),
+    # A redirection may come first, before the command word, numbered or not.
+    ("2>/dev/null rm -rf /tmp/build\n>/tmp/log echo done", "1:rm -rf /tmp/build 2>/dev/null; 2:echo done >/tmp/log"),
     ("{ a\n} > out 2>&1", "1:{ 1:a } >out 2>&1"),
     ("while read x; do echo $x; done < file", "1:while 1:read x do 1:echo ${x} done <file"),
     # Lists, pipelines, background jobs; an operator at the end of a line continues the list.
@@ -208,6 +226,25 @@ def test_a_command_of_the_clip_length_is_shown_whole() -> None:
 def test_a_function_definition_is_shown_to_the_end_of_its_body() -> None:
     (item,) = parse_script('install_ops() {\n  cp ops.py "$1/"\n}\n').items
     assert item.first.commands[0].text == 'install_ops() { cp ops.py "$1/" }'
+
+
+def test_a_function_definition_is_shown_from_its_own_name() -> None:
+    (_, item) = parse_script('set -e\ninstall_ops() {\n  cp ops.py "$1/"\n}\n').items
+    assert item.first.commands[0].text == 'install_ops() { cp ops.py "$1/" }'
+
+
+def test_a_brace_group_is_shown_to_its_closing_brace() -> None:
+    (_, item) = parse_script("set -e\n{ cd /opt/src && make install; } > build.log 2>&1\n").items
+    assert item.first.commands[0].text == "{ cd /opt/src && make install; }"
+
+
+def test_a_bash_array_element_is_assigned_under_its_whole_name() -> None:
+    # PREFIX[0]=...: the name is PREFIX, whatever letters it ends with; ${PREFIX[0]} reads the element back.
+    (item,) = parse_script("PREFIX[0]=/dest\n", bash=True).items
+    node = item.first.commands[0].node
+    assert isinstance(node, Simple) and [name for name, _ in node.assignments] == ["PREFIX[0]"]
+    plan = run_script('PREFIX[0]=/dest\nPREFIX[1]+=/x.py\ncp x.py "${PREFIX[0]}${PREFIX[1]}"\n')
+    assert in_dest(plan) == ["/dest/x.py"]
 
 
 def test_a_script_starts_at_the_line_it_is_given() -> None:

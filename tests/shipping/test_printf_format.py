@@ -1,0 +1,26 @@
+"""What ``printf FORMAT ARGS...`` prints, built only up to what the reader keeps of a word.
+
+``printf_output`` gives the exact text POSIX printf prints, or None when the
+reader cannot say it exactly. Past ``shell_words.MAX_WORD`` characters the
+text is not built at all (None): every character the format prints counts
+toward that, the ``%`` of a ``%%`` as much as a padded argument.
+"""
+
+from __future__ import annotations
+
+from patcher.shipping.printf_format import printf_output
+from patcher.shipping.shell_words import MAX_WORD
+
+
+def test_percent_percent_prints_one_percent_sign() -> None:
+    # An install script's progress line: 'printf "%d%%\n" 50' prints "50%" and a newline, as sh's printf does.
+    assert printf_output("%d%%\\n", ["50"]) == "50%\n"
+    assert printf_output("%s%%|", ["10", "20"]) == "10%|20%|"
+
+
+def test_output_up_to_the_limit_is_built_and_the_percent_sign_counts_toward_it() -> None:
+    # A padded field exactly one under the limit, then '%%': the whole text is the limit, still built.
+    assert printf_output(f"%{MAX_WORD - 1}s%%", ["x"]) == " " * (MAX_WORD - 2) + "x%"
+    # The field at the limit itself: the '%' after it is one character past, so printf's text is not built.
+    assert printf_output(f"%{MAX_WORD}s%%", ["x"]) is None
+    assert printf_output(f"%{MAX_WORD}s" + "%%" * 100, ["x"]) is None
