@@ -132,6 +132,10 @@ class _Reader:
             if not isinstance(node, ast.Call):
                 continue
             name = self.dotted(node.func)
+            stored = self.stored_method(node)
+            if stored is not None:
+                self.method(stored, writes, removes)  # save = Path(F).write_text; save(TEXT) writes F
+                continue
             if name is not None and (name in _RUNS_CODE or name.startswith(_RUNS_CODE_MODULES)):
                 raise _Unknown(name)
             if name in ("getattr", "builtins.getattr") and len(node.args) > 1 and self.constant(node.args[1]) is None:
@@ -156,6 +160,19 @@ class _Reader:
             if isinstance(node.func, ast.Attribute):
                 self.method(node, writes, removes)
         return PythonEffects(tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(removes)))
+
+    def stored_method(self, node: ast.Call) -> ast.Call | None:
+        """A call through a name bound once to a method of an object built here (``save = Path(F).write_text``):
+        the same call made on that method, or None when the name is bound to something else (``rm = os.remove``)."""
+        if not isinstance(node.func, ast.Name):
+            return None
+        values = self.bound.get(node.func.id, [])
+        if len(values) != 1 or not isinstance(values[0], ast.Attribute):
+            return None
+        attribute = values[0].attr
+        if attribute in ("extractall", "extract") or attribute in _PATH_ONLY_METHODS or self.is_path(values[0].value):
+            return ast.Call(func=values[0], args=node.args, keywords=node.keywords)
+        return None
 
     def method(self, node: ast.Call, writes: list[str], removes: list[str]) -> None:
         """``Path(...).write_text()``, ``.unlink()``, ``.open("w")``, ``.rename(x)``, ``.extractall()``..."""

@@ -227,3 +227,20 @@ def test_a_call_through_more_names_than_the_reader_follows_gives_none() -> None:
     assert python_effects(helper + f"w29('paged_attn.py', '{SHIPPED}')\n") is None
     assert python_effects(helper + f"w3('paged_attn.py', '{SHIPPED}')\n") == python_effects(
         f"import shutil\nshutil.copy('paged_attn.py', '{SHIPPED}')\n")
+
+
+@pytest.mark.parametrize(("source", "writes", "removes"), [
+    (f"from pathlib import Path\nsave = Path('{SHIPPED}').write_text\nsave('')\n", (SHIPPED,), ()),
+    (f"from pathlib import Path\nP = Path('{SHIPPED}')\nw = P.write_bytes\nw(b'')\n", (SHIPPED,), ()),
+    (f"from pathlib import Path\ndrop = Path('{SHIPPED}').unlink\ndrop(missing_ok=True)\n", (), (SHIPPED,)),
+    ("text = 'abc'\nswap = text.replace\nswap('a', 'b')\n", (), ()),  # a string's method writes nothing
+])
+def test_a_method_stored_in_a_name_is_read_when_called(source: str, writes: tuple[str, ...],
+                                                       removes: tuple[str, ...]) -> None:
+    # CPython calls the bound method: 'save = Path(F).write_text; save(...)' writes F.
+    effects = python_effects(source)
+    assert effects is not None and (effects.writes, effects.removes) == (writes, removes)
+
+
+def test_a_stored_extract_method_is_unreadable() -> None:
+    assert python_effects("import tarfile\nunpack = tarfile.open('/tmp/w.tar').extractall\nunpack('/opt')\n") is None
