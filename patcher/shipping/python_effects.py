@@ -170,7 +170,10 @@ class _Reader:
         if len(values) != 1 or not isinstance(values[0], ast.Attribute):
             return None
         attribute = values[0].attr
-        if attribute in ("extractall", "extract") or attribute in _PATH_ONLY_METHODS or self.is_path(values[0].value):
+        if attribute in ("extractall", "extract") or attribute in _PATH_ONLY_METHODS or self.is_path(values[0].value) \
+                or self.dotted(values[0]) is None:
+            # A method of an object built here: read as that method's call would be, not as the builtin or module
+            # function the name may shadow (open = gzip.GzipFile(F).open is no builtin open).
             return ast.Call(func=values[0], args=node.args, keywords=node.keywords)
         return None
 

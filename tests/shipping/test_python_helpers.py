@@ -244,3 +244,11 @@ def test_a_method_stored_in_a_name_is_read_when_called(source: str, writes: tupl
 
 def test_a_stored_extract_method_is_unreadable() -> None:
     assert python_effects("import tarfile\nunpack = tarfile.open('/tmp/w.tar').extractall\nunpack('/opt')\n") is None
+
+
+
+def test_a_name_bound_to_a_method_of_an_object_is_read_as_that_method() -> None:
+    # 'open' rebound to a gzip file's method is that method, not the builtin: read as the direct call would be.
+    stored = python_effects("import gzip\nopen = gzip.GzipFile('/tmp/a.gz').open\nopen('/tmp/b', 'w')\n")
+    direct = python_effects("import gzip\ngzip.GzipFile('/tmp/a.gz').open('/tmp/b', 'w')\n")
+    assert stored == direct and stored is not None and "/tmp/b" not in stored.writes
