@@ -16,6 +16,7 @@ import pytest
 
 from patcher.report import violation_line
 from tests.fixtures_cli import broken_drop
+from tests.fixtures_patches import add_patch, copy_patch_set, patch_toml, replace_step
 from tests.fixtures_vendor import PATCHES, SHIPPED, VENDOR_ZIP
 
 SUMMARY = "1 patch(es) did not apply; the diff above leaves them out (update each one to the code named as closest)"
@@ -140,3 +141,25 @@ def test_per_patch_and_base_together_are_a_usage_error(cli) -> None:  # type: ig
     result = cli("diff", VENDOR_ZIP, "--per-patch", "--base", "HEAD")
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.endswith("Error: --per-patch and --base cannot be combined\n")
+
+
+def test_keep_going_counts_a_target_that_does_not_parse_apart_from_the_patches_that_need_updating(
+        cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # Two kinds of failure in one drop: three-tier-decode no longer matches its target, and the drop's
+    # sequence.py (shipped as vllm/sequence.py) does not parse, so the team's patch on it cannot run.
+    # The count's advice names both, the second for the patches other than the unparsed target's.
+    drop = broken_drop(tmp_path, "no-longer-applies")
+    sequence = drop / "qwen3_6_scripts" / "sequence.py"
+    sequence.write_text(sequence.read_text() + "def broken(:\n    pass\n")
+    patches = add_patch(copy_patch_set(tmp_path / "team"), "sequence-length", patch_toml(
+        "sequence-length", replace_step("return len(self.prompt_token_ids) + len(self.output_token_ids)",
+                                        "return len(self.prompt_token_ids) + len(self.output_token_ids) + 0"),
+        target="vllm/sequence.py", scope="SequenceData.get_len"))
+    result = cli("diff", drop, "--keep-going", "--patches", patches)
+    assert result.exit_code == 2
+    assert "diff --git a/qwen3_6_scripts/paged_attn.py b/qwen3_6_scripts/paged_attn.py" in result.stdout
+    lines = result.stderr.splitlines()
+    assert any(line.startswith("error: qwen3_6_scripts/sequence.py: does not parse: line ") for line in lines)
+    assert lines[-1] == (
+        "2 patch(es) did not apply; the diff above leaves them out (fix the line named above in the 1 target(s) "
+        "that do not parse; update each other one to the code named as closest)")

@@ -10,6 +10,7 @@ run follow, one ``warning:`` line each, whatever the ending.
 
 from __future__ import annotations
 
+import json
 import signal
 import threading
 from typing import Callable
@@ -148,6 +149,15 @@ def _raised_while_handling(first: BaseException, then: BaseException) -> Callabl
         except type(first):
             raise then  # noqa: B904: implicitly chained, as a library's clean-up raising would be
     return body
+
+
+def test_an_input_nested_too_deeply_is_exit_2_with_one_line_saying_how_to_find_and_fix_it() -> None:
+    # A hostile input (JSON nested two hundred thousand deep, as a manifest could be) exhausts the stack:
+    # not a bug of patcher's, so exit 2 and the line that says what to do, word for word.
+    result = run(lambda: json.loads("[" * 200_000 + "]" * 200_000))
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", "error: command: the input nests too deeply to process (maximum recursion depth exceeded; "
+               "--verbose shows where: simplify that input)\n")
 
 
 @pytest.mark.parametrize("first", [MemoryError(), OSError(24, "Too many open files")])
