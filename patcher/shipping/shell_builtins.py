@@ -240,8 +240,17 @@ def _local(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
 
     ``local NAME`` without a value: bash leaves NAME unset, dash keeps the
     value it had; under sh, which of them the image has decides. Outside a
-    function it is read as ``declare``.
+    function bash fails it and dash ends the script.
     """
+    if not shell.frames:
+        # Outside a function: bash fails it ("can only be used in a function") and reads on; dash ends the script.
+        if shell.program == "dash":
+            shell.note(ctx, "fails", "local outside a function: dash ends the script here")
+            raise Exit(False, 2)
+        shell.note(ctx, "fails", "local outside a function assigns nothing: bash fails it (and dash, under sh, "
+                                 "ends the script)" if shell.program == "sh" else
+                   "local outside a function assigns nothing: bash fails it")
+        return False
     options = "".join(word[1:] for word in argv[1:] if word.startswith("-"))
     if options and shell.program == "dash":
         # dash's local takes no options: '-r' is a bad variable name, an error of a special builtin.

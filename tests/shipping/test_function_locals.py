@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import plan_of, script_context
+from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
 
 
 def placed(script: str) -> tuple[list[str], list[tuple[str, int, str]]]:
@@ -68,3 +68,12 @@ def test_an_exported_variable_made_local_is_exported_again_after_the_function() 
              "sh -c 'mkdir -p $X; cp x.py $X/child.py'\n"
     # After f, X is /a and still exported: the child shell sees it.
     assert placed(script)[0] == ["/a/child.py", "/b/in.py"]
+
+
+@pytest.mark.parametrize(("run", "placed"), [("bash i.sh", ["/dest/no.py"]), ("dash i.sh", []),
+                                             ("sh i.sh", ["/dest/no.py"])])
+def test_local_outside_a_function_assigns_nothing(run: str, placed: list[str]) -> None:
+    # bash 5.2: "local: can only be used in a function" (status 1, X stays unset); dash 0.5.12: "local: not in a
+    # function", and the script ends (status 2). Under sh the reader reads on, as bash does, and says so.
+    plan = run_script("local X=/dest\ncp x.py ${X:-/dest/no}.py\n", run)
+    assert in_dest(plan) == placed and [n.kind for n in plan.notes][0] == "fails"

@@ -58,6 +58,8 @@ def test_a_declaration_expands_its_assignments_as_assignments(declare: str) -> N
     script = f"{declare} CACHE=~/.cache/vllm NAME=$(echo a b)\nmkdir -p $CACHE\ncp x.py \"$CACHE/$NAME.py\"\n"
     if declare.startswith(("declare", "typeset")):
         script = "#!/bin/bash\n" + script  # bash's own: under sh, dash has neither
+    if declare == "local":
+        script = f"f() {{\n{script}}}\nf\n"  # local is for functions: outside one bash fails it, dash ends
     assert placed(script) == ([f"{HOME_CACHE}/a b.py"], [])
 
 

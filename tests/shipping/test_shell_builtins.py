@@ -91,7 +91,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("f() { local P=/opt/bin:~/bin; echo $P; }; f", "/opt/bin:/root/bin"),
     # Any other command splits and globs such a word like the rest: only the utilities above read assignments.
     ("printf '%s|' EXTRA_ARGS=$(echo --tp 2)", "EXTRA_ARGS=--tp|2|"),
-    ("export A=/a; echo $A", "/a"), ("readonly R=/r; echo $R", "/r"), ("local L=l; declare D=d; typeset T=t; echo $L$D$T", "ldt"),
+    ("export A=/a; echo $A", "/a"), ("readonly R=/r; echo $R", "/r"), ("f() { local L=l; declare D=d; typeset T=t; echo $L$D$T; }; f", "ldt"),
     ("A=/a; unset A; echo x$A", "x"), ("A=/a; unset -v A; echo x$A", "x"), ("A=/a; unset -- A; echo x$A", "x"), ("export B; echo $B", None),
     ("read A; echo $A", None), ("read -r A B; echo $B", None),
     # Three words compare strings, whatever they look like: '-f' here is an operand, not a test of a file.
