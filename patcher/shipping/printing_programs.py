@@ -138,6 +138,12 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext, 
     if base == "cat":
         shell.emit(_catted_text(shell, argv[1:], stdin))
         return True
+    if base in ("grep", "egrep", "fgrep"):
+        shell.emit_unknown()
+        return _grep_status(shell, base, argv[1:], stdin)
+    if base in ("diff", "cmp"):
+        shell.emit_unknown()
+        return _compare_status(shell, argv[1:])
     if base == "awk" and any(">" in a or "system" in a for a in argv[1:]):
         return note_program(shell, ctx, "awk")
     if base == "find" and any(a in _FIND_RUNS or a in _FIND_WRITES for a in argv[1:]):
@@ -172,3 +178,97 @@ def _standard_input(shell: Shell, stdin: str | None) -> str | None:
         return None
     text, shell.input.at = shell.input.text[shell.input.at:], len(shell.input.text)
     return text
+
+
+# grep's options whose meaning the reader follows; any other makes the status unknown.
+_GREP_FLAGS = {"q": "quiet", "s": "no-messages", "F": "fixed-strings", "E": "extended-regexp", "i": "ignore-case",
+               "v": "invert-match", "x": "line-regexp", "w": "word-regexp", "c": "count", "l": "files-with-matches",
+               "n": "line-number", "h": "no-filename", "H": "with-filename", "G": "basic-regexp"}
+_REGEX_CHARACTERS = frozenset(".[]*^$\\+?(){}|")
+
+
+def _grep_status(shell: Shell, base: str, args: list[str], stdin: str | None) -> bool | None:
+    """Whether ``grep`` finds a line, where the reader knows the text it reads and the pattern is plain text.
+
+    A pattern with a regular expression's characters (BRE and ERE differ, and neither is Python's), an
+    option not in the table above, or a file or input the reader does not know leaves it to the image.
+    """
+    flags: set[str] = {"F"} if base == "fgrep" else set()
+    patterns: list[str] = []
+    operands: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            operands += args[index:]
+            break
+        if arg in ("-e", "--regexp") and index < len(args):
+            patterns.append(args[index])
+            index += 1
+        elif arg.startswith("--regexp="):
+            patterns.append(arg.partition("=")[2])
+        elif arg.startswith("--"):
+            letter = next((k for k, v in _GREP_FLAGS.items() if v == arg[2:]), None)
+            if letter is None:
+                return None
+            flags.add(letter)
+        elif arg.startswith("-") and len(arg) > 1:
+            if any(letter not in _GREP_FLAGS for letter in arg[1:]):
+                return None
+            flags.update(arg[1:])
+        else:
+            operands.append(arg)
+    if not patterns:
+        if not operands:
+            return False  # grep without a pattern: a usage error
+        patterns, operands = [operands[0]], operands[1:]
+    if not all(is_known(p) for p in patterns) or "F" not in flags and any(
+            c in _REGEX_CHARACTERS for p in patterns for c in p):
+        return None
+    texts = [shell.placed_text(o) for o in operands] if operands else [_standard_input(shell, stdin)]
+    if any(text is None for text in texts):
+        return None
+    # Each pattern may hold several, one per line; an empty one matches every line.
+    needles = [n for p in patterns for n in p.split("\n")]
+    fold = (lambda t: t.lower()) if "i" in flags else (lambda t: t)
+    found = False
+    for text in texts:
+        assert text is not None
+        for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
+            hit = any(_grep_line(fold(line), fold(needle), flags) for needle in needles)
+            if hit != ("v" in flags):
+                found = True
+    return found
+
+
+def _grep_line(line: str, needle: str, flags: set[str]) -> bool:
+    if "x" in flags:
+        return line == needle
+    if "w" in flags:
+        return needle == "" or any(
+            (start == 0 or not (line[start - 1].isalnum() or line[start - 1] == "_"))
+            and (start + len(needle) == len(line)
+                 or not (line[start + len(needle)].isalnum() or line[start + len(needle)] == "_"))
+            for start in _starts(line, needle))
+    return needle in line
+
+
+def _starts(line: str, needle: str) -> list[int]:
+    found, at = [], line.find(needle)
+    while at >= 0 and needle:
+        found.append(at)
+        at = line.find(needle, at + 1)
+    return found
+
+
+def _compare_status(shell: Shell, args: list[str]) -> bool | None:
+    """``diff`` or ``cmp`` of two files the build placed: whether their bytes are the same; else the image's."""
+    operands = [a for a in args if not a.startswith("-")]
+    options = [a for a in args if a.startswith("-")]
+    if len(operands) != 2 or any(o not in ("-q", "-s", "--brief", "--quiet", "--silent", "-u") for o in options):
+        return None
+    texts = [shell.placed_text(o) for o in operands]
+    if any(text is None for text in texts):
+        return None
+    return texts[0] == texts[1]

@@ -1,0 +1,51 @@
+"""Whether ``grep`` finds a line, and whether ``diff``/``cmp`` find two files alike, as the build's files decide.
+
+``if ! grep -q MARKER FILE; then ...`` is how an install script patches a
+file once: the reader reads the branch the text decides when it knows the
+text (a file the build placed, a here-document, what a pipe holds) and the
+pattern is plain text (``-F``, or no regular expression character: BRE, ERE
+and Python's re differ). Otherwise the base image decides, and the branch
+is read as such. ``diff -q``/``cmp -s`` of two placed files compare their
+bytes. Each row was run under bash 5.2 and dash 0.5.12 (GNU grep 3.8).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import in_dest, run_script
+
+BOTH = ["bash i.sh", "dash i.sh"]
+FILES = {"s/paged_attn.py": "import torch\nHAS_TRITON = False\n", "s/patched.py": "# patched by patcher\nx = 1\n"}
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("grep -q HAS_TRITON paged_attn.py && cp x.py /dest/hit.py\n", ["/dest/hit.py"]),
+    ("grep -q triton paged_attn.py || cp x.py /dest/case.py\n", ["/dest/case.py"]),  # case counts
+    ("grep -qi triton paged_attn.py && cp x.py /dest/fold.py\n", ["/dest/fold.py"]),
+    ("if ! grep -q 'patched by patcher' patched.py; then cp x.py /dest/again.py; fi\n", []),
+    ("if ! grep -q 'patched by patcher' paged_attn.py; then cp x.py /dest/once.py; fi\n", ["/dest/once.py"]),
+    ("grep -qxF 'HAS_TRITON = False' paged_attn.py && cp x.py /dest/line.py\n", ["/dest/line.py"]),
+    ("grep -qw TRITON paged_attn.py || cp x.py /dest/word.py\n", ["/dest/word.py"]),  # HAS_TRITON is one word
+    ("grep -qv torch paged_attn.py && cp x.py /dest/other.py\n", ["/dest/other.py"]),  # a line without it
+    ("echo HAS_TRITON | grep -q TRITON && cp x.py /dest/piped.py\n", ["/dest/piped.py"]),
+    ("grep -q abc <<EOF\nxabcx\nEOF\ncp x.py /dest/s$?.py\n", ["/dest/s0.py"]),
+    ("diff -q paged_attn.py paged_attn.py >/dev/null && cp x.py /dest/same.py\n", ["/dest/same.py"]),
+    ("cmp -s paged_attn.py patched.py || cp x.py /dest/differ.py\n", ["/dest/differ.py"]),
+])
+@pytest.mark.parametrize("run", BOTH)
+def test_the_text_decides_the_status(script: str, placed: list[str], run: str) -> None:
+    plan = run_script(script, run, files=FILES)
+    assert in_dest(plan) == placed and plan.notes == ()
+
+
+@pytest.mark.parametrize("script", [
+    "grep -q 'HAS_.*' paged_attn.py && cp x.py /dest/u.py\n",  # a regular expression: the image's grep decides
+    "grep -q torch /usr/lib/python3/dist-packages/vllm/envs.py && cp x.py /dest/u.py\n",  # a base-image file
+    "grep -A2 -q torch paged_attn.py && cp x.py /dest/u.py\n",  # an option the reader does not follow
+    "diff -r /opt/a /opt/b && cp x.py /dest/u.py\n",
+])
+def test_what_the_reader_cannot_decide_is_the_images(script: str) -> None:
+    plan = run_script(script, files=FILES)
+    assert in_dest(plan) == ["/dest/u.py"]  # the copy is followed, and the line is noted as assumed
+    assert [n.kind for n in plan.notes] == ["assumed"]
