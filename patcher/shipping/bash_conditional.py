@@ -15,9 +15,9 @@ back-reference, a class it does not name) is None.
 
 from __future__ import annotations
 
-from .output_builtins import decide_test
 import re
 
+from .output_builtins import decide_test
 from .shell_arithmetic import evaluate
 from .shell_interpreter import Shell
 from .shell_nodes import Conditional, Lit, Logic, Test, Word
@@ -63,7 +63,7 @@ def _test(shell: Shell, test: Test) -> bool | None:
         if None in values:
             return None
         return decide_test(shell, [str(values[0]), test.op, str(values[1])])
-    return None  # =~, <, > (the image's locale collates), -nt, -ot, -ef
+    return None  # <, > (the image's locale collates), -nt, -ot, -ef
 
 
 # POSIX bracket classes, as the C and UTF-8 locales read them for ASCII text.
@@ -81,8 +81,7 @@ def _matches(shell: Shell, left: str, word: Word) -> bool | None:
         if not is_known(text):
             shell.assign_array("BASH_REMATCH", None)
             return None
-        quoted = isinstance(part, Lit) and part.quoted or not isinstance(part, Lit) and getattr(part, "quoted", False)
-        pieces.append(re.escape(text) if quoted else text)
+        pieces.append(re.escape(text) if part.quoted else text)
     pattern = _python_regex("".join(pieces))
     if pattern is None or not is_known(left) or len(left) > _MAX_SUBJECT:
         shell.assign_array("BASH_REMATCH", None)

@@ -180,45 +180,24 @@ def _standard_input(shell: Shell, stdin: str | None) -> str | None:
     return text
 
 
-# grep's options whose meaning the reader follows; any other makes the status unknown.
-_GREP_FLAGS = {"q": "quiet", "s": "no-messages", "F": "fixed-strings", "E": "extended-regexp", "i": "ignore-case",
-               "v": "invert-match", "x": "line-regexp", "w": "word-regexp", "c": "count", "l": "files-with-matches",
-               "n": "line-number", "h": "no-filename", "H": "with-filename", "G": "basic-regexp"}
 _REGEX_CHARACTERS = frozenset(".[]*^$\\+?(){}|")
+# grep's long options, as the letters the reading below looks at.
+_GREP_LONG = {"fixed-strings": "F", "ignore-case": "i", "invert-match": "v", "line-regexp": "x", "word-regexp": "w"}
 
 
 def _grep_status(shell: Shell, base: str, args: list[str], stdin: str | None) -> bool | None:
     """Whether ``grep`` finds a line, where the reader knows the text it reads and the pattern is plain text.
 
     A pattern with a regular expression's characters (BRE and ERE differ, and neither is Python's), an
-    option not in the table above, or a file or input the reader does not know leaves it to the image.
+    option its table does not follow, or a file or input the reader does not know leaves it to the image.
     """
-    flags: set[str] = {"F"} if base == "fgrep" else set()
-    patterns: list[str] = []
-    operands: list[str] = []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        index += 1
-        if arg == "--":
-            operands += args[index:]
-            break
-        if arg in ("-e", "--regexp") and index < len(args):
-            patterns.append(args[index])
-            index += 1
-        elif arg.startswith("--regexp="):
-            patterns.append(arg.partition("=")[2])
-        elif arg.startswith("--"):
-            letter = next((k for k, v in _GREP_FLAGS.items() if v == arg[2:]), None)
-            if letter is None:
-                return None
-            flags.add(letter)
-        elif arg.startswith("-") and len(arg) > 1:
-            if any(letter not in _GREP_FLAGS for letter in arg[1:]):
-                return None
-            flags.update(arg[1:])
-        else:
-            operands.append(arg)
+    o = read_options("grep", args)
+    if o.unknown:
+        return None
+    flags = {_GREP_LONG.get(flag, flag) for flag in o.flags} | ({"F"} if base == "fgrep" else set())
+    if "no-ignore-case" in flags and "i" in flags:
+        return None  # the last of the two counts, and the reading does not keep their order
+    patterns, operands = o.every.get("e", []) + o.every.get("regexp", []), o.operands
     if not patterns:
         if not operands:
             return False  # grep without a pattern: a usage error
@@ -226,7 +205,7 @@ def _grep_status(shell: Shell, base: str, args: list[str], stdin: str | None) ->
     if not all(is_known(p) for p in patterns) or "F" not in flags and any(
             c in _REGEX_CHARACTERS for p in patterns for c in p):
         return None
-    texts = [shell.placed_text(o) for o in operands] if operands else [_standard_input(shell, stdin)]
+    texts = [shell.placed_text(operand) for operand in operands] if operands else [_standard_input(shell, stdin)]
     if any(text is None for text in texts):
         return None
     # Each pattern may hold several, one per line; an empty one matches every line.

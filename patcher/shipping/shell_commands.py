@@ -176,6 +176,7 @@ def _file_input(shell: Shell, target: str) -> str:
 # bash's builtins that dash 0.5.12 does not have (its 'source' has its own note: sourced_file).
 BASH_ONLY = frozenset({"pushd", "popd", "dirs", "shopt", "declare", "typeset", "mapfile", "readarray", "let",
                        "builtin", "caller", "enable", "disown"})
+SAY_WHAT_SH_MAKES_OF_THEM = frozenset({"shopt", "mapfile", "readarray"})  # their own notes under sh
 
 
 def _stdout_redirected(redirects: tuple[Redirect, ...]) -> bool:
@@ -211,8 +212,7 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             shell.note(ctx, "fails", f"dash has no '{name}' command: it is not found (status 127)")
             return False
         status = builtin(shell, argv, ctx, env, stdin)
-        if name in BASH_ONLY and shell.program == "sh" and name not in ("shopt", "mapfile", "readarray"):
-            # (those three say what sh makes of them themselves)
+        if name in BASH_ONLY - SAY_WHAT_SH_MAKES_OF_THEM and shell.program == "sh":
             shell.note(ctx, "assumed", f"the base image's sh decides: bash runs '{name}', dash has no such command "
                                        "(status 127); the reader runs it")
         return status

@@ -5,14 +5,14 @@ Getting this wrong moves a word between option and operand: ``mkdir
 after ``=``), ``pip install --log /tmp/pip.log vllm`` installs ``vllm``,
 not a path. So the tables are the tools' own, from their ``--help``
 (GNU coreutils 9.1, with the ``--update[=WHEN]`` and ``--debug`` of later
-releases; pip 23.2; GNU sed 4.9), and tests/shipping/test_tool_options.py
+releases; pip 23.2; GNU sed 4.9; GNU grep 3.8), and tests/shipping/test_tool_options.py
 holds them against an independent copy. An option the reader does not
 list is reported as unknown, and the command that has one is unread.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,7 @@ class Options:
     values: dict[str, str]  # options that take a value: name -> value (last one wins)
     operands: list[str]
     unknown: list[str]
+    every: dict[str, list[str]] = field(default_factory=dict)  # each value given, in order (grep -e A -e B)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,16 @@ TABLES: dict[str, OptionTable] = {
         "nrEsuzi", "efl",
         "quiet silent regexp-extended separate unbuffered null-data posix debug in-place sandbox follow-symlinks",
         "expression file in-place line-length"),
+    # grep: the options whose meaning the reader follows; any other (-P, -f, -A, -r, -z...) is unknown.
+    "grep": _table(
+        "qsFEGivxwclnhH", "e",
+        "quiet silent no-messages fixed-strings extended-regexp basic-regexp ignore-case no-ignore-case "
+        "invert-match line-regexp word-regexp count files-with-matches line-number no-filename with-filename",
+        "regexp",
+        "perl-regexp file null-data max-count byte-offset line-buffered label only-matching binary-files text "
+        "directories devices recursive dereference-recursive include exclude exclude-from exclude-dir "
+        "files-without-match initial-tab null before-context after-context context group-separator "
+        "no-group-separator color colour help version"),
     # pip install / uninstall (optparse: a long option's value follows it or its '=').
     "pip": _table(
         "qvUIy", "rceitfC",
@@ -129,6 +140,7 @@ def getopt(args: list[str], short: str, short_valued: str, long: frozenset[str] 
     """
     flags: set[str] = set()
     values: dict[str, str] = {}
+    every: dict[str, list[str]] = {}
     operands: list[str] = []
     unknown: list[str] = []
     index = 0
@@ -153,6 +165,7 @@ def getopt(args: list[str], short: str, short_valued: str, long: frozenset[str] 
                     value = args[index]
                     index += 1
                 values[name] = value
+                every.setdefault(name, []).append(value)
             else:
                 unknown.append(arg)
         elif arg.startswith("-") and arg != "-":
@@ -167,6 +180,7 @@ def getopt(args: list[str], short: str, short_valued: str, long: frozenset[str] 
                         value = args[index]
                         index += 1
                     values[letter] = value
+                    every.setdefault(letter, []).append(value)
                     break
                 if letter in short:
                     flags.add(letter)
@@ -174,4 +188,4 @@ def getopt(args: list[str], short: str, short_valued: str, long: frozenset[str] 
                     unknown.append(f"-{letter}")
         else:
             operands.append(arg)
-    return Options(frozenset(flags), values, operands, unknown)
+    return Options(frozenset(flags), values, operands, unknown, every)

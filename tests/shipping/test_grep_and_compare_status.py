@@ -30,6 +30,8 @@ FILES = {"s/paged_attn.py": "import torch\nHAS_TRITON = False\n", "s/patched.py"
     ("grep -qv torch paged_attn.py && cp x.py /dest/other.py\n", ["/dest/other.py"]),  # a line without it
     ("echo HAS_TRITON | grep -q TRITON && cp x.py /dest/piped.py\n", ["/dest/piped.py"]),
     ("grep -q abc <<EOF\nxabcx\nEOF\ncp x.py /dest/s$?.py\n", ["/dest/s0.py"]),
+    ("grep -qe nothere -e HAS_TRITON paged_attn.py && cp x.py /dest/either.py\n", ["/dest/either.py"]),
+    ("grep --quie --fixed-str 'x = 1' patched.py && cp x.py /dest/long.py\n", ["/dest/long.py"]),
     ("diff -q paged_attn.py paged_attn.py >/dev/null && cp x.py /dest/same.py\n", ["/dest/same.py"]),
     ("cmp -s paged_attn.py patched.py || cp x.py /dest/differ.py\n", ["/dest/differ.py"]),
 ])

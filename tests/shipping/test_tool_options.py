@@ -3,7 +3,7 @@
 A word read on the wrong side of an option moves a path between option
 value and operand, and so where a file lands. The tables below are the
 programs' own ``--help`` (GNU coreutils 9.1, plus the ``--update[=WHEN]``
-and ``--debug`` of later releases; pip 23.2; GNU sed 4.9), written out
+and ``--debug`` of later releases; pip 23.2; GNU sed 4.9; GNU grep 3.8), written out
 here apart from the reader's. An option a program has but the reader does
 not follow (``cp --attributes-only`` copies no bytes) must come back
 unknown, so that the command is unread rather than guessed.
@@ -59,6 +59,16 @@ PROGRAMS = {
     "sed": Program("nrEsuzi", "efl",
                    "quiet silent regexp-extended separate unbuffered null-data posix debug sandbox follow-symlinks",
                    "expression file line-length", "in-place"),
+    "grep": Program("qsFEGivxwclnhH", "e",
+                    "quiet silent no-messages fixed-strings extended-regexp basic-regexp ignore-case no-ignore-case "
+                    "invert-match line-regexp word-regexp count files-with-matches line-number no-filename "
+                    "with-filename",
+                    "regexp",
+                    unread="-P -f -A -B -C -r -R -z -o -m --perl-regexp --file --null-data --max-count --byte-offset "
+                           "--line-buffered --label --only-matching --binary-files --text --directories --devices "
+                           "--recursive --dereference-recursive --include --exclude --exclude-from --exclude-dir "
+                           "--files-without-match --initial-tab --null --before-context --after-context --context "
+                           "--group-separator --no-group-separator --color --colour"),
     "pip": Program("qvUIy", "rceitfC",
                    "upgrade force-reinstall no-deps user quiet verbose no-cache-dir pre yes ignore-installed "
                    "no-build-isolation break-system-packages no-index no-compile compile disable-pip-version-check "
@@ -187,3 +197,10 @@ def test_a_prefix_of_several_long_options_or_of_one_not_followed_is_unknown(prog
 @pytest.mark.parametrize(("program", "prefix"), [("rsync", "--recur"), ("pip", "--no-cache")])
 def test_rsync_and_pip_options_are_read_by_their_whole_names(program: str, prefix: str) -> None:
     assert read_options(program, [prefix, "a"]).unknown == [prefix]
+
+
+def test_each_value_of_a_repeated_option_is_kept_in_order() -> None:
+    # grep -e A -e B searches for both: the last value alone would drop A.
+    read = read_options("grep", ["-qe", "A", "--regexp=B", "-e", "C", "FILE"])
+    assert (read.every, read.values, read.operands) == ({"e": ["A", "C"], "regexp": ["B"]},
+                                                        {"e": "C", "regexp": "B"}, ["FILE"])
