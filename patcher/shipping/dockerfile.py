@@ -29,6 +29,7 @@ from .dockerignore import MAX_PATTERN_PAIRS, IgnoreRule, glob_regex, has_glob, i
 from .image_fs import ImageFS, Kind, Placement, Step, normalise
 from .shell_commands import dispatch
 from .shell_interpreter import Shell, shebang
+from .shell_nodes import decimal
 from .shell_records import MAX_STEPS, STEPS_PAST, Build, CommandContext, Exit, Stop
 from .shell_words import is_known
 
@@ -426,8 +427,8 @@ class _Evaluator:
         return "its paths depend on a variable only the base image could set"
 
     def _stage(self, reference: str) -> _StageState | None:
-        if reference.isdigit():
-            index = int(reference)
+        index = decimal(reference)
+        if index is not None:
             return self.stages[index] if index < len(self.stages) - 1 else None
         return next((s for s in self.stages[:-1] if s.stage.name == reference.lower()), None)
 

@@ -7,7 +7,7 @@ with the copy it hid. A redirection of standard error hides the message only.
 
 from __future__ import annotations
 
-from .shell_nodes import Group, Pipeline, Redirect, Simple, plain_text
+from .shell_nodes import Group, Pipeline, Redirect, Simple, exit_status, plain_text
 
 
 def and_or_hides(pipes: list[Pipeline], ops: list[str]) -> list[list[str]]:
@@ -61,9 +61,10 @@ def _exits(pipeline: Pipeline) -> bool | None:
     if len(node.words) < 2:
         return True  # the status of the command that failed
     status = plain_text(node.words[1])
-    if status is None or not status.isdigit():
+    code = exit_status(status) if status is not None else None
+    if code is None:
         return True  # '$?', '$rc': not known here, taken to be the failure's
-    return int(status) % 256 != 0
+    return code != 0
 
 
 def redirect_hides(redirects: tuple[Redirect, ...]) -> list[str]:

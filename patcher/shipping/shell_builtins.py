@@ -14,6 +14,7 @@ from .command_lookup import note_program, on_path
 from .shell_interpreter import Shell
 from .shell_getopts import getopts
 from .shell_lexer import NAME
+from .shell_nodes import decimal, exit_status
 from .shell_records import MAX_DEPTH, CommandContext, Exit, ReadOnly, Trap, _Loop, _Return
 from .shell_words import is_known
 
@@ -317,21 +318,21 @@ def _status(shell: Shell, argv: list[str]) -> tuple[bool | None, int | None]:
     """The status ``exit [N]`` and ``return [N]`` give, and its number: with no N, the last command's."""
     if len(argv) < 2:
         return shell.last_status, shell.status_code()
-    if not argv[1].isdigit():
-        return None, None
-    # The status is N modulo 256 ('exit 256' succeeds), which N's last eight digits decide (10**8 % 256 == 0).
-    code = int(argv[1][-8:]) % 256
-    return code == 0, code
+    code = exit_status(argv[1])  # N modulo 256: 'exit 256' succeeds
+    return (None, None) if code is None else (code == 0, code)
 
 
 def _loop_control(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0 else 1
+    if not shell.loops:
+        return True  # outside a loop: bash says so and goes on, dash says nothing
+    # 'break 9' in two loops leaves both: N past the loops around it stops at the outermost.
+    count = min((decimal(argv[1]) if len(argv) > 1 else None) or 1, shell.loops)
     raise _Loop(argv[0], count)
 
 
 def _shift(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     number = argv[1] if len(argv) > 1 else "1"
-    count = int(number) if number.isdigit() else None
+    count = decimal(number)
     if count is None or count > len(shell.positional):
         # Past the last argument, or not a number, bash fails the command and keeps the arguments; dash ends
         # the shell.

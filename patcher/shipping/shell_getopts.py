@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .shell_nodes import decimal
 from .shell_words import is_known
 
 if TYPE_CHECKING:
@@ -33,12 +34,13 @@ def getopts(shell: "Shell", argv: list[str], ctx: "CommandContext", env: dict[st
     optstring, name = argv[1], argv[2]
     words = argv[3:] if len(argv) > 3 else list(shell.positional)
     optind = shell.lookup("OPTIND") or "1"
-    if not (is_known(optstring) and is_known(name) and is_known(optind)) or not optind.isdigit():
+    number = decimal(optind)
+    if not (is_known(optstring) and is_known(name)) or number is None:
         _unknown(shell, argv, name)
         return None
     # Where in a word like -abc the last call stopped: kept while OPTIND is what that call left it at.
     index, offset = (shell.getopts_at[1], shell.getopts_at[2]) if shell.getopts_at and \
-        shell.getopts_at[0] == optind else (int(optind) - 1, 1)
+        shell.getopts_at[0] == optind else (number - 1, 1)
     index = max(index, 0)  # OPTIND 0 (or less) is read as 1
     if index > len(words) and shell.program == "dash":
         index, offset = 0, 1  # dash starts again from the first word; bash ends past the last

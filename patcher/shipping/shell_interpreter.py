@@ -20,7 +20,7 @@ from .brace_expansion import TooManyWords, expand_braces, has_braces
 from .failure_hiding import and_or_hides, redirect_hides
 from .image_fs import Kind, normalise
 from .shell_arithmetic import run_arithmetic
-from .shell_nodes import (AndOr, Arithmetic, ArithmeticFor, Case, Command, Conditional, For, FunctionDef, Group, If,
+from .shell_nodes import (AndOr, decimal, Arithmetic, ArithmeticFor, Case, Command, Conditional, For, FunctionDef, Group, If,
                           Lit, Loop, Param, Pipeline, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
 from .shell_records import (MAX_COMMANDS, MAX_DEPTH, MAX_GLOBBED, MAX_ITERATIONS, MAX_STEPS, QUIET, STEPS_PAST,
                             Build, Captured, CommandContext, Exit, Input, NoMatch, Note, ReadOnly, ScriptCopy,
@@ -83,6 +83,7 @@ class Shell:
         self.next_code: int | None = None  # the number the command running now ends with, once it says
         self.piped_file: str | None = None  # a pipe's part after 'cat FILE': the file its standard input holds
         self.input: Input | None = None  # standard input, where the reader knows it (None: unknown)
+        self.loops = 0  # loops around the command running now, in this function: what break and continue reach
         self.piped_unknown = False  # a pipe's part whose input is what an earlier part printed, not known
         self.getopts_at: tuple[str, int, int] | None = None  # getopts: OPTIND as left, the word and letter next
 
@@ -114,7 +115,7 @@ class Shell:
         if name.endswith("]") and "[" in name:
             return self._element(*name[:-1].split("[", 1))
         if name.isdigit():
-            index = int(name)
+            index = decimal(name) or 0
             return self.positional[index - 1] if 0 < index <= len(self.positional) else None
         if name == "#":
             return str(len(self.positional))
@@ -775,7 +776,7 @@ class Shell:
         for value in values:
             self.assign(node.name, value)
             try:
-                status = self.run(node.body, False)
+                status = self.in_loop(node.body)
             except _Loop as signal:
                 if signal.count > 1:
                     raise _Loop(signal.kind, signal.count - 1) from None
@@ -783,6 +784,14 @@ class Shell:
                 if signal.kind == "break":
                     break
         return status
+
+    def in_loop(self, body: Sequence) -> bool | None:
+        """Run a loop's body: inside it, break and continue reach one loop more."""
+        self.loops += 1
+        try:
+            return self.run(body, False)
+        finally:
+            self.loops -= 1
 
     def _loop(self, node: Loop, ctx: CommandContext) -> bool | None:
         return self._turns(lambda: self.condition(node.condition), node.until, node.body, lambda: None, ctx)
@@ -805,7 +814,7 @@ class Shell:
             if turn == MAX_ITERATIONS:
                 break
             try:
-                last = self.run(body, False)
+                last = self.in_loop(body)
             except _Loop as signal:
                 if signal.count > 1:
                     raise _Loop(signal.kind, signal.count - 1) from None
@@ -916,8 +925,8 @@ class Shell:
         if self.depth >= MAX_DEPTH:
             self.unread(ctx, f"calls nest more than {MAX_DEPTH} deep; the reader does not follow this one")
             return None
-        saved, options = self.positional, self.getopts_at
-        self.positional = args
+        saved, options, loops = self.positional, self.getopts_at, self.loops
+        self.positional, self.loops = args, 0  # a function's break reaches no loop of its caller (bash, dash)
         if self.program == "dash":
             # dash keeps getopts' place with the positional parameters: a function's loop starts at its first
             # argument whatever OPTIND says, and the caller's place comes back when it returns.
@@ -932,7 +941,7 @@ class Shell:
             self.ended_with(back.code)
             return back.status
         finally:
-            self.positional = saved
+            self.positional, self.loops = saved, loops
             if self.program == "dash":
                 self.getopts_at = options
             self.depth -= 1

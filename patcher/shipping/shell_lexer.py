@@ -119,7 +119,7 @@ class Lexer:
         parts = self._parts(stop=lambda c: c in " \t\r\n;&|()<>")
         raw = self.text[start:self.pos]
         following = self.text[self.pos:self.pos + 1]
-        if raw.isdigit() and following in ("<", ">"):
+        if raw.isascii() and raw.isdigit() and following in ("<", ">"):
             self.tokens.append(Token("io", raw, line, start, self.pos))
         else:
             self.tokens.append(Token("word", raw, line, start, self.pos, tuple(parts)))

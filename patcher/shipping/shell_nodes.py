@@ -79,6 +79,26 @@ Word = tuple[Part, ...]
 DECLARATIONS = frozenset({"export", "readonly", "local", "declare", "typeset"})
 
 
+# A number a script writes (a file descriptor, ${10}, 'break 2', 'shift 3', OPTIND, a stage's index) is read
+# up to this many digits; past them it is only "larger than any the build has" (and CPython refuses int() of
+# thousands of digits).
+_MAX_DIGITS = 18
+
+
+def decimal(text: str) -> int | None:
+    """``text`` as a number, when it is written in ASCII digits (``²`` is a digit to Python, not to sh), larger
+    ones capped at 10**18; else None."""
+    if not text.isascii() or not text.isdigit():
+        return None
+    digits = text.lstrip("0") or "0"
+    return int(digits) if len(digits) <= _MAX_DIGITS else 10 ** _MAX_DIGITS
+
+
+def exit_status(text: str) -> int | None:
+    """``exit N``/``return N``'s status: N modulo 256 (its last eight digits decide it, as 10**8 % 256 == 0)."""
+    return int(text[-8:]) % 256 if text.isascii() and text.isdigit() else None
+
+
 def plain_text(word: Word) -> str | None:
     """The text of a word made of one unquoted literal (a reserved word, an operator-like word), else None."""
     if len(word) == 1 and isinstance(word[0], Lit) and not word[0].quoted:

@@ -15,7 +15,7 @@ import re
 from typing import Union
 
 from .shell_lexer import NAME, Lexer, Token
-from .shell_nodes import (DECLARATIONS, AndOr, Arithmetic, ArithmeticFor, Case, Command, Compound, Conditional, For,
+from .shell_nodes import (DECLARATIONS, AndOr, decimal, Arithmetic, ArithmeticFor, Case, Command, Compound, Conditional, For,
                           FunctionDef, Group, If, Lit, Logic, Loop, Param, Part, Pipeline, Redirect, Sequence,
                           ShellSyntaxError, Simple, Test, Word, plain_text)
 
@@ -331,7 +331,7 @@ class _Parser:
     def _redirect(self) -> Redirect:
         fd = None
         if self.token.kind == "io":
-            fd = int(self._advance().value)
+            fd = decimal(self._advance().value)
         operator = self._advance().value
         target = self.token
         if target.kind not in ("word", "heredoc", "heredoc-quoted"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import plan_of, script_context
+from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
 
 ASSUMED_IF = "the base image decides whether this holds: the reader follows the branch for 'yes', then the one for 'no'"
 RUN_FAILS = ("fails", 4, "RUN cd /w/s && ./i.sh",
@@ -296,3 +296,14 @@ def test_an_exit_inside_a_part_of_a_pipe_ends_that_part_only() -> None:
 def test_set_e_holds_inside_a_pipes_left_side_unless_the_pipe_is_exempt(script: str, expected: list[str]) -> None:
     placed, _ = outcome(script)
     assert placed == expected
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_break_reaches_only_the_loops_around_it_in_its_own_function(run: str) -> None:
+    # bash 5.2 and dash 0.5.12: 'break 9' in two loops leaves both and the script goes on; a break in a function
+    # called from a loop, or outside any loop, leaves nothing.
+    script = ("f() { break; }\nfor i in 1 2; do cp x.py /dest/l$i.py; f; done\ncp x.py /dest/after.py\nbreak\n"
+              "cp x.py /dest/top.py\nfor i in 1; do for j in 1; do break 9; done; cp x.py /dest/inner.py; done\n"
+              "cp x.py /dest/end.py\n")
+    assert in_dest(run_script(script, run)) == ["/dest/after.py", "/dest/end.py", "/dest/l1.py", "/dest/l2.py",
+                                                "/dest/top.py"]

@@ -156,3 +156,26 @@ def test_stages_that_rerun_many_onbuild_triggers_stop_at_the_step_limit() -> Non
     plan = plan_of({"Dockerfile": dockerfile})
     ((kind, line, reason),) = [(n.kind, n.line, n.reason) for n in plan.notes]
     assert (kind, reason) == ("stop", shell_interpreter.STEPS_PAST) and line < 3000 + 300
+
+
+HUGE = "9" * 5000  # past CPython's limit on int() of a decimal string (4,300 digits)
+
+
+@pytest.mark.parametrize("script", [
+    f"echo hi {HUGE}>/dev/null\n", "echo hi ²>/dev/null\n",  # a file descriptor: only ASCII digits make one
+    f"set -- a\necho ${{{HUGE}}}\n", f"for i in 1; do break {HUGE}; done\n", f"set -- a\nshift {HUGE} || true\n",
+    "shift ² || true\n", f"OPTIND={HUGE}\ngetopts a o || true\n", "OPTIND=²\ngetopts a o || true\n",
+    "f() { return ²; }\nf || true\n", f"f() {{ return {HUGE}; }}\nf || true\n", "true || exit ²\n",
+    f"true || exit {HUGE}\n",
+])
+def test_a_number_written_in_thousands_of_digits_or_in_other_digits_crashes_nothing(script: str) -> None:
+    # sh reads '²' as no number and a long run of digits as a (large) number; the reader must read on either way.
+    plan = plan_of(script_context(script + "cp x.py /after.py\n"))
+    assert plan.image["/after.py"].source == "s/x.py"
+
+
+@pytest.mark.parametrize("reference", ["²", "0" * 5000 + "1"])
+def test_a_stage_named_by_other_digits_or_by_thousands_of_them_crashes_nothing(reference: str) -> None:
+    plan = plan_of({"Dockerfile": f"FROM base AS one\nFROM base AS two\nFROM base\nCOPY --from={reference} a /a\n",
+                    "a": ""})
+    assert "/a" not in plan.image  # from a stage or an image, not from the build context
