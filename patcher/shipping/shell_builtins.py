@@ -11,12 +11,12 @@ import re
 from typing import Callable
 
 from .command_lookup import note_program, on_path
-from .shell_interpreter import Shell
 from .shell_getopts import getopts
+from .shell_interpreter import Shell
 from .shell_lexer import NAME
 from .shell_nodes import decimal, exit_status
 from .shell_records import MAX_DEPTH, CommandContext, Exit, ReadOnly, Trap, _Loop, _Return
-from .shell_words import is_known
+from .shell_words import ifs_separator, is_known
 
 Builtin = Callable[[Shell, list[str], CommandContext, dict[str, str], "str | None"], "bool | None"]
 
@@ -495,12 +495,10 @@ def split_fields(line: str, ifs: str, count: int | None) -> list[str]:
     white = "".join(c for c in ifs if c in " \t\n")
     other = "".join(c for c in ifs if c not in " \t\n")
     line = line.strip(white)
-    around = f"[{re.escape(white)}]*" if white else ""
-    alternatives = [f"{around}[{re.escape(other)}]{around}"] if other else []
-    alternatives += [f"[{re.escape(white)}]+"] if white else []
-    if not alternatives:
+    if not ifs:
         return [line] if line else []  # an empty IFS splits nothing
-    separator = re.compile("|".join(alternatives))
+    separator = ifs_separator(ifs)
+    around = f"[{re.escape(white)}]*" if white else ""
     fields: list[str] = []
     while line and (count is None or len(fields) < count - 1):
         found = separator.search(line)

@@ -20,8 +20,9 @@ from .brace_expansion import TooManyWords, expand_braces, has_braces
 from .failure_hiding import and_or_hides, redirect_hides
 from .image_fs import Kind, normalise
 from .shell_arithmetic import run_arithmetic
-from .shell_nodes import (AndOr, decimal, Arithmetic, ArithmeticFor, Case, Command, Conditional, For, FunctionDef, Group, If,
-                          Lit, Loop, Param, Pipeline, Sequence, ShellSyntaxError, Simple, Sub, Word, plain_text)
+from .shell_nodes import (AndOr, Arithmetic, ArithmeticFor, Case, Command, Conditional, For, FunctionDef, Group, If,
+                          Lit, Loop, Param, Pipeline, Sequence, ShellSyntaxError, Simple, Sub, Word, decimal,
+                          plain_text)
 from .shell_records import (MAX_COMMANDS, MAX_DEPTH, MAX_GLOBBED, MAX_ITERATIONS, MAX_STEPS, QUIET, STEPS_PAST,
                             Build, Captured, CommandContext, Exit, Input, NoMatch, Note, ReadOnly, ScriptCopy,
                             ScriptRecord, Stop, Trap, _Loop, _Return)

@@ -15,9 +15,9 @@ import re
 from typing import Union
 
 from .shell_lexer import NAME, Lexer, Token
-from .shell_nodes import (DECLARATIONS, AndOr, decimal, Arithmetic, ArithmeticFor, Case, Command, Compound, Conditional, For,
+from .shell_nodes import (DECLARATIONS, AndOr, Arithmetic, ArithmeticFor, Case, Command, Compound, Conditional, For,
                           FunctionDef, Group, If, Lit, Logic, Loop, Param, Part, Pipeline, Redirect, Sequence,
-                          ShellSyntaxError, Simple, Test, Word, plain_text)
+                          ShellSyntaxError, Simple, Test, Word, decimal, plain_text)
 
 _REDIRECTS = ("<<-", "<<<", "<<", ">>", "<&", ">&", "<>", ">|", "&>>", "&>", "<", ">")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until",

@@ -188,7 +188,7 @@ def _split(text: str, ifs: str, scope: Scope) -> list[tuple[str, str]]:
         return [(text, "")]
     if not is_known(ifs):
         return [(scope.unknowns.mark("a value split by an IFS the reader cannot work out"), "")]
-    separator = _separator(ifs)
+    separator = ifs_separator(ifs)
     pieces: list[tuple[str, str]] = []
     at = 0
     for found in separator.finditer(text):
@@ -204,7 +204,9 @@ def _split(text: str, ifs: str, scope: Scope) -> list[tuple[str, str]]:
 _separators: dict[str, re.Pattern[str]] = {}
 
 
-def _separator(ifs: str) -> re.Pattern[str]:
+def ifs_separator(ifs: str) -> re.Pattern[str]:
+    """What separates fields under a non-empty IFS: a run of its white space, or one other IFS character with the
+    white space around it (field splitting and ``read`` alike)."""
     pattern = _separators.get(ifs)
     if pattern is None:
         white = re.escape("".join(c for c in ifs if c in " \t\n"))
