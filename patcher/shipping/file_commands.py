@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[str], destination: str, *,
              recursive: bool, into: bool | None, move: bool = False, link: bool = False,
              no_clobber: bool = False, written: str | None = None, dangling: bool = False,
-             through: bool | None = None) -> bool:
+             through: bool | None = None, recorded: bool = True) -> bool:
     """Copy (or move, or link) image paths ``sources`` to ``destination``, as ``command`` would; False if it fails.
 
     ``into`` True: ``destination`` is a folder to copy into (``-t``, several
@@ -38,13 +38,15 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
     trailing slash counts). ``dangling``: a source that does not exist is
     no failure (``ln -s`` makes a link to it all the same). ``through``: a
     symbolic link at the destination is written through (``cp``), not
-    replaced (``mv``, ``install``, ``rsync``); by default, unless moving.
+    replaced (``mv``, ``install``, ``rsync``); by default, unless moving. ``recorded`` False: the command's
+    copy is in the script's record already (a link ``mv`` moves is made again at its new name).
     """
     fs = shell.build.fs
     written = destination if written is None else written
     destination = normalise(destination)
     step = Step(shell.file, ctx.line, command, ctx.hides, ctx.stops_on_error, shell.build.stage, shell.build.tick())
-    shell.record_copy(ctx, sources, written, recursive)
+    if recorded:
+        shell.record_copy(ctx, sources, written, recursive)
     through = not move if through is None else through
     ok = True
     for raw in sources:
@@ -52,7 +54,8 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
         # Read through the build's links: the files are where the links lead (ln -s DIR LINK; cp -r LINK/ ...).
         source = fs.resolve(raw, last=False)  # the operand itself stays: mv LINK moves the link
         kind = fs.kind(source)
-        if kind is Kind.ABSENT and not dangling:
+        moves_link = move and not link and source in fs.links  # mv LINK: the link moves, wherever it leads
+        if kind is Kind.ABSENT and not dangling and not moves_link:
             shell.note(ctx, "fails", f"{source} does not exist at this point of the build, so nothing is copied")
             ok = False
             continue
@@ -83,6 +86,20 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
                 continue  # a link inside the folder it points to (ln -s . self): nothing to show twice
             shell.note(ctx, "fails", f"cannot copy the folder {source} into itself")
             ok = False
+            continue
+        if moves_link:
+            # rename(2) moves the link itself, as ln -s would make it at the new name: it leads where the old
+            # one did, or, written relative, to that text read from its new folder.
+            written_as = fs.relative.get(source)
+            moved_to = fs.resolve(target, last=False)
+            pointed = fs.physical(posixpath.join(posixpath.dirname(moved_to), written_as)) if written_as \
+                else fs.links[source]
+            fs.remove(source)
+            ok &= transfer(shell, ctx, command, [pointed], target, recursive=True, into=False, link=True,
+                           dangling=True, through=False, recorded=False)
+            fs.links[moved_to] = pointed
+            if written_as:
+                fs.relative[moved_to] = written_as
             continue
         if kind is Kind.ABSENT:
             continue  # a symbolic link to nothing yet: it shows its target once the build writes it
@@ -276,7 +293,7 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
         if symbolic and not target.startswith("/"):
             # A relative symlink target is read from the link's own folder, not from the current one.
             base = link_path if into or shell.build.fs.kind(link_path) is Kind.DIR else posixpath.dirname(link_path)
-            resolved = normalise(posixpath.join(base, target))
+            resolved = fs.physical(posixpath.join(base, target))
         else:
             resolved = shell.path(target)
         # -f removes what stands at LINK; a folder there (without -T or -n) takes the link inside it instead.
@@ -289,7 +306,11 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
             # ln -s does not look at its target: one that does not exist yet (or that only the base image
             # has) is linked all the same, and shows at the link whatever the build puts there later.
             made_at = normalise(posixpath.join(link_path, posixpath.basename(target))) if inside else link_path
-            fs.links[fs.resolve(made_at, last=False)] = resolved
+            made_at = fs.resolve(made_at, last=False)
+            fs.links[made_at] = resolved
+            fs.relative.pop(made_at, None)
+            if not target.startswith("/"):
+                fs.relative[made_at] = target
         ok &= made
     return ok
 

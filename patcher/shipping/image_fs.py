@@ -100,13 +100,14 @@ class ImageFS:
         # through a link reaches its target, and what stands at the target shows at the link (kept as a mirror
         # at the link's own paths, so that a lookup of either path finds it).
         self.links: dict[str, str] = {}
+        self.relative: dict[str, str] = {}  # link -> its target as ln was given it, where relative (mv re-reads it)
 
     def copy(self) -> ImageFS:
         """An independent copy, for a stage built FROM this one."""
         other = ImageFS()
         other.files, other.others = dict(self.files), set(self.others)
         other.dirs, other.owned, other.gone = set(self.dirs), set(self.owned), set(self.gone)
-        other.links = dict(self.links)
+        other.links, other.relative = dict(self.links), dict(self.relative)
         return other
 
     def kind(self, path: str) -> Kind:
@@ -157,6 +158,36 @@ class ImageFS:
             parts = (target.split("/")[1:] if target != "/" else []) + parts[index + 1:]
             current, index = "/", 0
         return current
+
+    def physical(self, path: str) -> str:
+        """``path`` as the kernel walks it (a program's operand, not ``cd``): ``..`` leaves the folder a link
+        leads to, not the folder the link is in (``/dest/k/../c.py`` with ``k -> /dest/a/b`` is
+        ``/dest/a/c.py``). The last component stays as written, a link or not, for the caller to follow.
+
+        One walk, each link followed once where a ``..`` or a later name needs it: the path of a hostile
+        script's 30,000 names and as many ``..`` costs what one ``resolve`` of it does.
+        """
+        parts = path.split("/")
+        if not self.links or ".." not in parts:
+            return normalise(path)
+        current, pending, hops = "/", "", 0  # current: the kernel's folder so far; pending: a name not yet followed
+        for part in parts:
+            if part in ("", "."):
+                continue
+            if pending:
+                candidate = posixpath.join(current, pending)
+                target = self.links.get(candidate)
+                if target is not None:
+                    hops += 1
+                    if hops > _MAX_HOPS:
+                        return normalise(path)  # ELOOP: the path as written, as resolve leaves it
+                    candidate = self.resolve(target)
+                current, pending = candidate, ""
+            if part == "..":
+                current = posixpath.dirname(current)
+            else:
+                pending = part
+        return posixpath.join(current, pending) if pending else current
 
     def aliases(self, path: str) -> list[str]:
         """``path`` (reached through no link) and every path that shows it through the build's links, itself first."""
@@ -245,6 +276,11 @@ class ImageFS:
         for number, alias in enumerate(self.aliases(path)):
             # Where the path is shown through a link, the link stays (pointing at nothing for now).
             removed += self._remove(alias, own_links=number == 0)
+        for link, target in list(self.links.items()):
+            # A link to something inside what went leads nowhere now: what it showed goes too (the link stays).
+            if link in self.links and under(target, path) and not under(link, path):
+                for alias in self.aliases(link):
+                    removed += self._remove(alias, own_links=False)
         return removed
 
     def _remove(self, path: str, own_links: bool) -> list[str]:

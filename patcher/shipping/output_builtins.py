@@ -9,7 +9,7 @@ import re
 from typing import Callable
 
 from .file_commands import transfer
-from .image_fs import Kind
+from .image_fs import Kind, normalise
 from .printf_format import Unsure, printf_output, read_escapes
 from .shell_builtins import Builtin
 from .shell_interpreter import Shell
@@ -88,7 +88,9 @@ def _path_tool(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str
     head = argv[0]
     operands = [a for a in argv[1:] if not a.startswith("-")]
     if head == "pwd":
-        shell.emit(shell.cwd + "\n")
+        # -P names the folder the links lead to; the last of -L and -P counts (bash and dash print $PWD by default).
+        physical = [a for a in argv[1:] if a in ("-P", "-L")][-1:] == ["-P"]
+        shell.emit((shell.build.fs.resolve(shell.cwd) if physical else shell.cwd) + "\n")
     elif head == "dirname" and operands:
         shell.emit("\n".join(_dirname(o) for o in operands) + "\n")
     elif head == "basename" and operands:
@@ -97,7 +99,13 @@ def _path_tool(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str
             name = name[:-len(operands[1])]
         shell.emit(name + "\n")
     elif head in ("realpath", "readlink") and operands and (head == "realpath" or {"-f", "-m", "-e"} & set(argv)):
-        shell.emit(shell.path(operands[0]) + "\n" if is_known(operands[0]) else operands[0] + "\n")
+        # Both name the file the links lead to; realpath -s only cleans the name (coreutils 9.1).
+        if not is_known(operands[0]):
+            shell.emit(operands[0] + "\n")
+        elif {"-s", "--strip", "--no-symlinks"} & set(argv):
+            shell.emit(normalise(posixpath.join(shell.cwd, operands[0])) + "\n")
+        else:
+            shell.emit(shell.build.fs.resolve(shell.path(operands[0])) + "\n")
     else:
         shell.emit_unknown()
     return True

@@ -23,6 +23,7 @@ Builtin = Callable[[Shell, list[str], CommandContext, dict[str, str], "str | Non
 
 def _cd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     args = argv[1:]
+    physical = False
     while args and args[0][:1] == "-" and args[0] != "-":  # cd [-L|-P [-e]] [-@] [--] DIR
         if args[0] == "--":
             args = args[1:]
@@ -30,6 +31,8 @@ def _cd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str],
         if not set(args[0][1:]) <= set("LPe@"):
             shell.note(ctx, "fails", f"cd has no option {args[0]}: it fails and the directory does not change")
             return False  # bash: "invalid option", dash: "Illegal option"; both fail with status 2
+        for letter in args[0][1:]:  # the last of -L and -P counts
+            physical = {"P": True, "L": False}.get(letter, physical)
         args = args[1:]
     if not args:
         target = shell.lookup("HOME") or "/root"
@@ -41,7 +44,7 @@ def _cd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str],
         shell.emit(target + "\n")
     else:
         target = args[0]
-    return shell.change_directory(target, ctx)
+    return shell.change_directory(target, ctx, physical)
 
 
 def _pushd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

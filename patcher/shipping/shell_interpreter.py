@@ -338,11 +338,15 @@ class Shell:
         return expand_one(word, self, assignment)
 
     def path(self, text: str, keep_slash: bool = False) -> str:
-        """An image path for ``text`` as a command names it, relative to the current directory."""
+        """An image path for ``text`` as a command names it, relative to the current directory.
+
+        The current directory is the shell's logical one (``$PWD``, maybe through a link); the kernel walks a
+        program's path from where that link leads, so ``..`` goes up from there (``ImageFS.physical``).
+        """
         joined = posixpath.join(self.cwd, text)
         if keep_slash:
             return joined
-        return normalise(joined)
+        return self.build.fs.physical(joined)
 
     def show(self, text: str) -> str:
         """``text`` with unknown values spelled as written."""
@@ -901,14 +905,19 @@ class Shell:
             out.extend(sorted(set(matches)) or ([] if "nullglob" in self.shopts else [item.text]))
         return out
 
-    def change_directory(self, target: str, ctx: CommandContext) -> bool:
-        """``cd``: into a folder that is not there, the rest of the script is unknown (unless a test handles it)."""
+    def change_directory(self, target: str, ctx: CommandContext, physical: bool = False) -> bool:
+        """``cd``: into a folder that is not there, the rest of the script is unknown (unless a test handles it).
+
+        As bash and dash do by default (``-L``), ``..`` drops the name before it, link or not, and ``$PWD`` keeps
+        the links it went through; ``-P`` goes where the links lead, and ``$PWD`` names that folder.
+        """
         if not is_known(target):
             if ctx.exempt:
                 return True
             self.stop(ctx, f"cd into {self.show(target)}, which the reader cannot work out: the rest of "
                            f"{self._what()} is not read")
-        path = self.path(target)
+        joined = posixpath.join(self.cwd, target)
+        path = self.build.fs.resolve(self.build.fs.physical(joined)) if physical else normalise(joined)
         kind = self.build.fs.kind(path)
         if kind in (Kind.ABSENT, Kind.FILE):
             if ctx.exempt:

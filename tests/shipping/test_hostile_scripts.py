@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from patcher.errors import ShippingError
-from tests.shipping.conftest import plan_of, script_context
+from patcher.shipping.image_fs import ImageFS
+from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
 
 SHIPPED = "/usr/lib/python3/dist-packages/vllm/x.py"
 
@@ -179,3 +180,19 @@ def test_a_stage_named_by_other_digits_or_by_thousands_of_them_crashes_nothing(r
     plan = plan_of({"Dockerfile": f"FROM base AS one\nFROM base AS two\nFROM base\nCOPY --from={reference} a /a\n",
                     "a": ""})
     assert "/a" not in plan.image  # from a stage or an image, not from the build context
+
+
+def test_a_path_of_thousands_of_names_and_dot_dots_follows_its_link_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # '..' after a link is walked from where the link leads (ImageFS.physical): one walk, not one per '..'
+    # (a walk per '..' made this 40 KB line take minutes).
+    followed: list[str] = []
+    resolve = ImageFS.resolve
+
+    def counted(fs: ImageFS, path: str, *, last: bool = True) -> str:
+        followed.append(path)
+        return resolve(fs, path, last=last)
+
+    script = "mkdir -p /dest/a/b && ln -s /dest/a/b /dest/k\ncp x.py /dest/k/" + "a/" * 5_000 + "../" * 5_000 + "c.py\n"
+    monkeypatch.setattr(ImageFS, "resolve", counted)
+    assert in_dest(run_script(script)) == ["/dest/a/b/c.py", "/dest/k/c.py"]
+    assert sum(len(path) > 10_000 for path in followed) == 0

@@ -177,3 +177,84 @@ def test_a_thousand_links_to_one_folder_show_each_file_at_a_bounded_number_of_pa
     found = placed(f"mkdir /made/t\n{links}{copies}cp /made/l999/f7.py /made/out.py\n")
     assert len(found) <= 64 * 50 + 1
     assert found["/made/t/f49.py"] == X and found["/made/out.py"] == X
+
+
+# -- '..' after a link, cd -L and -P, and the names realpath and pwd print ----------------------------------------
+
+
+@pytest.mark.parametrize("copy", ["cp x.py /made/k/../c.py", "cd /made/k && cp /w/s/x.py ../c.py && cd /w/s",
+                                  "cp -r sub /made/k/.. && mv /made/a/sub/y.py /made/a/c.py"])
+def test_dot_dot_in_a_programs_path_leaves_the_folder_the_link_leads_to(copy: str) -> None:
+    # The kernel walks /made/k/.. as /made/a/b/.. = /made/a (bash 5.2, dash 0.5.12 and cp 9.1 agree).
+    placed_now = placed(f"mkdir -p /made/a/b\nln -s /made/a/b /made/k\n{copy}\n")
+    assert "/made/a/c.py" in placed_now and "/made/c.py" not in placed_now
+
+
+def test_cd_dot_dot_drops_the_link_name_as_bash_and_dash_do_by_default() -> None:
+    script = "mkdir -p /made/a/b\nln -s /made/a/b /made/k\ncd /made/k\ncd ..\ncp /w/s/x.py c.py\n"
+    assert placed(script) == {"/made/c.py": X}
+
+
+@pytest.mark.parametrize("cd", ["cd -P /made/k/..", "cd -LP /made/k/..", "cd -P /made/k && cd .."])
+def test_cd_minus_p_goes_where_the_link_leads(cd: str) -> None:
+    script = f"mkdir -p /made/a/b\nln -s /made/a/b /made/k\n{cd}\ncp /w/s/x.py c.py\n"
+    assert placed(script) == {"/made/a/c.py": X}
+
+
+def test_the_last_of_cd_minus_l_and_minus_p_counts() -> None:
+    script = "mkdir -p /made/a/b\nln -s /made/a/b /made/k\ncd -PL /made/k/..\ncp /w/s/x.py c.py\n"
+    assert placed(script) == {"/made/c.py": X}
+
+
+@pytest.mark.parametrize("command, printed", [
+    ("realpath /made/k", "/made/a/b"), ("readlink -f /made/k/../q", "/made/a/q"), ("realpath -s /made/k/", "/made/k"),
+    ("cd /made/k && pwd -P", "/made/a/b"), ("cd /made/k && pwd", "/made/k"), ("cd /made/k && pwd -P -L", "/made/k"),
+    ("cd -P /made/k && echo $PWD", "/made/a/b")])
+def test_realpath_and_pwd_name_what_bash_and_coreutils_print(command: str, printed: str) -> None:
+    script = (f"mkdir -p /made/a/b\nln -s /made/a/b /made/k\nR=$({command})\n"
+              f"case $R in {printed}) cp /w/s/x.py /made/right.py;; *) cp /w/s/x.py /made/wrong.py;; esac\n")
+    assert placed(script) == {"/made/right.py": X}
+
+
+# -- mv of a link moves the link ------------------------------------------------------------------------------------
+
+
+def test_a_moved_link_still_leads_to_its_target() -> None:
+    script = "mkdir -p /made/a/b\nln -s /made/a/b /made/k\nmv /made/k /made/m\ncp x.py /made/m/c.py\ncp sub/y.py /made/a/b/\n"
+    assert placed(script) == {"/made/a/b/c.py": X, "/made/m/c.py": X, "/made/a/b/y.py": Y, "/made/m/y.py": Y}
+
+
+def test_a_link_moved_into_a_folder_shows_nothing_once_its_target_is_removed() -> None:
+    script = ("mkdir -p /made/a/b /made/n\ncp x.py /made/a/b/\nln -s /made/a/b /made/k\nmv /made/k /made/n/\n"
+              "rm -r /made/a\n")
+    assert placed(script) == {}
+
+
+def test_a_moved_link_to_nothing_yet_is_moved_and_shows_its_target_once_written() -> None:
+    script = "ln -s /made/none /made/g\nmv /made/g /made/h\nmkdir /made/none\ncp x.py /made/h/\n"
+    assert placed(script) == {"/made/none/x.py": X, "/made/h/x.py": X}
+    assert notes(script) == []
+
+
+def test_removing_the_folder_above_a_links_target_empties_the_link() -> None:
+    script = ("mkdir -p /made/a/b\ncp x.py /made/a/b/\nln -s /made/a/b /made/k\nln -s /made/k /made/j\nrm -rf /made/a\n"
+              "mkdir -p /made/a/b\ncp sub/y.py /made/j/\n")
+    assert placed(script) == {"/made/a/b/y.py": Y, "/made/k/y.py": Y, "/made/j/y.py": Y}
+
+
+def test_a_relative_link_made_through_a_link_is_read_from_the_folder_it_lives_in() -> None:
+    # ln -s ../x /made/k/l makes l inside /made/a/b, the folder k leads to: ../x is /made/a/x.
+    script = "mkdir -p /made/a/b /made/a/x\nln -s /made/a/b /made/k\nln -s ../x /made/k/l\ncp x.py /made/k/l/\n"
+    assert placed(script) == {"/made/a/x/x.py": X, "/made/a/b/l/x.py": X, "/made/k/l/x.py": X}
+
+
+@pytest.mark.parametrize("move", ["mv /made/a/k /made/k", "mv /made/a/k /made/", "cd /made/a && mv k .. && cd /w/s"])
+def test_a_moved_relative_link_reads_its_target_from_its_new_folder(move: str) -> None:
+    # The link holds the text 'b': at /made/k it leads to /made/b, no longer to /made/a/b.
+    script = f"mkdir -p /made/a/b /made/b\nln -s b /made/a/k\n{move}\ncp x.py /made/k/\n"
+    assert placed(script) == {"/made/b/x.py": X, "/made/k/x.py": X}
+
+
+def test_a_link_made_again_with_an_absolute_target_forgets_its_relative_text() -> None:
+    script = "mkdir -p /made/a/b /made/b\nln -s b /made/a/k\nln -sfn /made/a/b /made/a/k\nmv /made/a/k /made/q\ncp x.py /made/q/\n"
+    assert placed(script) == {"/made/a/b/x.py": X, "/made/q/x.py": X}
