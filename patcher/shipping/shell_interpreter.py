@@ -275,7 +275,9 @@ class Shell:
             child.output = self.output  # >(...) reads the pipe; what it prints goes where this shell's output goes
         status: bool | None = None
         try:
-            parsed = parse_script(sub.text, sub.line, bash=self.program == "bash", substitution=True)
+            bash = self.program == "bash"
+            parsed = sub.parsed[1] if sub.parsed and sub.parsed[0] == bash else \
+                parse_script(sub.text, sub.line, bash=bash, substitution=True)
             read = self._file_read(parsed) if not sub.process else None
             if read is not None:
                 self.substituted = True

@@ -384,7 +384,7 @@ class Lexer:
         inner = "".join(out)
         self.line += inner.count("\n")
         self.pos = index + 1
-        return Sub(inner, line, quoted)
+        return Sub(inner, line, quoted, backquoted=True)
 
     def _matching(self, index: int, opening: str, closing: str) -> int:
         """The index of the ``closing`` that matches the ``opening`` at ``index``, skipping quotes."""

@@ -17,7 +17,7 @@ from typing import Union
 from .shell_lexer import NAME, Lexer, Token
 from .shell_nodes import (DECLARATIONS, AndOr, Arithmetic, ArithmeticFor, Case, Command, Compound, Conditional, For,
                           FunctionDef, Group, If, Lit, Logic, Loop, Param, Part, Pipeline, Redirect, Sequence,
-                          ShellSyntaxError, Simple, Test, Word, decimal, plain_text)
+                          ShellSyntaxError, Simple, Sub, Test, Word, decimal, plain_text)
 
 _REDIRECTS = ("<<-", "<<<", "<<", ">>", "<&", ">&", "<>", ">|", "&>>", "&>", "<", ">")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until",
@@ -29,15 +29,23 @@ def heredoc_word(body: str) -> Word:
     return tuple(Lexer(body)._double_quoted(heredoc=True))
 
 
-def parse_script(text: str, first_line: int = 1, bash: bool = False, substitution: bool = False) -> Sequence:
+# How many levels of $(...) inside $(...) a parse checks: sh parses them all with the command, but a hostile
+# script's thousands would recurse past Python's limit; deeper ones are parsed when they run (an error there
+# makes an unknown value, not a stop).
+CHECKED_SUBSTITUTIONS = 16
+
+
+def parse_script(text: str, first_line: int = 1, bash: bool = False, substitution: bool = False,
+                 nested: int = 0) -> Sequence:
     """Parse a whole script (or a ``sh -c`` string, a RUN line, a command substitution).
 
     ``bash``: bash runs it, so ``NAME=(a b)`` is an array assignment (a syntax error for dash).
     ``substitution``: the text of a ``$(...)``, where a here-document must close before the ``)``.
+    ``nested``: how many substitutions around it were checked with the command they are in.
     """
     text = text.replace("\r\n", "\n").lstrip("\ufeff")
     tokens = Lexer(text, first_line, bash, heredoc_to_end=not substitution).run()
-    return _Parser(tokens, text, bash).program()
+    return _Parser(tokens, text, bash, nested).program()
 
 
 # bash's [[ ]] tests: those that take one word after them (in [[ ]], -a is a file test, not 'and'), and the
@@ -137,10 +145,11 @@ def parse_runnable(text: str, first_line: int = 1, bash: bool = False) -> tuple[
 
 
 class _Parser:
-    def __init__(self, tokens: list[Token], text: str, bash: bool = False):
+    def __init__(self, tokens: list[Token], text: str, bash: bool = False, nested: int = 0):
         self.tokens = tokens
         self.text = text
         self.bash = bash
+        self.nested = nested
         self.index = 0
         self.top_line = tokens[0].line  # where the script's command being read starts
 
@@ -151,7 +160,25 @@ class _Parser:
     def _advance(self) -> Token:
         token = self.tokens[self.index]
         self.index += 1
+        if token.kind == "word":
+            self._check_substitutions(token.word)
+        elif token.kind == "heredoc" and not self.bash and token.redirect_body:
+            # dash reads an unquoted here-document's $(...) and backquotes with the command; bash when it runs.
+            self._check_substitutions(heredoc_word("\n".join(token.redirect_body) + "\n"))
         return token
+
+    def _check_substitutions(self, word: Word) -> None:
+        """A ``$(...)`` (and ``<(...)``) is parsed with the command it is in, by bash and dash alike (dash's
+        backquotes too): a syntax error there is the command's, and sh runs none of it (bash 5.2, dash 0.5.12)."""
+        if self.nested >= CHECKED_SUBSTITUTIONS:
+            return
+        for part in word:
+            if isinstance(part, Sub) and not (part.backquoted and self.bash):
+                parsed = parse_script(part.text, part.line, self.bash, substitution=True, nested=self.nested + 1)
+                object.__setattr__(part, "parsed", (self.bash, parsed))  # frozen for users, filled in once here
+            elif isinstance(part, Param):
+                self._check_substitutions(part.arg or ())
+                self._check_substitutions(part.replacement)
 
     def _is_word(self, *values: str) -> bool:
         token = self.token
@@ -183,6 +210,15 @@ class _Parser:
             error.start = min(error.start, self.top_line)
             raise
         return sequence
+
+    def compound_list(self, ends: tuple[str, ...]) -> Sequence:
+        """The commands of an ``if``, a loop or a group, up to ``ends``: bash and dash refuse an empty one
+        (``if true; then fi``, ``{ }``, ``while false; do done``) as a syntax error at the word that ends it."""
+        body = self.sequence(ends)
+        if not body.items and self.token.kind != "eof":  # at the end, the caller says what is not closed
+            found = self.token.value.strip() or "the end"
+            raise ShellSyntaxError(f"unexpected '{found}': nothing to run before it", self.token.line)
+        return body
 
     def sequence(self, ends: tuple[str, ...]) -> Sequence:
         """Commands until one of the reserved words (or operators) ``ends`` starts a token."""
@@ -217,8 +253,14 @@ class _Parser:
     def pipeline(self) -> Pipeline:
         negated = False
         if self._is_word("!"):
-            self._advance()
+            bang = self._advance()
             negated = True
+            while self.bash and self._is_word("!"):  # bash: '! ! cmd' negates twice (dash: a syntax error)
+                self._advance()
+                negated = not negated
+            if self.bash and (self.token.kind in ("newline", "eof") or self._is_op(";")):
+                # bash: '!' with no command after it runs nothing and fails (status 1); dash refuses it.
+                return Pipeline((Command(Simple((), (), (), bang.line, "!")),), negated)
         commands = [self.command()]
         while self._is_op("|", "|&"):
             self._advance()
@@ -241,7 +283,7 @@ class _Parser:
                 node = self._case(start)
             elif keyword == "{":
                 self._advance()
-                body = self.sequence(("}",))
+                body = self.compound_list(("}",))
                 self._expect_word("}")
                 node = Group(body, False, token.line, self._text(start, self.tokens[self.index - 1].end))
             elif keyword == "[[" and self.bash:
@@ -252,7 +294,7 @@ class _Parser:
                   and self.tokens[self.index + 1].value == "(" and self.tokens[self.index + 2].kind == "op"
                   and self.tokens[self.index + 2].value == ")"):
                 return self._function(start, keyword=False)
-            elif keyword in _RESERVED and keyword not in ("!",):
+            elif keyword in _RESERVED:  # '!' too: it starts a pipeline only (bash and dash: 'a | ! b' is an error)
                 raise ShellSyntaxError(f"unexpected '{keyword}'", token.line)
             else:
                 return Command(self._simple())
@@ -262,7 +304,7 @@ class _Parser:
             return Command(Arithmetic(token.value, token.line, self._text(start, token.end)), self._redirects())
         if self._is_op("("):
             self._advance()
-            body = self.sequence((")",))
+            body = self.compound_list((")",))
             if not self._is_op(")"):
                 raise ShellSyntaxError("a '(' is not closed", token.line)
             self._advance()
@@ -422,20 +464,20 @@ class _Parser:
         line = self.token.line
         self._advance()
         branches = []
-        condition = self.sequence(("then",))
+        condition = self.compound_list(("then",))
         self._expect_word("then")
-        body = self.sequence(("elif", "else", "fi"))
+        body = self.compound_list(("elif", "else", "fi"))
         branches.append((condition, body))
         orelse = None
         while True:
             if self._is_word("elif"):
                 self._advance()
-                condition = self.sequence(("then",))
+                condition = self.compound_list(("then",))
                 self._expect_word("then")
-                branches.append((condition, self.sequence(("elif", "else", "fi"))))
+                branches.append((condition, self.compound_list(("elif", "else", "fi"))))
             elif self._is_word("else"):
                 self._advance()
-                orelse = self.sequence(("fi",))
+                orelse = self.compound_list(("fi",))
             else:
                 self._expect_word("fi")
                 break
@@ -472,16 +514,16 @@ class _Parser:
             self._advance()
         self._linebreak()
         self._expect_word("do")
-        body = self.sequence(("done",))
+        body = self.compound_list(("done",))
         self._expect_word("done")
         return body
 
     def _loop(self, start: int, until: bool) -> Loop:
         line = self.token.line
         self._advance()
-        condition = self.sequence(("do",))
+        condition = self.compound_list(("do",))
         self._expect_word("do")
-        body = self.sequence(("done",))
+        body = self.compound_list(("done",))
         self._expect_word("done")
         return Loop(until, condition, body, line, self._text(start, self.tokens[self.index - 1].end))
 

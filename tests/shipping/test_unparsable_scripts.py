@@ -76,6 +76,26 @@ from tests.shipping.conftest import plan_of, script_context
     ("&& b\n", 1, "&& b", "expected a command, found '&&'"),
     ("echo a && \n", 2, "", "expected a command, found 'the end'"),
     ("then\n", 1, "then", "unexpected 'then'"),
+    # A compound command with nothing in one of its lists (bash: "syntax error near unexpected token", dash:
+    # "Syntax error: ... unexpected"), however it is spelled.
+    ("cp x.py /a/\nif then fi\n", 2, "if then fi", "unexpected 'then': nothing to run before it"),
+    ("cp x.py /a/\nif true; then fi\n", 2, "if true; then fi", "unexpected 'fi': nothing to run before it"),
+    ("cp x.py /a/\nif true; then :; else\nfi\n", 3, "fi", "unexpected 'fi': nothing to run before it"),
+    ("if true; then :; elif then :; fi\n", 1, "if true; then :; elif then :; fi",
+     "unexpected 'then': nothing to run before it"),
+    ("cp x.py /a/\nwhile false; do done\n", 2, "while false; do done", "unexpected 'done': nothing to run before it"),
+    ("until do :; done\n", 1, "until do :; done", "unexpected 'do': nothing to run before it"),
+    ("for x in a; do\ndone\n", 2, "done", "unexpected 'done': nothing to run before it"),
+    ("cp x.py /a/\n{ }\n", 2, "{ }", "unexpected '}': nothing to run before it"),
+    ("( )\n", 1, "( )", "unexpected ')': nothing to run before it"),
+    ("install() {\n}\n", 2, "}", "unexpected '}': nothing to run before it"),
+    # '!' starts a pipeline only.
+    ("echo a | ! cat\n", 1, "echo a | ! cat", "unexpected '!'"),
+    # A $(...) is parsed with its command (bash 5.2, dash 0.5.12), wherever it stands in the word.
+    ("cp x.py /a/\nD=$(if true)\n", 2, "D=$(if true)", "expected 'then', found 'the end'"),
+    ("cp x.py /a/\nD=\"${E:-$(if then fi)}\"\n", 2, "D=\"${E:-$(if then fi)}\"",
+     "unexpected 'then': nothing to run before it"),
+    ("D=$(echo $(fi))\n", 1, "D=$(echo $(fi))", "unexpected 'fi'"),
     ("in\n", 1, "in", "unexpected 'in'"),
     # The last branch of a case left without its ';;' and the 'esac' forgotten: dash stops at the end of the file
     # "expecting ';;'".
@@ -163,11 +183,38 @@ def test_a_sh_c_string_that_does_not_parse_fails_where_it_runs() -> None:
     assert "/a/x.py" not in plan.image and "/b/x.py" in plan.image
 
 
-def test_a_command_substitution_that_does_not_parse_is_an_unknown_value() -> None:
-    plan = plan_of(script_context("D=$(if true)\ncp x.py \"$D/x.py\"\ncp x.py /b/\n"))
-    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
-        ("unread", 2, "cp $(if true)/x.py: a path that depends on a value the reader cannot work out")]
+@pytest.mark.parametrize("run", ["cd /w/s && bash i.sh", "cd /w/s && dash i.sh"])
+def test_a_command_substitution_that_does_not_parse_stops_the_script_at_its_command(run: str) -> None:
+    plan = plan_of(script_context("cp x.py /a/\nD=$(if true)\ncp x.py \"$D/x.py\"\ncp x.py /b/\n", run=run))
+    assert [(n.kind, n.line) for n in plan.notes] == [("stop", 2)]
+    assert "/a/x.py" in plan.image and "/b/x.py" not in plan.image
+
+
+@pytest.mark.parametrize("script", ["D=`if then fi`\n", "cat <<EOF\n$(if then fi)\nEOF\n"])
+def test_backquotes_and_here_documents_are_parsed_with_the_command_by_dash_and_when_they_run_by_bash(
+        script: str) -> None:
+    # dash refuses the command; bash runs it, the substitution failing in its own subshell.
+    context = script_context(f"cp x.py /a/\n{script}cp x.py /b/\n", run="cd /w/s && dash i.sh")
+    assert "/b/x.py" not in plan_of(context).image
+    context = script_context(f"cp x.py /a/\n{script}cp x.py /b/\n", run="cd /w/s && bash i.sh")
+    assert "/b/x.py" in plan_of(context).image
+
+
+def test_a_command_substitution_nested_past_what_is_checked_at_once_is_an_unknown_value() -> None:
+    # sh parses every level with the command; the reader checks 16 and reads a deeper error when it runs.
+    deep = "$(echo " * 20 + "$(if true)" + ")" * 20
+    plan = plan_of(script_context(f"D={deep}\ncp x.py \"$D/x.py\"\ncp x.py /b/\n"))
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
     assert "/b/x.py" in plan.image
+
+
+@pytest.mark.parametrize(("script", "status"), [("!", "1"), ("! ;", "1"), ("! !", "0"), ("! ! true", "0"),
+                                                ("! ! false", "1")])
+def test_bash_runs_a_bang_alone_or_doubled_where_dash_refuses_it(script: str, status: str) -> None:
+    body = f"{script}\ncp x.py /b/$?.py\n"
+    assert f"/b/{status}.py" in plan_of(script_context(body, run="cd /w/s && bash i.sh")).image
+    dash = plan_of(script_context(body, run="cd /w/s && dash i.sh"))
+    assert [n.kind for n in dash.notes] == ["stop"] and not any(p.startswith("/b/") for p in dash.image)
 
 
 def test_a_here_document_left_open_inside_a_compound_command_is_a_syntax_error() -> None:
