@@ -1,7 +1,7 @@
 """The builtins that change the shell's state: the directory stack, options, variables, functions, the flow.
 
 ``cd``/``pushd``/``popd``/``dirs``, ``set``/``shopt``, ``export``/``local``/``unset``,
-``exit``/``return``/``break``/``shift``, ``.``/``source``/``eval``, ``read``, ``mapfile``, ``getopts``.
+``exit``/``return``/``break``/``shift``, ``.``/``source``/``eval``, ``let``, ``read``, ``mapfile``, ``getopts``.
 Each takes (shell, argv, context, env, stdin) and returns the status: True, False, or None (unknown).
 """
 
@@ -413,6 +413,17 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
         shell.depth -= 1
 
 
+def _let(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
+    """bash's ``let EXPRESSION...``: each argument is a ``((EXPRESSION))``; the last one's value decides."""
+    if len(argv) < 2:
+        shell.note(ctx, "fails", "let: expression expected")
+        return False
+    status: bool | None = None
+    for expression in argv[1:]:
+        status = shell.arithmetic(expression) if is_known(expression) else None
+    return status
+
+
 def _eval(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     text = " ".join(argv[1:])
     if not is_known(text):
@@ -627,5 +638,5 @@ STATE_BUILTINS: dict[str, Builtin] = {
     "cd": _cd, "pushd": _pushd, "popd": _popd, "dirs": _dirs, "set": _set, "shopt": _shopt, "export": _export,
     "readonly": _export, "local": _local, "declare": _export, "typeset": _export, "unset": _unset, "exit": _exit,
     "return": _return, "break": _loop_control, "continue": _loop_control, "shift": _shift, "source": _source,
-    ".": _source, "eval": _eval, "read": _read, "getopts": getopts, "mapfile": _mapfile, "readarray": _mapfile,
+    ".": _source, "eval": _eval, "let": _let, "read": _read, "getopts": getopts, "mapfile": _mapfile, "readarray": _mapfile,
 }

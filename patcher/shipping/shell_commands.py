@@ -210,6 +210,7 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
     if builtin is not None:
         if name in BASH_ONLY and shell.program == "dash":
             shell.note(ctx, "fails", f"dash has no '{name}' command: it is not found (status 127)")
+            shell.ended_with(127)
             return False
         status = builtin(shell, argv, ctx, env, stdin)
         if name in BASH_ONLY - SAY_WHAT_SH_MAKES_OF_THEM and shell.program == "sh":

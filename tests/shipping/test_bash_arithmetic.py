@@ -1,4 +1,4 @@
-"""bash's arithmetic commands: ``((EXPRESSION))`` and ``for ((INIT; CONDITION; STEP))``.
+"""bash's arithmetic commands: ``((EXPRESSION))``, ``let EXPRESSION...`` and ``for ((INIT; CONDITION; STEP))``.
 
 ``((...))`` makes its assignments (``=``, ``+=``..., ``++``, ``--``, a comma
 between expressions) and succeeds when its value is not 0, so ``((i++))``
@@ -28,6 +28,14 @@ from tests.shipping.conftest import run_script as read
     ("(( 2 < 1 )) || cp x.py /dest/not.py", ["/dest/not.py"]),
     ("for ((;;)); do cp x.py /dest/once.py; break; done", ["/dest/once.py"]),
     ("i=5; ((i+=2, j=i*2)); cp x.py /dest/$i-$j.py", ["/dest/7-14.py"]),
+    # let: each argument an expression as in ((...)), the last one's value the status.
+    ("set -e; let 'x = 0'; cp x.py /dest/after.py", []),
+    ("let x=4 y=x+1; cp x.py /dest/$x-$y.py", ["/dest/4-5.py"]),
+    ("let 'x = 2' 'x *= 3'; cp x.py /dest/$x.py; let x--; cp x.py /dest/s$?.py", ["/dest/6.py", "/dest/s0.py"]),
+    ("let x=1 'y = 0'; cp x.py /dest/s$?.py", ["/dest/s1.py"]),
+    ("let; cp x.py /dest/s$?.py", ["/dest/s1.py"]),  # "expression expected"
+    ("i=0; while let 'i < 2'; do cp x.py /dest/i$i.py; let i++; done", ["/dest/i0.py", "/dest/i1.py"]),
+    ("V=7; let \"w = $V * 2\"; cp x.py /dest/w$w.py", ["/dest/w14.py"]),
     ("n=3; while ((n > 0)); do ((n--)); cp x.py /dest/w$n.py; done", ["/dest/w0.py", "/dest/w1.py", "/dest/w2.py"]),
     ("((cd sub && cp y.py /dest/) ); cp x.py /dest/after.py", ["/dest/after.py", "/dest/y.py"]),  # two subshells
 ])

@@ -24,6 +24,8 @@ from tests.shipping.conftest import in_dest, run_script
     ("dirs >/dev/null || cp x.py /dest/nodirs.py\n", [], ["/dest/nodirs.py"]),
     ("mapfile -t L < /dev/null || cp x.py /dest/nomap.py\n", [], ["/dest/nomap.py"]),
     ("builtin echo hi >/dev/null && cp x.py /dest/b.py\n", ["/dest/b.py"], []),
+    ("let 'x = 2' 2>/dev/null\ncp x.py /dest/s$?.py\n", ["/dest/s0.py"], ["/dest/s127.py"]),  # not found: 127
+    ("shopt -s nullglob 2>/dev/null; cp x.py /dest/$?.py\n", ["/dest/0.py"], ["/dest/127.py"]),
 ])
 @pytest.mark.parametrize("shell", ["bash", "dash"])
 def test_a_bash_builtin_is_not_found_under_dash(script: str, bash: list[str], dash: list[str], shell: str) -> None:
