@@ -42,7 +42,7 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
                           "expand")
         return None
     declares = head in DECLARATIONS
-    shell.substituted = True
+    shell.substituted, shell.substituted_code = True, None
     fields: list[Field] = []
     for word in node.words:
         assignment = split_assignment(word) if declares else None
@@ -77,6 +77,7 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
             # bash (outside POSIX mode) drops the rest of the line, as for failglob.
             shell.note(ctx, "fails", f"{error.name} is read-only: bash drops the rest of the line")
             raise NoMatch(error.name) from None
+        shell.ended_with(shell.substituted_code)
         return shell.substituted  # 'X=$(cat VERSION)' fails when cat does: under set -e, the script ends
     status = dispatch(shell, argv, ctx, dict(assignments), stdin, captured=not _stdout_redirected(node.redirects))
     if arrays:  # a declaration's (declare -a NAME=(...)): after it made NAME local or read its options

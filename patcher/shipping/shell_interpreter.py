@@ -74,6 +74,8 @@ class Shell:
         self.errtrace = False  # bash's set -E: functions and subshells keep the ERR trap
         self.trapping = False  # a trap's action is running
         self.substituted: bool | None = True  # the status of the last $(...) run
+        self.substituted_code: int | None = None  # and its number, where known ('V=$(exit 3)': $? is 3)
+        self.bash_forms: list[str] = []  # bash's expansions the command running now made under sh (noted once done)
         self.running = 0  # lists being run now: 1 is the script's own top level
         self.shopts: set[str] = set()  # bash's shopt -s options the reading follows (nullglob, failglob, dotglob)
         self.ignoring_errexit = 0  # commands running where sh ignores set -e (a condition, left of || ...), nested
@@ -239,6 +241,15 @@ class Shell:
             return self.last_code
         return 0 if self.last_status else 1
 
+    def bash_only(self, spelled: str) -> None:
+        """An expansion only bash has (``${V:1}``, ``${V^^}``, ``${V/a/b}``, ``${!V}``, ``${A[0]}``): dash 0.5.12
+        says "Bad substitution" and ends (status 2), only where it is expanded; under sh the base image's shell
+        decides, and the reader expands it as bash does."""
+        if self.program == "dash":
+            raise Unbound(spelled, f"{spelled} is bash's: dash says \"Bad substitution\" and ends here", 2)
+        if self.program == "sh":
+            self.bash_forms.append(spelled)
+
     def ended_with(self, code: int | None) -> None:
         """The command running now ends with status number ``code`` (None: only whether it failed is known)."""
         self.next_code = code
@@ -274,6 +285,7 @@ class Shell:
         if sub.process == ">":
             child.output = self.output  # >(...) reads the pipe; what it prints goes where this shell's output goes
         status: bool | None = None
+        code: int | None = None
         try:
             bash = self.program == "bash"
             parsed = sub.parsed[1] if sub.parsed and sub.parsed[0] == bash else \
@@ -283,16 +295,17 @@ class Shell:
                 self.substituted = True
                 return read
             status = child.main(parsed)
+            code = child.last_code
         except (ShellSyntaxError, RecursionError):
             heard.unknown = True
         except Exit as end:
-            status = end.status
+            status, code = end.status, end.code
         except NoMatch:  # bash's failglob ends the $(...) where it is
             status = False
         except Stop:
             pass
         if not sub.process:
-            self.substituted = status  # an assignment alone has the status of its last $(...)
+            self.substituted, self.substituted_code = status, code  # an assignment alone has its last $(...)'s
         if sub.process:
             return "/dev/fd/63"  # what bash names the pipe (Linux)
         if heard.unknown:
@@ -675,7 +688,8 @@ class Shell:
         except Unbound as unbound:
             # An expansion error ends the shell, whatever set -e, '||' or 'if' around it say (bash and dash).
             self.note(ctx, "fails", unbound.reason)
-            raise Exit(False) from None
+            # dash ends with 2; bash with 1 (127 at the top of a 'bash -c' string): left to $?'s guess of 1.
+            raise Exit(False, unbound.code if unbound.code is not None or self.program != "dash" else 2) from None
         except ReadOnly as error:
             # sh ends on it, whatever '||' or 'if' say; bash fails the command (export, unset, local, read, for)
             # and goes on.
@@ -684,6 +698,11 @@ class Shell:
                 raise Exit(False) from None
             self.note(ctx, "fails", f"{error.name} is read-only: the command fails")
             return False
+        finally:
+            if self.bash_forms:
+                forms, self.bash_forms = ", ".join(dict.fromkeys(self.bash_forms)), []
+                self.note(ctx, "assumed", f"the base image's sh decides: bash expands {forms}, dash says \"Bad "
+                                          "substitution\" and ends; the reader expands it as bash does")
 
     def _command(self, command: Command, ctx: CommandContext) -> bool | None:
         node = command.node

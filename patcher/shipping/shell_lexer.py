@@ -301,7 +301,8 @@ class Lexer:
     def _braced(self, quoted: bool) -> Part:
         text = self.text
         self.pos += 2
-        if self.bash and text.startswith("!", self.pos) and _INDIRECT.match(text, self.pos + 1):
+        # ${!NAME} is bash's; dash parses it too, and fails only where it is expanded ("Bad substitution").
+        if text.startswith("!", self.pos) and _INDIRECT.match(text, self.pos + 1):
             return self._indirect(quoted)
         length = text.startswith("#", self.pos) and not text.startswith("#}", self.pos)
         if length:

@@ -28,10 +28,11 @@ class Unbound(Exception):
     """An expansion error, which ends the shell: under ``set -u`` a parameter that is not set, or ``${NAME:?}``
     of one that is not set (or empty)."""
 
-    def __init__(self, name: str, reason: str | None = None):
+    def __init__(self, name: str, reason: str | None = None, code: int | None = None):
         super().__init__(name)
         self.name = name
         self.reason = reason or f"${name} is not set and set -u is on: the shell ends here"
+        self.code = code  # the shell's exit status, where known (dash's "Bad substitution": 2)
 
 
 class Unknowns:
@@ -103,6 +104,9 @@ class Scope(Protocol):
 
     def substitute(self, sub: Sub) -> str:
         """Run ``$(...)`` and return what it prints (trailing newlines removed), or a marker."""
+
+    def bash_only(self, spelled: str) -> None:
+        """An expansion only bash has is expanded (``spelled``): raise Unbound where the shell refuses it."""
 
 
 @dataclass(frozen=True)
@@ -369,12 +373,20 @@ def _all_elements(part: Part, scope: Scope) -> tuple[str, list[str]] | None:
     return None
 
 
+# ${NAME:OFFSET}, case changes, ${NAME/PATTERN/STRING} and ${!NAME}...: bash's, not POSIX sh's.
+_BASH_ONLY_OPS = frozenset({":", "^", "^^", ",", ",,", "/", "//", "/#", "/%", "indirect", "names", "indices"})
+
+
 def _parameter(part: Param, scope: Scope, assignment: bool = False) -> str:
     """One parameter expansion; in an assignment's value (``assignment``) a default's ``~`` after ``:`` is a home
     too (``Y=${X:-a:~/b}``), as dash and bash expand it."""
     name, op = part.name, part.op
-    value = scope.lookup(name)
     spelled = f"${{{name}}}" if op == "" else f"${{{name}{op}...}}"
+    if op in _BASH_ONLY_OPS or "[" in name:
+        shown = {"indirect": f"${{!{name}}}", "names": f"${{!{name}*}}", "indices": f"${{!{name}}}",
+                 "len": f"${{#{name}}}", "": f"${{{name}}}"}.get(op, spelled)
+        scope.bash_only(shown)  # dash ends the shell here
+    value = scope.lookup(name)
     if op == "":
         return value if value is not None else scope.missing(name)
     if op == "indirect":  # ${!NAME}: the variable NAME's value names

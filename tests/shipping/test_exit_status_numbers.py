@@ -34,6 +34,10 @@ BOTH = ["bash i.sh", "dash i.sh"]
     ("f() { return 3; }; f; g() { return; }; f; g; cp x.py /dest/g$?.py\n", "/dest/g3.py"),
     ("sh -c 'exit 3'; case $? in 3) cp x.py /dest/three.py;; *) cp x.py /dest/other.py;; esac\n", "/dest/three.py"),
     ("(exit 2); [ $? -eq 2 ] && cp x.py /dest/eq.py\n", "/dest/eq.py"),
+    # An assignment alone has its (last) command substitution's number.
+    ("V=$(exit 3)\ncp x.py /dest/as$?.py\n", "/dest/as3.py"),
+    ("V=$(sh -c 'exit 4')\ncp x.py /dest/ac$?.py\n", "/dest/ac4.py"),
+    ("V=$(exit 3) W=$(exit 5)\ncp x.py /dest/al$?.py\n", "/dest/al5.py"),
 ])
 @pytest.mark.parametrize("run", BOTH)
 def test_dollar_question_is_the_number_the_last_command_ended_with(script: str, placed: str, run: str) -> None:

@@ -41,6 +41,9 @@ class Scope:
     def substitute(self, sub: Sub) -> str:
         return self.unknowns.mark(f"$({sub.text})") if self.output is None else self.output.rstrip("\n")
 
+    def bash_only(self, spelled: str) -> None:
+        """Expanded as bash does."""
+
 
 def words_of(text: str) -> tuple[Word, ...]:
     (item,) = parse_script(f"x {text}").items
