@@ -156,6 +156,24 @@ def test_a_sparse_parse_patches_as_a_whole_parse_does(series: PatchSet, variant:
     assert _outcome(source, patches, sparse_from=0, monkeypatch=monkeypatch) == whole
 
 
+def test_a_sparse_parse_gives_each_patch_the_bytes_a_whole_parse_gives_it(series: PatchSet,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # explain shows each patch's matches in the file as that patch received
+    # it: a large target, parsed sparsely, must record the same inputs.
+    source = _shape("lf").encode()
+    patches = _patches(series)
+    monkeypatch.setattr(sparse, "SPARSE_FROM", len(source) + 1)
+    whole: list[bytes] = []
+    whole_result = patch_source("paged_attn.py", source, patches, inputs=whole)
+    assert len(whole) == len(patches) == 3 and whole[0] == source and whole[1] != source
+    monkeypatch.setattr(sparse, "SPARSE_FROM", 0)
+    assert parse_sparse(source, patches) is not None
+    received: list[bytes] = []
+    result = patch_source("paged_attn.py", source, patches, inputs=received)
+    assert received == whole
+    assert result.patched == whole_result.patched
+
+
 @pytest.mark.parametrize("encoding", ["utf-8-sig", "latin-1"])
 def test_a_bom_or_another_encoding_is_kept(series: PatchSet, encoding: str, monkeypatch: pytest.MonkeyPatch) -> None:
     text = _shape("lf").replace("a comment at the module's depth", "a comment: café")

@@ -15,14 +15,17 @@ import os
 import socket
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from patcher.errors import PatchSetError
+from patcher.patchset import folder as folder_module
 from patcher.patchset.folder import (MAX_FILE_BYTES, MAX_NESTING, PatchFolder, nesting_problem, parse_toml, read_file,
                                      templates_digest)
 from patcher.patchset.load import load_outline, load_patch_set
+from patcher.patchset.templates import make_environment, render
 from tests import fixtures_hostile_patchset as hostile
 from tests.fixtures_vendor import VENDOR_ZIP
 
@@ -391,6 +394,22 @@ def test_an_integer_of_thousands_of_digits_is_bad_toml(tmp_path: Path) -> None:
         parse_toml("a = " + "1" * 5000, tmp_path / "x.toml")
 
 
+def test_a_parse_that_runs_out_of_python_stack_is_refused_naming_the_file(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The nesting cap keeps tomllib far below Python's recursion limit, but a
+    # caller already deep in its own stack can still run out: one line naming
+    # the file, not a traceback. (No text gets past the cap to recurse that
+    # deep on its own, so tomllib is made to run out here.)
+    def out_of_stack(text: str) -> dict[str, Any]:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    decode_error = folder_module.tomllib.TOMLDecodeError
+    monkeypatch.setattr(folder_module, "tomllib", SimpleNamespace(loads=out_of_stack, TOMLDecodeError=decode_error))
+    with pytest.raises(PatchSetError) as refused:
+        parse_toml("a = [[1]]\n", tmp_path / "x.toml")
+    assert str(refused.value) == f"{tmp_path / 'x.toml'}: values nest more than {MAX_NESTING} levels deep"
+
+
 def test_the_templates_digest_refuses_a_folder_of_more_than_10000_entries(tmp_path: Path) -> None:
     # Each entry costs the walk a stat, and each folder a listing: empty
     # folders count as entries too (100 holding 99 each: 10,000 in all), and
@@ -510,3 +529,18 @@ def test_the_repository_set_reads_as_before() -> None:
     assert folder.templates_root == (ROOT / "templates").resolve()
     assert [p.id for p in load_patch_set(PATCHES, templates=ROOT / "templates").patches] == [
         "three-tier-decode", "prefix-pregather", "prefix-buffer-reuse"]
+
+
+def test_a_template_read_from_a_set_without_a_templates_folder_is_missing(tmp_path: Path) -> None:
+    # The folder says why it has no such file; the renderer names the
+    # template the patch asked for, as it does for any missing template.
+    patches = tmp_path / "patches"
+    patches.mkdir()
+    folder = PatchFolder.open(patches, tmp_path / "templates")
+    assert folder.templates_root is None
+    with pytest.raises(PatchSetError) as missing:
+        folder.template(["v1-guard", "route.py.j2"])
+    assert str(missing.value) == "no templates folder"
+    with pytest.raises(PatchSetError) as refused:
+        render(make_environment(folder), name="v1-guard/route.py.j2", values={})
+    assert str(refused.value) == "no template 'v1-guard/route.py.j2' in the templates folder"

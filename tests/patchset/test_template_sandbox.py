@@ -9,6 +9,7 @@ one line naming the template and line (exit 2), never a traceback (exit 3).
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import tracemalloc
 from pathlib import Path
@@ -207,6 +208,16 @@ def test_each_render_gets_a_budget_of_its_own() -> None:
         render(env, source="{% for i in range(60) %}x{% endfor %}", values={})
 
 
+def test_a_template_block_counts_against_the_budget() -> None:
+    # A block renders code without a loop or a call: each one rendered is a step.
+    limits = RenderLimits(output=1000, value=1000, steps=2, seconds=10, int_bits=64)
+    two = "{% block head %}a{% endblock %}{% block body %}b{% endblock %}"
+    assert _render(two, limits=limits) == "ab"
+    message = _refusal(two + "{% block tail %}c{% endblock %}", limits=limits)
+    assert message == ("template error at line 1: the template runs past its budget of 2 loop iterations, calls "
+                       "and operations (a loop or recursion that does not end?)")
+
+
 def test_output_budget_counts_literal_text_in_loops_and_captures() -> None:
     limits = RenderLimits(output=100, value=10_000, steps=1_000, seconds=10, int_bits=64)
     assert _render("{% for i in range(10) %}0123456789{% endfor %}", limits=limits) == "0123456789" * 10
@@ -347,6 +358,17 @@ def test_tojson_of_a_deeply_nested_value_is_refused_before_it_is_indented() -> N
         '{\n  "limit": [\n    8192,\n    [\n      16\n    ]\n  ]\n}')
 
 
+@pytest.mark.parametrize("value", [[8192], {"limit": [8192, [16, {}], {"block": []}]}, [[[["v1"]]]],
+                                   {"k": {"k": {"k": "v"}}}, [], {}])
+@pytest.mark.parametrize("step", [0, 1, 2, 4])
+def test_tojson_counts_the_line_breaks_and_indents_an_indent_adds_exactly(value: Any, step: int) -> None:
+    # One line break and its indent per item and per closing bracket: what
+    # json.dumps(indent=step) writes before each line after the first.
+    text = json.dumps(value, indent=step)
+    added = sum(1 + len(line) - len(line.lstrip(" ")) for line in text.split("\n")[1:])
+    assert templates._indented_size(value, step, PATCH_LIMITS.value) == added
+
+
 def test_the_text_of_a_value_over_the_cap_is_refused_before_it_is_written() -> None:
     # A list holding one text a thousand times is small in memory, but its
     # text, written by {{ }}, would be two million characters.
@@ -455,6 +477,28 @@ def test_a_text_value_is_a_python_string_literal() -> None:
     assert _render("{{ v }}|{{ v|upper }}|{{ v|length }}|{{ v == \"x'; import os\\n\" }}|{{ v|tojson }}",
                    {"v": value}) == '"x\'; import os\\n"|"X\'; IMPORT OS\\N"|14|True|"x\\u0027; import os\\n"'
     assert "access to attribute '_value' of 'Text' object is unsafe" in _refusal("{{ v._value }}", {"v": value})
+
+
+def test_a_text_leaves_comparing_with_anything_but_a_string_to_the_other_value() -> None:
+    # Text answers for strings and texts only; any other value decides for
+    # itself, and is shown the Text, never the raw string it holds.
+    class Probe:
+        def __init__(self) -> None:
+            self.seen: list[Any] = []
+
+        def __eq__(self, other: object) -> bool:
+            self.seen.append(other)
+            return NotImplemented
+
+        __hash__ = None  # type: ignore[assignment]
+
+    value = Text("8192")
+    probe = Probe()
+    assert (value == probe) is False
+    assert len(probe.seen) == 1 and probe.seen[0] is value
+    assert value.__eq__(8192) is NotImplemented
+    assert value != 8192 and value != b"8192"
+    assert value == "8192" and value == Text("8192") and value != "8191"
 
 
 def test_a_power_too_large_for_the_bit_cap_is_refused_before_it_is_computed() -> None:

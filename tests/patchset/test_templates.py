@@ -30,6 +30,21 @@ def test_block_tags_leave_no_blank_lines_or_indentation(tmp_path: Path) -> None:
     assert render(env, name="route.py.j2", values={"fallback": False}) == "if use_v2:\n    out = v2(query)\n"
 
 
+def test_a_template_extending_another_fills_its_blocks(tmp_path: Path) -> None:
+    (tmp_path / "base.py.j2").write_text("def route(query):\n{% block body %}    return v2(query)\n{% endblock %}")
+    (tmp_path / "guard.py.j2").write_text(
+        '{% extends "base.py.j2" %}\n'
+        "{% block body %}\n"
+        "    if actual_max > {{ limit }}:\n"
+        "        return v1(query)\n"
+        "{{ super() }}"
+        "{% endblock %}\n")
+    env = make_environment(tmp_path)
+    assert render(env, name="base.py.j2", values={}) == "def route(query):\n    return v2(query)\n"
+    assert render(env, name="guard.py.j2", values={"limit": 8192}) == (
+        "def route(query):\n    if actual_max > 8192:\n        return v1(query)\n    return v2(query)\n")
+
+
 def test_values_are_rendered_as_python_not_html(tmp_path: Path) -> None:
     env = make_environment(tmp_path)
     values = {"condition": "actual_max > 8192 and dtype != 'fp8'"}
