@@ -287,9 +287,9 @@ class Shell:
         status: bool | None = None
         code: int | None = None
         try:
-            bash = self.program == "bash"
-            parsed = sub.parsed[1] if sub.parsed and sub.parsed[0] == bash else \
-                parse_script(sub.text, sub.line, bash=bash, substitution=True)
+            dialect = (self.program == "bash", self.program == "dash")
+            parsed = sub.parsed[1] if sub.parsed and sub.parsed[0] == dialect else \
+                parse_script(sub.text, sub.line, bash=dialect[0], substitution=True, dash=dialect[1])
             read = self._file_read(parsed) if not sub.process else None
             if read is not None:
                 self.substituted = True
@@ -1005,7 +1005,8 @@ class Shell:
     def run_text(self, text: str, line: int, ctx: CommandContext, main: bool = False) -> bool | None:
         """Run shell text in this shell (``eval``, a sourced file read in place; ``main``: as its whole program)."""
         try:
-            program, error = parse_runnable(text, line, bash=self.program == "bash")  # the lines before an error run
+            # the lines before an error run
+            program, error = parse_runnable(text, line, bash=self.program == "bash", dash=self.program == "dash")
         except RecursionError:
             self.stop(ctx, f"nests too deeply to be read: the rest of {self._what()} is not read")
             return None

@@ -11,6 +11,9 @@ from .shell_nodes import Arith, Lit, Param, Part, ShellSyntaxError, Sub, Word
 
 _OPERATORS = (";;&", "&&", "||", ";;", ";&", "|&", "<<-", "<<<", "<<", ">>", "<&", ">&", "<>", ">|", "&>>", "&>",
               ";", "&", "|", "(", ")", "<", ">")
+# Not dash's: it reads '&>' as '&' then '>' (the command runs in the background and the file is emptied),
+# and the others as a syntax error.
+_BASH_OPERATORS = frozenset({";;&", ";&", "|&", "<<<", "&>>", "&>"})
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INDIRECT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")  # what ${!...} names: a variable or $N
 _SPECIAL = "@*#?-$!0123456789"
@@ -29,9 +32,50 @@ class Token:
     redirect_body: list[str] | None = None  # filled for << targets once the body is read
 
 
+_ANSI_C = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
+           "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_HEX = "0123456789abcdefABCDEF"
+
+
+def _ansi_c_escape(text: str, at: int) -> tuple[str, int]:
+    """The character the escape at ``text[at]`` (after its backslash) stands for in ``$'...'``, and where it ends.
+
+    A byte past ASCII (``\\xff``, ``\\377``) is kept as Python keeps an undecodable byte (surrogateescape).
+    """
+    letter = text[at]
+    if letter in _ANSI_C:
+        return _ANSI_C[letter], at + 1
+    digits, base, width = "", 0, 0
+    if letter in "01234567":
+        base, width, start = 8, 3, at
+    elif letter in "xuU":
+        base, width, start = 16, {"x": 2, "u": 4, "U": 8}[letter], at + 1
+    elif letter == "c" and at + 1 < len(text) and text[at + 1] != "'":
+        control = text[at + 1]
+        end = at + 3 if control == "\\" and text[at + 2:at + 3] == "\\" else at + 2
+        return chr(ord(control.upper()) ^ 0x40) if ord(control) < 128 else control, end
+    else:
+        return "\\" + letter, at + 1  # not an escape: both characters stay
+    allowed = "01234567" if base == 8 else _HEX
+    while len(digits) < width and start + len(digits) < len(text) and text[start + len(digits)] in allowed:
+        digits += text[start + len(digits)]
+    if not digits:
+        return "\\" + letter, at + 1
+    value = int(digits, base)
+    end = start + len(digits)
+    if letter in "uU":
+        return (chr(value) if value <= 0x10FFFF and not 0xD800 <= value <= 0xDFFF else "\\" + text[at:end]), end
+    value &= 0xFF  # \777 is one byte, as in bash
+    return (chr(value) if value < 0x80 else chr(0xDC00 + value)), end
+
+
 class Lexer:
-    def __init__(self, text: str, first_line: int = 1, bash: bool = False, heredoc_to_end: bool = True):
+    def __init__(self, text: str, first_line: int = 1, bash: bool = False, heredoc_to_end: bool = True,
+                 dash: bool = False):
         self.bash = bash
+        # dash itself (not the base image's sh, which may be bash): bash's $'...', '&>', '|&', '<<<', ';&' and
+        # 'function' are not its own.
+        self.dash = dash
         # bash and dash end a here-document at the end of the script when its delimiter never comes (bash with
         # a warning); inside $(...) the delimiter must come before the ')', or the ')' is part of the body.
         self.heredoc_to_end = heredoc_to_end
@@ -74,7 +118,8 @@ class Lexer:
                 self._process_substitution()
             else:
                 operator = next((op for op in _OPERATORS if text.startswith(op, self.pos)
-                                 and (self.bash or op != ";;&")), None)  # bash's case item that tests on
+                                 and (self.bash or op != ";;&") and not (self.dash and op in _BASH_OPERATORS)),
+                                None)
                 if operator is not None:
                     self.tokens.append(Token("op", operator, self.line, self.pos, self.pos + len(operator)))
                     self.pos += len(operator)
@@ -193,9 +238,11 @@ class Lexer:
                 literal(text[self.pos + 1:end], True)  # '' gives an empty quoted literal: a word, not none
                 self.line += text.count("\n", self.pos, end)
                 self.pos = end + 1
-            elif char == "$" and text.startswith("'", self.pos + 1):
+            elif not self.dash and char == "$" and text.startswith("'", self.pos + 1):  # dash: '$', then '...'
                 flush()
                 literal(self._ansi_c(), True)
+            elif self.bash and char == "$" and text.startswith('"', self.pos + 1):
+                self.pos += 1  # bash's $"..." (translated by the locale's catalogue: none in a build) is "..."
             elif char == '"':
                 self.pos += 1
                 flush()
@@ -251,10 +298,11 @@ class Lexer:
         return parts
 
     def _ansi_c(self) -> str:
+        """bash's ``$'...'``, its escapes decoded as bash 5.2 decodes them (``\\0`` ends the string there)."""
         text = self.text
         self.pos += 2
         out: list[str] = []
-        escapes = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"', "a": "\a", "r": "\r", "e": "\x1b"}
+        ended = False  # after a \0: bash's strings stop at the first NUL
         while True:
             if self.pos >= len(text):
                 raise ShellSyntaxError("a $'...' string is not closed", self.line)
@@ -263,12 +311,14 @@ class Lexer:
                 self.pos += 1
                 return "".join(out)
             if char == "\\" and self.pos + 1 < len(text):
-                out.append(escapes.get(text[self.pos + 1], "\\" + text[self.pos + 1]))
-                self.pos += 2
+                decoded, self.pos = _ansi_c_escape(text, self.pos + 1)
+                ended = ended or decoded == "\0"
             else:
                 self.line += char == "\n"
-                out.append(char)
+                decoded = char
                 self.pos += 1
+            if not ended:
+                out.append(decoded)
 
     def _dollar(self, quoted: bool) -> Part:
         text = self.text

@@ -61,9 +61,9 @@ class Sub:
     quoted: bool = False
     process: str = ""
     backquoted: bool = False  # `...`: bash parses it only when it runs (dash, and $(...) in both, when read)
-    # (bash, the parsed text) once the command it is in was parsed: sh reads a $(...) with its command, so
-    # running it needs no second parse (a hostile script nests them by the thousand). Set by shell_syntax.
-    parsed: tuple[bool, "Sequence"] | None = field(default=None, compare=False, repr=False)
+    # ((bash, dash), the parsed text) once the command it is in was parsed: sh reads a $(...) with its command,
+    # so running it needs no second parse (a hostile script nests them by the thousand). Set by shell_syntax.
+    parsed: tuple[tuple[bool, bool], "Sequence"] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

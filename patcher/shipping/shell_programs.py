@@ -63,7 +63,8 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
                      f"{source} has CRLF line endings: sh reads each line's last word with a carriage return on "
                      "it (cp writes to 'NAME\\r', cd fails), which the reader does not follow")
     try:
-        parsed, error = parse_runnable(text, bash=program == "bash")  # sh runs the lines before a syntax error
+        # sh runs the lines before a syntax error
+        parsed, error = parse_runnable(text, bash=program == "bash", dash=program == "dash")
     except RecursionError:
         child.note(CommandContext(1, text.split("\n", 1)[0].strip()), "stop",
                    f"nests too deeply to be read: {source} is not read")

@@ -36,16 +36,18 @@ CHECKED_SUBSTITUTIONS = 16
 
 
 def parse_script(text: str, first_line: int = 1, bash: bool = False, substitution: bool = False,
-                 nested: int = 0) -> Sequence:
+                 nested: int = 0, dash: bool = False) -> Sequence:
     """Parse a whole script (or a ``sh -c`` string, a RUN line, a command substitution).
 
     ``bash``: bash runs it, so ``NAME=(a b)`` is an array assignment (a syntax error for dash).
     ``substitution``: the text of a ``$(...)``, where a here-document must close before the ``)``.
     ``nested``: how many substitutions around it were checked with the command they are in.
+    ``dash``: dash runs it (not the base image's sh, which may be bash): bash's ``$'...'``, ``&>``, ``|&``,
+    ``<<<``, ``;&`` and ``function`` are not read as bash reads them.
     """
     text = text.replace("\r\n", "\n").lstrip("\ufeff")
-    tokens = Lexer(text, first_line, bash, heredoc_to_end=not substitution).run()
-    return _Parser(tokens, text, bash, nested).program()
+    tokens = Lexer(text, first_line, bash, heredoc_to_end=not substitution, dash=dash).run()
+    return _Parser(tokens, text, bash, nested, dash).program()
 
 
 # bash's [[ ]] tests: those that take one word after them (in [[ ]], -a is a file test, not 'and'), and the
@@ -121,7 +123,8 @@ class _ConditionParser:
         return Test("", (self._word(),))
 
 
-def parse_runnable(text: str, first_line: int = 1, bash: bool = False) -> tuple[Sequence, ShellSyntaxError | None]:
+def parse_runnable(text: str, first_line: int = 1, bash: bool = False,
+                   dash: bool = False) -> tuple[Sequence, ShellSyntaxError | None]:
     """The commands sh runs before a syntax error stops it, and that error (None: the whole text parses).
 
     sh reads a script (a ``-c`` string, ``eval``'s text, a sourced file) a line at a time and runs each
@@ -129,7 +132,7 @@ def parse_runnable(text: str, first_line: int = 1, bash: bool = False) -> tuple[
     commands on that line, and a compound command still open around it, do not.
     """
     try:
-        return parse_script(text, first_line, bash), None
+        return parse_script(text, first_line, bash, dash=dash), None
     except ShellSyntaxError as error:
         found = error
     lines = text.replace("\r\n", "\n").split("\n")
@@ -138,18 +141,19 @@ def parse_runnable(text: str, first_line: int = 1, bash: bool = False) -> tuple[
         if stop <= first_line:
             break
         try:
-            return parse_script("\n".join(lines[:stop - first_line]) + "\n", first_line, bash), found
+            return parse_script("\n".join(lines[:stop - first_line]) + "\n", first_line, bash, dash=dash), found
         except ShellSyntaxError as again:  # the lines kept end inside a compound command: drop all of it
             stop = min(again.start, stop - 1)
     return Sequence(()), found
 
 
 class _Parser:
-    def __init__(self, tokens: list[Token], text: str, bash: bool = False, nested: int = 0):
+    def __init__(self, tokens: list[Token], text: str, bash: bool = False, nested: int = 0, dash: bool = False):
         self.tokens = tokens
         self.text = text
         self.bash = bash
         self.nested = nested
+        self.dash = dash
         self.index = 0
         self.top_line = tokens[0].line  # where the script's command being read starts
 
@@ -174,8 +178,9 @@ class _Parser:
             return
         for part in word:
             if isinstance(part, Sub) and not (part.backquoted and self.bash):
-                parsed = parse_script(part.text, part.line, self.bash, substitution=True, nested=self.nested + 1)
-                object.__setattr__(part, "parsed", (self.bash, parsed))  # frozen for users, filled in once here
+                parsed = parse_script(part.text, part.line, self.bash, substitution=True, nested=self.nested + 1,
+                                      dash=self.dash)
+                object.__setattr__(part, "parsed", ((self.bash, self.dash), parsed))  # frozen for users; set once
             elif isinstance(part, Param):
                 self._check_substitutions(part.arg or ())
                 self._check_substitutions(part.replacement)
@@ -288,13 +293,13 @@ class _Parser:
                 node = Group(body, False, token.line, self._text(start, self.tokens[self.index - 1].end))
             elif keyword == "[[" and self.bash:
                 node = self._conditional(start)
-            elif keyword == "function":
+            elif keyword == "function" and not self.dash:  # dash: a command named 'function'
                 return self._function(start, keyword=True)
             elif (keyword is not None and NAME.fullmatch(keyword) and self.tokens[self.index + 1].kind == "op"
                   and self.tokens[self.index + 1].value == "(" and self.tokens[self.index + 2].kind == "op"
                   and self.tokens[self.index + 2].value == ")"):
                 return self._function(start, keyword=False)
-            elif keyword in _RESERVED:  # '!' too: it starts a pipeline only (bash and dash: 'a | ! b' is an error)
+            elif keyword in _RESERVED and not (keyword == "function" and self.dash):  # '!' only starts a pipeline
                 raise ShellSyntaxError(f"unexpected '{keyword}'", token.line)
             else:
                 return Command(self._simple())
