@@ -129,6 +129,16 @@ def _redirected_copy(shell: Shell, argv: list[str], redirects: tuple[Redirect, .
     return shell.path(source), shell.path(destination), program
 
 
+# Redirections bash reads and dash (Debian's and Ubuntu's sh) does not: what each makes of them.
+_NOT_DASHS = {
+    "&>": "bash sends both outputs to the file, dash runs the command in the background (its failure unseen) "
+          "and empties the file",
+    "&>>": "bash appends both outputs to the file, dash runs the command in the background (its failure unseen) "
+           "and opens the file to append nothing",
+    "<<<": "bash feeds the word to the command, dash refuses the script (a syntax error)",
+}
+
+
 class RedirectFailed(Exception):
     """sh cannot open a redirection's file: the command does not run, and fails."""
 
@@ -138,6 +148,9 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
     here-string's or a file's text, or a marker for one the reader cannot know), if any."""
     stdin: str | None = None
     for redirect in redirects:
+        if shell.program == "sh" and redirect.op in _NOT_DASHS:
+            shell.note(ctx, "assumed", f"the base image's sh decides: {_NOT_DASHS[redirect.op]}; the reader reads "
+                                       "it as bash does")
         if redirect.body is not None:
             stdin = redirect.body if redirect.body_quoted else shell.expand_one(heredoc_word(redirect.body))
             continue

@@ -5,8 +5,9 @@ then ``> FILE`` (an empty command that empties FILE); ``|&``, ``<<<`` and
 ``;&`` are syntax errors where they stand (the lines before them run);
 ``function`` is a command name like any other, so ``function f { ...; }``
 is a syntax error at its ``}``; ``$'a\\n'`` is a ``$`` and then ``'a\\n'``.
-The base image's ``sh`` is read as before (it may be bash). Each row was run
-under bash 5.2 and dash 0.5.12.
+The base image's ``sh`` (a RUN line's shell) may be either: it is read as
+bash reads it, and a ``&>``, ``&>>`` or ``<<<`` there is noted as the
+image's to decide. Each row was run under bash 5.2 and dash 0.5.12.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from patcher.shipping.shell_syntax import parse_script
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, plan_of, run_script
 
 
 @pytest.mark.parametrize(("script", "bash", "dash"), [
@@ -52,3 +53,18 @@ def test_a_byte_past_ascii_in_ansi_c_quotes_is_kept_as_that_byte() -> None:
     command = parse_script("echo $'\\xff\\377'\n", bash=True).items[0].first.commands[0].node
     text = "".join(part.text for part in command.words[1])  # type: ignore[union-attr]
     assert text.encode("utf-8", "surrogateescape") == b"\xff\xff"
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("cp /src/x.py /made/a.py &> /dev/null", "bash sends both outputs to the file, dash runs the command in the "
+                                             "background (its failure unseen) and empties the file"),
+    ("cp /src/x.py /made/a.py &>> /tmp/log", "bash appends both outputs to the file, dash runs the command in the "
+                                             "background (its failure unseen) and opens the file to append nothing"),
+    ("cat <<< /src/x.py > /made/list", "bash feeds the word to the command, dash refuses the script (a syntax error)"),
+])
+def test_a_run_line_in_sh_with_a_redirection_dash_lacks_says_the_image_decides(line: str, said: str) -> None:
+    # RUN's shell is /bin/sh: dash on Debian and Ubuntu, bash on RHEL-likes.
+    plan = plan_of({"Dockerfile": f"FROM base\nRUN mkdir /made\nCOPY x.py /src/\nRUN {line}\nRUN bash -c '{line}'\n",
+                    "x.py": ""})
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("assumed", 4, f"the base image's sh decides: {said}; the reader reads it as bash does")]
