@@ -8,6 +8,7 @@ from .command_lookup import note_program
 from .shell_interpreter import Shell
 from .shell_records import CommandContext
 from .shell_words import is_known
+from .text_filters import filter_text
 from .tool_options import TABLES, read_options
 
 # Commands that change no file of the image and no state of the shell; what they print is unknown.
@@ -138,6 +139,14 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext, 
     if base == "cat":
         shell.emit(_catted_text(shell, argv[1:], stdin))
         return True
+    if base in ("head", "tail", "cut"):
+        result = filter_text(base, argv[1:], lambda operand: _standard_input(shell, stdin) if operand == "-"
+                             else shell.placed_text(operand))
+        if result.text is None:
+            shell.emit_unknown()
+            return True
+        shell.emit(result.text)
+        return result.ok
     if base in ("grep", "egrep", "fgrep"):
         shell.emit_unknown()
         return _grep_status(shell, base, argv[1:], stdin)

@@ -1,0 +1,93 @@
+"""What ``head``, ``tail`` and ``cut`` print where the reader knows the text they read.
+
+``V=$(printf '%s\n' $LIST | head -n 1)`` and ``N=$(echo "$F" | cut -d. -f1)``
+name paths from text the build holds: a pipe, a here-document, a placed
+file. The table's outputs are what GNU coreutils 9.1 printed for the same
+command line on the same text; a line coreutils refuses prints nothing and
+fails. Where the input is unknown, or the command line holds what the reader
+does not follow (several files, ``-z``, a ``1K`` count), what it prints is
+unknown.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from patcher.shipping.text_filters import filter_text
+from tests.shipping.conftest import in_dest, run_script
+
+TEXT = "a:b:c\nnodelim\nx:y\nlast"
+
+
+@pytest.mark.parametrize(("program", "args", "printed", "ok"), [
+    ('head', [], 'a:b:c\nnodelim\nx:y\nlast', True),
+    ('head', ['-n', '2'], 'a:b:c\nnodelim\n', True),
+    ('head', ['-2'], 'a:b:c\nnodelim\n', True),
+    ('head', ['-n', '-1'], 'a:b:c\nnodelim\nx:y\n', True),
+    ('head', ['-c', '5'], 'a:b:c', True),
+    ('head', ['-c-3'], 'a:b:c\nnodelim\nx:y\nl', True),
+    ('head', ['--lines=1'], 'a:b:c\n', True),
+    ('head', ['-n', '0'], '', True),
+    ('tail', ['-n', '1'], 'last', True),
+    ('tail', ['-1'], 'last', True),
+    ('tail', ['+2'], 'nodelim\nx:y\nlast', True),
+    ('tail', ['-n', '+3'], 'x:y\nlast', True),
+    ('tail', ['-c', '3'], 'ast', True),
+    ('tail', ['-n', '9'], 'a:b:c\nnodelim\nx:y\nlast', True),
+    ('tail', ['-n', '0'], '', True),
+    ('tail', ['--lines=+1'], 'a:b:c\nnodelim\nx:y\nlast', True),
+    ('cut', ['-d:', '-f2'], 'b\nnodelim\ny\nlast\n', True),
+    ('cut', ['-d', ':', '-f', '1,3'], 'a:c\nnodelim\nx\nlast\n', True),
+    ('cut', ['-d:', '-s', '-f2-'], 'b:c\ny\n', True),
+    ('cut', ['-c2-3'], ':b\nod\n:y\nas\n', True),
+    ('cut', ['-c', '-2'], 'a:\nno\nx:\nla\n', True),
+    ('cut', ['-d:', '--complement', '-f1'], 'b:c\nnodelim\ny\nlast\n', True),
+    ('cut', ['-d:', '-f3,1', '--output-delimiter=+'], 'a+c\nnodelim\nx\nlast\n', True),
+    ('cut', ['--delimiter=:', '--fields=2'], 'b\nnodelim\ny\nlast\n', True),
+    ('cut', ['-b1'], 'a\nn\nx\nl\n', True),
+    ('cut', ['-f1'], 'a:b:c\nnodelim\nx:y\nlast\n', True),
+    ('cut', ['-d::', '-f1'], '', False),
+    ('cut', ['-f0'], '', False),
+    ('cut', ['-f3-2'], '', False),
+    ('cut', ['-d:'], '', False),
+    ('cut', ['-c1', '-f1'], '', False),
+    ('head', ['-n'], '', False),
+    ('head', ['-n', 'x'], '', False),
+    ('cut', ['-f', ''], '', False),
+])
+def test_head_tail_and_cut_print_what_coreutils_prints(program: str, args: list[str], printed: str, ok: bool) -> None:
+    result = filter_text(program, args, lambda operand: TEXT if operand == "-" else None)
+    assert (result.text, result.ok) == (printed, ok)
+
+
+@pytest.mark.parametrize(("program", "args"), [
+    ("head", ["-z"]), ("tail", ["-f"]), ("head", ["-n", "1K"]), ("head", ["a", "b"]), ("cut", ["-sd:", "-f1"]),
+    ("cut", ["-d:", "-f1", "a", "unknown"]),
+])
+def test_what_the_reader_does_not_follow_prints_an_unknown_text(program: str, args: list[str]) -> None:
+    assert filter_text(program, args, lambda operand: TEXT if operand in ("-", "a", "b") else None).text is None
+
+
+def test_bytes_of_a_text_past_ascii_are_unknown() -> None:
+    assert filter_text("head", ["-c", "1"], lambda operand: "é\n").text is None
+    assert filter_text("head", ["-n", "1"], lambda operand: "é\n").text == "é\n"
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("D=$(printf '%s\\n' /dest/l1 /dest/l2 | head -1)\ncp x.py \"$D.py\"\n", ["/dest/l1.py"]),
+    ("D=$(printf '%s\\n' /dest/l1 /dest/l2 /dest/l3 | tail -n +2 | head -n -1)\ncp x.py \"$D.py\"\n", ["/dest/l2.py"]),
+    ("D=$(echo /dest/a.b.c | cut -d. -f1)\ncp x.py \"$D.py\"\n", ["/dest/a.py"]),
+    ("D=$(cut -d/ -f3 <<EOF\n/dest/hd/x\nEOF\n)\ncp x.py \"/dest/$D.py\"\n", ["/dest/hd.py"]),
+    ("V=$(printf 'a\\tb\\n' | cut -f2)\ncp x.py \"/dest/$V.py\"\n", ["/dest/b.py"]),
+    ("D=$(head -n 1 sub/list.txt)\ncp x.py \"/dest/$D.py\"\n", ["/dest/first.py"]),  # a file the context holds
+    ("echo abc | cut -f0 || cp x.py /dest/refused.py\n", ["/dest/refused.py"]),
+])
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_a_path_made_by_head_tail_or_cut_of_known_text_is_known(script: str, placed: list[str], shell: str) -> None:
+    plan = run_script(script, f"{shell} i.sh", files={"s/sub/list.txt": "first\nsecond\n"})
+    assert in_dest(plan) == placed and plan.notes == ()
+
+
+def test_head_of_unknown_text_is_an_unknown_value() -> None:
+    plan = run_script("D=$(uname -m | head -n 1)\ncp x.py \"/dest/$D.py\"\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
