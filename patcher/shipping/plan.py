@@ -186,7 +186,9 @@ def plan_shipping(tree: SourceTree, target: str | None = None) -> ShipPlan:
         text = tree.read(DOCKERFILE).decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ShippingError("not UTF-8 text", where=DOCKERFILE) from None
-    rules = parse_dockerignore(_script_text(tree, DOCKERIGNORE) or "") if tree.exists(DOCKERIGNORE) else ()
+    # moby's .dockerignore reader drops a UTF-8 byte-order mark, as BuildKit does the Dockerfile's.
+    rules = parse_dockerignore((_script_text(tree, DOCKERIGNORE) or "").removeprefix("\ufeff")) \
+        if tree.exists(DOCKERIGNORE) else ()
     all_paths = [f.path for f in tree.files()]
     if len(rules) * len(all_paths) > MAX_PATTERN_PAIRS:
         raise ShippingError(f"{len(rules):,} patterns against {len(all_paths):,} files are more than patcher "
@@ -241,7 +243,10 @@ def _check_size(tree: SourceTree, path: str) -> None:
 
 
 def _script_text(tree: SourceTree, path: str) -> str | None:
-    """A context file as text (sh and Python read bytes; a file that is not UTF-8 is read as Latin-1)."""
+    """A context file as text (sh and Python read bytes; a file that is not UTF-8 is read as Latin-1).
+
+    A UTF-8 byte-order mark stays: the kernel then finds no ``#!`` and sh reads it as part of the first word.
+    """
     _check_size(tree, path)
     try:
         data = tree.read(path)
@@ -250,7 +255,7 @@ def _script_text(tree: SourceTree, path: str) -> str | None:
     if b"\0" in data[:8192]:
         return None  # a binary, not a script
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
 

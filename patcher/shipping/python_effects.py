@@ -86,7 +86,7 @@ def python_effects(source: str) -> PythonEffects | None:
     if parse_problem(source, strings_nest=False) is not None:  # vendor Python: too large or deep to parse safely
         return None
     try:
-        tree = ast.parse(source)
+        tree = ast.parse(source.removeprefix("\ufeff"))  # CPython skips a UTF-8 byte-order mark, as it reads a file
     except (SyntaxError, ValueError, RecursionError):
         return None
     try:

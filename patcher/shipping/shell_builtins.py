@@ -470,7 +470,7 @@ def _read_line(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str
             shell.input = None  # what it leaves of the input is unknown
     names = args[1:] if args[:1] == ["--"] else args
     ifs = env.get("IFS", shell.lookup("IFS"))  # 'IFS=, read a b' splits at commas
-    ifs = " \t\n" if ifs is None and "IFS" not in shell.unset else ifs
+    ifs = " \t\n" if ifs is None else ifs  # unset (or never set: sh takes no IFS from the environment)
     if other or stdin is None or ifs is None or feed is None and not is_known(stdin) or not is_known(ifs):
         for name in names or ([] if array else ["REPLY"]):
             shell.assign(name, shell.unknowns.mark(f"$({' '.join(argv)})"))

@@ -218,6 +218,12 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
     if not is_known(name):
         shell.unread(ctx, f"runs a command named by {shell.show(name)}, which the reader cannot work out")
         return None
+    if name.startswith("\ufeff"):
+        # A script saved with a UTF-8 byte-order mark: bash and dash take it for part of the first word.
+        shell.note(ctx, "fails", f"the script starts with a byte-order mark, which sh reads as part of the command "
+                                 f"name, so {name[1:]!r} is not found (status 127)")
+        shell.ended_with(127)
+        return False
     if name in shell.functions:
         return shell.call(shell.functions[name], argv[1:], ctx)
     builtin = BUILTINS.get(name)

@@ -1037,7 +1037,7 @@ def _clip(text: str, limit: int) -> str:
 
 def shebang(text: str) -> tuple[str, list[str]] | None:
     """The interpreter a script's ``#!`` line names (``env`` looked through) and its arguments."""
-    first = text.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    first = text.split("\n", 1)[0].rstrip("\r")  # the kernel looks at the first two bytes: a BOM hides it
     if not first.startswith("#!"):
         return None
     words = first[2:].split()

@@ -45,7 +45,7 @@ def parse_script(text: str, first_line: int = 1, bash: bool = False, substitutio
     ``dash``: dash runs it (not the base image's sh, which may be bash): bash's ``$'...'``, ``&>``, ``|&``,
     ``<<<``, ``;&`` and ``function`` are not read as bash reads them.
     """
-    text = text.replace("\r\n", "\n").lstrip("\ufeff")
+    text = text.replace("\r\n", "\n")  # a byte-order mark is read as sh reads it: part of the first word
     tokens = Lexer(text, first_line, bash, heredoc_to_end=not substitution, dash=dash).run()
     return _Parser(tokens, text, bash, nested, dash).program()
 

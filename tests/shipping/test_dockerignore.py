@@ -85,3 +85,10 @@ def test_an_empty_dockerignore_has_no_rules(text: str) -> None:
     # 'touch .dockerignore' is common: it keeps every file in the context.
     plan = plan_of({"Dockerfile": "FROM base\nCOPY . /app/\n", ".dockerignore": text, "main.py": ""})
     assert plan.ignore_rules == () and plan.image["/app/main.py"].source == "main.py"
+
+
+def test_a_dockerignore_saved_with_a_byte_order_mark_keeps_its_first_pattern() -> None:
+    # moby's reader drops the mark, so 'secret.py' on the first line is a pattern, not '\ufeffsecret.py'.
+    plan = plan_of({"Dockerfile": "FROM base\nCOPY . /app/\n", "secret.py": "", "main.py": "",
+                    ".dockerignore": "\ufeffsecret.py\n".encode()})
+    assert "/app/secret.py" not in plan.image and "/app/main.py" in plan.image

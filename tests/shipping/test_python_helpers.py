@@ -43,6 +43,7 @@ def test_the_vendors_helpers_write_one_file_each(helper: str) -> None:
      ("/opt/x.py.tmp", "/opt/x.py"), ("/opt/x.py.tmp",)),
     ("P = '/opt/x.py'\nwith open(P, mode='w', encoding='utf-8') as f:\n    f.write('')\n", ("/opt/x.py",), ()),
     ("P = '/opt/x.py'\nwith open(P, encoding='utf-8', mode='r') as f:\n    f.read()\n", (), ()),
+    ("\ufeffopen('/opt/x.py', 'w')\n", ("/opt/x.py",), ()),  # CPython skips a byte-order mark
 ])
 def test_what_a_helper_writes(source: str, writes: tuple[str, ...], removes: tuple[str, ...]) -> None:
     effects = python_effects(source)
@@ -176,6 +177,7 @@ def test_what_each_writing_call_writes(source: str, writes: tuple[str, ...], rem
     "from pathlib import Path\np = Path('/a')\np = Path('/b')\np.write_text('x')\n",  # which one: unknown
     "p = make_path()\np.write_text('x')\n", "f = g = h\nf.touch()\n", "open('/a', 'w'\n", "open('/a', 'w')\n\x00",
     "x = [open('/a', 'w')] + " + "[" * 1000 + "]" * 1000 + "\n",  # too deep for ast: unread
+    "import os\nopen(os.path.basename('/opt/x.py'), 'w')\n",  # a call the reader does not work out: not its argument
 ])
 def test_a_write_the_reader_cannot_pin_down_gives_none(source: str) -> None:
     assert python_effects(source) is None

@@ -79,3 +79,9 @@ def test_bash_printf_v_keeps_what_printf_prints() -> None:
 def test_bash_printf_v_reads_its_format_after_a_double_dash() -> None:
     plan = read("printf -v DEST -- '%s/%s' /dest sub\nmkdir \"$DEST\"\ncp x.py \"$DEST/x.py\"\n")
     assert placed(plan) == ["/dest/sub/x.py"] and plan.notes == ()
+
+
+def test_read_after_unset_ifs_splits_at_blanks() -> None:
+    # bash 5.2 and dash 0.5.12 both print x-y.py for: unset IFS; read a b <<EOF / x  y.py / EOF; echo "$a-$b"
+    plan = read("unset IFS\nread a b <<EOF\nx  y.py\nEOF\ncp x.py \"/dest/$a-$b\"\n")
+    assert placed(plan) == ["/dest/x-y.py"] and plan.notes == ()

@@ -195,7 +195,7 @@ def test_sh_c_without_its_string_fails() -> None:
     ("#!/usr/bin/env -S bash -e\n", ("bash", ["-e"])),
     ("#!/usr/bin/env -u X bash -x\n", ("bash", ["-x"])),
     ("#!/usr/bin/env -i -S sh\n", ("sh", [])),
-    ("\ufeff#!/bin/sh -e\r\nset +e\n", ("/bin/sh", ["-e"])),
+    ("\ufeff#!/bin/sh -e\r\nset +e\n", None),  # the kernel looks at the first two bytes: a byte-order mark hides it
     ("#!/usr/bin/env\n", None),
     ("#!/usr/bin/env -u\n", None),
     ("#!\n", None),

@@ -17,7 +17,7 @@ from patcher.errors import ShippingError
 from patcher.shipping import Installed
 from patcher.shipping.install_script import Note
 from patcher.shipping.plan import describe, parent_folders
-from tests.shipping.conftest import plan_of, script_context
+from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
 
 CONTEXT = {"main.py": "", "pkg/a.py": "", "pkg/sub/b.py": "", "other/c.py": "", ".dockerignore": "pkg/sub\n"}
 
@@ -216,7 +216,7 @@ def test_a_dockerfile_with_a_byte_order_mark_is_read() -> None:
 
 @pytest.mark.parametrize(("data", "placed"), [
     ("cp x.py /a.py\n".encode(), True),
-    ("\ufeffcp x.py /a.py\n".encode(), True),
+    ("\ufeffcp x.py /a.py\n".encode(), False),  # sh reads the byte-order mark as part of 'cp': not found
     (b"# \xe9t\xe9\ncp x.py /a.py\n", True),  # not UTF-8: read as Latin-1, as sh reads bytes
     (b"cp x.py /a.py\n\x00", False),  # a binary is not read as a script
     (b"cp x.py /a.py\n" + b"#" * 9000 + b"\x00", True),  # only the head is looked at for NUL bytes
@@ -224,6 +224,17 @@ def test_a_dockerfile_with_a_byte_order_mark_is_read() -> None:
 def test_a_script_is_read_as_text_whatever_its_encoding(data: bytes, placed: bool) -> None:
     plan = plan_of(script_context("", files=None) | {"s/i.sh": data})
     assert ("/a.py" in plan.image) is placed
+
+
+@pytest.mark.parametrize("first", ["#!/bin/bash", "#!/usr/bin/python3", "cp x.py /dest/first.py", "set -e", ""])
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh", "./i.sh"])
+def test_a_script_saved_with_a_byte_order_mark_fails_its_first_command_and_goes_on(first: str, run: str) -> None:
+    # bash 5.2 and dash 0.5.12 read the mark as part of the first word ("\ufeff#!/bin/bash: not found"); the
+    # kernel finds no '#!' in the first two bytes, so ./i.sh is run by sh, not by the interpreter it names.
+    plan = run_script(f"\ufeff{first}\ncp x.py /dest/a.py\n", run)
+    assert in_dest(plan) == ["/dest/a.py"]
+    assert [(n.kind, n.line) for n in plan.notes] == [("fails", 1)]
+    assert plan.notes[0].reason.startswith("the script starts with a byte-order mark, which sh reads as part of")
 
 
 def test_a_dockerignore_that_is_not_text_ignores_nothing() -> None:
