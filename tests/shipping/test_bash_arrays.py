@@ -109,3 +109,16 @@ def test_an_element_of_a_value_the_reader_cannot_know_is_named_in_the_note() -> 
     assert placed(plan) == {}
     assert [(n.kind, n.reason) for n in plan.notes] == [
         ("unread", "cp /dest/${P[1]}.py: a path that depends on a value the reader cannot work out")]
+
+
+def test_an_array_the_reader_cannot_know_is_spelled_as_its_elements_in_a_note() -> None:
+    # ($(cat FILE)) of a file the image holds: what eval then runs is only known as ${a[@]}.
+    plan = read('a=($(cat /etc/vendor.list))\neval "$a"\ncp x.py /dest/after.py\n')
+    assert placed(plan) == {"/dest/after.py": "s/x.py"}
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 2, "evaluates ${a[@]}, which the reader cannot work out")]
+
+
+def test_an_array_inside_a_command_substitution_is_read_as_bash_reads_it() -> None:
+    plan = read('v=$(a=(x y); echo "${a[1]}")\ncp x.py "/dest/$v.py"\n')  # bash prints y
+    assert placed(plan) == {"/dest/y.py": "s/x.py"} and plan.notes == ()

@@ -109,6 +109,16 @@ def test_a_regular_expression_match_decides_and_fills_bash_rematch(script: str, 
     assert in_dest(plan) == placed and plan.notes == ()
 
 
+def test_a_regular_expression_the_reader_cannot_know_leaves_bash_rematch_unknown() -> None:
+    # Each [[ =~ ]] sets BASH_REMATCH afresh in bash (after P=z: "[[ abc =~ $P ]]" leaves it empty, bash 5.2): the
+    # second here has a pattern only the image knows, so what the first match left there ("b") is gone and the
+    # copy's destination is unknown, not /dest/b.py.
+    plan = run_script("[[ abc =~ b ]]\n[[ abc =~ $PATTERN ]]\ncp x.py /dest/${BASH_REMATCH[0]}.py\n")
+    assert in_dest(plan) == []
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 3)]
+    assert "${BASH_REMATCH[0]}" in plan.notes[0].reason
+
+
 @pytest.mark.parametrize("regex", ["(a+)+$", "(a|aa)*$", "([a-z]+)*x"])
 def test_a_regular_expression_that_could_backtrack_for_ever_is_left_to_the_image(regex: str) -> None:
     # The script is untrusted: a nested quantifier against a long subject would take Python's re exponential time.

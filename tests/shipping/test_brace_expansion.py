@@ -52,6 +52,14 @@ def test_words_are_expanded_as_bash_expands_them(text: str, bash: list[str]) -> 
     assert words_of(text) == bash
 
 
+def test_a_sequence_of_exactly_the_word_limit_is_built_and_one_more_is_not() -> None:
+    # bash prints all 10000 words of {1..10000}; the reader builds a sequence up to MAX_WORDS words, not past it.
+    assert words_of("{1..10000}") == [str(n) for n in range(1, MAX_WORDS + 1)]
+    assert words_of("{10000..1}")[-1] == "1" and len(words_of("{0..19998..2}")) == MAX_WORDS
+    with pytest.raises(TooManyWords):
+        words_of("{0..10000}")
+
+
 @pytest.mark.parametrize("text", ["{1..100000000}", "{a,b}" * 20, "{0..99}{0..99}{0..9}"])
 def test_an_expansion_past_the_word_limit_is_not_built(text: str) -> None:
     with pytest.raises(TooManyWords):

@@ -307,3 +307,9 @@ def test_break_reaches_only_the_loops_around_it_in_its_own_function(run: str) ->
               "cp x.py /dest/end.py\n")
     assert in_dest(run_script(script, run)) == ["/dest/after.py", "/dest/end.py", "/dest/l1.py", "/dest/l2.py",
                                                 "/dest/top.py"]
+
+
+def test_a_subshell_runs_under_the_same_shell_as_its_script() -> None:
+    # bash's declare -n works inside ( ... ) of a bash script: bash prints /dest/a.py for the path.
+    plan = run_script('(X=/dest; declare -n r=X; cp x.py "$r/a.py")\n', "bash i.sh")
+    assert in_dest(plan) == ["/dest/a.py"] and plan.notes == ()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from patcher.errors import ShippingError
-from patcher.shipping.docker_syntax import KEYWORDS, Heredoc, Instruction, read_instructions
+from patcher.shipping.docker_syntax import KEYWORDS, DockerLexer, Heredoc, Instruction, read_instructions
 
 
 def split(text: str) -> list[tuple[str, tuple[tuple[str, str | None], ...], str, int]]:
@@ -141,6 +141,17 @@ def test_the_json_form_is_an_array_of_strings(arguments: str, argv: list[str] | 
 def test_the_last_value_of_a_flag_counts() -> None:
     instruction = Instruction("COPY", (("from", "a"), ("link", None), ("from", "b")), "x y", 1, "")
     assert (instruction.flag("from"), instruction.flag("link"), instruction.flag("chown")) == ("b", None, None)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("a'b c'\"$V\"\\$V", "ab cv$V"),  # single quotes keep $V, double quotes substitute, a backslash escapes
+    ("${V}/x.py", "v/x.py"),
+    ("$V$U.py", "v.py"),  # an ARG never set is empty
+    ("", ""),
+])
+def test_buildkit_processes_a_word_character_by_character(text: str, word: str) -> None:
+    # What BuildKit's ProcessWord gives (ENV A=<word>, then RUN echo "$A" prints it in docker build).
+    assert DockerLexer(lambda name: {"V": "v"}.get(name), lambda name: "").word(text) == word
 
 
 @pytest.mark.parametrize("line", ["USER ${", "WORKDIR ${", "COPY main.py ${DEST", "ENV A=${B:x}", "ARG A=${"])

@@ -39,3 +39,12 @@ def test_dash_takes_export_p() -> None:
 def test_under_sh_an_export_option_depends_on_the_image() -> None:
     plan = run_script("export X=/dest\nexport -n X\ncp x.py $X/after.py\n", "sh i.sh")
     assert in_dest(plan) == ["/dest/after.py"] and [(n.kind, n.line) for n in plan.notes] == [("assumed", 2)]
+
+
+@pytest.mark.parametrize("builtin", ["export", "readonly"])
+def test_under_sh_the_note_on_an_export_option_names_the_builtin(builtin: str) -> None:
+    plan = run_script(f"f() {{ :; }}\n{builtin} -f f\ncp x.py /dest/after.py\n", "sh i.sh")
+    assert in_dest(plan) == ["/dest/after.py"]
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("assumed", 2, f"under the base image's sh: dash's {builtin} takes no option but -p and ends the script here, "
+                       "bash's reads them; the reader reads on as bash does")]

@@ -34,6 +34,10 @@ FILES = {"s/paged_attn.py": "import torch\nHAS_TRITON = False\n", "s/patched.py"
     ("grep --quie --fixed-str 'x = 1' patched.py && cp x.py /dest/long.py\n", ["/dest/long.py"]),
     ("diff -q paged_attn.py paged_attn.py >/dev/null && cp x.py /dest/same.py\n", ["/dest/same.py"]),
     ("cmp -s paged_attn.py patched.py || cp x.py /dest/differ.py\n", ["/dest/differ.py"]),
+    # -F: '.' is only a dot, so 'a.c' is not in 'abc' (as a regular expression it would match).
+    ("grep -qF a.c <<EOF\nabc\nEOF\ncp x.py /dest/s$?.py\n", ["/dest/s1.py"]),
+    # -w: the first '==' of 'a===' follows a letter; the one a character on is a word of its own.
+    ("grep -qw == <<EOF\na===\nEOF\ncp x.py /dest/s$?.py\n", ["/dest/s0.py"]),
 ])
 @pytest.mark.parametrize("run", BOTH)
 def test_the_text_decides_the_status(script: str, placed: list[str], run: str) -> None:

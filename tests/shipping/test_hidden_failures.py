@@ -57,6 +57,10 @@ from tests.shipping.conftest import plan_of, script_context
     ("cp a.py /d/a.py 2>/tmp/log", ()),
     ("cp a.py /d/a.py 2> /dev/null >/dev/null", ("2>/dev/null",)),
     ("cp a.py /d/a.py 2>/dev/null || true", ("2>/dev/null", "|| true")),
+    # A target quoted in parts is still /dev/null once the quotes go (bash and dash write nothing to a file).
+    ("cp a.py /d/a.py 2>/dev/\"null\"", ("2>/dev/null",)),
+    ("cp a.py /d/a.py &>'/dev'/null", ("&>/dev/null",)),
+    ("cp a.py /d/a.py >/dev/nu''ll 2>&1", (">/dev/null 2>&1",)),
 ])
 def test_what_hides_a_copys_failure_is_named(line: str, hides: tuple[str, ...]) -> None:
     (copy, *_) = read_install_script(line + "\n", "/w").copies

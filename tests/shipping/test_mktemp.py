@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import run_script
+from tests.shipping.conftest import in_dest, run_script
 
 
 @pytest.mark.parametrize(("line", "shown", "folder"), [
@@ -57,3 +57,11 @@ def test_mktemp_reads_tmpdir_from_its_environment(script: str, folder: str) -> N
 def test_mktemp_changes_nothing_the_build_placed() -> None:
     plan = run_script("cp x.py /dest/x.py\nT=$(mktemp -d)\nmktemp -p /dest\n")
     assert plan.notes == () and "/dest/x.py" in plan.image
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_the_name_mktemp_prints_is_never_empty(run: str) -> None:
+    # Unknown as it is, the name is one word: '[ -n "$T" ]' holds and '[ -z "$T" ]' does not, as in sh.
+    plan = run_script('T=$(mktemp -d)\n[ -n "$T" ] && cp x.py /dest/made.py\n[ -z "$T" ] && cp x.py /dest/empty.py\n'
+                      'exit 0\n', run)
+    assert in_dest(plan) == ["/dest/made.py"] and plan.notes == ()

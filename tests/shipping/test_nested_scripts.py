@@ -42,3 +42,21 @@ def test_a_script_that_nests_too_deeply_to_parse_is_noted_at_its_first_line() ->
     assert "/opt/x.py" not in plan.image
     assert [(n.kind, n.file, n.line, n.text, n.reason) for n in plan.notes] == [
         ("stop", "s/i.sh", 1, "#!/bin/sh", "nests too deeply to be read: s/i.sh is not read")]
+
+
+def test_an_eval_that_evaluates_itself_is_read_to_the_nesting_limit_and_noted() -> None:
+    # bash and dash recurse until they run out of stack; the reader follows eval as deep as a script may nest:
+    # i.sh runs two levels below the RUN's shell, so MAX_DEPTH - 2 evals run before the next one is noted.
+    script = "n=0\ns='n=$((n+1)); eval \"$s\"'\neval \"$s\"\ncp x.py \"/w/s/evals$n.py\"\n"
+    plan = plan_of(script_context(script, run="cd /w/s && bash i.sh"))
+    assert f"/w/s/evals{MAX_DEPTH - 2}.py" in plan.image
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 3, f"eval nests more than {MAX_DEPTH} deep; the reader does not follow this one")]
+
+
+def test_a_first_line_with_hash_bang_further_along_is_no_interpreter_line() -> None:
+    # The kernel takes '#!' only as a file's first two bytes: 'X#!/usr/bin/python3' gives ENOEXEC, so the RUN's sh
+    # runs the file itself ("X#!/usr/bin/python3: not found", as dash says) and reads on to the copy.
+    plan = plan_of(script_context("X#!/usr/bin/python3\ncp x.py /w/s/after.py\n"))
+    assert plan.image["/w/s/after.py"].source == "s/x.py"
+    assert [(n.kind, n.line, n.text) for n in plan.notes] == [("program", 1, "X#!/usr/bin/python3")]

@@ -24,3 +24,9 @@ def test_output_up_to_the_limit_is_built_and_the_percent_sign_counts_toward_it()
     # The field at the limit itself: the '%' after it is one character past, so printf's text is not built.
     assert printf_output(f"%{MAX_WORD}s%%", ["x"]) is None
     assert printf_output(f"%{MAX_WORD}s" + "%%" * 100, ["x"]) is None
+
+
+def test_an_octal_escape_ends_at_the_first_character_that_is_not_an_octal_digit() -> None:
+    # bash, dash and coreutils' printf: '\18' is \1 then an '8', '\1A' is \1 then an 'A'; in a %b argument too.
+    assert printf_output("\\18|\\1A|\\0779", []) == "\x018|\x01A|?9"
+    assert printf_output("%b", ["\\018|\\0101A"]) == "\x018|AA"

@@ -269,3 +269,8 @@ def test_shift_by_a_word_that_is_not_a_number_is_what_the_shell_makes_of_it(sheb
     plan = plan_of(script_context(f"{shebang}set -- cuda\nshift x || cp x.py /opt/failed.py\ncp x.py \"/opt/$1.py\"\n"))
     assert sorted(p for p in plan.image if p.startswith("/opt/")) == placed
     assert [n.kind for n in plan.notes if n.file == "s/i.sh"] == ["fails"]
+
+
+def test_set_with_words_that_are_not_options_sets_the_arguments() -> None:
+    # 'set ab cd' without '--': bash and dash take any word not starting with - or + for the first argument.
+    assert printed("set ab cd; echo $1-$2-$#") == "ab-cd-2"

@@ -180,6 +180,7 @@ def test_a_here_document_ends_at_a_delimiter_on_the_last_line_without_a_line_bre
     # Comments and continuation lines.
     ("echo a # comment\n# whole line\necho b\\\nc d#e", "1:echo a; 3:echo bc d#e"),
     ("echo a\\\n  b\r\necho c\r\n", "1:echo a b; 3:echo c"),
+    ("cp a \\\r\n  b\r\necho c\r\n", "1:cp a b; 3:echo c"),  # CRLF line endings: a continued line still continues
 ])
 def test_a_script_parses_into_the_shells_grammar(script: str, tree: str) -> None:
     assert show(script) == tree
@@ -250,6 +251,23 @@ def test_a_bash_array_element_is_assigned_under_its_whole_name() -> None:
 def test_a_script_starts_at_the_line_it_is_given() -> None:
     (item,) = parse_script("\r\n\ufeffecho a\n", first_line=7).items  # a RUN line numbers its commands from its own
     assert item.first.commands[0].line == 7 + 1
+
+
+def test_blanks_alone_make_no_token() -> None:
+    # A text of blanks (a RUN line's, a $( ) of nothing): bash and dash run nothing, and the lexer reads no word.
+    assert [token.kind for token in Lexer(" \t").run()] == ["eof"]
+    assert parse_script("\t \r").items == ()
+    # bash and dash: $( ) is an empty substitution, so the copy lands at /dest/a.py.
+    plan = run_script("V=$( )\ncp x.py /dest/a$V.py\n")
+    assert in_dest(plan) == ["/dest/a.py"] and plan.notes == ()
+
+
+def test_a_bash_arithmetic_command_keeps_its_line() -> None:
+    (_, item) = parse_script("true\n(( N > 1 )) && echo y\n", bash=True).items
+    assert (item.first.commands[0].line, item.first.commands[0].text) == (2, "(( N > 1 ))")
+    # Its note (N is only the image's) is dated on that line.
+    plan = run_script("true\n(( N > 1 )) && cp x.py /dest/a.py\n")
+    assert [(n.kind, n.line, n.text) for n in plan.notes] == [("assumed", 2, "(( N > 1 ))")]
 
 
 # -- what the grammar means to the reader --------------------------------------

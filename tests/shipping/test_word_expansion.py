@@ -15,7 +15,7 @@ import pytest
 from patcher.shipping.shell_nodes import Simple, Sub
 from patcher.shipping.shell_syntax import parse_script
 from patcher.shipping.shell_words import Unbound, Unknowns, Word, expand, expand_one, is_known, pattern_regex
-from tests.shipping.conftest import image_of, plan_of, script_context
+from tests.shipping.conftest import image_of, in_dest, plan_of, run_script, script_context
 
 
 class Scope:
@@ -147,6 +147,20 @@ def test_parameter_operators_follow_the_shell(text: str, expected: str) -> None:
 def test_a_question_mark_expansion_of_an_empty_value_is_an_error() -> None:
     with pytest.raises(Unbound, match="E"):
         one("${E:?m}", Scope({"E": ""}))
+
+
+def test_a_question_mark_expansion_says_the_value_is_empty() -> None:
+    # bash: "E: parameter null or not set"; the reader says which of the two it is.
+    with pytest.raises(Unbound) as raised:
+        one("${E:?}", Scope({"E": ""}))
+    assert raised.value.reason == "$E is empty, so ${E:?} ends the shell here"
+
+
+def test_a_length_at_the_start_of_a_here_document_expands_to_the_values_length() -> None:
+    # bash 5.2 and dash 0.5.12 both read "3" from the body "${#X}": only the length, nothing of the braces after it.
+    for run in ("bash i.sh", "dash i.sh"):
+        plan = run_script("X=abc\nread N <<EOF\n${#X}\nEOF\ncp x.py /dest/$N.py\n", run)
+        assert in_dest(plan) == ["/dest/3.py"] and plan.notes == ()
 
 
 # Each expected value is what bash 5.2.15 printed for the same expansion.
