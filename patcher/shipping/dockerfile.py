@@ -34,7 +34,6 @@ from .shell_records import MAX_STEPS, STEPS_PAST, Build, CommandContext, Exit, S
 from .shell_words import is_known
 
 DEFAULT_SHELL = ("/bin/sh", "-c")
-_ARCHIVES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst", ".tzst")
 _PLATFORM_ARGS = ("BUILDPLATFORM", "BUILDOS", "BUILDARCH", "BUILDVARIANT", "TARGETPLATFORM", "TARGETOS",
                   "TARGETARCH", "TARGETVARIANT")
 _COPY_FLAGS = frozenset({"from", "chown", "chmod", "link", "parents", "exclude", "checksum", "keep-git-dir",
@@ -145,13 +144,16 @@ class Evaluated:
 
 
 def evaluate(text: str, context: list[str], read_context: Callable[[str], str | None], target: str | None = None,
-             where: str = "Dockerfile") -> Evaluated:
-    """Build every stage of the Dockerfile ``text`` over the context files ``context``."""
-    return _Evaluator(context, read_context, where).run(read_instructions(text, where), target)
+             where: str = "Dockerfile", unpacks: Callable[[str], bool] = lambda path: False) -> Evaluated:
+    """Build every stage of the Dockerfile ``text`` over the context files ``context``; ``unpacks``: whether ADD
+    unpacks a context file (a tar archive by its bytes: ``add_archives``)."""
+    return _Evaluator(context, read_context, where, unpacks).run(read_instructions(text, where), target)
 
 
 class _Evaluator:
-    def __init__(self, context: list[str], read_context: Callable[[str], str | None], where: str):
+    def __init__(self, context: list[str], read_context: Callable[[str], str | None], where: str,
+                 unpacks: Callable[[str], bool] = lambda path: False):
+        self.unpacks = unpacks
         self.paths = context
         self.path_set = set(context)
         self.folders = {posixpath.dirname(p) for p in context}
@@ -456,9 +458,10 @@ class _Evaluator:
             note.unread(ctx, f"{source} {WILDCARD_MATCH_EXCLUDED}", scope=(dest,))
         a_folder = any(rel for _, rel in files)  # its contents land inside DEST, even if all are left out
         files = [(path, rel) for path, rel in files if not flags.excluded(rel)]
-        if instruction.keyword == "ADD" and any(p.endswith(_ARCHIVES) for p, _ in files):
+        archives = {p for p, _ in files if self.unpacks(p)} if instruction.keyword == "ADD" else set()
+        if archives:
             note.unread(ctx, "ADD unpacks the archive it names; the files in it are not followed", scope=(dest,))
-            files = [(p, r) for p, r in files if not p.endswith(_ARCHIVES)]
+            files = [(p, r) for p, r in files if p not in archives]
         inside = folder or a_folder
         for path, rel in files:
             if rel:

@@ -7,6 +7,7 @@ from typing import Mapping
 
 from ..archive.tree import SourceTree
 from ..errors import ShippingError
+from .add_archives import unpacks
 from .dockerfile import Dockerfile, evaluate
 from .dockerignore import (DOCKERIGNORE, MAX_PATTERN_PAIRS, IgnoreRule, glob_regex, has_glob, is_ignored,
                            parse_dockerignore)
@@ -197,7 +198,8 @@ def plan_shipping(tree: SourceTree, target: str | None = None) -> ShipPlan:
     ignored = tuple(p for p in all_paths if is_ignored(rules, p))
     skipped = set(ignored)
     paths = [p for p in all_paths if p not in skipped]
-    evaluated = evaluate(text, paths, lambda path: _script_text(tree, path), target)
+    evaluated = evaluate(text, paths, lambda path: _script_text(tree, path), target,
+                         unpacks=lambda path: _unpacks(tree, path))
     image = evaluated.image.files
     copied: dict[str, str] = {}
     copied_by: dict[str, int] = {}
@@ -240,6 +242,12 @@ def _check_size(tree: SourceTree, path: str) -> None:
     if size > MAX_SCRIPT:
         raise ShippingError(f"is {size} bytes; patcher follows scripts of at most {MAX_SCRIPT}", where=path,
                             hint="a Dockerfile or install script this large is not the vendor's: check the input")
+
+
+def _unpacks(tree: SourceTree, path: str) -> bool:
+    """Whether ADD unpacks the context file at ``path`` (a tar archive, by its first bytes)."""
+    with tree.open(path) as stream:
+        return unpacks(stream)
 
 
 def _script_text(tree: SourceTree, path: str) -> str | None:

@@ -14,12 +14,33 @@ name are unread; a source missing from the context fails the build.
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import io
+import lzma
+import tarfile
+
 import pytest
 
 from patcher.errors import ShippingError
+from patcher.shipping.add_archives import unpacks
 from tests.shipping.conftest import plan_of
 
-CONTEXT = {"main.py": "", "pkg/a.py": "", "pkg/sub/b.py": "", "data.tar.gz": "", "notes.md.txt": ""}
+
+def tar_of(files: dict[str, bytes]) -> bytes:
+    """A tar archive holding ``files``."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+TAR = tar_of({"inner/x.py": b"x = 1\n"})
+CONTEXT: dict[str, str | bytes] = {"main.py": "", "pkg/a.py": "", "pkg/sub/b.py": "", "data.tar.gz": gzip.compress(TAR),
+                                   "notes.md.txt": ""}
 
 
 def built(dockerfile: str, target: str | None = None):  # type: ignore[no-untyped-def]
@@ -139,6 +160,46 @@ def test_copy_and_add_place_files_as_buildkit_does(copy: str, placed: dict[str, 
 ])
 def test_what_a_copy_cannot_follow_is_noted(dockerfile: str, found: list[object]) -> None:
     assert notes(dockerfile) == found
+
+
+@pytest.mark.parametrize(("name", "data"), [
+    ("payload.bin", TAR), ("payload.bin", gzip.compress(TAR)), ("payload.bin", bz2.compress(TAR)),
+    ("payload.bin", lzma.compress(TAR)), ("payload.zst", b"\x28\xb5\x2f\xfd" + bytes(64)),
+])
+def test_add_unpacks_a_tar_archive_whatever_its_name(name: str, data: bytes) -> None:
+    # "solely based on the contents of the file, not the name of the file" (the Dockerfile reference)
+    plan = plan_of({"Dockerfile": f"FROM base\nADD {name} /opt/\n", name: data})
+    assert f"/opt/{name}" not in plan.image
+    assert [(n.kind, n.reason) for n in plan.notes] == [
+        ("unread", "ADD unpacks the archive it names; the files in it are not followed")]
+
+
+@pytest.mark.parametrize(("name", "data"), [
+    ("empty.tar.gz", b""), ("notes.gz", gzip.compress(b"plain text, not a tar\n" * 40)), ("fake.tar", b"x" * 2048),
+    ("broken.tar.gz", b"\x1f\x8b\x08" + b"not deflate" * 10), ("zeros.tar", bytes(2048)),
+])
+def test_add_copies_a_file_that_is_no_tar_archive_as_it_is(name: str, data: bytes) -> None:
+    plan = plan_of({"Dockerfile": f"FROM base\nADD {name} /opt/\n", name: data})
+    assert plan.image[f"/opt/{name}"].source == name and plan.notes == ()
+
+
+class _Counted(io.BytesIO):
+    """A stream that remembers how much was read from it."""
+
+    taken = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = super().read(size)
+        self.taken += len(data)
+        return data
+
+
+def test_a_compressed_bomb_is_read_no_further_than_its_head() -> None:
+    # 64 MiB of zeros compress to 64 KB: the reader reads 64 KiB of the file and inflates one tar block of it.
+    bomb = _Counted(gzip.compress(bytes(64 * 1024 * 1024), compresslevel=9) + bytes(1024 * 1024))
+    assert not unpacks(bomb) and bomb.taken <= 64 * 1024
+    plan = plan_of({"Dockerfile": "FROM base\nADD zeros.gz /opt/\n", "zeros.gz": bomb.getvalue()})
+    assert plan.image["/opt/zeros.gz"].source == "zeros.gz"
 
 
 def test_an_add_of_an_archive_still_places_its_other_sources() -> None:
