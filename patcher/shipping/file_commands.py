@@ -15,9 +15,10 @@ it, and a file keeps DEST as its name; each such reading is noted as assumed.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Literal
 
 from .image_fs import Kind, Placement, Step, normalise, under
+from .shell_words import is_known
 from .tool_options import Options, read_options
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[str], destination: str, *,
              recursive: bool, into: bool | None, move: bool = False, link: bool = False,
              no_clobber: bool = False, written: str | None = None, dangling: bool = False,
-             through: bool | None = None, recorded: bool = True) -> bool:
+             through: bool | None = None, recorded: bool = True, backup: Backup | None = None) -> bool:
     """Copy (or move, or link) image paths ``sources`` to ``destination``, as ``command`` would; False if it fails.
 
     ``into`` True: ``destination`` is a folder to copy into (``-t``, several
@@ -39,7 +40,8 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
     no failure (``ln -s`` makes a link to it all the same). ``through``: a
     symbolic link at the destination is written through (``cp``), not
     replaced (``mv``, ``install``, ``rsync``); by default, unless moving. ``recorded`` False: the command's
-    copy is in the script's record already (a link ``mv`` moves is made again at its new name).
+    copy is in the script's record already (a link ``mv`` moves is made again at its new name). ``backup``:
+    a file about to be replaced is kept under a backup name first (``-b``, ``--backup``, ``-S``).
     """
     fs = shell.build.fs
     written = destination if written is None else written
@@ -115,6 +117,7 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
         if is_dir:  # a file has nothing below it: no need to look through every placed file
             moved += [(path, placed) for path, placed in fs.below(source)]
         if not is_dir and source not in fs.files:
+            _back_up(shell, target, backup, step)
             fs.write_other(target, through=through)  # a file the build wrote from elsewhere
             continue
         if is_dir:
@@ -127,10 +130,59 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
         for path, placed in moved:
             relative = path[len(source):].lstrip("/")
             image = posixpath.join(target, relative) if relative else target
+            _back_up(shell, image, backup, step)
             fs.place(image, Placement(placed.source, placed.steps + (step,), shell.build.tick()), through=through)
         if move and not link:
             fs.remove(source)
     return ok
+
+
+Backup = tuple[str, str]  # (control: "simple", "numbered" or "existing"; the simple suffix)
+_CONTROLS = {"none": "", "off": "", "simple": "simple", "never": "simple", "existing": "existing", "nil": "existing",
+             "numbered": "numbered", "t": "numbered"}
+
+
+def backup_mode(shell: "Shell", ctx: "CommandContext", command: str, o: Options,
+                env: dict[str, str] | None) -> Backup | None | Literal[False]:
+    """GNU's ``-b``, ``--backup[=CONTROL]`` and ``-S SUFFIX`` (which alone asks for backups too), as coreutils 9.1
+    reads them; CONTROL, or else $VERSION_CONTROL, may be any unique prefix of a name, and $SIMPLE_BACKUP_SUFFIX
+    replaces '~' (both as the command's environment has them). None: no backups; False: the command refuses
+    the line."""
+    suffix = o.values.get("S", o.values.get("suffix"))
+    if not (o.flags & {"b", "backup"} or "backup" in o.values or suffix is not None):
+        return None
+    environment = shell.environment(env)
+    given = o.values.get("backup") or environment.get("VERSION_CONTROL") or "existing"
+    names = [name for name in _CONTROLS if name.startswith(given)] if is_known(given) else []
+    controls = {_CONTROLS[name] for name in names}
+    if given in _CONTROLS:
+        controls = {_CONTROLS[given]}
+    if len(controls) != 1:
+        shell.note(ctx, "fails", f"{command}: invalid argument '{shell.show(given)}' for 'backup type'")
+        return False
+    control = controls.pop()
+    if not control:
+        return None
+    suffix = suffix if suffix is not None else environment.get("SIMPLE_BACKUP_SUFFIX") or "~"
+    return control, suffix if is_known(suffix) and "/" not in suffix else "~"
+
+
+def _back_up(shell: "Shell", path: str, backup: Backup | None, step: Step) -> None:
+    """Before ``path`` is replaced, keep what stands there under its backup name (GNU backupfile.c)."""
+    fs = shell.build.fs
+    if backup is None or fs.kind(path) is not Kind.FILE:
+        return  # nothing there, a folder (not backed up), or a base-image file the reader cannot see
+    control, suffix = backup
+    numbers = [int(p[len(path) + 2:-1]) for p in list(fs.files) + list(fs.others)
+               if p.startswith(path + ".~") and p.endswith("~") and p[len(path) + 2:-1].isdigit()
+               and p[len(path) + 2:-1].isascii()] if control != "simple" else []
+    name = f"{path}.~{max(numbers, default=0) + 1}~" if control == "numbered" or numbers else path + suffix
+    resolved = fs.resolve(path)
+    if resolved in fs.files:
+        held = fs.files[resolved]
+        fs.place(name, Placement(held.source, held.steps + (step,), shell.build.tick()))
+    else:
+        fs.write_other(name)
 
 
 def _target(shell: "Shell", ctx: "CommandContext", command: str, source: str, destination: str, written: str,
@@ -177,25 +229,29 @@ def _target(shell: "Shell", ctx: "CommandContext", command: str, source: str, de
 
 # -- each command ----------------------------------------------------------
 
-def cp(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+def cp(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:
     """``cp [-rRaTfinpv...] [-t DIR] SRC... DEST``."""
     o = read_options("cp", args)
-    return _copy_like(shell, ctx, "cp", o, recursive=bool(o.flags & {"a", "R", "r", "archive", "recursive"}),
+    return _copy_like(shell, ctx, "cp", o, env, recursive=bool(o.flags & {"a", "R", "r", "archive", "recursive"}),
                       through="remove-destination" not in o.flags, no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
 
 
-def mv(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+def mv(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:
     """``mv [-fnTv] [-t DIR] SRC... DEST``: like ``cp -r``, then the source is gone."""
     o = read_options("mv", args)
-    return _copy_like(shell, ctx, "mv", o, recursive=True, move=True,
+    return _copy_like(shell, ctx, "mv", o, env, recursive=True, move=True,
                       no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
 
 
-def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, *, recursive: bool,
-               move: bool = False, no_clobber: bool = False, through: bool | None = None) -> bool | None:
+def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, env: dict[str, str] | None, *,
+               recursive: bool, move: bool = False, no_clobber: bool = False,
+               through: bool | None = None) -> bool | None:
     if o.unknown:
         shell.unread(ctx, f"{command} with {', '.join(o.unknown)}, which the reader does not follow")
         return None
+    backup = backup_mode(shell, ctx, command, o, env)
+    if backup is False:
+        return False
     operands = o.operands
     if "parents" in o.flags and len(operands) >= 2:
         # cp --parents a/b/c DEST makes DEST/a/b/c: each source keeps the path it was named by.
@@ -205,7 +261,7 @@ def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, 
             target = posixpath.join(shell.path(destination), posixpath.normpath(source).lstrip("/"))
             shell.build.fs.make_dir(posixpath.dirname(target))
             ok &= transfer(shell, ctx, command, [shell.path(source, keep_slash=True)], target, recursive=recursive,
-                           into=False, move=move, no_clobber=no_clobber, through=through)
+                           into=False, move=move, no_clobber=no_clobber, through=through, backup=backup)
         return ok
     directory = o.values.get("t") or o.values.get("target-directory")
     into: bool | None = True
@@ -219,15 +275,18 @@ def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, 
         into = False if o.flags & {"T", "no-target-directory"} else (True if len(sources) > 1 else None)
     return transfer(shell, ctx, command, [shell.path(s, keep_slash=True) for s in sources], shell.path(destination),
                     recursive=recursive, into=into, move=move, no_clobber=no_clobber,
-                    written=shell.path(destination, keep_slash=True), through=through)
+                    written=shell.path(destination, keep_slash=True), through=through, backup=backup)
 
 
-def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+def install(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:
     """``install [-D] [-m MODE] [-t DIR] SRC... DEST`` and ``install -d DIR...``."""
     o = read_options("install", args)
     if o.unknown:
         shell.unread(ctx, f"install with {', '.join(o.unknown)}, which the reader does not follow")
         return None
+    backup = backup_mode(shell, ctx, "install", o, env)
+    if backup is False:
+        return False
     if o.flags & {"d", "directory"}:
         for operand in o.operands:
             shell.build.fs.make_dir(shell.path(operand))
@@ -237,7 +296,7 @@ def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | No
         if "D" in o.flags:
             shell.build.fs.make_dir(shell.path(directory))
         return transfer(shell, ctx, "install", [shell.path(s) for s in o.operands], shell.path(directory),
-                        recursive=False, into=True, through=False)
+                        recursive=False, into=True, through=False, backup=backup)
     if len(o.operands) < 2:
         shell.note(ctx, "fails", "install needs a source and a destination")
         return False
@@ -257,15 +316,24 @@ def install(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | No
             if shell.build.fs.kind(shell.path(destination)) is not Kind.DIR:
                 into = False
     return transfer(shell, ctx, "install", [shell.path(s) for s in sources], shell.path(destination),
-                    recursive=False, into=into, written=written, through=False)  # replaces a link, as mv
+                    recursive=False, into=into, written=written, through=False, backup=backup)  # replaces a link
 
 
-def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+def ln(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:
     """``ln [-sfnT] TARGET LINK`` and ``ln -s TARGET... DIR``: the link shows the target's files at its own path."""
     o = read_options("ln", args)
-    if o.unknown or o.flags & {"r", "relative"}:
-        shell.unread(ctx, f"ln with {', '.join(o.unknown or ['--relative'])}, which the reader does not follow")
+    if o.unknown:
+        shell.unread(ctx, f"ln with {', '.join(o.unknown)}, which the reader does not follow")
         return None
+    backup = backup_mode(shell, ctx, "ln", o, env)
+    if backup is False:
+        return False
+    symbolic = bool(o.flags & {"s", "symbolic"})
+    # -r: TARGET is named from the current folder, and the link holds the way to it from the link's folder.
+    relative = bool(o.flags & {"r", "relative"})
+    if relative and not symbolic:
+        shell.note(ctx, "fails", "ln cannot do --relative without --symbolic")
+        return False
     directory = o.values.get("t") or o.values.get("target-directory")
     into: bool | None = True
     if directory is not None:
@@ -279,7 +347,6 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     else:
         shell.note(ctx, "fails", "ln needs a target")
         return False
-    symbolic = bool(o.flags & {"s", "symbolic"})
     link_path = shell.path(link_at)
     fs = shell.build.fs
     if into is False and fs.kind(link_path) is Kind.DIR and link_path not in fs.links:
@@ -290,7 +357,7 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
         into = True  # -n: the link goes inside the folder, as without it
     ok = True
     for target in targets:
-        if symbolic and not target.startswith("/"):
+        if symbolic and not target.startswith("/") and not relative:
             # A relative symlink target is read from the link's own folder, not from the current one.
             base = link_path if into or shell.build.fs.kind(link_path) is Kind.DIR else posixpath.dirname(link_path)
             resolved = fs.physical(posixpath.join(base, target))
@@ -298,7 +365,11 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
             resolved = shell.path(target)
         # -f removes what stands at LINK; a folder there (without -T or -n) takes the link inside it instead.
         inside = into if into is not None else (link_at.endswith("/") or shell.build.fs.kind(link_path) is Kind.DIR)
-        if o.flags & {"f", "force"} and not inside:
+        if backup is not None and not inside:
+            _back_up(shell, link_path, backup, Step(shell.file, ctx.line, "ln", ctx.hides, ctx.stops_on_error,
+                                                    shell.build.stage, shell.build.tick()))
+            shell.build.fs.remove(link_path)
+        elif o.flags & {"f", "force"} and not inside:
             shell.build.fs.remove(link_path)
         made = transfer(shell, ctx, "ln", [resolved], link_path, recursive=True, into=into, link=True,
                         written=shell.path(link_at, keep_slash=True), dangling=symbolic)
@@ -309,13 +380,15 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
             made_at = fs.resolve(made_at, last=False)
             fs.links[made_at] = resolved
             fs.relative.pop(made_at, None)
-            if not target.startswith("/"):
+            if relative:
+                fs.relative[made_at] = posixpath.relpath(fs.resolve(resolved), fs.resolve(posixpath.dirname(made_at)))
+            elif not target.startswith("/"):
                 fs.relative[made_at] = target
         ok &= made
     return ok
 
 
-def rsync(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+def rsync(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:
     """``rsync -a SRC... DEST``: ``SRC/`` copies what is in SRC, ``SRC`` copies SRC itself into DEST."""
     o = read_options("rsync", args)
     if o.unknown or o.flags & {"n", "u", "update"}:
@@ -383,7 +456,7 @@ def _rsync_unseen(shell: "Shell", ctx: "CommandContext", path: str, contents: bo
     shell.note(ctx, "unread", reason, scope=(reach,))
 
 
-def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+def rm(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:
     """``rm [-rfv] PATH...``."""
     o = read_options("rm", args)
     if o.unknown:  # --help removes nothing; GNU takes '--recur' for --recursive: not guessed
@@ -417,7 +490,7 @@ def rm(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
     return ok
 
 
-def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:
     """``mkdir [-p] [-m MODE] DIR...``: without -p, a folder that is already there is a failure."""
     o = read_options("mkdir", args)  # --context[=CTX]: 'mkdir --context DIR' makes DIR
     if o.unknown:
@@ -440,7 +513,7 @@ def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None
     return ok
 
 
-def touch(shell: "Shell", ctx: "CommandContext", args: list[str]) -> bool | None:
+def touch(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:
     """``touch FILE...``: creates an empty file where none is known (a placed file keeps its content)."""
     o = read_options("touch", args)
     ok = True
@@ -468,6 +541,7 @@ def folder_there(shell: "Shell", ctx: "CommandContext", command: str, path: str)
     return True
 
 
-FILE_COMMANDS: dict[str, Callable[["Shell", "CommandContext", list[str]], "bool | None"]] = {
+# Each takes the shell, the command's context, its arguments and the variables of its environment (VAR=x cmd).
+FILE_COMMANDS: dict[str, Callable[["Shell", "CommandContext", list[str], "dict[str, str] | None"], "bool | None"]] = {
     "cp": cp, "mv": mv, "install": install, "ln": ln, "rsync": rsync, "rm": rm, "mkdir": mkdir, "touch": touch,
 }

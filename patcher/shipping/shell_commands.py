@@ -256,7 +256,7 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             return None
         if _prints(base, argv[1:]):
             shell.emit_unknown()  # 'cp -v' lists what it copies: a $(...) or a pipe around it hears that
-        return FILE_COMMANDS[base](shell, ctx, argv[1:])
+        return FILE_COMMANDS[base](shell, ctx, argv[1:], env)
     if base in SHELLS:
         return run_shell(shell, argv, ctx, env, stdin)
     if base.startswith("python"):

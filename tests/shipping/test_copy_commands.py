@@ -148,7 +148,7 @@ def test_rm_removes_what_it_names_and_nothing_beside_it() -> None:
     ("cp --attributes-only x.py /made/", "cp with --attributes-only"),
     ("cp -X x.py /made/", "cp with -X"),
     ("rsync -a --exclude='*.pyc' sub /made/", "rsync with --exclude=*.pyc"),
-    ("ln --relative -s x.py /made/", "ln with --relative"),
+    ("ln --relative -s --bogus x.py /made/", "ln with --bogus"),
     ("install --strip-program=x --bogus x.py /made/", "install with --bogus"),
     ("rm -f --ve /made/x.py", "rm with --ve"),  # --verbose or --version: GNU rm refuses it as ambiguous
     ("mkdir --bogus /made/b", "mkdir with --bogus"),  # GNU mkdir refuses it and makes nothing

@@ -258,3 +258,21 @@ def test_a_moved_relative_link_reads_its_target_from_its_new_folder(move: str) -
 def test_a_link_made_again_with_an_absolute_target_forgets_its_relative_text() -> None:
     script = "mkdir -p /made/a/b /made/b\nln -s b /made/a/k\nln -sfn /made/a/b /made/a/k\nmv /made/a/k /made/q\ncp x.py /made/q/\n"
     assert placed(script) == {"/made/a/b/x.py": X, "/made/q/x.py": X}
+
+
+# -- ln -r: the target named from the current folder, the link holding the way from its own -------------------------
+
+
+def test_a_relative_link_made_with_minus_r_leads_to_the_target_named_from_the_current_folder() -> None:
+    assert placed("mkdir /made/d\nln -sr sub /made/d/s\n") == {"/made/d/s/y.py": Y, "/made/d/s/deep/z.py": "s/sub/deep/z.py"}
+
+
+def test_a_minus_r_link_moved_elsewhere_reads_its_relative_way_from_there() -> None:
+    # ln -sr /made/a/b /made/k holds 'a/b': moved to /made/a/k2 it leads to /made/a/a/b, which is not there.
+    script = ("mkdir -p /made/a/b /made/a/a/b\nln -sr /made/a/b /made/k\nmv /made/k /made/a/k2\n"
+              "cp x.py /made/a/k2/r.py\n")
+    assert placed(script) == {"/made/a/a/b/r.py": X, "/made/a/k2/r.py": X}
+
+
+def test_minus_r_without_minus_s_fails() -> None:
+    assert notes("ln -r x.py /made/h.py\n")[0] == ("fails", 2, "ln cannot do --relative without --symbolic")
