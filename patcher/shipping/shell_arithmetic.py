@@ -27,8 +27,18 @@ _ASSIGNMENT = re.compile(rf"\s*({_NAME})\s*([-+*/%]?)=(?!=)(.*)", re.DOTALL)
 _INTEGER = re.compile(r"\s*-?\d+\s*")
 
 
+# What Python would read where sh does not, or what the reader does not follow: a comment ('2#101' is bash's
+# base notation, '#' ends a Python line), strings, floats, subscripts, a ternary, a comma, a power, a shift or a
+# bit operation; digit separators (1_000) and 0b and 0o prefixes are looked for once the names are replaced.
+_NOT_FOLLOWED = re.compile(r"[#'\"`.\[\]@;:?,^~\\]|\*\*|<<|>>|(?<![&|])[&|](?![&|])")
+_PYTHON_NUMBER = re.compile(r"_|\b0[bBoO]")  # once the names are replaced: 1_000, 0b101, 0o17
+
+
 def evaluate(text: str, variable: VariableText) -> int | None:
     """The value of an expression without assignments, or None when the reader cannot know it."""
+    if _NOT_FOLLOWED.search(text):
+        return None
+
     def value_of(match: re.Match[str]) -> str:
         value = variable(match.group(1) or match.group(2))
         if value.strip() == "":
@@ -37,6 +47,8 @@ def evaluate(text: str, variable: VariableText) -> int | None:
 
     # A name right after a digit is part of a number (0x1F); a number with a leading 0 is octal, as in C.
     expression = re.sub(rf"\$\{{?({_NAME})\}}?|(?<![0-9A-Za-z_])({_NAME})", value_of, text)
+    if _PYTHON_NUMBER.search(expression):
+        return None
     expression = re.sub(r"(?<![\w.])0([0-7]+)\b", r"0o\1", expression)
     expression = expression.replace("&&", " and ").replace("||", " or ")
     if parse_problem(expression, strings_nest=False) is not None:  # ast recurses per level of nesting

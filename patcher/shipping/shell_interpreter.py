@@ -241,6 +241,11 @@ class Shell:
             return self.last_code
         return 0 if self.last_status else 1
 
+    @property
+    def bash_arithmetic(self) -> bool:
+        """Whether ``$((...))`` takes bash's ``++``, ``--`` and comma: under bash only."""
+        return self.program == "bash"
+
     def bash_only(self, spelled: str) -> None:
         """An expansion only bash has (``${V:1}``, ``${V^^}``, ``${V/a/b}``, ``${!V}``, ``${A[0]}``): dash 0.5.12
         says "Bad substitution" and ends (status 2), only where it is expanded; under sh the base image's shell

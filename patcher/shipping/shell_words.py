@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from .shell_arithmetic import evaluate
+from .shell_arithmetic import evaluate, run_arithmetic
 from .shell_nodes import Arith, Lit, Param, Part, Sub, Word
 
 IFS = " \t\n"
@@ -107,6 +107,10 @@ class Scope(Protocol):
 
     def bash_only(self, spelled: str) -> None:
         """An expansion only bash has is expanded (``spelled``): raise Unbound where the shell refuses it."""
+
+    @property
+    def bash_arithmetic(self) -> bool:
+        """Whether ``$((...))`` takes bash's ``++``, ``--`` and comma (dash has none of them)."""
 
 
 @dataclass(frozen=True)
@@ -359,7 +363,18 @@ def _value(part: Part, scope: Scope, assignment: bool = False) -> str:
 
 
 def _all_elements(part: Part, scope: Scope) -> tuple[str, list[str]] | None:
-    """For ``$@``, ``$*``, ``${NAME[@]}``, ``${NAME[*]}`` and ``${!NAME[@]}``: "@" or "*", and the values."""
+    """For ``$@``, ``$*``, ``${NAME[@]}``, ``${NAME[*]}`` and ``${!NAME[@]}``: "@" or "*", and the values;
+    bash's ``${@:OFFSET:LENGTH}`` (counted from ``$0``) and ``${NAME[@]:OFFSET:LENGTH}`` give a slice of them."""
+    if isinstance(part, Param) and part.op == ":" and (part.name in ("@", "*") or part.name.endswith(("[@]", "[*]"))):
+        spelled = f"${{{part.name}:...}}"
+        scope.bash_only(spelled)  # dash ends the shell here
+        whole = _all_elements(Param(part.name, "", None, part.quoted), scope)
+        if whole is None:
+            return None
+        kind, values = whole
+        values = [variable_text("0", scope), *values] if part.name in ("@", "*") else values
+        bounds = _slice(expand_one(part.arg or (), scope), len(values), scope, elements=True)
+        return (kind, values[bounds[0]:bounds[1]]) if bounds is not None else (kind, [scope.unknowns.mark(spelled)])
     if not isinstance(part, Param) or part.op not in ("", "indices"):
         return None
     if part.op == "indices":  # ${!NAME[@]}: the array's indices
@@ -447,13 +462,31 @@ def _parameter(part: Param, scope: Scope, assignment: bool = False) -> str:
         return value[:(min(cuts) if op == "%%" else max(cuts))] if cuts else value
     pattern = expand_one(word, scope)
     if op == ":":
-        offset, _, length = pattern.partition(":")
-        try:
-            start = int(offset)
-            return value[start:start + int(length)] if length else value[start:]
-        except ValueError:
-            return scope.unknowns.mark(spelled)
+        bounds = _slice(pattern, len(value), scope, elements=False)
+        return value[bounds[0]:bounds[1]] if bounds is not None else scope.unknowns.mark(spelled)
     return scope.unknowns.mark(spelled)
+
+
+def _slice(text: str, size: int, scope: Scope, elements: bool) -> tuple[int, int] | None:
+    """Where bash's ``${NAME:OFFSET[:LENGTH]}`` starts and ends in a value of ``size`` characters (``elements``:
+    in ``$@`` or an array's elements). Both are arithmetic; a negative OFFSET counts from the end, a negative
+    LENGTH (not for elements) stops that far from it. None where bash refuses it or a part is unknown."""
+    offset_text, colon, length_text = text.partition(":")
+    read = lambda part: evaluate(part, lambda name: variable_text(name, scope)) if part.strip() else 0  # noqa: E731
+    offset = read(offset_text)
+    length = read(length_text) if colon else size
+    if offset is None or length is None:
+        return None
+    if offset < 0:
+        offset += size
+        if offset < 0:
+            return 0, 0  # before the start: nothing
+    offset = min(offset, size)
+    if length >= 0:
+        return offset, min(offset + length, size)
+    if elements or size + length < offset:
+        return None  # "substring expression < 0"
+    return offset, size + length
 
 
 def pattern_regex(word: Word, scope: Scope, size: int) -> re.Pattern[str] | None:
@@ -523,8 +556,15 @@ def _longest_match(regex: re.Pattern[str], value: str, start: int) -> tuple[int,
 
 
 def _arithmetic(text: str, scope: Scope) -> str:
-    """``$((...))`` over integers and variables holding integers; anything else is unknown."""
-    value = evaluate(text, lambda name: variable_text(name, scope))
+    """``$((...))`` over integers and variables holding integers, its assignments made (``$((x += 2))``, in
+    bash and dash alike); anything else is unknown."""
+    def assign(name: str, value: int | None) -> None:
+        scope.assign(name, str(value) if value is not None else scope.unknowns.mark(f"${name}"))
+
+    if not scope.bash_arithmetic and ("++" in text or "--" in text or "," in text):
+        # dash: '++i' is +(+i), 'i++' and 'a, b' are errors; the base image's sh may be either: not followed.
+        return scope.unknowns.mark(f"$(({text}))")
+    value = run_arithmetic(text, lambda name: variable_text(name, scope), assign)
     return str(value) if value is not None else scope.unknowns.mark(f"$(({text}))")
 
 

@@ -44,6 +44,8 @@ class Scope:
     def bash_only(self, spelled: str) -> None:
         """Expanded as bash does."""
 
+    bash_arithmetic = True
+
 
 def words_of(text: str) -> tuple[Word, ...]:
     (item,) = parse_script(f"x {text}").items

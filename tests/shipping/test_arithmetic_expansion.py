@@ -1,0 +1,62 @@
+"""``$((...))`` and bash's ``${NAME:OFFSET:LENGTH}``: the numbers a script builds paths from.
+
+``$((...))`` makes its assignments (``$((x += 2))``, in bash and dash);
+bash's ``++``, ``--`` and comma are bash's only (dash reads ``++i`` as
+``+(+i)`` and refuses the rest), so under dash or sh they are unknown. What
+Python would read where sh does not (``2#101``, ``1_000``, ``0b101``) is
+never handed to Python's parser. ``${NAME:OFFSET:LENGTH}`` takes arithmetic
+in both places, a negative OFFSET from the end (past the start: nothing), a
+negative LENGTH up to that far from the end; on ``$@`` (counted from ``$0``)
+and arrays it slices their elements. Each row was run under bash 5.2 and
+dash 0.5.12.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import in_dest, run_script
+
+
+@pytest.mark.parametrize(("script", "bash", "dash"), [
+    ("x=5; : $(( x += 2 )); cp x.py /dest/$x.py\n", ["/dest/7.py"], ["/dest/7.py"]),
+    ("x=5; cp x.py /dest/$(( x = 9 ))-$x.py\n", ["/dest/9-9.py"], ["/dest/9-9.py"]),
+    ("i=0; cp x.py /dest/$(( i++ ))-$i.py\n", ["/dest/0-1.py"], []),
+    ("x=3; y=$(( x *= 2, x + 1 )); cp x.py /dest/$x-$y.py\n", ["/dest/6-7.py"], []),
+    ("my_1=4; cp x.py /dest/$(( my_1 + 2 )).py\n", ["/dest/6.py"], ["/dest/6.py"]),
+    ("cp x.py /dest/$(( 10 % 3 ))$(( 9 != 9 )).py\n", ["/dest/10.py"], ["/dest/10.py"]),
+])
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_arithmetic_expansion_makes_its_assignments(script: str, bash: list[str], dash: list[str], shell: str) -> None:
+    plan = run_script(script, f"{shell} i.sh")
+    assert in_dest(plan) == (bash if shell == "bash" else dash)
+    assert not plan.notes if in_dest(plan) else [n.kind for n in plan.notes] == ["unread"]
+
+
+@pytest.mark.parametrize("expression", ["2#101", "1_000", "0b101", "0o17", "1 # 2", "2 ** 3", "1 << 4", "6 & 3"])
+def test_what_python_reads_otherwise_or_the_reader_does_not_follow_is_unknown(expression: str) -> None:
+    plan = run_script(f"cp x.py /dest/$(( {expression} )).py\n", "bash i.sh")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("set -- a b c; cp x.py \"/dest/${@:2:1}.py\"\n", ["/dest/b.py"]),
+    ("set -- a b c; for f in \"${@:2}\"; do cp x.py /dest/$f.py; done\n", ["/dest/b.py", "/dest/c.py"]),
+    ("set -- a b c; for f in \"${@: -1}\"; do cp x.py /dest/l$f.py; done\n", ["/dest/lc.py"]),
+    ("set -- a b c; cp x.py \"/dest/${*:2}.py\"\n", ["/dest/b c.py"]),
+    ("set -- a b c; for f in \"${@:5}\"; do cp x.py /dest/n$f.py; done; cp x.py /dest/end.py\n", ["/dest/end.py"]),
+    ("arr=(p q r s); for f in \"${arr[@]:1:2}\"; do cp x.py /dest/$f.py; done\n", ["/dest/q.py", "/dest/r.py"]),
+    ("f=hello; cp x.py /dest/${f:1:-1}.py; cp x.py /dest/${f: -10}z.py; cp x.py /dest/${f:1+1}.py\n",
+     ["/dest/ell.py", "/dest/llo.py", "/dest/z.py"]),
+    ("f=hello; cp x.py /dest/${f::2}.py; cp x.py /dest/${f:2:0}q.py; cp x.py /dest/${f: -2:1}.py\n",
+     ["/dest/he.py", "/dest/l.py", "/dest/q.py"]),
+    ("f=hello; n=1; cp x.py /dest/${f:n:n+1}.py\n", ["/dest/el.py"]),
+])
+def test_bash_substrings_and_slices_are_what_bash_gives(script: str, placed: list[str]) -> None:
+    plan = run_script(script, "bash i.sh")
+    assert in_dest(plan) == placed and plan.notes == ()
+
+
+def test_a_substring_bash_refuses_is_unknown() -> None:
+    plan = run_script("f=hello; cp x.py /dest/${f:3:-3}.py\n", "bash i.sh")  # "substring expression < 0"
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
