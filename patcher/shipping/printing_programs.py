@@ -139,7 +139,7 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext, 
     if base == "cat":
         shell.emit(_catted_text(shell, argv[1:], stdin))
         return True
-    if base in ("head", "tail", "cut"):
+    if base in ("head", "tail", "cut", "tr"):
         result = filter_text(base, argv[1:], lambda operand: _standard_input(shell, stdin) if operand == "-"
                              else shell.placed_text(operand))
         if result.text is None:

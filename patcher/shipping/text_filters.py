@@ -1,6 +1,6 @@
-"""What ``head``, ``tail`` and ``cut`` print, where the reader knows the text they read (GNU coreutils 9.1).
+"""What ``head``, ``tail``, ``cut`` and ``tr`` print, where the reader knows the text they read (GNU coreutils 9.1).
 
-``V=$(printf '%s\\n' $LIST | head -n 1)`` or ``NAME=$(echo "$F" | cut -d. -f1)``
+``V=$(printf '%s\\n' $LIST | head -n 1)``, ``NAME=$(echo "$F" | cut -d. -f1)`` or ``tr a-z A-Z``
 name a path from text the build wrote: the reader computes what they print
 from a known input (a pipe, a here-document, a placed file) and keeps
 anything else unknown: several files (head and tail print a header for
@@ -36,6 +36,8 @@ def filter_text(program: str, args: list[str], read: Reader) -> Filtered:
     """``program ARGS`` on the text ``read(operand)`` gives (operand "-" is standard input; None: unknown)."""
     if program in ("head", "tail"):
         return _head_or_tail(program, args, read)
+    if program == "tr":
+        return _tr(args, read)
     return _cut(args, read)
 
 
@@ -177,3 +179,96 @@ def _ranges(text: str) -> list[tuple[int, int]] | None:
 
 def _selected(number: int, wanted: list[tuple[int, int]]) -> bool:
     return any(low <= number <= high for low, high in wanted)
+
+
+_CLASSES = {
+    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "lower": "abcdefghijklmnopqrstuvwxyz", "digit": "0123456789",
+    "alpha": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "alnum": "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "space": "\t\n\v\f\r ", "blank": "\t ", "punct": "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~",
+    "xdigit": "0123456789ABCDEFabcdef",
+}
+_TR_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "\\": "\\"}
+
+
+def _tr_set(text: str) -> str | None:
+    """tr's SET as the characters it lists, in order (ASCII, the C locale's classes); None: not followed."""
+    out: list[str] = []
+    index = 0
+    while index < len(text):
+        class_ = re.match(r"\[:([a-z]+):\]", text[index:])
+        if class_:
+            if class_.group(1) not in _CLASSES:
+                return None
+            out.extend(_CLASSES[class_.group(1)])
+            index += class_.end()
+            continue
+        if text.startswith(("[=", "["), index) and re.match(r"\[(=.=|.\*[0-9]*)\]", text[index:]):
+            return None  # [=c=] and [c*n]
+        char, index = text[index], index + 1
+        if char == "\\" and index < len(text):
+            octal = re.match(r"[0-7]{1,3}", text[index:])
+            if octal:
+                char, index = chr(int(octal.group(0), 8) & 0xFF), index + octal.end()
+            else:
+                char, index = _TR_ESCAPES.get(text[index], text[index]), index + 1
+        if index + 1 < len(text) and text[index] == "-":
+            end = text[index + 1]
+            if end >= char:  # a range; 'z-a' is refused by tr, and here left to it
+                out.extend(chr(c) for c in range(ord(char), ord(end) + 1))
+                index += 2
+                continue
+            return None
+        out.append(char)
+    return "".join(out) if all(ord(c) < 128 for c in out) else None
+
+
+def _tr(args: list[str], read: Reader) -> Filtered:
+    flags: set[str] = set()
+    operands: list[str] = []
+    long = {"--delete": "d", "--squeeze-repeats": "s", "--truncate-set1": "t", "--complement": "c"}
+    for index, arg in enumerate(args):
+        if arg == "--":
+            operands += args[index + 1:]
+            break
+        if arg in long:
+            flags.add(long[arg])
+        elif re.fullmatch(r"-[dstcC]+", arg):
+            flags.update(arg[1:])
+        elif arg.startswith("-") and len(arg) > 1:
+            return UNKNOWN
+        else:
+            operands.append(arg)
+    if flags & {"c", "C"}:
+        return UNKNOWN  # the complement of a set: not followed
+    expected = 2 if ("d" in flags) == ("s" in flags) and not ("d" in flags and len(operands) == 1) else 1
+    if "s" in flags and "d" not in flags and len(operands) in (1, 2):
+        expected = len(operands)
+    if len(operands) != expected:
+        return REFUSED  # "missing operand", "extra operand"
+    sets = [_tr_set(operand) for operand in operands]
+    if any(found is None for found in sets):
+        return UNKNOWN
+    first, second = sets[0] or "", (sets[1] or "") if len(sets) > 1 else ""
+    text = read("-")
+    if text is None or not text.isascii():
+        return UNKNOWN
+    if "d" in flags:
+        text = "".join(c for c in text if c not in first)
+        squeezed = second
+    elif len(sets) == 2:
+        if not second:
+            return REFUSED  # "when not truncating set1, string2 must be non-empty"
+        if "t" in flags:
+            first = first[:len(second)]
+        second = second + second[-1] * (len(first) - len(second))
+        table: dict[str, str] = {}
+        for old, new in zip(first, second):
+            table[old] = new  # the last mapping of a character wins, as in GNU tr
+        text = "".join(table.get(c, c) for c in text)
+        squeezed = second
+    else:
+        squeezed = first
+    if "s" in flags:
+        text = re.sub("([" + re.escape(squeezed) + "])\\1+", r"\1", text) if squeezed else text
+    return Filtered(text)

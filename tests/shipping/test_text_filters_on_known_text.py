@@ -1,4 +1,4 @@
-"""What ``head``, ``tail`` and ``cut`` print where the reader knows the text they read.
+"""What ``head``, ``tail``, ``cut`` and ``tr`` print where the reader knows the text they read.
 
 ``V=$(printf '%s\n' $LIST | head -n 1)`` and ``N=$(echo "$F" | cut -d. -f1)``
 name paths from text the build holds: a pipe, a here-document, a placed
@@ -60,6 +60,50 @@ def test_head_tail_and_cut_print_what_coreutils_prints(program: str, args: list[
     assert (result.text, result.ok) == (printed, ok)
 
 
+TR_TEXT = "Hello World-1.2\naab\\bcc..x\n"
+
+
+@pytest.mark.parametrize(("args", "printed", "ok"), [
+    (['[:upper:]', '[:lower:]'], 'hello world-1.2\naab\\bcc..x\n', True),
+    (['a-z', 'A-Z'], 'HELLO WORLD-1.2\nAAB\\BCC..X\n', True),
+    (['.', '_'], 'Hello World-1_2\naab\\bcc__x\n', True),
+    (['-s', 'a-c'], 'Hello World-1.2\nab\\bc..x\n', True),
+    (['-d', 'l'], 'Heo Word-1.2\naab\\bcc..x\n', True),
+    (['el', 'x'], 'Hxxxo Worxd-1.2\naab\\bcc..x\n', True),
+    (['\\\\', '/'], 'Hello World-1.2\naab/bcc..x\n', True),
+    (['-d', '\\n'], 'Hello World-1.2aab\\bcc..x', True),
+    (['-s', 'l', 'L'], 'HeLo WorLd-1.2\naab\\bcc..x\n', True),
+    (['-', '_'], 'Hello World_1.2\naab\\bcc..x\n', True),
+    ([' ', '\\n'], 'Hello\nWorld-1.2\naab\\bcc..x\n', True),
+    (['a-c', 'x'], 'Hello World-1.2\nxxx\\xxx..x\n', True),
+    (['-d', 'a-'], 'Hello World1.2\nb\\bcc..x\n', True),
+    (['[:alpha:]', '*'], '***** *****-1.2\n***\\***..*\n', True),
+    (['-ds', 'o', 'l'], 'Hel Wrld-1.2\naab\\bcc..x\n', True),
+    (['-t', 'abc', 'xy'], 'Hello World-1.2\nxxy\\ycc..x\n', True),
+    (['abc', 'xy'], 'Hello World-1.2\nxxy\\yyy..x\n', True),
+    (['-s', 'o'], 'Hello World-1.2\naab\\bcc..x\n', True),
+    (['--delete', 'o'], 'Hell Wrld-1.2\naab\\bcc..x\n', True),
+    (['a'], '', False),
+    ([], '', False),
+    (['-d'], '', False),
+    (['-d', 'a', 'b'], '', False),
+    (['abc', ''], '', False),
+    (['\\101', 'z'], 'Hello World-1.2\naab\\bcc..x\n', True),
+    (['a', 'b', 'c'], '', False),
+    (['lo', '\\n\\t'], 'He\n\n\t W\tr\nd-1.2\naab\\bcc..x\n', True),
+    (['[:space:]', '_'], 'Hello_World-1.2_aab\\bcc..x_', True),
+    (['[:digit:][:punct:]', '#'], 'Hello World####\naab#bcc##x\n', True),
+])
+def test_tr_prints_what_coreutils_prints(args: list[str], printed: str, ok: bool) -> None:
+    result = filter_text("tr", args, lambda operand: TR_TEXT if operand == "-" else None)
+    assert (result.text, result.ok) == (printed, ok)
+
+
+@pytest.mark.parametrize("args", [["-c", "a", "x"], ["[=a=]", "x"], ["[a*2]", "x"], ["z-a", "x"], ["é", "e"]])
+def test_tr_sets_the_reader_does_not_follow_print_an_unknown_text(args: list[str]) -> None:
+    assert filter_text("tr", args, lambda operand: TR_TEXT).text is None
+
+
 @pytest.mark.parametrize(("program", "args"), [
     ("head", ["-z"]), ("tail", ["-f"]), ("head", ["-n", "1K"]), ("head", ["a", "b"]), ("cut", ["-sd:", "-f1"]),
     ("cut", ["-d:", "-f1", "a", "unknown"]),
@@ -81,6 +125,7 @@ def test_bytes_of_a_text_past_ascii_are_unknown() -> None:
     ("V=$(printf 'a\\tb\\n' | cut -f2)\ncp x.py \"/dest/$V.py\"\n", ["/dest/b.py"]),
     ("D=$(head -n 1 sub/list.txt)\ncp x.py \"/dest/$D.py\"\n", ["/dest/first.py"]),  # a file the context holds
     ("echo abc | cut -f0 || cp x.py /dest/refused.py\n", ["/dest/refused.py"]),
+    ("N=$(echo VLLM-Ops | tr '[:upper:]' '[:lower:]' | tr - _)\ncp x.py \"/dest/$N.py\"\n", ["/dest/vllm_ops.py"]),
 ])
 @pytest.mark.parametrize("shell", ["bash", "dash"])
 def test_a_path_made_by_head_tail_or_cut_of_known_text_is_known(script: str, placed: list[str], shell: str) -> None:
