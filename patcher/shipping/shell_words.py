@@ -371,10 +371,10 @@ def _all_elements(part: Part, scope: Scope) -> tuple[str, list[str]] | None:
         whole = _all_elements(Param(part.name, "", None, part.quoted), scope)
         if whole is None:
             return None
-        kind, values = whole
-        values = [variable_text("0", scope), *values] if part.name in ("@", "*") else values
-        bounds = _slice(expand_one(part.arg or (), scope), len(values), scope, elements=True)
-        return (kind, values[bounds[0]:bounds[1]]) if bounds is not None else (kind, [scope.unknowns.mark(spelled)])
+        kind, listed = whole
+        listed = [variable_text("0", scope), *listed] if part.name in ("@", "*") else listed
+        bounds = _slice(expand_one(part.arg or (), scope), len(listed), scope, elements=True)
+        return (kind, listed[bounds[0]:bounds[1]]) if bounds is not None else (kind, [scope.unknowns.mark(spelled)])
     if not isinstance(part, Param) or part.op not in ("", "indices"):
         return None
     if part.op == "indices":  # ${!NAME[@]}: the array's indices
