@@ -533,20 +533,33 @@ def split_fields(line: str, ifs: str, count: int | None) -> list[str]:
 
 def _mapfile(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     """bash's ``mapfile``/``readarray [-t] [-d D] [-n N] [-O I] [-s N] [-u FD] [-C CB] [-c Q] [NAME]``: NAME
-    (MAPFILE) holds the lines of its input, which the reader does not know."""
+    (MAPFILE) holds the lines of its input: known where the input is (a here-document, a here-string, a pipe
+    or loop around it) and the options are ``-t`` alone; else unknown."""
     args = argv[1:]
     index = 0
+    strip, other = False, False
     while index < len(args) and args[index][:1] == "-" and args[index] != "-":
         if args[index] == "--":
             index += 1
             break
         takes_value = args[index][-1] in "dnOsuCc" and len(args[index]) == 2
+        strip = strip or args[index] == "-t"
+        other = other or args[index] != "-t"
         index += 2 if takes_value else 1
     name = args[index] if index < len(args) else "MAPFILE"
     if shell.program != "bash":
         shell.unread(ctx, f"{argv[0]} is bash's: under the base image's sh it may not exist")
-    shell.assign_array(name, None)
-    return None if shell.program != "bash" else True
+    text = None
+    if stdin is not None:
+        text = stdin if is_known(stdin) else None
+    elif shell.input is not None:  # it reads what is left of the pipe's or loop's input, to its end
+        text, shell.input.at = shell.input.text[shell.input.at:], len(shell.input.text)
+    if other or text is None or shell.program != "bash":
+        shell.assign_array(name, None)
+        return None if shell.program != "bash" else True
+    lines = re.findall(r"[^\n]*\n|[^\n]+$", text)
+    shell.assign_array(name, [line[:-1] if strip and line.endswith("\n") else line for line in lines])
+    return True
 
 
 def _alias(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

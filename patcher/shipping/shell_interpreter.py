@@ -132,6 +132,8 @@ class Shell:
             return ("e" if self.errexit else "") + ("f" if self.noglob else "")
         if name == "HOME" and name not in self.variables:
             return "/root"  # Docker sets HOME for the user RUN runs as; root's unless USER said otherwise
+        if name == "IFS" and name not in self.variables and name not in self.unset:
+            return " \t\n"  # sh sets it at startup: bash and dash take no IFS from the environment
         if name == "BASH_VERSION" and self.program == "bash" and name not in self.variables and name not in self.unset:
             return self.build.bash_version  # bash sets it (not exported): which version, only the image knows
         return self.variables.get(name)

@@ -3,8 +3,10 @@
 A process substitution is a word of its own: its command runs (what it
 copies is placed) and the word names the pipe, ``/dev/fd/63``. It stopped
 the reading before (``done < <(find ...)``, ``diff <(a) <(b)`` are common in
-bash scripts). ``mapfile``/``readarray`` fill an array from their input, which
-the reader does not know: a path built from it is unread. For dash the
+bash scripts). ``mapfile``/``readarray`` fill an array from their input: its
+lines where the reader knows it (a here-document or here-string, the pipe or
+loop around it) and ``-t`` is the only option, else unknown, and a path built
+from it is unread. For dash the
 form is a syntax error, and the script is not read on.
 """
 
@@ -41,6 +43,18 @@ def test_mapfile_fills_an_array_the_reader_cannot_know(made: str) -> None:
     plan = read(f'{made}\nfor f in "${{files[@]}}"; do cp "$f" /dest/; done\ncp x.py /dest/after.py\n')
     assert placed(plan) == ["/dest/after.py"]
     assert [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
+
+
+@pytest.mark.parametrize(("made", "files"), [
+    ("mapfile -t files <<EOF\nx.py\nsub/y.py\nEOF", ["/dest/x.py", "/dest/y.py"]),
+    ("printf 'x.py\\nsub/y.py\\n' | { mapfile -t files; for f in \"${files[@]}\"; do cp \"$f\" /dest/; done; }",
+     ["/dest/x.py", "/dest/y.py"]),
+    ("readarray -t files <<< x.py", ["/dest/x.py"]),
+    ("mapfile files <<< x.py", []),  # without -t each element keeps its newline: 'x.py\n' is no file
+])
+def test_mapfile_of_known_lines_fills_its_array_with_them(made: str, files: list[str]) -> None:
+    plan = read(f'{made}\nfor f in "${{files[@]}}"; do cp "$f" /dest/ 2>/dev/null; done\n')
+    assert placed(plan) == files
 
 
 def test_mapfile_replaces_what_its_array_held() -> None:

@@ -60,3 +60,12 @@ def test_quoted_star_joins_the_arguments_by_the_first_ifs_character(setup: str, 
 def test_a_list_split_at_commas_copies_each_file() -> None:
     plan = run_script("FILES=x.py,sub/y.py\nIFS=,\nfor f in $FILES; do cp \"$f\" /dest/; done\n")
     assert in_dest(plan) == ["/dest/x.py", "/dest/y.py"] and plan.notes == ()
+
+
+@pytest.mark.parametrize("run", BOTH)
+def test_ifs_starts_as_space_tab_and_newline_whatever_the_environment(run: str) -> None:
+    # bash and dash set IFS at startup and take none from the environment: a saved $IFS is known, and restores.
+    script = ("OLDIFS=$IFS; IFS=,; V=a,b; for i in $V; do cp x.py /dest/$i.py; done; IFS=$OLDIFS\n"
+              "W='c d'; for i in $W; do cp x.py /dest/$i.py; done\n")
+    plan = run_script(script, run)
+    assert in_dest(plan) == ["/dest/a.py", "/dest/b.py", "/dest/c.py", "/dest/d.py"] and plan.notes == ()
