@@ -85,3 +85,23 @@ def test_the_digest_changes_with_what_a_patch_is_built_from(tmp_path: Path) -> N
     template = sorted((folder.parent / "templates").rglob("*.j2"))[0]
     template.write_text(template.read_text() + "\n")
     assert not set(_digests(folder)) & set(edited)
+
+
+def test_the_digest_reads_the_templates_folder_it_is_given(tmp_path: Path) -> None:
+    # A templates folder named on the command line, away from the patches:
+    # its bytes are what the patch may render, not the (empty) folder beside them.
+    folder = write_patch_set(tmp_path / "team", {"v1-guard.toml": GUARD})
+    given = tmp_path / "shared" / "templates"
+    template = given / "v1-guard" / "route.py.j2"
+    template.parent.mkdir(parents=True)
+    template.write_text("x = 1\n")
+
+    def digest(templates: Path | None) -> str:
+        (patch,) = load_patch_set(folder, templates=templates, lazy=True).patches
+        return patch.code.digest
+
+    first = digest(given)
+    assert first == digest(given)
+    assert first != digest(None)  # the templates folder beside the patches, which holds nothing
+    template.write_text("x = 2\n")
+    assert digest(given) != first

@@ -352,6 +352,16 @@ def test_a_basic_string_after_the_first_line_is_skipped_and_what_follows_it_coun
     assert nesting_problem('limit = 1\nname = "v1"\nb = ' + "[" * 40 + "]" * 40) == (3, 33)
 
 
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_a_multiline_string_ending_in_extra_quotes_is_skipped_whole(tmp_path: Path, quote: str) -> None:
+    # Up to two quotes of the content may sit against the closing three:
+    # """a""""" holds 'a""'. The scan skips all five quotes, and what follows
+    # the string is still counted.
+    string = f"{quote * 3}a{quote * 5}"
+    assert nesting_problem(f"a = {string}\nb = " + "[" * 40 + "]" * 40 + "\n") == (2, 33)
+    assert parse_toml(f"a = {string}\nb = [[1]]\n", tmp_path / "x.toml") == {"a": f"a{quote * 2}", "b": [[1]]}
+
+
 @pytest.mark.parametrize("quote", ['"""', "'''"])
 def test_the_line_of_deep_nesting_counts_the_lines_inside_a_multiline_string(tmp_path: Path, quote: str) -> None:
     # A description over three lines, then a value nested too deep on line 5:
@@ -432,6 +442,17 @@ def test_the_templates_digest_refuses_a_folder_of_more_than_10000_entries(tmp_pa
 def test_an_unterminated_string_is_left_for_tomllib_to_place(tmp_path: Path, text: str) -> None:
     with pytest.raises(PatchSetError, match=r"^.*x\.toml: not valid TOML: .* \(at line 1, column 25\)$"):
         parse_toml(text, tmp_path / "x.toml")
+
+
+def test_an_unterminated_string_opening_the_file_is_left_for_tomllib_whatever_follows(tmp_path: Path) -> None:
+    # A quoted key whose closing quote was forgotten: the scan stops there,
+    # so tomllib names the string, not the deep value after it.
+    text = '"use_v1 = True\nb = ' + "[" * 40 + "]" * 40 + "\n"
+    assert nesting_problem(text) is None
+    with pytest.raises(PatchSetError) as refused:
+        parse_toml(text, tmp_path / "x.toml")
+    assert str(refused.value) == (
+        f"{tmp_path / 'x.toml'}: not valid TOML: Illegal character '\\n' (at line 1, column 15)")
 
 
 # Ids, names and fields that would crash later ------------------------------------------

@@ -129,6 +129,20 @@ def test_a_str_method_is_bounded_before_it_runs_and_only_if_it_can_grow() -> Non
                    {"name": "_max_len"}) == "_MAX_LEN max_len ['', 'max', 'len'] False"
 
 
+def test_expandtabs_is_refused_from_its_estimate_before_the_spaces_are_made() -> None:
+    # Ten tabs of 99 columns are estimated at 10 + 10 * 99 = 1,000 characters,
+    # within a cap of 1,000: expanded. Of 100 columns, 1,010: refused by the
+    # estimate, which names 'expandtabs' (a text made first and weighed after
+    # would be refused as "what the call returns"), by position or by name.
+    limits = RenderLimits(output=10_000, value=1000, steps=100, seconds=10, int_bits=64)
+    values = {"text": "\t" * 10}
+    assert _render("{{ text.expandtabs(99) }}", values, limits) == " " * 990
+    refused = ("template error at line 1: 'expandtabs' would be larger than the 1,000 characters a template value "
+               "may hold")
+    assert _refusal("{{ text.expandtabs(100) }}", values, limits) == refused
+    assert _refusal("{{ text.expandtabs(tabsize=100) }}", values, limits) == refused
+
+
 class _OutOfMemory:
     """A value whose text cannot be built: what a value the budgets missed would meet on a real machine."""
 
@@ -218,6 +232,26 @@ def test_a_template_block_counts_against_the_budget() -> None:
                        "and operations (a loop or recursion that does not end?)")
 
 
+def test_a_macro_imported_from_another_template_renders_and_the_import_counts_one_step(tmp_path: Path) -> None:
+    # '{% from ... import ... %}' runs the other template's code without a
+    # call or a loop: it is a step of its own, as an include is.
+    (tmp_path / "macros.j2").write_text("{% macro guard(limit) %}if max_len > {{ limit }}:\n    use_v1 = False\n"
+                                        "{% endmacro %}")
+
+    def rendered(source: str, steps: int) -> str:
+        env = make_environment(tmp_path, limits=RenderLimits(output=1000, value=1000, steps=steps, seconds=10,
+                                                             int_bits=64))
+        return render(env, source=source, values={})
+
+    imported = "{% from 'macros.j2' import guard %}"
+    assert rendered(imported + "{{ guard(8192) }}", steps=2) == "if max_len > 8192:\n    use_v1 = False\n"
+    assert rendered(imported + "x = 1", steps=1) == "x = 1"
+    with pytest.raises(TemplateFailure) as failed:
+        rendered(imported + "x = 1", steps=0)
+    assert str(failed.value) == ("template error at line 1: the template runs past its budget of 0 loop iterations, "
+                                 "calls and operations (a loop or recursion that does not end?)")
+
+
 def test_output_budget_counts_literal_text_in_loops_and_captures() -> None:
     limits = RenderLimits(output=100, value=10_000, steps=1_000, seconds=10, int_bits=64)
     assert _render("{% for i in range(10) %}0123456789{% endfor %}", limits=limits) == "0123456789" * 10
@@ -270,6 +304,8 @@ GROWING = {
     # '*' takes the width from the arguments: a tuple, each of its items a value.
     "a star width of '%'": ("{{ '%*d' % (width, 7) }}", {"width": 30_000_000}, "'%'"),
     "a star width of format": ("{{ '%*d'|format(width, 7) }}", {"width": 30_000_000}, "what 'format' returns"),
+    # Named fields take their values from a mapping: each field may be the largest of them.
+    "a mapping's values in '%'": ("{{ '%(a)s%(a)s' % {'a': text} }}", {"text": "x" * 600_000}, "'%'"),
     "a string times a number": ("{{ text * n }}", {"text": "x", "n": 30_000_000}, "'*'"),
     "a list times a number": ("{{ [0] * n }}", {"n": 5_000_000}, "'*'"),
     "str.replace's new text": ("{{ text.replace('x', text) }}", {"text": "x" * 7000}, "'replace'"),
@@ -395,6 +431,32 @@ def test_two_texts_added_past_the_cap_are_refused_before_they_are_joined() -> No
     assert message == ("template error at line 1: '+' would be larger than the 1,048,576 characters a template value "
                        "may hold")
     assert peak < PATCH_LIMITS.value  # the joined text, 2,000,000 characters, was never made
+
+
+def test_an_operand_over_the_cap_is_refused_naming_the_operator() -> None:
+    # Either side of an operator is weighed before it runs, whether or not
+    # the operator could grow it; the refusal says which operator it was.
+    values = {"text": "x" * 2_000_000}
+    for source, operator in (("{{ text + 'x' }}", "+"), ("{{ 'x' + text }}", "+"), ("{{ text - 1 }}", "-"),
+                             ("{{ 1 - text }}", "-")):
+        assert _refusal(source, values) == (f"template error at line 1: '{operator}' would be larger than the "
+                                            "1,048,576 characters a template value may hold"), source
+
+
+def test_a_float_adds_its_weight_to_the_items_beside_it() -> None:
+    # A float is written in at most 24 characters, counted on top of the
+    # rest of the list: '[0.5, text]' weighs its brackets, two separators,
+    # the float and the quoted text.
+    assert weight([0.5, "abc"], PATCH_LIMITS.value) == 2 + 2 * 2 + 24 + len("abc") + 3
+    limits = RenderLimits(output=10_000, value=1000, steps=100, seconds=10, int_bits=64)
+    assert _render("{% set row = [0.5, text] %}{{ row|length }}", {"text": "x" * 960}, limits) == "2"
+    assert _refusal("{% set row = [0.5, text] %}{{ row|length }}", {"text": "x" * 990}, limits) == (
+        "template error at line 1: this literal would be larger than the 1,000 characters a template value may hold")
+
+
+def test_percent_with_a_mapping_fills_its_named_fields() -> None:
+    assert _render("{{ '%(name)s = %(size)d' % {'name': 'max_len', 'size': 8192} }}") == "max_len = 8192"
+    assert _render("{{ '%(block)05d' % sizes }}", {"sizes": {"block": 16}}) == "00016"
 
 
 def test_a_field_of_str_format_is_weighed_before_it_is_written() -> None:
