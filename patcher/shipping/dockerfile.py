@@ -594,6 +594,12 @@ class _Evaluator:
         restore = self._mount(instruction, state, top, ctx)
         exec_form = instruction.exec_form()
         commands: list[tuple[list[str], CommandContext]] = []
+        if exec_form and exec_form[0] in _NO_PROGRAM:
+            # The exec form runs a program found on PATH, with no shell: a shell's own command is none.
+            top.note(ctx, "fails", f"{exec_form[0]} is a shell's own command, not a program the exec form can run, "
+                                   "so 'docker build' stops here")
+            restore()
+            return
         if exec_form is not None:
             commands.append((exec_form, ctx))
         elif len(instruction.heredocs) == 1 and not _without_heredocs(instruction.arguments):
@@ -675,6 +681,12 @@ class _Evaluator:
                 step()
 
         return restore
+
+
+# Shell builtins no image has as a program (RHEL-likes ship cd, read, getopts, alias... as scripts: not these).
+_NO_PROGRAM = frozenset({"eval", "export", "set", "source", ".", "exit", "shift", "return", "break", "continue",
+                         "local", "declare", "typeset", "readonly", "unset", "trap", "let", "pushd", "popd", "dirs",
+                         "shopt", "mapfile", "readarray"})
 
 
 def _is_url(instruction: Instruction, source: str) -> bool:

@@ -20,6 +20,9 @@ from typing import Iterator
 
 
 _MAX_HOPS = 40  # symbolic links Linux follows in one lookup before ELOOP
+# Where a program's path takes more links than Linux follows (ELOOP, "Too many levels of symbolic links"):
+# nothing is there, and nothing can be made there.
+LOOPED = "/(too many levels of symbolic links)"
 _MAX_ALIASES = 64  # paths one image path is shown at through links: a bound, far above what builds make
 
 
@@ -113,6 +116,8 @@ class ImageFS:
     def kind(self, path: str) -> Kind:
         """What stands at ``path`` (at its target, where it is a symbolic link)."""
         path = self.resolve(path)
+        if under(path, LOOPED):
+            return Kind.ABSENT
         if path in self.dirs:
             return Kind.DIR
         if path in self.files or path in self.others:
@@ -180,7 +185,7 @@ class ImageFS:
                 if target is not None:
                     hops += 1
                     if hops > _MAX_HOPS:
-                        return normalise(path)  # ELOOP: the path as written, as resolve leaves it
+                        return LOOPED + normalise(path)  # ELOOP: the program fails on it
                     candidate = self.resolve(target)
                 current, pending = candidate, ""
             if part == "..":

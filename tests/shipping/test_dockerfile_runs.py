@@ -43,9 +43,12 @@ def outcome(dockerfile: str) -> tuple[dict[str, str], list[tuple[str, int, str, 
      {"/h4.py": "main.py", "/h5.py": "main.py"}, [("fails", 4, "RUN <<EOF", FAILS)]),
     ("RUN false\nRUN cp /src/main.py /after.py", {"/after.py": "main.py"}, [("fails", 3, "RUN false", FAILS)]),
     ("RUN exit 1", {}, [("fails", 3, "RUN exit 1", FAILS)]),
-    ('RUN ["exit", "3"]', {}, [("fails", 3, 'RUN ["exit", "3"]', "this RUN fails, so 'docker build' stops here")]),
+    ('RUN ["sh", "-c", "exit 3"]', {}, [("fails", 3, 'RUN ["sh", "-c", "exit 3"]', FAILS)]),
     ('RUN ["exec", "false"]', {}, [("fails", 3, 'RUN ["exec", "false"]', "this RUN fails, so 'docker build' stops here")]),
-    ('RUN ["exit", "0"]', {}, []),
+    ('RUN ["sh", "-c", "exit 0"]', {}, []),
+    # 'exit' is no program: the exec form cannot run it.
+    ('RUN ["exit", "0"]', {}, [("fails", 3, 'RUN ["exit", "0"]', "exit is a shell's own command, not a program the exec "
+                                                                 "form can run, so 'docker build' stops here")]),
     ("RUN exit 0; cp /src/main.py /n.py", {}, []),
     ("RUN exit $CODE; cp /src/main.py /n.py", {}, []),
     ('SHELL ["/bin/bash", "-e", "-c"]\nRUN false; cp /src/main.py /no.py', {},
@@ -235,3 +238,14 @@ def test_a_mount_of_an_images_files_is_a_caveat_only_for_what_is_under_the_mount
     assert [(n.kind, n.line, n.scope) for n in plan.notes] == [("unread", 4, ("/m",))]
     assert plan.caveats("main.py", ("/app/main.py",)) == ()
     assert [n.line for n in plan.caveats("pkg/a.py", ("/m/a.py",))] == [4]
+
+
+@pytest.mark.parametrize("builtin", ["eval", "export", "source", "set"])
+def test_an_exec_form_run_of_a_shell_builtin_fails_the_build(builtin: str) -> None:
+    # The exec form runs argv[0] from PATH with no shell; no image has these as programs.
+    plan = plan_of({"Dockerfile": f'FROM base\nCOPY x.py /src/\nRUN ["{builtin}", "cp /src/x.py /dest/a.py"]\n',
+                    "x.py": ""})
+    assert "/dest/a.py" not in plan.image
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("fails", 3, f"{builtin} is a shell's own command, not a program the exec form can run, so 'docker build' "
+                     "stops here")]

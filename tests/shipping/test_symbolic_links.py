@@ -276,3 +276,18 @@ def test_a_minus_r_link_moved_elsewhere_reads_its_relative_way_from_there() -> N
 
 def test_minus_r_without_minus_s_fails() -> None:
     assert notes("ln -r x.py /made/h.py\n")[0] == ("fails", 2, "ln cannot do --relative without --symbolic")
+
+
+@pytest.mark.parametrize("links", [21, 25, 40])
+def test_a_path_through_up_to_forty_links_then_up_is_walked_from_where_the_links_lead(links: int) -> None:
+    # Linux follows 40 links in one lookup; each k below leads back to /made/a/b, and '..' leaves it for /made/a
+    # (cp x.py /made/a/b/k/.../k/../c.py makes /made/a/c.py; 41 links is ELOOP: checked with cp of coreutils 9.1).
+    script = f"mkdir -p /made/a/b\nln -s /made/a/b /made/a/b/k\ncp x.py /made/a/b{'/k' * links}/../c.py\n"
+    assert placed(script) == {"/made/a/c.py": X}
+
+
+def test_a_path_through_forty_one_links_then_up_is_too_many_links_for_cp() -> None:
+    # Linux follows 40 links in one lookup; cp fails with "Too many levels of symbolic links".
+    script = (f"mkdir -p /made/a/b\nln -s /made/a/b /made/a/b/k\n"
+              f"cp x.py /made/a/b{'/k' * 41}/../c.py || cp x.py /made/failed.py\n")
+    assert placed(script) == {"/made/failed.py": X}
