@@ -65,3 +65,12 @@ def test_alias_with_a_name_alone_fails_when_no_such_alias_was_made(line: str, pl
 ])
 def test_unalias_fails_when_a_name_it_is_given_is_no_alias(line: str, placed: list[str], run: str) -> None:
     assert in_dest(run_script(line + "\n", run)) == placed
+
+
+@pytest.mark.parametrize("listing", ["alias", "alias -p"])
+def test_alias_listing_the_aliases_prints_what_the_reader_cannot_know(listing: str) -> None:
+    # bash 5.2 prints "alias ll='ls -l'" for both; what the image defined before is not known, so a path
+    # built from that output is unread.
+    plan = run_script(f"alias ll='ls -l'\nout=$({listing})\ncp x.py \"/dest/a$out.py\"\ncp x.py /dest/after.py\n")
+    assert in_dest(plan) == ["/dest/after.py"]
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 3)]

@@ -68,3 +68,10 @@ def test_a_run_line_in_sh_with_a_redirection_dash_lacks_says_the_image_decides(l
                     "x.py": ""})
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("assumed", 4, f"the base image's sh decides: {said}; the reader reads it as bash does")]
+
+
+@pytest.mark.parametrize("code", ["\\U00110000", "\\UFFFFFFFF"])
+def test_an_ansi_c_code_point_past_unicode_does_not_stop_the_reading(code: str) -> None:
+    # bash 5.2 still prints bytes for it (F4 90 80 80 for \U00110000) and the script goes on.
+    plan = run_script(f"x=$'{code}'\ncp x.py /dest/after.py\n")
+    assert in_dest(plan) == ["/dest/after.py"] and plan.notes == ()

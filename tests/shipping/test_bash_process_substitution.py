@@ -80,3 +80,10 @@ def test_under_sh_mapfile_is_noted_as_bash_only() -> None:
 def test_under_dash_a_process_substitution_is_a_syntax_error() -> None:
     plan = read("diff <(cat x.py) <(cat sub/y.py) || true\ncp x.py /dest/after.py\n", run="dash i.sh")
     assert placed(plan) == [] and [(n.kind, n.line) for n in plan.notes] == [("stop", 1)]
+
+
+def test_mapfile_with_an_option_it_does_not_have_leaves_mapfile_as_it_was() -> None:
+    # bash 5.2: "mapfile: -X: invalid option" (status 2); the word after -X is no option value, and MAPFILE,
+    # which no name took the place of, still holds what it held.
+    plan = read("MAPFILE=(a)\nmapfile -X lines <<< x.py\ncp x.py \"/dest/${MAPFILE[0]}.py\"\n")
+    assert placed(plan) == ["/dest/a.py"]

@@ -313,3 +313,12 @@ def test_a_subshell_runs_under_the_same_shell_as_its_script() -> None:
     # bash's declare -n works inside ( ... ) of a bash script: bash prints /dest/a.py for the path.
     plan = run_script('(X=/dest; declare -n r=X; cp x.py "$r/a.py")\n', "bash i.sh")
     assert in_dest(plan) == ["/dest/a.py"] and plan.notes == ()
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+@pytest.mark.parametrize("condition", ["if true && false; then :; fi", "while true && false; do :; done",
+                                       "if false || false; then :; fi", "until true && false || true; do :; done"])
+def test_set_e_ignores_a_failure_anywhere_in_the_and_or_list_of_a_condition(condition: str, run: str) -> None:
+    # bash 5.2 and dash 0.5.12 both go on past the condition's failing command.
+    plan = run_script(f"set -e\n{condition}\ncp x.py /dest/after.py\n", run)
+    assert in_dest(plan) == ["/dest/after.py"] and plan.notes == ()

@@ -139,6 +139,14 @@ def test_rsync_forms(command: str, expected: dict[str, str]) -> None:
     assert placed(f"mkdir /made\n{command}\n") == expected
 
 
+@pytest.mark.parametrize("command", ["rsync -a sub /made/", "rsync -a sub/ /made/copy", "rsync x.py /made/"])
+def test_each_file_rsync_placed_names_rsync_as_its_last_step(command: str) -> None:
+    plan = plan_of(script_context(f"mkdir -p /made\n{command}\n"))
+    made = {path: placed.steps[-1] for path, placed in plan.image.items() if path.startswith("/made/")}
+    assert made and {(step.file, step.line, step.command) for step in made.values()} == {("s/i.sh", 2, "rsync")}
+
+
+
 def test_rm_removes_what_it_names_and_nothing_beside_it() -> None:
     assert placed("mkdir /made\ncp -r sub /made/sub\ncp -r sub /made/subway\nrm -rf /made/sub\n") == {
         "/made/subway/y.py": Y, "/made/subway/deep/z.py": Z}
@@ -411,6 +419,23 @@ def test_a_base_image_destination_read_the_way_its_spelling_says(command: str, i
 def test_cat_or_tee_of_one_file_into_another_is_a_copy(script: str, expected: dict[str, str]) -> None:
     # 'cat SRC > DEST' gives DEST the bytes of SRC, as 'cp SRC DEST' does: the image ships SRC there.
     assert placed(f"mkdir -p /made\n{script}\n") == expected
+
+
+@pytest.mark.parametrize("script", [
+    "cat \"$(uname -m)\" > /made/paged_attn.py", "cat < \"$(uname -m)\" > /made/paged_attn.py",
+    "tee /made/paged_attn.py < \"$(uname -m)\"",
+])
+def test_cat_or_tee_of_a_file_only_the_build_machine_names_is_no_copy_and_no_failure(script: str) -> None:
+    # The file is opened all the same (emptied, then given bytes the reader cannot know), and cat may well find
+    # its source: the context file placed there is gone, and nothing says the build stops.
+    plan = plan_of(script_context(f"mkdir -p /made\ncp x.py /made/paged_attn.py\n{script}\n"))
+    assert "/made/paged_attn.py" not in plan.image
+    assert notes_of(plan, "fails") == []
+
+
+@pytest.mark.parametrize("script", ["cat x.py > \"/made/$(uname -m).py\"", "tee \"/made/$(uname -m).py\" < x.py"])
+def test_cat_or_tee_into_a_file_only_the_build_machine_names_places_nothing_the_reader_can_name(script: str) -> None:
+    assert placed(f"mkdir -p /made\n{script}\n") == {}
 
 
 def test_cat_of_a_file_that_is_not_there_fails_and_leaves_the_destination_emptied() -> None:

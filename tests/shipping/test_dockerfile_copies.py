@@ -241,6 +241,17 @@ def test_a_copy_counts_the_files_it_placed() -> None:
     assert dict(plan.copy_counts) == {2: 2, 3: 1, 4: 1, 5: 1, 6: 0}
 
 
+def test_an_onbuild_copy_counts_the_files_it_placed_in_each_stage_that_runs_it() -> None:
+    # BuildKit runs the trigger at the start of each stage FROM its stage: two stages, two copies of pkg's 2 files.
+    plan = built("FROM base AS builder\nONBUILD COPY pkg /opt/pkg\nFROM builder AS one\nFROM builder AS two\n")
+    assert dict(plan.copy_counts) == {2: 4}
+
+
+def test_a_download_is_not_counted_as_a_context_file_the_copy_placed() -> None:
+    plan = built("FROM base\nADD https://example.com/a.py /d/\nADD https://example.com/b.py main.py /e/\n")
+    assert dict(plan.copy_counts) == {2: 0, 3: 1}
+
+
 def test_a_copy_from_another_stage_counts_the_files_it_placed() -> None:
     plan = built("FROM base AS builder\nCOPY pkg /opt/pkg\nFROM base\n"
                  "COPY --from=builder /opt/pkg /usr/lib/python3/dist-packages/pkg\n"

@@ -69,3 +69,10 @@ def test_ifs_starts_as_space_tab_and_newline_whatever_the_environment(run: str) 
               "W='c d'; for i in $W; do cp x.py /dest/$i.py; done\n")
     plan = run_script(script, run)
     assert in_dest(plan) == ["/dest/a.py", "/dest/b.py", "/dest/c.py", "/dest/d.py"] and plan.notes == ()
+
+
+def test_a_value_split_by_an_ifs_the_reader_cannot_know_is_named_so_in_the_note() -> None:
+    plan = run_script("IFS=$(cat /etc/separators)\nv='a b'\ncp x.py /dest/$v\n")
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 3, "cp /dest/a value split by an IFS the reader cannot work out: a path that depends on a value "
+                      "the reader cannot work out")]

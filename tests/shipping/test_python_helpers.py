@@ -138,6 +138,10 @@ def test_a_helper_that_removes_the_shipped_file_takes_it_out_of_the_image() -> N
      "open('/d', 'r+')\nopen('/e', 'r')\nopen(file='/f', mode='w')\nopen('/g')\n", ("/a", "/b", "/c", "/d", "/f"), ()),
     ("import os\nos.fdopen(3, 'w')\n", (), ()),
     ("import os\nopen(os.path.join('/a', 'b', 'c'), 'w')\n", ("/a/b/c",), ()),
+    # The folder of a constant path is a constant too (os.path.dirname('/opt/app/setup.py') is '/opt/app').
+    ("import os\nD = '/opt/app/setup.py'\nopen(os.path.join(os.path.dirname(D), 'patched.py'), 'w')\n",
+     ("/opt/app/patched.py",), ()),
+    ("import posixpath\nopen(posixpath.dirname('/opt/app/setup.py') + '/b.py', 'w')\n", ("/opt/app/b.py",), ()),
     ("D='/a'\nopen(f'{D}/b', 'w')\nopen(f'{D!s}/c', 'w')\nopen(D + '/d', 'w')\nopen(str(D), 'w')\n",
      ("/a/b", "/a/c", "/a/d", "/a"), ()),
     ("import os\nD='/a'\nopen(os.fspath(D), 'w')\nE: str = '/e'\nopen(E, 'a')\n", ("/a", "/e"), ()),

@@ -319,3 +319,10 @@ def test_a_heredoc_fed_to_a_shell_behind_sudo_env_or_exec_is_run_as_a_script() -
                                   "exec bash <<'EOF'\ncp x.py /opt/c.py\nEOF\n"))
     assert sorted(path for path in plan.image if path.startswith("/opt/")) == ["/opt/a.py", "/opt/b.py", "/opt/c.py"]
     assert plan.notes == ()
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_an_escaped_backslash_at_the_start_of_a_backquote_is_one_backslash(run: str) -> None:
+    # In `...` a \\ is one backslash: `\\echo a` runs \echo a, which is echo a (bash 5.2 and dash 0.5.12 print a).
+    plan = run_script("x=`\\\\echo a`\ncp x.py /dest/$x.py\n", run)
+    assert in_dest(plan) == ["/dest/a.py"] and plan.notes == ()

@@ -65,6 +65,9 @@ def test_dockerignored_files_never_ship() -> None:
      [("main.py", "/a/m.py", "Dockerfile", 2, (), True)]),
     ("FROM base AS b\nCOPY main.py /b/m.py\nFROM base\nCOPY --from=b /b/m.py /f/m.py\n",
      {"main.py": "/f/m.py"}, {"main.py": 4}, []),
+    # Copied from another stage, then moved by a command: the first COPY brought it.
+    ("FROM base AS b\nCOPY main.py /b/m.py\nFROM base\nCOPY --from=b /b/m.py /f/m.py\nRUN mv /f/m.py /g/m.py\n",
+     {"main.py": "/g/m.py"}, {"main.py": 2}, [("main.py", "/g/m.py", "Dockerfile", 5, (), True)]),
     # ADD of a context file that is not an archive copies it as COPY does: it is the line that brought it.
     ("FROM base\nADD main.py /a/m.py\nRUN cp /a/m.py /c/m.py\n",
      {"main.py": "/a/m.py"}, {"main.py": 2}, [("main.py", "/c/m.py", "Dockerfile", 3, (), True)]),

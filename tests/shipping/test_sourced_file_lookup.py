@@ -95,3 +95,9 @@ def test_a_file_that_reads_itself_in_place_nests_as_deep_as_a_function_that_call
     called = deepest_level("n=0\nsetup() { n=$((n+1)); cp x.py /opt/$n.py; setup; }\nsetup\n")
     assert sourced == called
     assert sourced[0] > 10 and sourced[1] == ["unread"]
+
+
+def test_under_dash_a_source_fails_so_the_fallback_after_its_or_runs() -> None:
+    # dash says "source: not found" (status 127): the command after '||' runs (dash 0.5.12).
+    assert outcome("#!/bin/dash\nsource ./lib.sh || cp x.py /fallback.py\n") == (["/fallback.py"], [
+        ("fails", 2, "dash has no 'source' command: the script reads on without ./lib.sh")])

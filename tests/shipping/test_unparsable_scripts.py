@@ -223,3 +223,22 @@ def test_a_here_document_left_open_inside_a_compound_command_is_a_syntax_error()
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("stop", 5, "cannot be parsed as shell (expected 'fi', found 'the end'): s/i.sh is not read from here on")]
     assert "/a/x.py" in plan.image
+
+
+@pytest.mark.parametrize(("script", "token"), [
+    ("cp x.py /a/\nFILES=(x.py ; y.py)\n", ";"),
+    ("cp x.py /a/\nFILES=(x.py | y.py)\n", "|"),
+])
+def test_an_operator_inside_a_bash_array_is_a_syntax_error_that_names_it(script: str, token: str) -> None:
+    # bash 5.2: "syntax error near unexpected token `;'", and the line is not run.
+    plan = plan_of(script_context(script, run="cd /w/s && bash i.sh"))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("stop", 2, f"cannot be parsed as shell (unexpected '{token}' in an array): s/i.sh is not read from here on")]
+    assert any(path.startswith("/a/") for path in plan.image)
+
+
+def test_an_indirect_expansion_with_a_character_after_its_name_is_a_bad_substitution_on_its_line() -> None:
+    # bash 5.2 says "${!x.}: bad substitution" for line 2 (and, unlike the reader, goes on to line 3).
+    plan = plan_of(script_context("cp x.py /a/\necho ${!x.}\n", run="cd /w/s && bash i.sh"))
+    assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == [
+        ("stop", 2, "echo ${!x.}", "cannot be parsed as shell (bad substitution): s/i.sh is not read from here on")]
