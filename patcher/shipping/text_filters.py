@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from .tool_options import read_options
+
 Reader = Callable[[str], "str | None"]  # operand ("-": standard input) -> its text, None where unknown
 
 _COUNT = re.compile(r"[+-]?[0-9]{1,18}")
@@ -47,40 +49,24 @@ def _lines(text: str) -> list[str]:
 
 
 def _head_or_tail(program: str, args: list[str], read: Reader) -> Filtered:
-    count, by_lines, operands = "10", True, []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        index += 1
-        if arg == "--":
-            operands += args[index:]
-            break
-        if re.fullmatch(r"-[0-9]+", arg) and index == 1:  # obsolete 'head -5', 'tail -2'
-            count = arg[1:]
-            continue
-        if program == "tail" and re.fullmatch(r"\+[0-9]+", arg) and index == 1:  # obsolete 'tail +2'
-            count = arg
-            continue
-        option = re.fullmatch(r"(-n|-c|--lines=?|--bytes=?)(.*)", arg)
-        if option:
-            by_lines = option.group(1) in ("-n", "--lines", "--lines=")
-            value = option.group(2)
-            if not value:
-                if index >= len(args):
-                    return REFUSED  # "option requires an argument"
-                value, index = args[index], index + 1
-            count = value
-            continue
-        if arg in ("-q", "--quiet", "--silent"):
-            continue
-        if arg.startswith("-") and arg != "-":
-            return UNKNOWN  # -z, -v, -f, --follow...: not followed
-        operands.append(arg)
-    if len(operands) > 1:
+    # 'head -5', 'tail -2', 'tail +2': the count as the first word (the obsolete form coreutils still reads).
+    obsolete = bool(args) and bool(re.fullmatch(r"-[0-9]+" if program == "head" else r"[-+][0-9]+", args[0]))
+    if obsolete:
+        count, args = args[0].lstrip("-"), args[1:]
+    o = read_options(program, args)
+    if o.unknown or o.flags - {"q", "quiet", "silent"}:
+        return UNKNOWN  # -z, -v, -f, --retry...: not followed
+    lines, data = o.every.get("n", []) + o.every.get("lines", []), o.every.get("c", []) + o.every.get("bytes", [])
+    if lines and data:
+        return UNKNOWN  # the last of them counts: getopt's order is not kept here
+    by_lines = not data
+    if not obsolete:
+        count = (lines or data or ["10"])[-1]
+    if len(o.operands) > 1:
         return UNKNOWN  # a header before each file's part
     if not _COUNT.fullmatch(count):
         return UNKNOWN if re.fullmatch(r"[+-]?[0-9]+[a-zA-Z]+", count) else REFUSED  # 1K: a multiplier
-    text = read(operands[0] if operands else "-")
+    text = read(o.operands[0] if o.operands else "-")
     if text is None:
         return UNKNOWN
     if not by_lines and not text.isascii():
@@ -97,50 +83,24 @@ def _head_or_tail(program: str, args: list[str], read: Reader) -> Filtered:
 
 
 def _cut(args: list[str], read: Reader) -> Filtered:
-    delimiter, output, only_delimited, complement = "\t", None, False, False
-    mode, ranges, operands = "", "", []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        index += 1
-        if arg == "--":
-            operands += args[index:]
-            break
-        long = re.fullmatch(r"--(delimiter|fields|characters|bytes|output-delimiter)(?:=(.*))?", arg, re.S)
-        short = re.fullmatch(r"-([dfcb])(.*)", arg, re.S)
-        if long or short:
-            name = {"delimiter": "d", "fields": "f", "characters": "c", "bytes": "b",
-                    "output-delimiter": "o"}[long.group(1)] if long else short.group(1)  # type: ignore[union-attr]
-            value = (long.group(2) if long else short.group(2) or None)  # type: ignore[union-attr]
-            if value is None:
-                if index >= len(args):
-                    return REFUSED
-                value, index = args[index], index + 1
-            if name == "d":
-                if len(value) != 1:
-                    return REFUSED  # "the delimiter must be a single character"
-                delimiter = value
-            elif name == "o":
-                output = value
-            else:
-                if mode and mode != name:
-                    return REFUSED  # "only one list may be specified"
-                mode, ranges = name, value
-            continue
-        if arg in ("-s", "--only-delimited"):
-            only_delimited = True
-        elif arg == "--complement":
-            complement = True
-        elif arg == "-n":
-            pass  # ignored
-        elif arg.startswith("-") and arg != "-":
-            return UNKNOWN
-        else:
-            operands.append(arg)
-    wanted = _ranges(ranges) if mode else None
+    o = read_options("cut", args)
+    if o.unknown or "z" in o.flags or "zero-terminated" in o.flags:
+        return UNKNOWN
+    lists = [(key[0] if len(key) == 1 else {"bytes": "b", "characters": "c", "fields": "f"}[key], value)
+             for key in ("b", "c", "f", "bytes", "characters", "fields") for value in o.every.get(key, [])]
+    if len({mode for mode, _ in lists}) != 1:
+        return REFUSED  # "you must specify a list", "only one list may be specified"
+    mode, ranges = lists[-1]
+    delimiter = o.values.get("d", o.values.get("delimiter", "\t"))
+    if len(delimiter) != 1:
+        return REFUSED  # "the delimiter must be a single character"
+    output = o.values.get("output-delimiter")
+    only_delimited = bool(o.flags & {"s", "only-delimited"})
+    complement = "complement" in o.flags
+    wanted = _ranges(ranges)
     if wanted is None:
         return REFUSED
-    texts = [read(operand) for operand in operands or ["-"]]
+    texts = [read(operand) for operand in o.operands or ["-"]]
     if any(text is None for text in texts):
         return UNKNOWN
     text = "".join(t for t in texts if t is not None)
@@ -224,21 +184,14 @@ def _tr_set(text: str) -> str | None:
 
 
 def _tr(args: list[str], read: Reader) -> Filtered:
-    flags: set[str] = set()
-    operands: list[str] = []
-    long = {"--delete": "d", "--squeeze-repeats": "s", "--truncate-set1": "t", "--complement": "c"}
-    for index, arg in enumerate(args):
-        if arg == "--":
-            operands += args[index + 1:]
-            break
-        if arg in long:
-            flags.add(long[arg])
-        elif re.fullmatch(r"-[dstcC]+", arg):
-            flags.update(arg[1:])
-        elif arg.startswith("-") and len(arg) > 1:
-            return UNKNOWN
-        else:
-            operands.append(arg)
+    # tr's options come before its sets (getopt "+": no permuting): the first set ends them.
+    ends = next((i for i, arg in enumerate(args) if arg == "--" or not arg.startswith("-") or arg == "-"), len(args))
+    o = read_options("tr", args[:ends])
+    if o.unknown:
+        return UNKNOWN
+    long = {"delete": "d", "squeeze-repeats": "s", "truncate-set1": "t", "complement": "c"}
+    flags = {long.get(flag, flag) for flag in o.flags}
+    operands = args[ends + 1:] if args[ends:ends + 1] == ["--"] else args[ends:]
     if flags & {"c", "C"}:
         return UNKNOWN  # the complement of a set: not followed
     expected = 2 if ("d" in flags) == ("s" in flags) and not ("d" in flags and len(operands) == 1) else 1

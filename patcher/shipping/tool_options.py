@@ -98,6 +98,15 @@ TABLES: dict[str, OptionTable] = {
         "directories devices recursive dereference-recursive include exclude exclude-from exclude-dir "
         "files-without-match initial-tab null before-context after-context context group-separator "
         "no-group-separator color colour help version"),
+    # head, tail, cut and tr as text_filters reads them (GNU coreutils 9.1's --help); the rest is unknown there.
+    "head": _table("qvz", "cn", "quiet silent verbose zero-terminated", "bytes lines"),
+    "tail": _table(
+        "fFqvz", "cns", "follow retry quiet silent verbose zero-terminated",
+        "bytes lines follow max-unchanged-stats pid sleep-interval"),
+    "cut": _table(
+        "nsz", "bcdf", "complement only-delimited zero-terminated",
+        "bytes characters delimiter fields output-delimiter"),
+    "tr": _table("cCdst", "", "complement delete squeeze-repeats truncate-set1", ""),
     # pip install / uninstall (optparse: a long option's value follows it or its '=').
     "pip": _table(
         "qvUIy", "rceitfC",

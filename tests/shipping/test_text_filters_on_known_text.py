@@ -51,7 +51,6 @@ TEXT = "a:b:c\nnodelim\nx:y\nlast"
     ('cut', ['-f3-2'], '', False),
     ('cut', ['-d:'], '', False),
     ('cut', ['-c1', '-f1'], '', False),
-    ('head', ['-n'], '', False),
     ('head', ['-n', 'x'], '', False),
     ('cut', ['-f', ''], '', False),
 ])
@@ -105,7 +104,8 @@ def test_tr_sets_the_reader_does_not_follow_print_an_unknown_text(args: list[str
 
 
 @pytest.mark.parametrize(("program", "args"), [
-    ("head", ["-z"]), ("tail", ["-f"]), ("head", ["-n", "1K"]), ("head", ["a", "b"]), ("cut", ["-sd:", "-f1"]),
+    ("head", ["-z"]), ("tail", ["-f"]), ("head", ["-n", "1K"]), ("head", ["a", "b"]), ("cut", ["-z", "-f1"]),
+    ("head", ["-n"]),  # coreutils refuses it ("option requires an argument"): left unknown
     ("cut", ["-d:", "-f1", "a", "unknown"]),
 ])
 def test_what_the_reader_does_not_follow_prints_an_unknown_text(program: str, args: list[str]) -> None:
@@ -125,6 +125,9 @@ def test_bytes_of_a_text_past_ascii_are_unknown() -> None:
     ("V=$(printf 'a\\tb\\n' | cut -f2)\ncp x.py \"/dest/$V.py\"\n", ["/dest/b.py"]),
     ("D=$(head -n 1 sub/list.txt)\ncp x.py \"/dest/$D.py\"\n", ["/dest/first.py"]),  # a file the context holds
     ("echo abc | cut -f0 || cp x.py /dest/refused.py\n", ["/dest/refused.py"]),
+    ("D=$(echo 'a:/dest/b' | cut -sd: -f2)\ncp x.py \"$D.py\"\n", ["/dest/b.py"]),  # options clustered, as getopt
+    ("D=$(echo /dest/A.B | cut -d. -f1 --complement)\ncp x.py \"/dest/$D.py\"\n", ["/dest/B.py"]),  # permuted
+    ("echo a | tr a b -d || cp x.py /dest/extra.py\n", ["/dest/extra.py"]),  # tr's options come first
     ("N=$(echo VLLM-Ops | tr '[:upper:]' '[:lower:]' | tr - _)\ncp x.py \"/dest/$N.py\"\n", ["/dest/vllm_ops.py"]),
 ])
 @pytest.mark.parametrize("shell", ["bash", "dash"])
