@@ -318,6 +318,10 @@ GROWING = {
     "str.expandtabs's default tab size": ("{{ text.expandtabs() }}", {"text": "\t" * 200_000}, "'expandtabs'"),
     "str.translate's table": ("{{ text.translate({120: text}) }}", {"text": "x" * 7000}, "'translate'"),
     "int.to_bytes's length": ("{{ n.to_bytes(length, 'little') }}", {"n": 1, "length": 30_000_000}, "'to_bytes'"),
+    # A thousand lines, each indented 2,000 columns: two million characters from a few thousand.
+    "indent's width": ("{{ text|indent(width) }}", {"text": "x\n" * 1000, "width": 2000}, "what 'indent' returns"),
+    # A thousand items joined by a separator of 2,000 characters: two million characters.
+    "join's separator": ("{{ items|join(sep) }}", {"items": ["x"] * 1000, "sep": "-" * 2000}, "what 'join' returns"),
 }
 
 
@@ -603,3 +607,48 @@ def test_joining_many_pieces_without_a_separator_renders_when_the_result_fits() 
     limits = RenderLimits(output=1000, value=weight(pieces, 1000), steps=1000, seconds=10, int_bits=64)
     assert _render("{{ pieces|join }}", {"pieces": pieces}, limits) == "x" * 10
     assert _render("{{ pieces|join(d='') }}", {"pieces": pieces}, limits) == "x" * 10
+
+
+def test_indent_is_refused_from_its_estimate_before_it_is_built() -> None:
+    # 'a\nb' is estimated at its 3 characters and one indent per line, the
+    # first line counted too (indent may be asked to indent it): with a width
+    # of 498, 3 + 2 * 498 = 999, within a cap of 1,000: indented. With 499,
+    # 1,001: refused by the estimate, by position, by name or as a text,
+    # though the text it would have made (502 characters) fits.
+    limits = RenderLimits(output=10_000, value=1000, steps=100, seconds=10, int_bits=64)
+    values = {"text": "a\nb", "pad": " " * 499}
+    assert _render("{{ text|indent(498) }}", values, limits) == "a\n" + " " * 498 + "b"
+    refused = ("template error at line 1: what 'indent' returns would be larger than the 1,000 characters a template "
+               "value may hold")
+    assert _refusal("{{ text|indent(499) }}", values, limits) == refused
+    assert _refusal("{{ text|indent(width=499) }}", values, limits) == refused
+    assert _refusal("{{ text|indent(pad) }}", values, limits) == refused
+
+
+def test_join_is_refused_from_its_estimate_before_the_pieces_are_joined() -> None:
+    # Ten pieces weigh 62 (their list's repr, bounded); the estimate adds
+    # the separator once per piece: with 93 characters, 62 + 10 * 93 = 992,
+    # within a cap of 1,000: joined. With 94, 1,002: refused by the
+    # estimate, by position or by name, though the joined text (856
+    # characters) would fit.
+    pieces = ["x"] * 10
+    assert weight(pieces, 1000) == 62
+    limits = RenderLimits(output=10_000, value=1000, steps=100, seconds=10, int_bits=64)
+    values = {"pieces": pieces, "short": "-" * 93, "long": "-" * 94}
+    assert _render("{{ pieces|join(short) }}", values, limits) == ("-" * 93).join(pieces)
+    refused = ("template error at line 1: what 'join' returns would be larger than the 1,000 characters a template "
+               "value may hold")
+    assert _refusal("{{ pieces|join(long) }}", values, limits) == refused
+    assert _refusal("{{ pieces|join(d=long) }}", values, limits) == refused
+
+
+def test_a_product_of_integers_is_refused_from_its_operands_bit_lengths_before_it_is_computed() -> None:
+    # A product has at most as many bits as its two operands together:
+    # 33 + 31 = 64 bits fits a cap of 64 and is computed; 33 + 32 = 65 is
+    # refused before multiplying, though 2 ** 63 itself would be 64 bits.
+    limits = RenderLimits(output=10_000, value=1000, steps=100, seconds=10, int_bits=64)
+    values = {"a": 2**32, "b": 2**30, "c": 2**31}
+    assert _render("{{ a * b }}", values, limits) == str(2**62)
+    refused = "template error at line 1: '*' would be an integer of more than 64 bits"
+    assert _refusal("{{ a * c }}", values, limits) == refused
+    assert _refusal("{{ c * a }}", values, limits) == refused
