@@ -12,11 +12,23 @@ decompressed, so a hostile file (a bomb, a huge member) costs nothing.
 
 from __future__ import annotations
 
-import bz2
-import lzma
 import tarfile
 import zlib
+from types import ModuleType
 from typing import BinaryIO
+
+
+def _optional(name: str) -> ModuleType | None:
+    """A compression module CPython may be built without (no libbz2 or liblzma on the build machine)."""
+    try:
+        return __import__(name)
+    except ImportError:
+        return None
+
+
+bz2, lzma = _optional("bz2"), _optional("lzma")
+# What a stream that is not what its magic says raises (bz2's OSError, zlib's error, lzma's own LZMAError).
+_BROKEN: tuple[type[Exception], ...] = (OSError, EOFError, ValueError, zlib.error, *((lzma.LZMAError,) if lzma else ()))
 
 _READ = 64 * 1024
 _HEADER = tarfile.BLOCKSIZE
@@ -27,16 +39,18 @@ def unpacks(stream: BinaryIO) -> bool:
     head = stream.read(_READ)
     if head.startswith(b"\x28\xb5\x2f\xfd"):
         return True  # zstd: Python 3.11 has no decoder; moby unpacks a zstd tar, and such a file is one in practice
+    if head.startswith(b"BZh") and bz2 is None or head.startswith(b"\xfd7zXZ\x00") and lzma is None:
+        return True  # this Python cannot look inside: taken as the archive its magic says (its files unread)
     try:
         if head.startswith(b"\x1f\x8b\x08"):
             block = zlib.decompressobj(wbits=31).decompress(head, _HEADER)
-        elif head.startswith(b"BZh"):
+        elif head.startswith(b"BZh") and bz2 is not None:
             block = bz2.BZ2Decompressor().decompress(head, max_length=_HEADER)
-        elif head.startswith(b"\xfd7zXZ\x00"):
+        elif head.startswith(b"\xfd7zXZ\x00") and lzma is not None:
             block = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(head, max_length=_HEADER)
         else:
             block = head[:_HEADER]
-    except (OSError, EOFError, zlib.error, lzma.LZMAError):
+    except _BROKEN:
         return False  # not what its magic says: copied as it is
     return _tar_header(block)
 

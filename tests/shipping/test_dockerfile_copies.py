@@ -183,6 +183,22 @@ def test_add_copies_a_file_that_is_no_tar_archive_as_it_is(name: str, data: byte
     assert plan.image[f"/opt/{name}"].source == name and plan.notes == ()
 
 
+@pytest.mark.parametrize("data", [b"\xfd7zXZ\x00" + b"not xz" * 20, b"BZh9" + b"not bzip2" * 20])
+def test_a_file_whose_compression_magic_lies_is_copied_as_it_is(data: bytes) -> None:
+    plan = plan_of({"Dockerfile": "FROM base\nADD liar.bin /opt/\n", "liar.bin": data})
+    assert plan.image["/opt/liar.bin"].source == "liar.bin" and plan.notes == ()
+
+
+@pytest.mark.parametrize(("module", "data"), [("lzma", lzma.compress(TAR)), ("bz2", bz2.compress(TAR))])
+def test_without_the_module_to_look_inside_a_compressed_file_is_taken_for_the_archive_its_magic_says(
+        monkeypatch: pytest.MonkeyPatch, module: str, data: bytes) -> None:
+    # A CPython built without liblzma or libbz2 cannot read it: its files are unread, never a guess that it is none.
+    from patcher.shipping import add_archives
+    monkeypatch.setattr(add_archives, module, None)
+    assert unpacks(io.BytesIO(data))
+    assert unpacks(io.BytesIO(data[:6] + b"garbage" * 10))
+
+
 class _Counted(io.BytesIO):
     """A stream that remembers how much was read from it."""
 
