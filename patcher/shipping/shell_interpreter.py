@@ -89,6 +89,9 @@ class Shell:
         self.loops = 0  # loops around the command running now, in this function: what break and continue reach
         self.piped_unknown = False  # a pipe's part whose input is what an earlier part printed, not known
         self.getopts_at: tuple[str, int, int] | None = None  # getopts: OPTIND as left, the word and letter next
+        # The command that just ran is an if, loop, case or { ...; } whose status is its body's: a failure in the
+        # body that set -e did not end the shell on was exempt there, and so is the compound (bash and dash).
+        self.body_failed = False
 
     @property
     def unknowns(self) -> Unknowns:
@@ -618,7 +621,8 @@ class Shell:
         self.last_status = status
         # The number of the last part's status (under pipefail, of whichever part failed last: not kept).
         self.last_code = shell.next_code if not pipe.negated and not pipefail else None
-        if status is False and not self.ignoring_errexit and not exempt and not pipe.negated:
+        body_failed, self.body_failed = self.body_failed and count == 1, False
+        if status is False and not self.ignoring_errexit and not exempt and not pipe.negated and not body_failed:
             if "ERR" in self.traps and (not self.frames or self.errtrace):
                 # bash runs its ERR trap where set -e would end the shell (in a function only under set -E)
                 self._run_trap("ERR", status)
@@ -715,7 +719,9 @@ class Shell:
         node = command.node
         if isinstance(node, Simple):
             from .shell_commands import run_simple
-            return run_simple(self, node, ctx)
+            status = run_simple(self, node, ctx)
+            self.body_failed = False  # a function's status is the call's: set -e applies to it
+            return status
         if command.redirects:
             from .shell_commands import RedirectFailed, apply_redirects
             try:
@@ -725,10 +731,18 @@ class Shell:
             if given is not None:  # 'while read f; do ...; done <<EOF': each read takes a line of it
                 saved, self.input = self.input, Input.of(given)
                 try:
-                    return self._compound(command, ctx)
+                    return self._body_status(command, ctx)
                 finally:
                     self.input = saved
-        return self._compound(command, ctx)
+        return self._body_status(command, ctx)
+
+    def _body_status(self, command: Command, ctx: CommandContext) -> bool | None:
+        """Run a compound command; where its status is its body's, say so for set -e (``body_failed``)."""
+        status = self._compound(command, ctx)
+        node = command.node
+        self.body_failed = isinstance(node, (If, For, Loop, Case, ArithmeticFor)) or \
+            isinstance(node, Group) and not node.subshell
+        return status
 
     def _compound(self, command: Command, ctx: CommandContext) -> bool | None:
         node = command.node

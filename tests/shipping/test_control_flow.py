@@ -322,3 +322,35 @@ def test_set_e_ignores_a_failure_anywhere_in_the_and_or_list_of_a_condition(cond
     # bash 5.2 and dash 0.5.12 both go on past the condition's failing command.
     plan = run_script(f"set -e\n{condition}\ncp x.py /dest/after.py\n", run)
     assert in_dest(plan) == ["/dest/after.py"] and plan.notes == ()
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+@pytest.mark.parametrize("compound", [
+    'for d in /dest/a /dest/b; do [ -d "$d" ] && V=$d; done',  # the vendor's loop over candidate roots
+    "{ [ a = b ] && echo; }", "{ { [ a = b ] && echo; }; }", "if true; then [ a = b ] && echo; fi",
+    "case x in x) [ a = b ] && echo;; esac", "for i in 1; do if true; then [ a = b ] && echo; fi; done",
+    "for i in 1; do { [ a = b ] && echo; }; done > /dest/log",
+])
+def test_a_compound_failing_by_its_bodys_exempt_command_does_not_end_a_set_e_script(compound: str,
+                                                                                     run: str) -> None:
+    # bash 5.2 and dash 0.5.12: the body's last command failed where set -e is ignored (left of '&&'), so the
+    # compound's status 1 ends nothing, and its ERR trap does not run.
+    plan = run_script(f"set -e\ntrap 'cp x.py /dest/err.py' ERR\n{compound}\ncp x.py /dest/after.py\n"
+                      if run == "bash i.sh" else f"set -e\n{compound}\ncp x.py /dest/after.py\n", run)
+    assert "/dest/after.py" in in_dest(plan) and "/dest/err.py" not in in_dest(plan)
+    assert not [note for note in plan.notes if note.kind == "fails"]
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+@pytest.mark.parametrize("script", [
+    "f() { [ a = b ] && echo; }\nf\n",  # a function's status is its call's
+    "( [ a = b ] && echo )\n",  # a subshell's status is a command's
+    "{ echo; } > /dest/no/log\n",  # the redirection fails, not the body
+    "for i in 1; do false || [ a = b ]; done\n",  # the last command of the list is not exempt
+    "{ [ a = b ] && echo; }\n(( 0 ))\n",
+])
+def test_a_failure_set_e_applies_to_ends_the_script_after_a_compound(script: str, run: str) -> None:
+    if run == "dash i.sh" and "((" in script:
+        script = script.replace("(( 0 ))", "false")  # dash reads '((' as two subshells
+    plan = run_script(f"set -e\n{script}cp x.py /dest/after.py\n", run)
+    assert in_dest(plan) == []
