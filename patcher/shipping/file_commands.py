@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Callable, Literal
 
-from .image_fs import Kind, Placement, Step, normalise, under
+from .image_fs import ImageFS, Kind, Placement, Step, normalise, under
 from .shell_words import is_known
 from .tool_options import Options, read_options
 
@@ -80,6 +80,12 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
                                      f"{command} does not write through it, so nothing is copied")
             ok = False
             continue
+        clash = None if link or contents or command == "rsync" or kind not in (Kind.FILE, Kind.DIR) else \
+            _clash(fs, source, target, is_dir, move, through)
+        if clash is not None:
+            shell.note(ctx, "fails", f"{command} {clash}, so nothing is copied")
+            ok = False
+            continue
         if no_clobber and fs.kind(target) is not Kind.ABSENT:
             shell.note(ctx, "unread", f"{command} copies only if {target} does not exist yet, and the base image "
                                       "may have it", scope=(target,))
@@ -135,6 +141,27 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
         if move and not link:
             fs.remove(source)
     return ok
+
+
+def _clash(fs: ImageFS, source: str, target: str, is_dir: bool, move: bool, through: bool) -> str | None:
+    """Why a file cannot replace what the build made at ``target``, as rename(2) and GNU cp refuse it: a file
+    over a folder, a folder over a file, and (moving) a folder over a folder with anything in it. None if it can,
+    or only the base image knows (a folder of its own may hold files the reader cannot see)."""
+    if fs.resolve(target, last=False) in fs.links:
+        if is_dir:  # cp -rT and mv -T take the link for what it is, no folder (GNU coreutils 9.1)
+            return f"cannot write the folder {source} over the link {target}"
+        if not through:
+            return None  # mv and install replace the link itself, whatever it leads to
+    there = fs.kind(target)
+    if there is Kind.DIR and not is_dir:
+        return f"cannot write the file {source} over the folder {target}"
+    if there is Kind.FILE and is_dir:
+        return f"cannot write the folder {source} over the file {target}"
+    if there is Kind.DIR and move and fs.resolve(target) != source:
+        folder = fs.resolve(target)
+        if any(under(p, folder) and p != folder for paths in (fs.files, fs.others, fs.dirs) for p in paths):
+            return f"cannot move the folder {source} over {target}: that folder is not empty"
+    return None
 
 
 Backup = tuple[str, str]  # (control: "simple", "numbered" or "existing"; the simple suffix)

@@ -155,3 +155,42 @@ def test_a_base_image_file_copied_over_a_placed_file_replaces_it() -> None:
 def test_a_command_whose_output_file_cannot_be_opened_does_not_run() -> None:
     plan = plan_of(script_context("mkdir /made\n{ cp x.py /made/x.py; } > /made/none/log || cp x.py /made/or.py\n"))
     assert sorted(path for path in plan.image if path.startswith("/made/")) == ["/made/or.py"]
+
+
+@pytest.mark.parametrize(("script", "reason"), [
+    # GNU coreutils 9.1: "cannot overwrite directory '/dest' with non-directory"
+    ("mkdir -p /d\ncp -T x.py /d", "cp cannot write the file /w/s/x.py over the folder /d"),
+    ("mkdir -p /d\nmv -T x.py /d", "mv cannot write the file /w/s/x.py over the folder /d"),
+    ("mkdir -p /d\ninstall -T x.py /d", "install cannot write the file /w/s/x.py over the folder /d"),
+    ("mkdir -p /d/x.py\ncp x.py /d/", "cp cannot write the file /w/s/x.py over the folder /d/x.py"),
+    ("mkdir -p /d/x.py/q\nmv x.py /d/", "mv cannot write the file /w/s/x.py over the folder /d/x.py"),
+    # "cannot overwrite non-directory '/d/sub' with directory 'sub'"
+    ("mkdir /d\ntouch /d/sub\ncp -r sub /d/", "cp cannot write the folder /w/s/sub over the file /d/sub"),
+    ("mkdir /d\ntouch /d/f\ncp -rT sub /d/f", "cp cannot write the folder /w/s/sub over the file /d/f"),
+    ("mkdir -p /d/e\nln -s /d /l\ncp -rT sub /l", "cp cannot write the folder /w/s/sub over the link /l"),
+    ("mkdir -p /d/e\nln -s /d /l\nmv -T sub /l", "mv cannot write the folder /w/s/sub over the link /l"),
+    # rename(2): "cannot move 'sub' to '/d/sub': Directory not empty"
+    ("mkdir -p /d/sub/a\nmv sub /d/", "mv cannot move the folder /w/s/sub over /d/sub: that folder is not empty"),
+    ("mkdir -p /d/a\ncp x.py /d/a/\nmv -T sub /d/a", "mv cannot move the folder /w/s/sub over /d/a: that folder is "
+                                                    "not empty"),
+])
+def test_what_the_build_made_at_the_target_refuses_a_file_of_the_other_kind(script: str, reason: str) -> None:
+    plan = plan_of(script_context(f"{script}\ncp x.py /after.py\n"))
+    assert [(n.kind, n.reason) for n in plan.notes if n.file == "s/i.sh"] == [
+        ("fails", f"{reason}, so nothing is copied")]
+    assert sorted(p for p in plan.image if not p.startswith("/w/")) == ["/after.py"] + (
+        ["/d/a/x.py"] if "/d/a/" in script else [])
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("mkdir -p /d/sub/a\ncp -r sub /d/", "/d/sub/y.py"),  # cp merges into a folder
+    ("mkdir -p /d/sub\nmv sub /d/", "/d/sub/y.py"),  # rename(2) replaces an empty folder
+    ("mkdir -p /d/e\nln -s /d /l\ncp -r sub/. /l", "/d/y.py"),  # SRC/. copies into what the link leads to
+    ("mkdir -p /d/e\nln -s /d /l\ncp -r sub /l", "/d/sub/y.py"),  # without -T the link is the folder it leads to
+    ("mkdir /d\nln -s /d /l\nmv -T x.py /l", "/l"),  # mv replaces the link itself with the file
+    ("mkdir -p /opt/q\ncp -a /usr/lib/q /opt/", None),  # a base image path: only the image knows its kind
+])
+def test_a_target_of_a_kind_the_copy_can_replace_or_fill_is_no_failure(script: str, placed: str | None) -> None:
+    plan = plan_of(script_context(f"{script}\n"))
+    assert not [n for n in plan.notes if n.kind == "fails"]
+    assert placed is None or plan.image[placed].source in ("s/sub/y.py", "s/x.py")
