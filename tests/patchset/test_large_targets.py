@@ -389,6 +389,7 @@ def test_opaque_statements_are_compiled_a_few_at_a_time(series: PatchSet, every_
     "s = 'a\\'b' + \"c\\\"d\"  # it's\n",
     "def f():\n    return 1\n  # odd\n",
     "if a:\n    pass\nelse:\n    pass\n",
+    "d = {'a': 1}\ne = {\n    'b': 2,\n}\nf = 3\n",
 ])
 def test_logical_lines_follow_pythons_tokenizer(text: str) -> None:
     import io

@@ -62,3 +62,11 @@ def test_the_first_duplicate_id_in_sorted_order_is_named(tmp_path: Path) -> None
 def test_two_files_whose_names_give_one_id_are_refused(tmp_path: Path) -> None:
     folder = write_patch_set(tmp_path / "team", {"v1-guard.toml": GUARD, "v1_guard.toml": GUARD})
     assert refusal(load_patch_set, folder) == f"{folder}: patch id 'v1-guard' is used twice in the series"
+
+
+def test_a_series_file_not_in_utf_8_is_refused_naming_it(tmp_path: Path) -> None:
+    folder = write_patch_set(tmp_path / "team", {"v1-guard.toml": GUARD}, series="v1-guard.toml  # José\n")
+    (folder / "series").write_bytes("v1-guard.toml  # José\n".encode("latin-1"))
+    expected = f"{folder / 'series'}: not UTF-8 text"
+    assert refusal(load_patch_set, folder) == expected
+    assert refusal(load_outline, folder) == expected

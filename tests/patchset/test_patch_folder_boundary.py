@@ -352,6 +352,16 @@ def test_a_basic_string_after_the_first_line_is_skipped_and_what_follows_it_coun
     assert nesting_problem('limit = 1\nname = "v1"\nb = ' + "[" * 40 + "]" * 40) == (3, 33)
 
 
+def test_a_literal_string_after_the_first_line_is_skipped_and_what_follows_it_counted(tmp_path: Path) -> None:
+    # A single-quoted string ends at its own quote, even with a line break
+    # earlier in the file: the deep value after it is still refused with its line.
+    text = "limit = 1\npattern = 'use_v1'\nb = " + "[" * 40 + "]" * 40 + "\n"
+    assert nesting_problem(text) == (3, 33)
+    with pytest.raises(PatchSetError) as refused:
+        parse_toml(text, tmp_path / "x.toml")
+    assert str(refused.value).startswith(f"{tmp_path / 'x.toml'}: line 3: values or keys nest more than {MAX_NESTING}")
+
+
 @pytest.mark.parametrize("quote", ['"', "'"])
 def test_a_multiline_string_ending_in_extra_quotes_is_skipped_whole(tmp_path: Path, quote: str) -> None:
     # Up to two quotes of the content may sit against the closing three:
