@@ -43,6 +43,10 @@ _FUNCTIONS: dict[str, tuple[int | None, int | None]] = {
     "shutil.move": (1, 0), "shutil.rmtree": (None, 0), "shutil.unpack_archive": (1, None),
     "shutil.copyfileobj": (None, None),
 }
+# Functions that copy or move a file or folder to a new path: how each treats its destination (see Copy).
+_COPIES = {"shutil.copy": "copy", "shutil.copy2": "copy", "shutil.copyfile": "copyfile",
+           "shutil.copytree": "copytree", "shutil.move": "move", "os.rename": "rename", "os.replace": "rename",
+           "os.renames": "renames"}
 _PATH_METHODS = {"write_text": "write", "write_bytes": "write", "touch": "write", "symlink_to": "write",
                  "hardlink_to": "write", "unlink": "remove", "rmdir": "remove"}
 _PATH_ONLY_METHODS = frozenset({"write_text", "write_bytes", "touch", "symlink_to", "hardlink_to"})
@@ -51,7 +55,7 @@ _PATH_CONSTRUCTORS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.Pos
 # one that names none of them is not parsed at all.
 _WORDS = re.compile(
     r"\b(?:open|fdopen|write_text|write_bytes|remove|removedirs|unlink|renames?|replace|rmdir|rmtree|copy\w*|move|"
-    r"touch|symlink\w*|link|hardlink_to|truncate|mknod|mkfifo|extract\w*|unpack_archive|system|popen|spawn\w*|"
+    r"touch|symlink\w*|link|hardlink_to|truncate|mknod|mkfifo|mkdir|makedirs|extract\w*|unpack_archive|system|popen|spawn\w*|"
     r"posix_spawnp?|exec[lv]?p?e?|eval|compile|fork\w*|startfile|subprocess|multiprocessing|ctypes|importlib|"
     r"import_module|runpy|pty|fileinput|getattr|__dict__|vars|globals|locals|__builtins__|__import__)\b")
 
@@ -59,6 +63,10 @@ _WORDS = re.compile(
 # The start of a path inside an imported package's folder: PACKAGE + "vllm/core/scheduler.py" is that file of the
 # installed vllm, in whichever site-packages the image has it. No string of a program can hold it (see constant).
 PACKAGE = "\x02"
+# The program's own folder: ``__file__`` is SCRIPT + "/" + SCRIPT_NAME, so that ``os.path.dirname(__file__)`` is
+# SCRIPT (the folder the shell ran it from, which the caller knows). No string of a program can hold it.
+SCRIPT = "\x03"
+SCRIPT_NAME = "\x04"
 _PATH_WRAPPERS = frozenset({"os.path.abspath", "os.path.realpath", "os.path.normpath", "str", "os.fspath"})
 _PATH_RETURNING = frozenset({"resolve", "absolute", "joinpath"})  # Path methods that give a path
 
@@ -69,6 +77,35 @@ class PythonEffects:
 
     writes: tuple[str, ...]
     removes: tuple[str, ...]
+    copies: tuple[Copy, ...] = ()
+    folders: tuple[Folder, ...] = ()  # the folders it makes (os.makedirs, Path.mkdir), where it spells them
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A call that copies or moves ``source`` to ``destination``, both as the code spells them.
+
+    ``how``: ``copy`` and ``move`` put a file into a folder that stands at
+    the destination, ``copyfile`` and ``rename`` write the destination
+    itself, ``copytree`` and ``renames`` also make its missing folders.
+    ``certain``: the call is a statement of the module's top level (or of
+    its ``if __name__ == "__main__":`` or a ``with`` there), so it runs
+    once the program gets that far; any other may not run at all.
+    """
+
+    how: str
+    source: str
+    destination: str
+    certain: bool
+    at: tuple[int, int] = (0, 0)  # the call's line and column: the copies and folders run in this order
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A call that makes the folder ``path`` (and, taken so, those above it)."""
+
+    path: str
+    at: tuple[int, int]
 
 
 NOTHING = PythonEffects((), ())
@@ -128,6 +165,9 @@ class _Reader:
     def effects(self) -> PythonEffects:
         writes: list[str] = []
         removes: list[str] = []
+        self.copies: list[Copy] = []
+        folders: list[Folder] = []
+        self.certain = _statement_calls(self.tree)
         for node in ast.walk(self.tree):
             if not isinstance(node, ast.Call):
                 continue
@@ -146,8 +186,16 @@ class _Reader:
                 if self.writing_mode(node, 1):
                     writes.append(self.path(node.args[0] if node.args else _keyword(node, "file")))
                 continue
+            made = node.args[0] if name in ("os.mkdir", "os.makedirs") and node.args else \
+                node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "mkdir" and \
+                self.is_path(node.func.value) else None
+            if made is not None and (folder := self.constant(made)) is not None:
+                folders.append(Folder(folder, (node.lineno, node.col_offset)))
             if name in _FUNCTIONS:
                 written, removed = _FUNCTIONS[name]
+                if name in _COPIES:
+                    self.copy(node, _COPIES[name], _argument(node, 0), _argument(node, 1),
+                              plain=len(node.args) == 2)
                 if written is not None:
                     writes.append(self.path(_argument(node, written)))
                 if removed is not None:
@@ -159,7 +207,30 @@ class _Reader:
                 continue
             if isinstance(node.func, ast.Attribute):
                 self.method(node, writes, removes)
-        return PythonEffects(tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(removes)))
+        return PythonEffects(tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(removes)), tuple(self.copies),
+                             tuple(folders))
+
+    def copy(self, node: ast.Call, how: str, source: ast.expr | None, destination: ast.expr | None, *,
+             plain: bool) -> None:
+        """Keep a copy whose source the code spells out (its destination is a write all the same).
+
+        ``plain``: the call passes the paths alone by position. One with other arguments than the two paths (``ignore=``, ``copy_function=``...) is kept as ``how``
+        ``other``: what it copies the reader does not work out. ``dirs_exist_ok=True`` makes a copytree a merge.
+        """
+        spelled = self.constant(source) if source is not None else None
+        if spelled is None:
+            return
+        extra = {k.arg for k in node.keywords}
+        if how == "copytree" and extra == {"dirs_exist_ok"}:
+            merge = self.truth(_keyword(node, "dirs_exist_ok"))
+            how, extra = ("merge" if merge else "copytree" if merge is False else "other"), set()
+        target = self.constant(destination) if destination is not None else None
+        if extra or target is None or not plain:
+            how, target = "other", target or ""
+        self.copies.append(Copy(how, spelled, target, id(node) in self.certain, (node.lineno, node.col_offset)))
+
+    def truth(self, node: ast.expr | None) -> bool | None:
+        return node.value if isinstance(node, ast.Constant) and isinstance(node.value, bool) else None
 
     def stored_method(self, node: ast.Call) -> ast.Call | None:
         """A call through a name bound once to a method of an object built here (``save = Path(F).write_text``):
@@ -192,6 +263,7 @@ class _Reader:
         elif attribute in ("rename", "replace") and len(node.args) == 1 and self.is_path(receiver):
             removes.append(self.path(receiver))
             writes.append(self.path(node.args[0]))
+            self.copy(node, "rename", receiver, node.args[0], plain=not node.keywords)
 
     def is_path(self, node: ast.expr) -> bool:
         """Whether ``node`` is a ``pathlib`` path (built here, or a name bound to one)."""
@@ -219,8 +291,8 @@ class _Reader:
 
     def path(self, node: ast.expr | None) -> str:
         value = self.constant(node) if node is not None else None
-        if value is None or PACKAGE in value[1:] or value.startswith(PACKAGE) and \
-                posixpath.normpath(value[1:]).startswith(".."):
+        if value is None or PACKAGE in value[1:] or SCRIPT in value[1:] or SCRIPT_NAME in value[:2] + value[3:] \
+                or value.startswith(PACKAGE) and posixpath.normpath(value[1:]).startswith(".."):
             # A package's folder inside another path, or climbed out of: where that is, only the image knows.
             raise _Unknown("a path the reader cannot work out")
         return value
@@ -230,9 +302,11 @@ class _Reader:
         if depth > 20:
             return None
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return node.value if PACKAGE not in node.value else None
+            return node.value if not {PACKAGE, SCRIPT, SCRIPT_NAME} & set(node.value) else None
         if isinstance(node, ast.Name):
             values = self.bound.get(node.id, [])
+            if node.id == "__file__" and not values:
+                return f"{SCRIPT}/{SCRIPT_NAME}"
             return self.constant(values[0], depth + 1) if len(values) == 1 else None
         if isinstance(node, ast.JoinedStr):
             parts = []
@@ -253,7 +327,11 @@ class _Reader:
                 return None
             return left + right if isinstance(node.op, ast.Add) else posixpath.join(left, right)
         if isinstance(node, ast.Attribute) and node.attr == "parent":  # Path(vllm.__file__).parent
-            return self.package_folder(node.value, depth + 1)
+            folder = self.package_folder(node.value, depth + 1)
+            if folder is None and self.is_path(node.value):  # Path(__file__).parent
+                inner = self.constant(node.value, depth + 1)
+                return posixpath.dirname(inner) if inner is not None else None
+            return folder
         if isinstance(node, ast.Call):
             name = self.dotted(node.func)
             if name in ("os.path.dirname", "posixpath.dirname") and len(node.args) == 1 and not node.keywords:
@@ -262,7 +340,9 @@ class _Reader:
                     return folder
                 inner = self.constant(node.args[0], depth + 1)
                 return posixpath.dirname(inner) if inner is not None else None
-            if name in ("str", "os.fspath") and len(node.args) == 1:
+            if name in _PATH_WRAPPERS and len(node.args) == 1 and not node.keywords:
+                # The shell's reading makes a relative path absolute from the folder the program runs in, as
+                # abspath does; realpath's links are the build's, which it follows as it reads the path.
                 return self.constant(node.args[0], depth + 1)
             joined: list[ast.expr] = []
             if name in ("os.path.join", "posixpath.join", *_PATH_CONSTRUCTORS) and not node.keywords:
@@ -324,6 +404,28 @@ class _Reader:
             base, attribute = self.dotted(node.args[0], depth + 1, following), self.constant(node.args[1])
             return f"{base}.{attribute}" if base is not None and attribute is not None else None
         return None
+
+
+def _statement_calls(tree: ast.Module) -> set[int]:
+    """The calls that are whole statements of the module's top level, of ``if __name__ == "__main__":`` there, or
+    of a ``with`` in those: each runs once the program reaches it (an exception before it stops the program)."""
+    found: set[int] = set()
+    bodies = [tree.body]
+    while bodies:
+        for statement in bodies.pop():
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+                found.add(id(statement.value))
+            elif isinstance(statement, (ast.With, ast.AsyncWith)):
+                bodies.append(statement.body)
+            elif isinstance(statement, ast.If) and _is_main_test(statement.test):
+                bodies.append(statement.body)
+    return found
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__" \
+        and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) and len(test.comparators) == 1 \
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__"
 
 
 def _argument(node: ast.Call, index: int) -> ast.expr | None:

@@ -10,6 +10,7 @@ the context is read for the files it writes (``python_effects.py``);
 from __future__ import annotations
 
 import posixpath
+from typing import TYPE_CHECKING
 
 from .command_lookup import note_program
 from .shell_interpreter import Shell, shebang
@@ -17,6 +18,9 @@ from .shell_records import MAX_DEPTH, CommandContext, Exit, ScriptRecord, Stop, 
 from .shell_syntax import parse_runnable
 from .shell_words import is_known, is_unknown
 from .tool_options import read_options
+
+if TYPE_CHECKING:
+    from .python_effects import Copy, Folder, PythonEffects
 
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "zsh", "busybox-sh"})
 
@@ -36,7 +40,7 @@ def run_context_file(shell: Shell, path: str, argv: list[str], ctx: CommandConte
     if base in SHELLS:
         return run_script(shell, path, text, argv[0], argv[1:], ctx, env, flags=arguments, program=base)
     if base.startswith("python"):
-        return _python_text(shell, ctx, text, f"{argv[0]}")
+        return _python_text(shell, ctx, text, f"{argv[0]}", script=path)
     return note_program(shell, ctx, argv[0])
 
 
@@ -255,18 +259,26 @@ def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | 
         return note_program(shell, ctx, f"{argv[0]} -m {rest[1]}")
     path = shell.path(rest[0])
     if path in shell.build.fs.files:
-        return _python_text(shell, ctx, shell.build.read_context(shell.build.fs.files[path].source), rest[0])
+        return _python_text(shell, ctx, shell.build.read_context(shell.build.fs.files[path].source), rest[0],
+                            script=path)
     return note_program(shell, ctx, f"{argv[0]} {rest[0]}")
 
 
-def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str) -> bool | None:
+def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str, script: str | None = None,
+                 ) -> bool | None:
+    """Read Python code for the files it writes; ``script``: the image path of the program's file, if any (what
+    ``__file__`` holds; a program from ``-c`` or standard input has none)."""
     from .python_effects import PACKAGE, python_effects  # ast is loaded only for a build that runs Python
     effects = python_effects(text) if text is not None else None
     shell.emit_unknown()
+    effects = _located(effects, script) if effects is not None else None
     if effects is None:
         return note_program(shell, ctx, name)
     fs = shell.build.fs
+    done = _python_copies(shell, ctx, effects, name)
     for written in effects.writes:
+        if written in done:
+            continue
         if written.startswith(PACKAGE):
             # A file of an installed package, wherever the image installed it: any placed file at that place.
             scope = _package_scope(written)
@@ -279,6 +291,8 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str)
         if any(p == path or p.startswith(path.rstrip("/") + "/") for p in fs.files):
             shell.unread(ctx, f"{name} rewrites {path}, which the build placed there", scope=(path,))
     for removed in effects.removes:
+        if removed in done:
+            continue
         if removed.startswith(PACKAGE):
             scope = _package_scope(removed)
             if any(covers(scope, p) for p in fs.files):
@@ -287,6 +301,88 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str)
             continue
         fs.remove(shell.path(removed))
     return None  # whether it succeeds (an import the image may lack, sys.exit, an exception) the image decides
+
+
+def _located(effects: "PythonEffects", script: str | None) -> "PythonEffects | None":
+    """``effects`` with the paths built from ``__file__`` made paths of the image, or None where the program has
+    no file (``__file__`` is then a NameError: what it does is not read)."""
+    from dataclasses import replace
+
+    from .python_effects import SCRIPT, SCRIPT_NAME, Copy, Folder
+
+    paths = [*effects.writes, *effects.removes, *(p for c in effects.copies for p in (c.source, c.destination)),
+             *(f.path for f in effects.folders)]
+    if not any(p.startswith(SCRIPT) for p in paths):
+        return effects
+    if script is None:
+        return None
+    own, program = f"{SCRIPT}/{SCRIPT_NAME}", script
+
+    def place(path: str) -> str:
+        if not path.startswith(SCRIPT):
+            return path
+        return program + path[len(own):] if path.startswith(own) else posixpath.dirname(program) + path[1:]
+
+    return replace(effects, writes=tuple(map(place, effects.writes)), removes=tuple(map(place, effects.removes)),
+                   copies=tuple(Copy(c.how, place(c.source), place(c.destination), c.certain, c.at)
+                                for c in effects.copies),
+                   folders=tuple(Folder(place(f.path), f.at) for f in effects.folders))
+
+
+def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", name: str) -> set[str]:
+    """Carry out the copies and moves a Python helper makes of what the build placed, as CPython would make them.
+
+    Each goes where its call puts it (``shutil.copy`` into a folder standing at the destination, ``os.replace``
+    onto the name itself, ``copytree`` making the folders above it...). A call the program may never reach (in a
+    function, a loop, an ``if``) is placed all the same and noted as the reader's assumption. Gives the paths, as
+    spelled, that these calls account for: their writes and removes need no other reading.
+    """
+    from .file_commands import transfer
+    from .image_fs import Kind
+    from .python_effects import PACKAGE, Folder
+    fs = shell.build.fs
+    done: set[str] = set()
+    actions: list[Copy | Folder] = [*effects.copies, *effects.folders]
+    for copy in sorted(actions, key=lambda action: action.at):
+        if isinstance(copy, Folder):
+            if not copy.path.startswith(PACKAGE):
+                fs.make_dir(shell.path(copy.path))
+            continue
+        if copy.source.startswith(PACKAGE):
+            continue  # a file of an installed package: the base image's, not the context's
+        source = fs.resolve(shell.path(copy.source), last=False)
+        if source not in fs.files and not fs.below(source):
+            continue  # nothing of the context: a write like any other
+        done.update((copy.source, copy.destination))
+        if copy.how == "other" or copy.destination.startswith(PACKAGE):
+            where = f"{_package_scope(copy.destination)[3:]} of the installed package, wherever the image has " \
+                    "it" if copy.destination.startswith(PACKAGE) else shell.show(copy.destination) or "a path"
+            scope = (_package_scope(copy.destination),) if copy.destination.startswith(PACKAGE) else \
+                (shell.path(copy.destination),) if copy.destination else None
+            how = "copies" if copy.how != "other" else "copies, with arguments the reader does not follow,"
+            shell.unread(ctx, f"{name} {how} {source} to {where}", scope=scope)
+            continue
+        destination = shell.path(copy.destination)
+        is_dir = fs.kind(source) is Kind.DIR
+        wants_dir = copy.how in ("copytree", "merge")
+        if copy.how in ("copy", "copyfile") and is_dir or wants_dir and not is_dir:
+            shell.note(ctx, "fails", f"{name} cannot {copy.how} {source}: it is a {'folder' if is_dir else 'file'}")
+            continue
+        if copy.how == "copytree" and fs.kind(destination) is not Kind.ABSENT:
+            what = "may stand there in the base image" if fs.kind(destination) is Kind.UNKNOWN else "stands there"
+            if fs.kind(destination) is not Kind.UNKNOWN:
+                shell.note(ctx, "fails", f"{name} cannot copytree to {destination}: a folder or file {what}")
+                continue
+            shell.unread(ctx, f"{name} copies {source} to {destination} only if nothing {what}", scope=(destination,))
+        if copy.how in ("copytree", "merge", "renames"):
+            fs.make_dir(posixpath.dirname(destination))  # os.makedirs: the folders above it too
+        transfer(shell, ctx, name, [source], destination, recursive=copy.how != "copyfile",
+                 into=None if copy.how in ("copy", "move") else False, move=copy.how in ("move", "rename", "renames"),
+                 written=copy.destination)
+        if not copy.certain:
+            shell.note(ctx, "assumed", f"{name} copies {source} to {destination} in code that may not run (a "
+                                       "function, a loop, a condition): the reader takes it to run once")
+    return done
 
 
 def _package_scope(path: str) -> str:

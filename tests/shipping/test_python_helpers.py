@@ -231,8 +231,11 @@ def test_a_call_through_more_names_than_the_reader_follows_gives_none() -> None:
     # than read as writing nothing.
     helper = "import shutil\nw0 = shutil.copy\n" + "".join(f"w{n} = w{n - 1}\n" for n in range(1, 30))
     assert python_effects(helper + f"w29('paged_attn.py', '{SHIPPED}')\n") is None
-    assert python_effects(helper + f"w3('paged_attn.py', '{SHIPPED}')\n") == python_effects(
-        f"import shutil\nshutil.copy('paged_attn.py', '{SHIPPED}')\n")
+    through = python_effects(helper + f"w3('paged_attn.py', '{SHIPPED}')\n")
+    direct = python_effects(f"import shutil\nshutil.copy('paged_attn.py', '{SHIPPED}')\n")
+    assert through is not None and direct is not None
+    assert (through.writes, through.removes) == (direct.writes, direct.removes) == ((SHIPPED,), ())
+    assert [(c.how, c.source, c.destination) for c in through.copies] == [("copy", "paged_attn.py", SHIPPED)]
 
 
 @pytest.mark.parametrize(("source", "writes", "removes"), [

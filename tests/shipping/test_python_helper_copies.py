@@ -1,0 +1,142 @@
+"""A Python helper that copies or moves a file of the build context puts it where CPython would.
+
+``python3 ./install.py`` doing ``shutil.copy("paged_attn.py", DEST)`` ships
+that file at DEST as surely as ``cp`` would: the reader places it there
+(``shutil.copy`` and ``move`` into a folder standing at DEST, ``copyfile``
+and ``os.replace`` onto DEST itself, ``copytree`` making the folders above
+it), with the paths built from ``__file__`` read as the helper's own
+folder. What CPython refuses (a folder to ``shutil.copy``, a file over a
+folder, ``copytree`` onto what exists) copies nothing. A call the program
+may not reach (in a function, a loop, a condition) is placed and noted as
+assumed; a copy into an installed package's folder, or with arguments the
+reader does not follow (``ignore=``), is unread, scoped to where it lands.
+Each expectation was held against CPython 3.11 running the same helper.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from patcher.errors import ShippingError
+from tests.shipping.conftest import in_dest, run_script
+
+
+def helper_plan(helper: str, script: str = "python3 h.py\n"):
+    return run_script(script, files={"s/h.py": helper})
+
+
+@pytest.mark.parametrize(("helper", "placed"), [
+    ("import shutil\nshutil.copy('x.py', '/dest/x.py')\n", {"/dest/x.py": "s/x.py"}),
+    ("import shutil\nshutil.copy2('x.py', '/dest')\n", {"/dest/x.py": "s/x.py"}),  # into the folder there
+    ("import shutil\nshutil.copyfile('x.py', '/dest/q.py')\n", {"/dest/q.py": "s/x.py"}),
+    ("import shutil\nshutil.copytree('sub', '/dest/a/sub')\n", {"/dest/a/sub/y.py": "s/sub/y.py"}),  # makedirs
+    ("import shutil\nshutil.copytree('sub', '/dest', dirs_exist_ok=True)\n", {"/dest/y.py": "s/sub/y.py"}),
+    ("import shutil\nshutil.move('x.py', '/dest/')\nshutil.move('sub/y.py', '/dest')\n",
+     {"/dest/x.py": "s/x.py", "/dest/y.py": "s/sub/y.py"}),
+    ("import os\nos.replace('x.py', '/dest/n.py')\n", {"/dest/n.py": "s/x.py"}),
+    ("import os\nos.renames('x.py', '/dest/a/b/x.py')\n", {"/dest/a/b/x.py": "s/x.py"}),
+    ("import os\nos.makedirs('/dest/sub')\nos.rename('sub', '/dest/sub')\n", {"/dest/sub/y.py": "s/sub/y.py"}),
+    ("import os, shutil\nos.mkdir('/dest/a')\nshutil.copy('x.py', '/dest/a')\n", {"/dest/a/x.py": "s/x.py"}),
+    ("from pathlib import Path\nPath('x.py').rename('/dest/r.py')\n", {"/dest/r.py": "s/x.py"}),
+    ("from pathlib import Path\nPath('sub').replace(Path('/dest') / 'q')\n", {"/dest/q/y.py": "s/sub/y.py"}),
+    # The helper's own folder, however it is asked for.
+    ("import os, shutil\nshutil.copy(os.path.join(os.path.dirname(__file__), 'x.py'), '/dest/')\n",
+     {"/dest/x.py": "s/x.py"}),
+    ("import os, shutil\nHERE = os.path.dirname(os.path.abspath(__file__))\nshutil.copy(f'{HERE}/x.py', '/dest/a.py')\n",
+     {"/dest/a.py": "s/x.py"}),
+    ("import shutil\nfrom pathlib import Path\nshutil.copytree(Path(__file__).resolve().parent / 'sub', '/dest/s')\n",
+     {"/dest/s/y.py": "s/sub/y.py"}),
+    ("import shutil\nshutil.copy(__file__, '/dest/self.py')\n", {"/dest/self.py": "s/h.py"}),
+])
+def test_a_helpers_copy_of_a_context_file_lands_where_cpython_puts_it(helper: str, placed: dict[str, str]) -> None:
+    plan = helper_plan(helper)
+    assert {path: plan.image[path].source for path in in_dest(plan)} == placed
+    assert plan.notes == ()
+
+
+def test_a_helper_run_from_another_folder_finds_its_files_by_its_own_path() -> None:
+    # Relative paths are the process's working folder's (/); __file__ is the helper's.
+    helper = "import os, shutil\nshutil.copy(os.path.join(os.path.dirname(__file__), 'x.py'), 'dest/')\n"
+    plan = helper_plan(helper, "cd /\npython3 /w/s/h.py\n")
+    assert plan.image["/dest/x.py"].source == "s/x.py"
+
+
+def test_a_moved_file_leaves_its_folder_and_the_copy_is_the_last_step() -> None:
+    plan = helper_plan("import shutil\nshutil.move('x.py', '/dest/x.py')\n")
+    assert "/w/s/x.py" not in plan.image
+    assert [(s.command, s.line, s.path) for s in plan.image["/dest/x.py"].steps][-1] == ("h.py", 1, "/dest/x.py")
+
+
+def test_a_copy_over_a_placed_file_replaces_it_rather_than_leaving_it_unread() -> None:
+    plan = helper_plan("import shutil\nshutil.copy('sub/y.py', '/dest/x.py')\n", "cp x.py /dest/\npython3 h.py\n")
+    assert plan.image["/dest/x.py"].source == "s/sub/y.py"
+    assert plan.notes == ()
+
+
+@pytest.mark.parametrize(("helper", "reason"), [
+    ("import shutil\nshutil.copy('sub', '/dest/q')\n", "h.py cannot copy /w/s/sub: it is a folder"),
+    ("import shutil\nshutil.copytree('x.py', '/dest/q')\n", "h.py cannot copytree /w/s/x.py: it is a file"),
+    ("import shutil\nshutil.copyfile('x.py', '/dest')\n",
+     "h.py cannot write the file /w/s/x.py over the folder /dest, so nothing is copied"),
+    ("import shutil\nshutil.copytree('sub', '/dest/s')\nshutil.copytree('sub', '/dest/s')\n",
+     "h.py cannot copytree to /dest/s: a folder or file stands there"),
+    ("import os\nos.makedirs('/dest/sub/a')\nos.rename('sub', '/dest/sub')\n",
+     "h.py cannot move the folder /w/s/sub over /dest/sub: that folder is not empty, so nothing is copied"),
+    ("import shutil\nshutil.copy2('x.py', '/dest/nodir/')\n", "/dest/nodir/ is not a folder, so the copy fails"),
+])
+def test_a_copy_cpython_refuses_places_nothing_and_says_why(helper: str, reason: str) -> None:
+    plan = helper_plan(helper)
+    assert [(n.kind, n.reason) for n in plan.notes] == [("fails", reason)]
+    assert in_dest(plan) == (["/dest/s/y.py"] if "'/dest/s')\nshutil" in helper else [])
+
+
+@pytest.mark.parametrize("helper", [
+    "import shutil\ndef install():\n    shutil.copy('x.py', '/dest')\ninstall()\n",
+    "import shutil, os\nif os.path.isdir('/dest'):\n    shutil.copy('x.py', '/dest')\n",
+    "import shutil\nfor name in ['x.py']:\n    shutil.copy('x.py', '/dest')\n",
+])
+def test_a_copy_the_program_may_not_reach_is_placed_and_noted_as_assumed(helper: str) -> None:
+    plan = helper_plan(helper)
+    assert in_dest(plan) == ["/dest/x.py"]
+    assert [(n.kind, n.reason) for n in plan.notes] == [
+        ("assumed", "h.py copies /w/s/x.py to /dest in code that may not run (a function, a loop, a condition): "
+                    "the reader takes it to run once")]
+
+
+@pytest.mark.parametrize("helper", [
+    "import shutil\nif __name__ == '__main__':\n    shutil.copy('x.py', '/dest')\n",
+    "import shutil\nwith open('/dev/null') as f:\n    shutil.copy('x.py', '/dest')\n",
+])
+def test_a_copy_on_the_main_path_needs_no_assumption(helper: str) -> None:
+    plan = helper_plan(helper)
+    assert in_dest(plan) == ["/dest/x.py"] and plan.notes == ()
+
+
+def test_a_copy_into_an_installed_packages_folder_is_unread_where_it_lands() -> None:
+    helper = ("import os, shutil, vllm\n"
+              "shutil.copy('x.py', os.path.join(os.path.dirname(vllm.__file__), 'attention/ops/paged_attn.py'))\n")
+    plan = helper_plan(helper)
+    assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", "h.py copies /w/s/x.py to vllm/attention/ops/paged_attn.py of the installed package, wherever "
+                   "the image has it", ("**/vllm/attention/ops/paged_attn.py",))]
+    # verify-sync's question: nothing is known to land there, and the helper is named as what could place it.
+    with pytest.raises(ShippingError, match=r"line 1 of s/i.sh .*could have placed it"):
+        plan.shipped_copy("vllm/attention/ops/paged_attn.py")
+
+
+def test_a_copy_with_arguments_the_reader_does_not_follow_is_unread() -> None:
+    helper = "import shutil\nshutil.copytree('sub', '/dest/s', ignore=shutil.ignore_patterns('*.pyc'))\n"
+    plan = helper_plan(helper)
+    assert in_dest(plan) == []
+    assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", "h.py copies, with arguments the reader does not follow, /w/s/sub to /dest/s", ("/dest/s",))]
+
+
+def test_a_program_without_a_file_has_no_dunder_file_to_read() -> None:
+    plan = run_script("python3 -c \"import shutil; shutil.copy(__file__, '/dest/a')\"\n")
+    assert [n.kind for n in plan.notes] == ["program"] and in_dest(plan) == []
+
+
+def test_a_helper_that_only_makes_a_folder_makes_it_for_the_commands_after_it() -> None:
+    plan = run_script("python3 -c \"import os; os.makedirs('/dest/a/b')\"\ncp x.py /dest/a/b/\n")
+    assert in_dest(plan) == ["/dest/a/b/x.py"] and plan.notes == ()
