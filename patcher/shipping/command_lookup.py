@@ -34,3 +34,14 @@ def note_program(shell: Shell, ctx: CommandContext, name: str, scope: tuple[str,
     shell.note(ctx, "program", f"runs {name}, which the reader does not follow: it could change "
                                f"{'any file' if scope is None else ', '.join(scope)}", scope)
     return None
+
+
+# Shell builtins no image has as a program (RHEL-likes ship cd, read, getopts, alias... as scripts: not these).
+NO_PROGRAM = frozenset({"eval", "export", "set", "source", ".", "exit", "shift", "return", "break", "continue",
+                        "local", "declare", "typeset", "readonly", "unset", "trap", "let", "pushd", "popd", "dirs",
+                        "shopt", "mapfile", "readarray"})
+# Shell builtins that RHEL-likes ship as programs too (/usr/bin/cd, a script that runs the builtin in a shell of its
+# own, changing nothing), and Debian and Ubuntu do not: run by a program (env, nohup, the exec form), whether they
+# are found is the image's to say.
+SOME_IMAGES_PROGRAM = frozenset({"cd", "read", "getopts", "alias", "unalias", "umask", "wait", "hash", "type",
+                                 "command", "fc", "fg", "bg", "jobs", "ulimit"})

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from ..errors import ShippingError
 from .docker_syntax import HEREDOC, DockerLexer, Instruction, env_pairs, json_or_words, read_instructions
+from .command_lookup import NO_PROGRAM
 from .copy_flags import WILDCARD_MATCH_EXCLUDED, CopyFlags, parents_root, read_copy_flags
 from .dockerignore import MAX_PATTERN_PAIRS, IgnoreRule, glob_regex, has_glob, is_ignored, pattern_rules
 from .image_fs import ImageFS, Kind, Placement, Step, normalise
@@ -594,7 +595,7 @@ class _Evaluator:
         restore = self._mount(instruction, state, top, ctx)
         exec_form = instruction.exec_form()
         commands: list[tuple[list[str], CommandContext]] = []
-        if exec_form and exec_form[0] in _NO_PROGRAM:
+        if exec_form and exec_form[0] in NO_PROGRAM:
             # The exec form runs a program found on PATH, with no shell: a shell's own command is none.
             top.note(ctx, "fails", f"{exec_form[0]} is a shell's own command, not a program the exec form can run, "
                                    "so 'docker build' stops here")
@@ -681,12 +682,6 @@ class _Evaluator:
                 step()
 
         return restore
-
-
-# Shell builtins no image has as a program (RHEL-likes ship cd, read, getopts, alias... as scripts: not these).
-_NO_PROGRAM = frozenset({"eval", "export", "set", "source", ".", "exit", "shift", "return", "break", "continue",
-                         "local", "declare", "typeset", "readonly", "unset", "trap", "let", "pushd", "popd", "dirs",
-                         "shopt", "mapfile", "readarray"})
 
 
 def _is_url(instruction: Instruction, source: str) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import replace
 
-from .command_lookup import note_program, on_path
+from .command_lookup import NO_PROGRAM, SOME_IMAGES_PROGRAM, note_program, on_path
 from .file_commands import FILE_COMMANDS, folder_there, transfer
 from .image_fs import Kind
 from .output_builtins import OUTPUT_BUILTINS
@@ -27,6 +27,7 @@ from .shell_nodes import DECLARATIONS, Lit, Redirect, Simple, plain_text
 from .shell_syntax import heredoc_word, split_assignment
 from .shell_words import Field, is_known
 from .tool_options import read_options
+from .wrapper_programs import WRAPPERS, read_wrapper
 
 # Programs that install packages: they write where the package manager puts things.
 PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf", "apk", "conda", "mamba", "micromamba",
@@ -263,7 +264,9 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         return run_python(shell, argv, ctx, stdin)
     if base in ("pip", "pip3") or base.startswith("pip3."):
         return run_pip(shell, argv[1:], ctx)
-    if base in ("sudo", "nohup", "time", "nice", "stdbuf", "timeout", "exec", "command", "builtin", "env"):
+    if base in WRAPPERS:
+        return _wrapped(shell, base, argv, ctx, env, stdin)
+    if base in ("sudo", "time", "exec", "command", "builtin"):
         return _command(shell, argv, ctx, env, stdin)
     if base == "mktemp":
         return run_mktemp(shell, argv, ctx, env)
@@ -295,8 +298,59 @@ def _known_prefix(shell: Shell, word: str) -> str | None:
     return shell.path(head[:head.rindex("/")] or "/")
 
 
+def _wrapped(shell: Shell, head: str, argv: list[str], ctx: CommandContext, env: dict[str, str],
+             stdin: str | None) -> bool | None:
+    """``env``, ``timeout``, ``nice``, ``flock``...: run the command after their options, as they would run it."""
+    wrapped = read_wrapper(head, argv[1:])
+    if wrapped.problem is not None:
+        return note_program(shell, ctx, wrapped.problem)
+    if wrapped.fails is not None:
+        shell.note(ctx, "fails", f"{wrapped.fails}, so it runs nothing (status 125)")
+        shell.ended_with(125)
+        return False
+    if wrapped.shell_string is not None:
+        return run_shell(shell, ["sh", "-c", wrapped.shell_string], ctx, env, stdin)
+    if not wrapped.command:
+        shell.emit_unknown()  # env, nice or ionice alone print what they would change
+        return True
+    name = wrapped.command[0]
+    if name in NO_PROGRAM:
+        shell.note(ctx, "fails", f"{head} runs programs, and {name} is a shell's own command, not a program: it is "
+                                 "not found (status 127)")
+        shell.ended_with(127)
+        return False
+    if name in SOME_IMAGES_PROGRAM:
+        shell.note(ctx, "assumed", f"{head} runs programs, and {name} is one only in some images (RHEL-likes ship it, "
+                                   "Debian and Ubuntu do not): the base image decides whether it is found; it changes "
+                                   "nothing either way")
+        return None
+    extra = {**({} if wrapped.clear else env), **wrapped.assignments}
+    # The wrapper execs a program of its own: not the shell's functions, and nothing it runs changes the shell's
+    # state (its folder, its variables), which stays in a copy.
+    child = shell.subshell()
+    child.functions = {}
+    if wrapped.clear:
+        child.exported, child.clean_environment = set(), True
+    for name in wrapped.unset:
+        child.variables.pop(name, None)
+        child.unset.add(name)
+        extra.pop(name, None)
+    if wrapped.chdir is not None:
+        folder = child.path(wrapped.chdir)
+        if child.build.fs.kind(folder) in (Kind.ABSENT, Kind.FILE):
+            shell.note(ctx, "fails", f"env cannot change to {folder}: no folder is there at this point of the build, "
+                                     "so it runs nothing (status 125)")
+            shell.ended_with(125)
+            return False
+        child.cwd = folder
+    child.next_code = None
+    status = dispatch(child, wrapped.command, ctx, extra, stdin)
+    shell.ended_with(child.next_code)
+    return status
+
+
 def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    """``sudo``, ``env``, ``nohup``, ``exec``, ``command``...: run what follows their own options."""
+    """``sudo``, ``time``, ``exec``, ``command``, ``builtin``: run what follows their own options."""
     head = posixpath.basename(argv[0])
     rest = argv[1:]
     extra = dict(env)
@@ -310,18 +364,8 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
             return note_program(shell, ctx, "sudo -D")
         if head == "sudo" and option in ("-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U"):
             rest = rest[1:]
-        elif head in ("env",) and option == "-u":
-            rest = rest[1:]
-        elif head in ("nice", "timeout", "stdbuf") and option in ("-n", "-s", "-k", "-i", "-o", "-e"):
-            rest = rest[1:]
         elif option == "--":
             break
-    if head == "env":
-        while rest and "=" in rest[0] and not rest[0].startswith("="):
-            name, _, value = rest.pop(0).partition("=")
-            extra[name] = value
-    if head == "timeout" and rest:
-        rest = rest[1:]  # the duration
     if not rest:
         if head == "exec":
             return True  # exec with redirections only

@@ -92,6 +92,9 @@ class Shell:
         # The command that just ran is an if, loop, case or { ...; } whose status is its body's: a failure in the
         # body that set -e did not end the shell on was exempt there, and so is the compound (bash and dash).
         self.body_failed = False
+        # Started by 'env -i' (or from a shell that was): no variable comes from the base image's environment, so
+        # one the reader did not see set is not set.
+        self.clean_environment = False
 
     @property
     def unknowns(self) -> Unknowns:
@@ -133,7 +136,7 @@ class Shell:
             return str(self.status_code())
         if name == "-":
             return ("e" if self.errexit else "") + ("f" if self.noglob else "")
-        if name == "HOME" and name not in self.variables:
+        if name == "HOME" and name not in self.variables and name not in self.unset and not self.clean_environment:
             return "/root"  # Docker sets HOME for the user RUN runs as; root's unless USER said otherwise
         if name == "IFS" and name not in self.variables and name not in self.unset:
             return " \t\n"  # sh sets it at startup: bash and dash take no IFS from the environment
@@ -227,9 +230,10 @@ class Shell:
 
     def missing(self, name: str) -> str:
         """What ``$NAME`` gives when nothing the reader saw set it: empty if unset on purpose, else unknown."""
-        if self.nounset and (name in self.unset or name.isdigit()):
+        unset = name in self.unset or self.clean_environment and name != "BASH_VERSION"
+        if self.nounset and (unset or name.isdigit()):
             raise Unbound(name)  # a name the base image could set is not known to be unset: read on
-        if name in self.unset or name.isdigit() or name in "@*#?-!$":
+        if unset or name.isdigit() or name in "@*#?-!$":
             return "" if name not in "$!" else self.unknowns.mark(f"${name}")
         if name == "BASH_VERSION":
             # dash, ash, ksh... do not set it. Under sh it is set if the base image's /bin/sh is bash (RHEL-likes),
@@ -447,6 +451,7 @@ class Shell:
                       run_line=self.run_line, record=self.record, depth=self.depth, dockerfile=self.dockerfile,
                       program=self.program)
         child.variables, child.exported, child.unset = dict(self.variables), set(self.exported), set(self.unset)
+        child.clean_environment = self.clean_environment
         child.arrays = {name: list(values) for name, values in self.arrays.items()}
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
         child.frames = [dict(frame) for frame in self.frames]

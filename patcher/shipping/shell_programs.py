@@ -123,6 +123,10 @@ def _start(shell: Shell, child: Shell, options: set[str], ctx: CommandContext) -
     What the reader cannot follow there is noted where the command line is: in ``shell``, at ``ctx``.
     """
     child.noglob, child.nounset, child.allexport = "f" in options, "u" in options, "a" in options
+    # A variable the caller unset is not in the environment it passes on (unless the command line sets it again);
+    # one the base image's environment could hold still could.
+    child.unset = set(shell.unset) - child.variables.keys()
+    child.clean_environment = shell.clean_environment
     child.posix = "posix" in options and child.program == "bash"
     if "pipefail" in options:
         child.set_pipefail(True, ctx, given_by=shell)

@@ -25,3 +25,79 @@ def test_a_wrapper_option_that_takes_a_value_skips_that_value_too(line: str) -> 
     # GNU stdbuf -i MODE, -o MODE, -e MODE; nice -n N; timeout -s SIGNAL -k DURATION DURATION (coreutils 9.1).
     plan = run_script(line + "\n")
     assert in_dest(plan) == ["/dest/x.py"] and plan.notes == ()
+
+
+@pytest.mark.parametrize(("line", "placed"), [
+    # GNU coreutils 9.1 and util-linux 2.38, each line run under bash and dash.
+    ("env -C sub cp y.py /dest/", "/dest/y.py"),  # env's own folder for the command
+    ("env --chdir=sub cp y.py /dest/", "/dest/y.py"),
+    ("env -C sub -- cp y.py /dest/e.py", "/dest/e.py"),
+    ("env -S 'cp x.py /dest/s.py'", "/dest/s.py"),  # the string split into the command's words
+    ("env -i PATH=/usr/bin:/bin cp x.py /dest/", "/dest/x.py"),
+    ("nice -5 cp x.py /dest/", "/dest/x.py"),  # the adjustment written before POSIX's -n
+    ("nice --adjustment=5 cp x.py /dest/", "/dest/x.py"),
+    ("timeout --foreground 5 cp x.py /dest/", "/dest/x.py"),
+    ("timeout --sig=KILL 5s cp x.py /dest/", "/dest/x.py"),  # a long option by a prefix that names it alone
+    ("setsid -f cp x.py /dest/", "/dest/x.py"),
+    ("ionice -c3 cp x.py /dest/", "/dest/x.py"),
+    ("taskset -c 0 cp x.py /dest/", "/dest/x.py"),  # the mask is taskset's
+    ("flock /tmp/lock cp x.py /dest/", "/dest/x.py"),  # the lock file is flock's
+    ("flock -n /tmp/lock -c 'cp x.py /dest/'", "/dest/x.py"),  # the command string runs in sh
+])
+def test_the_command_a_wrapper_runs_is_read_where_the_wrapper_runs_it(line: str, placed: str) -> None:
+    for run in ("bash i.sh", "dash i.sh"):
+        plan = run_script(line + "\n", run)
+        assert in_dest(plan) == [placed] and plan.notes == ()
+
+
+def test_a_wrapper_changes_nothing_of_the_shell_that_runs_it() -> None:
+    # env -C runs cp in sub; the script's own folder stays /w/s.
+    plan = run_script("env -C sub cp y.py /dest/\ncp x.py /dest/\n")
+    assert in_dest(plan) == ["/dest/x.py", "/dest/y.py"]
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("export V=/dest/set\nenv -u V sh -c 'cp x.py \"${V:-/dest/none}.py\"'\n", "/dest/none.py"),
+    ("export V=/dest/set\nenv -i sh -c 'cp x.py \"${V:-/dest/none}.py\"'\n", "/dest/none.py"),
+    ("env -i sh -c 'cp x.py \"${HOME:-/dest/nohome}.py\"'\n", "/dest/nohome.py"),  # Docker's HOME is gone too
+    ("env -i V=/dest/given sh -c 'cp x.py \"$V.py\"'\n", "/dest/given.py"),
+    ("export V=/dest/set\nunset V\nsh -c 'cp x.py \"${V:-/dest/none}.py\"'\n", "/dest/none.py"),
+])
+def test_what_a_wrapper_or_an_unset_takes_out_of_the_environment_is_not_set_in_the_command(script: str,
+                                                                                             placed: str) -> None:
+    plan = run_script(script)
+    assert in_dest(plan) == [placed] and plan.notes == ()
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    ("env -0 cp x.py /dest/", "env cannot end its listing with NUL (-0) and run a command, so it runs nothing "
+                              "(status 125)"),
+    ("env -C /dest/none cp x.py /dest/", "env cannot change to /dest/none: no folder is there at this point of the "
+                                         "build, so it runs nothing (status 125)"),
+    ("timeout 5", "timeout is missing an operand, so it runs nothing (status 125)"),
+    ("env export A=1", "env runs programs, and export is a shell's own command, not a program: it is not found "
+                       "(status 127)"),
+])
+def test_a_line_the_wrapper_refuses_runs_nothing_and_says_why(line: str, reason: str) -> None:
+    plan = run_script(f"{line} || cp x.py /dest/fallback.py\n")
+    assert in_dest(plan) == ["/dest/fallback.py"]
+    assert [(n.kind, n.reason) for n in plan.notes] == [("fails", reason)]
+
+
+def test_a_wrapper_runs_the_program_not_the_scripts_function_of_that_name() -> None:
+    # env execs 'f' from PATH ("env: 'f': No such file or directory" here): the function does not run.
+    plan = run_script("f() { cp x.py /dest/f.py; }\nenv f\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
+
+
+def test_a_builtin_only_some_images_have_as_a_program_is_the_images_to_decide() -> None:
+    plan = run_script("nohup cd sub || cp x.py /dest/nocd.py\n")
+    assert in_dest(plan) == ["/dest/nocd.py"]
+    assert [n.kind for n in plan.notes][:1] == ["assumed"] and "nohup runs programs, and cd is one only in some " \
+                                                               "images" in plan.notes[0].reason
+
+
+@pytest.mark.parametrize("line", ["env -x cp x.py /dest/", "taskset -p 1", "env -S 'cp \"x.py\" /dest/'"])
+def test_a_wrapper_form_the_reader_does_not_follow_is_a_program_it_does_not_follow(line: str) -> None:
+    plan = run_script(line + "\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]

@@ -1,0 +1,159 @@
+"""Programs that run the command after their own options: ``env``, ``timeout``, ``nice``, ``flock``...
+
+Each reads its options up to the first word that is not one (their
+getopt strings start with ``+``: ``env cp -r a b`` gives ``-r`` to cp),
+then the operands it needs (timeout's duration, taskset's mask, flock's
+lock file), then the command. Reading an option wrongly moves a word
+between the wrapper and the command: ``env -C sub cp y.py /d`` copies
+``sub/y.py``, ``timeout -s KILL 5 cp ...`` runs cp, not ``KILL``. The tables
+are the tools' own (GNU coreutils 9.1, util-linux 2.38).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class _Wrapper:
+    short: str  # letters without a value
+    short_valued: str  # letters that take one
+    long: frozenset[str]
+    long_valued: frozenset[str]
+    before: int = 0  # operands between the options and the command (a duration, a mask, a lock file)
+    no_command: frozenset[str] = frozenset()  # options under which the operands are no command (taskset -p PID)
+
+
+def _wrapper(short: str, short_valued: str, long: str, long_valued: str, before: int = 0,
+             no_command: str = "") -> _Wrapper:
+    return _Wrapper(short, short_valued, frozenset(long.split()), frozenset(long_valued.split()), before,
+                    frozenset(no_command.split()))
+
+
+WRAPPERS: dict[str, _Wrapper] = {
+    # env's signal options take an optional value (--block-signal[=SIG]): only its '=' form gives one.
+    "env": _wrapper("iv0", "CSu", "ignore-environment null debug block-signal default-signal ignore-signal "
+                    "list-signal-handling", "chdir unset split-string"),
+    "timeout": _wrapper("v", "ks", "foreground preserve-status verbose", "kill-after signal", before=1),
+    "nice": _wrapper("", "n", "", "adjustment"),
+    "stdbuf": _wrapper("", "ioe", "", "input output error"),
+    "nohup": _wrapper("", "", "", ""),
+    "setsid": _wrapper("cfw", "", "ctty fork wait", ""),
+    "ionice": _wrapper("t", "cnpPu", "ignore", "class classdata pid pgid uid", no_command="p P u pid pgid uid"),
+    "taskset": _wrapper("acp", "", "all-tasks cpu-list pid", "", before=1, no_command="p pid"),
+    "flock": _wrapper("sexnuoF", "wEc", "shared exclusive unlock nonblock nb close no-fork verbose",
+                      "timeout wait conflict-exit-code command", before=1),
+}
+
+_LEGACY_NICE = re.compile(r"-[-+]?[0-9]+")  # nice -5, nice --5: an adjustment, written before POSIX's -n
+
+
+@dataclass
+class Wrapped:
+    """What a wrapper runs: the command's words, in which folder, with which environment.
+
+    ``problem``: why the reader does not follow it (an option it does not
+    know, a form that runs no command); ``fails``: why the wrapper itself
+    refuses the line (its status is 125, the command does not run).
+    """
+
+    command: list[str] = field(default_factory=list)
+    chdir: str | None = None  # env -C DIR
+    clear: bool = False  # env -i: the command inherits no variable
+    unset: list[str] = field(default_factory=list)  # env -u NAME
+    assignments: dict[str, str] = field(default_factory=dict)  # env NAME=VALUE
+    shell_string: str | None = None  # flock FILE -c STRING: sh -c STRING
+    problem: str | None = None
+    fails: str | None = None
+
+
+def read_wrapper(program: str, args: list[str]) -> Wrapped:
+    """``args`` as ``program`` reads them: its options, the operands it takes, then the command it runs."""
+    table = WRAPPERS[program]
+    given: dict[str, str] = {}
+    index = 0
+    if program == "nice" and args and _LEGACY_NICE.fullmatch(args[0]):
+        index = 1
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            index += 1
+            break
+        if program == "env" and arg == "-":
+            given["i"] = ""
+            index += 1
+            continue
+        if not arg.startswith("-") or arg == "-":
+            break
+        index += 1
+        if arg.startswith("--"):
+            name, equals, value = arg[2:].partition("=")
+            if name not in table.long | table.long_valued:  # getopt_long takes a prefix that names one alone
+                named = [o for o in (*table.long, *table.long_valued) if o.startswith(name)] if name else []
+                name = named[0] if len(named) == 1 else name
+            if name in table.long_valued:
+                if not equals:
+                    if index >= len(args):
+                        return Wrapped(problem=f"{program} {arg} without its value")
+                    value, index = args[index], index + 1
+                given[name] = value
+            elif name in table.long and (not equals or name.endswith("-signal")):  # env's --block-signal[=SIG]
+                given[name] = value
+            else:
+                return Wrapped(problem=f"{program} {arg}")
+            continue
+        letters = arg[1:]
+        for position, letter in enumerate(letters):
+            if letter in table.short_valued:
+                value = letters[position + 1:]
+                if not value:
+                    if index >= len(args):
+                        return Wrapped(problem=f"{program} {arg} without its value")
+                    value, index = args[index], index + 1
+                given[letter] = value
+                break
+            if letter not in table.short:
+                return Wrapped(problem=f"{program} -{letter}")
+            given[letter] = ""
+    rest = args[index:]
+    if given.keys() & table.no_command:
+        return Wrapped(problem=f"{program} {' '.join(args)}, which works on running processes")
+    return _command(program, given, rest, table.before)
+
+
+# Wrappers that, given no command, only print something (the environment, the niceness, the I/O class).
+_PRINT_ALONE = frozenset({"env", "nice", "ionice"})
+
+
+def _command(program: str, given: dict[str, str], rest: list[str], before: int) -> Wrapped:
+    wrapped = Wrapped()
+    if program == "env":
+        wrapped.clear = "i" in given or "ignore-environment" in given
+        wrapped.unset = [v for k, v in given.items() if k in ("u", "unset")]
+        wrapped.chdir = given.get("C", given.get("chdir"))
+        split = given.get("S", given.get("split-string"))
+        if split is not None:
+            if re.search(r"[\\'\"$#]", split):
+                return Wrapped(problem=f"env -S {split!r}, whose quoting and escapes the reader does not follow")
+            rest = split.split() + rest
+        while rest and "=" in rest[0] and not rest[0].startswith("="):
+            name, _, value = rest.pop(0).partition("=")
+            wrapped.assignments[name] = value
+        if rest and ("0" in given or "null" in given):
+            wrapped.fails = "env cannot end its listing with NUL (-0) and run a command"
+        elif not rest and wrapped.chdir is not None:
+            wrapped.fails = "env must be given a command with --chdir (-C)"
+    operands, wrapped.command = rest[:before], rest[before:]
+    if program == "flock":
+        string = given.get("c", given.get("command"))
+        if wrapped.command[:1] in (["-c"], ["--command"]):  # flock FILE -c STRING
+            if len(wrapped.command) < 2:
+                return Wrapped(fails="flock -c is missing its command")
+            string, wrapped.command = wrapped.command[1], wrapped.command[2:]
+        wrapped.shell_string = string
+        if string is not None or operands and operands[0].isdigit() and not wrapped.command:
+            return wrapped  # sh -c STRING under the lock, or a lock taken on an open file descriptor
+    if wrapped.fails is None and (len(operands) < before or not wrapped.command and program not in _PRINT_ALONE):
+        wrapped.fails = f"{program} is missing an operand"
+    return wrapped
