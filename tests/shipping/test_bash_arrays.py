@@ -122,3 +122,10 @@ def test_an_array_the_reader_cannot_know_is_spelled_as_its_elements_in_a_note() 
 def test_an_array_inside_a_command_substitution_is_read_as_bash_reads_it() -> None:
     plan = read('v=$(a=(x y); echo "${a[1]}")\ncp x.py "/dest/$v.py"\n')  # bash prints y
     assert placed(plan) == {"/dest/y.py": "s/x.py"} and plan.notes == ()
+
+
+def test_a_negative_length_in_a_slice_of_array_elements_is_no_slice() -> None:
+    # bash 5.2: "${A[*]:1:-1}" fails ("-1: substring expression < 0"), that command is not run, the next line is
+    # (a negative length counts from the end only for a string: ${B:1:-1} of abcd is bc).
+    plan = read('A=(a b c d)\ncp x.py "/dest/${A[*]:1:-1}.py"\nB=abcd\ncp x.py "/dest/${B:1:-1}.py"\n')
+    assert "/dest/b c.py" not in placed(plan) and "/dest/bc.py" in placed(plan)

@@ -38,3 +38,9 @@ def test_under_dash_an_indirect_expansion_is_a_bad_substitution() -> None:
     plan = read('N=DEST\nDEST=/dest\ncp x.py /dest/before.py\ncp x.py "${!N}/x.py"\n', run="dash i.sh")
     assert placed(plan) == ["/dest/before.py"] and [(n.kind, n.line, n.reason) for n in plan.notes][:1] == [
         ("fails", 4, '${!N} is bash\'s: dash says "Bad substitution" and ends here')]
+
+
+def test_the_indices_of_an_array_starred_are_its_indices() -> None:
+    # bash 5.2: A=(x y); "${!A[*]}" is the one word "0 1".
+    plan = read('A=(x y)\ncp x.py "/dest/${!A[*]}.py"\n')
+    assert placed(plan) == ["/dest/0 1.py"] and plan.notes == ()

@@ -53,3 +53,15 @@ def test_under_sh_a_bash_expansion_is_expanded_and_said_to_depend_on_the_image()
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("assumed", 2, 'the base image\'s sh decides: bash expands ${f^^...}, dash says "Bad substitution" and ends; '
                        "the reader expands it as bash does")]
+
+
+def test_a_replacement_pattern_may_hold_any_letter() -> None:
+    # bash 5.2: V=aXb; ${V/X/-} is a-b.
+    plan = run_script('V=aXb\ncp x.py "/dest/${V/X/-}.py"\n')
+    assert in_dest(plan) == ["/dest/a-b.py"] and plan.notes == ()
+
+
+def test_a_replacement_anchored_at_the_end_that_does_not_match_leaves_the_value() -> None:
+    # bash 5.2: V=abc; ${V/%zz/y} is abc, ${V/%c/y} is aby.
+    plan = run_script('V=abc\ncp x.py "/dest/${V/%zz/y}.py"\ncp x.py "/dest/${V/%c/y}.py"\n')
+    assert in_dest(plan) == ["/dest/abc.py", "/dest/aby.py"] and plan.notes == ()

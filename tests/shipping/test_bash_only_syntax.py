@@ -75,3 +75,17 @@ def test_an_ansi_c_code_point_past_unicode_does_not_stop_the_reading(code: str) 
     # bash 5.2 still prints bytes for it (F4 90 80 80 for \U00110000) and the script goes on.
     plan = run_script(f"x=$'{code}'\ncp x.py /dest/after.py\n")
     assert in_dest(plan) == ["/dest/after.py"] and plan.notes == ()
+
+
+def test_an_ansi_c_octal_escape_ends_at_the_first_character_that_is_no_octal_digit() -> None:
+    # bash 5.2: A=$'\1X' is two characters, \001 and X.
+    plan = run_script("A=$'\\1X'\ncp x.py \"/dest/${#A}.py\"\n")
+    assert in_dest(plan) == ["/dest/2.py"] and plan.notes == ()
+
+
+def test_a_declaration_that_appends_to_an_array_names_the_array_without_its_plus() -> None:
+    # bash 5.2: 'local -a A+=(b)' makes a local A (empty) and appends to it: inside, A is (b); the caller's A
+    # stays (a).
+    plan = run_script('A=(a)\nf() { local -a A+=(b); cp x.py "/dest/in-${A[*]}.py"; }\nf\n'
+                      'cp x.py "/dest/out-${A[*]}.py"\n')
+    assert in_dest(plan) == ["/dest/in-b.py", "/dest/out-a.py"] and plan.notes == ()

@@ -83,3 +83,17 @@ def test_optind_that_is_no_number_leaves_the_pass_unknown_under_sh(optind: str) 
 def test_an_option_word_the_reader_cannot_work_out_leaves_the_loop_unknown() -> None:
     plan = run_script("while getopts p: o \"$UNSET_IN_BUILD\"; do cp x.py \"/dest/$OPTARG\"; done\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] != []
+
+
+def test_bash_leaves_optarg_unset_and_so_empty_when_the_loop_ends() -> None:
+    # bash 5.2 and dash 0.5.12 both print "[]" for $OPTARG after this loop (bash unsets it, dash empties it).
+    for shell in ("bash", "dash"):
+        plan = run_script('while getopts a o -a; do :; done\ncp x.py "/dest/[$OPTARG].py"\n', f"{shell} i.sh")
+        assert in_dest(plan) == ["/dest/[].py"] and plan.notes == ()
+
+
+def test_an_option_loop_the_reader_cannot_work_out_is_named_by_its_getopts_command() -> None:
+    plan = run_script("while getopts p: o \"$UNSET_IN_BUILD\"; do cp x.py \"/dest/$OPTARG\"; done\n")
+    assert [(n.kind, n.reason) for n in plan.notes] == [
+        ("unread", "cp /dest/$(getopts p: o $UNSET_IN_BUILD): a path that depends on a value the reader cannot "
+                   "work out")]

@@ -242,3 +242,13 @@ def test_an_indirect_expansion_with_a_character_after_its_name_is_a_bad_substitu
     plan = plan_of(script_context("cp x.py /a/\necho ${!x.}\n", run="cd /w/s && bash i.sh"))
     assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == [
         ("stop", 2, "echo ${!x.}", "cannot be parsed as shell (bad substitution): s/i.sh is not read from here on")]
+
+
+@pytest.mark.parametrize("run", ["cd /w/s && bash i.sh", "cd /w/s && dash i.sh"])
+def test_a_here_document_left_open_inside_a_command_substitution_stops_the_script_at_its_command(run: str) -> None:
+    # The ')' is part of the body, so the '$(' never closes: bash 5.2 ("unexpected EOF while looking for
+    # matching `)'") and dash 0.5.12 ("end of file unexpected (expecting ")")") run line 1 and nothing after.
+    plan = plan_of(script_context("cp x.py /a/\nD=$(cat <<EOF\nhi\n)\ncp x.py /b/\n", run=run))
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("stop", 2, "cannot be parsed as shell (here-document 'EOF' is not closed): s/i.sh is not read from here on")]
+    assert "/a/x.py" in plan.image and "/b/x.py" not in plan.image
