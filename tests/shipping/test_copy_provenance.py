@@ -30,3 +30,11 @@ def steps(script: str, path: str) -> list[tuple[str, int, str]]:
 ])
 def test_a_copy_by_a_script_names_its_command_after_the_copy_in(script: str, command: str) -> None:
     assert steps(script, "/made/paged_attn.py") == [("Dockerfile", 3, "COPY"), ("s/i.sh", 2, command)]
+
+
+def test_a_copy_by_a_file_the_runs_own_shell_sources_names_that_files_line() -> None:
+    # RUN . ./i.sh: sh reads i.sh itself, so its cp is one of the RUN's commands, written on i.sh's line 2.
+    plan = plan_of(script_context("mkdir -p /made\ncp x.py /made/a.py\n", run="cd /w/s && . ./i.sh"))
+    assert [(step.file, step.line, step.command) for step in plan.image["/made/a.py"].steps] == [
+        ("Dockerfile", 3, "COPY"), ("s/i.sh", 2, "cp")]
+    assert plan.notes == ()

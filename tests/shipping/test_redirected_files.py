@@ -34,3 +34,10 @@ def test_an_append_on_any_descriptor_keeps_the_placed_file_and_says_it_changes(r
 def test_a_redirection_on_another_descriptor_into_a_missing_folder_fails_the_command() -> None:
     plan = run_script("echo hi 3>/dest/none/a.py || cp x.py /dest/failed.py\n")
     assert in_dest(plan) == ["/dest/failed.py"]
+
+
+@pytest.mark.parametrize("run", BOTH)
+def test_command_refusing_an_option_that_names_cat_copies_nothing_into_the_file(run: str) -> None:
+    # bash: "command: -/: invalid option"; dash: "Illegal option -/": the shell opened a.py, cat never ran.
+    plan = run_script("command -/bin/cat x.py > /dest/a.py || cp x.py /dest/failed.py\n", run)
+    assert in_dest(plan) == ["/dest/failed.py"]

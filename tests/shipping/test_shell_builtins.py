@@ -274,3 +274,15 @@ def test_shift_by_a_word_that_is_not_a_number_is_what_the_shell_makes_of_it(sheb
 def test_set_with_words_that_are_not_options_sets_the_arguments() -> None:
     # 'set ab cd' without '--': bash and dash take any word not starting with - or + for the first argument.
     assert printed("set ab cd; echo $1-$2-$#") == "ab-cd-2"
+
+
+@pytest.mark.parametrize("leave", ["break 3", "continue 3"])
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_break_or_continue_with_a_count_leaves_that_many_loops(leave: str, shell: str) -> None:
+    # Three loops deep (a while inside two fors), 'break 3' ends all three and 'continue 3' runs the outer
+    # loop's next turn: neither reaches the lines after the inner two loops.
+    script = (f"for a in 1 2; do\nfor b in 1; do\nwhile :; do\n{leave}\ndone\ncp x.py /made/inner.py\ndone\n"
+              "cp x.py /made/middle.py\ndone\ncp x.py /made/after.py\n")
+    plan = plan_of(script_context(f"mkdir /made\n{script}", run=f"cd /w/s && {shell} i.sh"))
+    assert sorted(path for path in plan.image if path.startswith("/made/")) == ["/made/after.py"]
+    assert plan.notes == ()

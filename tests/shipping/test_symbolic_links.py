@@ -291,3 +291,10 @@ def test_a_path_through_forty_one_links_then_up_is_too_many_links_for_cp() -> No
     script = (f"mkdir -p /made/a/b\nln -s /made/a/b /made/a/b/k\n"
               f"cp x.py /made/a/b{'/k' * 41}/../c.py || cp x.py /made/failed.py\n")
     assert placed(script) == {"/made/failed.py": X}
+
+
+def test_a_relative_link_ending_in_a_slash_keeps_naming_the_link_it_leads_through() -> None:
+    # ln -s ../real/ keeps the text: l leads through whatever /made/real is when used, here the second link.
+    script = ("mkdir -p /made/a /made/other /made/third\nln -s /made/other /made/real\nln -s ../real/ /made/a/l\n"
+              "rm /made/real\nln -s /made/third /made/real\ncp x.py /made/a/l/\n")
+    assert placed(script) == {"/made/third/x.py": X, "/made/real/x.py": X, "/made/a/l/x.py": X}

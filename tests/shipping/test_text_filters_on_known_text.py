@@ -78,6 +78,8 @@ TR_TEXT = "Hello World-1.2\naab\\bcc..x\n"
     (['-d', 'a-'], 'Hello World1.2\nb\\bcc..x\n', True),
     (['[:alpha:]', '*'], '***** *****-1.2\n***\\***..*\n', True),
     (['-ds', 'o', 'l'], 'Hel Wrld-1.2\naab\\bcc..x\n', True),
+    (['-ds', 'o', ''], 'Hell Wrld-1.2\naab\\bcc..x\n', True),  # an empty set squeezes nothing
+    (['-s', ''], 'Hello World-1.2\naab\\bcc..x\n', True),
     (['-t', 'abc', 'xy'], 'Hello World-1.2\nxxy\\ycc..x\n', True),
     (['abc', 'xy'], 'Hello World-1.2\nxxy\\yyy..x\n', True),
     (['-s', 'o'], 'Hello World-1.2\naab\\bcc..x\n', True),
