@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from patcher.shipping.install_script import read_install_script
-from tests.shipping.conftest import image_of, notes_of, plan_of, script_context
+from tests.shipping.conftest import image_of, in_dest, notes_of, plan_of, run_script, script_context
 
 X, Y, Z = "s/x.py", "s/sub/y.py", "s/sub/deep/z.py"
 
@@ -451,3 +451,29 @@ def test_a_folder_copy_takes_its_empty_folders_and_the_files_the_build_wrote(cop
     plan = plan_of(script_context(f"mkdir /made\nmkdir -p sub/empty\ntouch sub/.keep\n{copy}\n"
                                   "[ -d /made/sub/empty ] && [ -f /made/sub/.keep ] && cp x.py /made/both.py\n"))
     assert plan.image["/made/both.py"].source == X and plan.notes == ()
+
+
+LOCAL_WITHOUT_VALUE = 'D=/opt/a\nf() { local D; cp x.py "$D/"; }\nf\n'  # bash: D is unset ("/"); dash: /opt/a
+
+
+@pytest.mark.parametrize("interpreter", ["#!/bin/mksh\n", "#!/usr/bin/env posh\n"])
+def test_a_script_for_a_shell_the_reader_does_not_model_is_read_as_sh(interpreter: str) -> None:
+    # Read as sh: where bash and dash part ways (a bare 'local D' unsets D in bash, keeps it in dash), the
+    # reader does not take either's answer as the shell's.
+    as_sh = read_install_script("#!/bin/sh\n" + LOCAL_WITHOUT_VALUE, "/w").copies
+    as_dash = read_install_script("#!/bin/dash\n" + LOCAL_WITHOUT_VALUE, "/w").copies
+    assert [(c.source, c.destination) for c in as_dash] == [("/w/x.py", "/opt/a/")]
+    assert read_install_script(interpreter + LOCAL_WITHOUT_VALUE, "/w").copies == as_sh != as_dash
+
+
+def test_install_names_itself_when_it_refuses_a_backup_type() -> None:
+    # GNU install 9.1: "install: invalid argument 'bogus' for 'backup type'", status 1, nothing copied.
+    plan = run_script("install --backup=bogus x.py /dest/\n")
+    assert in_dest(plan) == []
+    assert [(n.kind, n.reason) for n in plan.notes][0] == ("fails", "install: invalid argument 'bogus' for 'backup type'")
+
+
+def test_a_link_moved_into_the_folder_it_leads_to_is_moved() -> None:
+    # rename(2) moves the link itself: sub/lnk leads to sub, and mv succeeds (GNU mv 9.1), so the script reads on.
+    plan = run_script("ln -s /w/s/sub lnk\nmv lnk sub/ || exit 1\ncp x.py /dest/\ncp sub/lnk/y.py /dest/\n")
+    assert in_dest(plan) == ["/dest/x.py", "/dest/y.py"] and plan.notes == ()

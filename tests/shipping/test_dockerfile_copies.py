@@ -338,3 +338,9 @@ def test_a_copy_source_pattern_that_cannot_be_read_is_refused_as_a_copy_source(s
         built(f"FROM base\nCOPY {source} /opt/\n")
     assert raised.value.where == "COPY source"
     assert str(raised.value).startswith(f"COPY source: pattern {source!r} {problem}")
+
+
+def test_a_folder_whose_name_ends_in_a_space_is_copied_as_named() -> None:
+    # The JSON form keeps the trailing space: "pkg " is a folder of its own, not pkg.
+    plan = plan_of({"Dockerfile": 'FROM base\nCOPY ["pkg ", "/app/"]\n', "pkg /b.py": "", "pkg/a.py": ""})
+    assert {path: placed.source for path, placed in plan.image.items()} == {"/app/b.py": "pkg /b.py"}

@@ -261,3 +261,27 @@ def test_a_name_bound_to_a_method_of_an_object_is_read_as_that_method() -> None:
     stored = python_effects("import gzip\nopen = gzip.GzipFile('/tmp/a.gz').open\nopen('/tmp/b', 'w')\n")
     direct = python_effects("import gzip\ngzip.GzipFile('/tmp/a.gz').open('/tmp/b', 'w')\n")
     assert stored == direct and stored is not None and "/tmp/b" not in stored.writes
+
+
+@pytest.mark.parametrize("source", [
+    "globals().get('open')('/a', 'w')\n",
+    "f = globals()['open']\nf('/a', 'w')\n",
+    "import os\nopen('/a')\nglobals()\n",
+])
+def test_a_helper_that_reaches_its_functions_through_globals_is_unread(source: str) -> None:
+    # globals() hands out the module's names as data: what is called through it (open, os.remove...) is
+    # looked up at run time, so the reader cannot say what the helper writes.
+    assert python_effects(source) is None
+
+
+def prefixed_through_names(names: int) -> str:
+    """A helper that builds the file it writes by putting one folder before the path of the name before it."""
+    lines = ["P0 = '/scheduler.py'"] + [f"P{n} = '/d{n}' + P{n - 1}" for n in range(1, names + 1)]
+    return "\n".join(lines) + f"\nopen(P{names}, 'w')\n"
+
+
+def test_a_path_prefixed_through_more_names_than_the_reader_follows_gives_none() -> None:
+    # The name on the right of each '+' is a step as much as one on the left: past the bound, unread.
+    effects = python_effects(prefixed_through_names(3))
+    assert effects is not None and effects.writes == ("/d3/d2/d1/scheduler.py",)
+    assert python_effects(prefixed_through_names(40)) is None

@@ -35,6 +35,8 @@ CONTEXT = {"main.py": "", "pkg/a.py": "", "pkg/sub/b.py": "", "other/c.py": "", 
      {"main.py": True, "pkg/a.py": False}),
     ("FROM base AS b\nCOPY pkg /b/\nFROM base\nCOPY main.py /c/\n", {"main.py": True, "pkg/a.py": False}),
     ("FROM base\nCOPY --from=img:1 / /\n", {"main.py": False}),
+    # A folder whose name ends in the letter X: 'pkgX' is no prefix of 'pkg/...'.
+    ("FROM base\nCOPY pkgX /app/pkgX\n", {"pkgX/new.py": True, "pkg/new.py": False, "pkgX": True}),
 ])
 def test_would_ship_follows_the_copies_of_the_stages_that_make_the_image(dockerfile: str,
                                                                            answers: dict[str, bool]) -> None:

@@ -97,3 +97,11 @@ def test_a_trap_around_every_command_is_unread(condition: str) -> None:
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("unread", 1, f"a {condition} trap runs its action around every command or function, which the reader "
                       "does not follow")]
+
+
+@pytest.mark.parametrize(("run", "placed"), [("bash i.sh", ["/dest/x.py"]), ("dash i.sh", [])])
+def test_a_signal_named_with_sig_is_bash_s_spelling(run: str, placed: list[str]) -> None:
+    # bash 5.2 takes SIGTERM for TERM (a trap that never runs in a build); dash 0.5.12 says
+    # "trap: SIGTERM: bad trap" and fails the command.
+    plan = run_script("trap 'echo hi' SIGTERM || exit 1\ncp x.py /dest/\n", run)
+    assert in_dest(plan) == placed
