@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import posixpath
+import re
 
 from .command_lookup import note_program
+from .find_program import FIND_CHANGES, FIND_READS, run_find
+from .image_fs import Kind
 from .shell_interpreter import Shell
 from .shell_records import CommandContext
 from .shell_words import is_known
@@ -24,11 +27,6 @@ PRINTING = frozenset({
 # find's actions that run a program, and those that write.
 _FIND_RUNS = ("-exec", "-execdir", "-ok", "-okdir")
 _FIND_WRITES = ("-delete", "-fprint", "-fprint0", "-fprintf", "-fls")  # -delete the files walked, the others FILE
-# Programs that, run by find on the files it lists, change nothing, or only the paths on their line.
-_FIND_READS = frozenset({"echo", "printf", "true", "cat", "grep", "ls", "stat", "file", "test", "[", "head", "wc",
-                         "md5sum", "sha256sum"})
-_FIND_CHANGES = frozenset({"rm", "touch", "cp", "mv", "ln", "install", "mkdir", "sed", "chmod", "chown", "chgrp",
-                           "dos2unix"})
 
 
 def _find_scope(shell: Shell, args: list[str]) -> tuple[str, ...] | None:
@@ -52,14 +50,14 @@ def _find_scope(shell: Shell, args: list[str]) -> tuple[str, ...] | None:
             end = next((i for i in range(index, len(args)) if args[i] in (";", "+")), len(args))
             command, index = args[index:end], end + 1
             program = posixpath.basename(command[0]) if command else ""
-            if program not in _FIND_READS | _FIND_CHANGES:
+            if program not in FIND_READS | FIND_CHANGES:
                 return None
             named = [a for a in _operands(program, command[1:]) if "{}" not in a]
             if arg in ("-execdir", "-okdir"):
                 if any(".." in a.split("/") for a in named if not a.startswith("/")):
                     return None
                 named = [a for a in named if a.startswith("/")]
-            paths += named if program in _FIND_CHANGES else []
+            paths += named if program in FIND_CHANGES else []
         elif arg in _FIND_WRITES[1:] and index < len(args):
             paths.append(args[index])
     if not all(is_known(path) for path in paths):
@@ -147,19 +145,58 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext, 
             return True
         shell.emit(result.text)
         return result.ok
-    if base in ("grep", "egrep", "fgrep"):
+    if base == "ls":
         shell.emit_unknown()
-        return _grep_status(shell, base, argv[1:], stdin)
+        return _ls_status(shell, ctx, argv[1:])
+    if base in ("grep", "egrep", "fgrep"):
+        status, printed = _grep(shell, base, argv[1:], stdin)
+        if printed is None:
+            shell.emit_unknown()
+        else:
+            shell.emit(printed)
+        return status
     if base in ("diff", "cmp"):
         shell.emit_unknown()
         return _compare_status(shell, argv[1:])
     if base == "awk" and any(">" in a or "system" in a for a in argv[1:]):
         return note_program(shell, ctx, "awk")
-    if base == "find" and any(a in _FIND_RUNS or a in _FIND_WRITES for a in argv[1:]):
-        shell.unread(ctx, "runs commands on the files find lists, which the reader does not follow",
-                     scope=_find_scope(shell, argv[1:]))
-        return None
+    if base == "find":
+        found = run_find(shell, argv, ctx, _operands)
+        if not isinstance(found, str):
+            return found
+        if any(a in _FIND_RUNS or a in _FIND_WRITES for a in argv[1:]):
+            shell.unread(ctx, "runs commands on the files find lists, which the reader does not follow",
+                         scope=_find_scope(shell, argv[1:]))
+            return None
     shell.emit_unknown()
+    return True
+
+
+# ls's options that take their value as the next word (GNU coreutils 9.1): -I PATTERN, -T COLS, -w COLS.
+_LS_VALUED = frozenset("ITw")
+
+
+def _ls_status(shell: Shell, ctx: CommandContext, args: list[str]) -> bool:
+    """``ls PATH...`` fails (status 2) where a path it is given is not there at this point of the build; the base
+    image's paths are taken to be there, as the build that succeeds has them."""
+    operands, index = [], 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            operands += args[index:]
+            break
+        if arg.startswith("-") and arg != "-" and not arg.startswith("--"):
+            valued = next((i for i, letter in enumerate(arg[1:]) if letter in _LS_VALUED), None)
+            if valued is not None and valued == len(arg) - 2:
+                index += 1  # the value is the next word
+        elif not arg.startswith("--"):
+            operands.append(arg)
+    missing = [o for o in operands if is_known(o) and shell.build.fs.kind(shell.path(o)) is Kind.ABSENT]
+    if missing:
+        shell.note(ctx, "fails", f"ls: {shell.path(missing[0])} does not exist at this point of the build")
+        shell.ended_with(2)
+        return False
     return True
 
 
@@ -194,52 +231,128 @@ _REGEX_CHARACTERS = frozenset(".[]*^$\\+?(){}|")
 _GREP_LONG = {"fixed-strings": "F", "ignore-case": "i", "invert-match": "v", "line-regexp": "x", "word-regexp": "w"}
 
 
-def _grep_status(shell: Shell, base: str, args: list[str], stdin: str | None) -> bool | None:
-    """Whether ``grep`` finds a line, where the reader knows the text it reads and the pattern is plain text.
+_GREP_STEPS = 20_000_000  # what the matches of one grep may cost, in steps of a backtracking search (see _grep)
+# grep's options under which it prints the lines it selects, as they are (no counts, names, numbers or context).
+_GREP_PRINTS_LINES = frozenset({"q", "quiet", "silent", "s", "no-messages", "F", "E", "G", "i", "v", "x", "w", "h",
+                                "no-filename", "extended-regexp", "basic-regexp", "fixed-strings", "ignore-case",
+                                "invert-match", "line-regexp", "word-regexp"})
 
-    A pattern with a regular expression's characters (BRE and ERE differ, and neither is Python's), an
-    option its table does not follow, or a file or input the reader does not know leaves it to the image.
+
+def _grep(shell: Shell, base: str, args: list[str], stdin: str | None) -> tuple[bool | None, str | None]:
+    """Whether ``grep`` finds a line, and what it prints, where the reader knows the text it reads and the pattern
+    is one it reads as grep does (``_regex``: literal text, ``.``, ``*``, anchors, plain bracket expressions).
+
+    Any other regular expression, an option its table does not follow, or
+    a file or input the reader does not know leaves both to the image;
+    counts, names, numbers and context leave what it prints.
     """
     o = read_options("grep", args)
     if o.unknown:
-        return None
+        return None, None
     flags = {_GREP_LONG.get(flag, flag) for flag in o.flags} | ({"F"} if base == "fgrep" else set())
     if "no-ignore-case" in flags and "i" in flags:
-        return None  # the last of the two counts, and the reading does not keep their order
+        return None, None  # the last of the two counts, and the reading does not keep their order
     patterns, operands = o.every.get("e", []) + o.every.get("regexp", []), o.operands
     if not patterns:
         if not operands:
-            return False  # grep without a pattern: a usage error
+            return False, ""  # grep without a pattern: a usage error
         patterns, operands = [operands[0]], operands[1:]
-    if not all(is_known(p) for p in patterns) or "F" not in flags and any(
-            c in _REGEX_CHARACTERS for p in patterns for c in p):
-        return None
-    texts = [shell.placed_text(operand) for operand in operands] if operands else [_standard_input(shell, stdin)]
-    if any(text is None for text in texts):
-        return None
+    if not all(is_known(p) for p in patterns):
+        return None, None
     # Each pattern may hold several, one per line; an empty one matches every line.
     needles = [n for p in patterns for n in p.split("\n")]
+    extended = "E" in flags or "extended-regexp" in flags or base == "egrep"
+    regexes = [re.escape(n) if "F" in flags else _regex(n, extended) for n in needles]
+    plain = "F" in flags or not any(c in _REGEX_CHARACTERS for n in needles for c in n)
+    if None in regexes or "w" in flags and not plain or "i" in flags and not all(n.isascii() for n in needles):
+        return None, None
+    texts = [shell.placed_text(operand) for operand in operands] if operands else [_standard_input(shell, stdin)]
+    if any(text is None for text in texts):
+        return None, None
+    # Python's re backtracks: a search with k stars costs up to (length of the line) ** (k + 1) steps, where grep's
+    # automaton is linear. A line or a pattern that could cost more than the reader spends is left to the image.
+    stars = max(r.count("*") for r in regexes if r is not None)
+    if stars > 2 or sum(len(line) ** (stars + 1) for text in texts if text is not None
+                        for line in text.split("\n")) * len(regexes) > _GREP_STEPS:
+        return None, None
+    matchers = [re.compile(r, re.IGNORECASE if "i" in flags else 0) for r in regexes if r is not None]
     fold = (lambda t: t.lower()) if "i" in flags else (lambda t: t)
-    found = False
+    printed: list[str] = []
     for text in texts:
         assert text is not None
         for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
-            hit = any(_grep_line(fold(line), fold(needle), flags) for needle in needles)
+            if "w" in flags:
+                hit = any(_word_in(fold(line), fold(n)) for n in needles)
+            else:
+                hit = any((m.fullmatch if "x" in flags else m.search)(line) is not None for m in matchers)
             if hit != ("v" in flags):
-                found = True
-    return found
+                printed.append(line + "\n")
+    prints = flags <= _GREP_PRINTS_LINES and (len(texts) == 1 or "h" in flags or "no-filename" in flags)
+    quiet = bool(flags & {"q", "quiet", "silent"})
+    return bool(printed), ("" if quiet else "".join(printed)) if prints else None
 
 
-def _grep_line(line: str, needle: str, flags: set[str]) -> bool:
-    if "x" in flags:
-        return line == needle
-    if "w" in flags:
-        return needle == "" or any(
-            (start == 0 or not (line[start - 1].isalnum() or line[start - 1] == "_"))
-            and (start + len(needle) == len(line)
-                 or not (line[start + len(needle)].isalnum() or line[start + len(needle)] == "_"))
-            for start in _starts(line, needle))
-    return needle in line
+def _regex(pattern: str, extended: bool) -> str | None:
+    """A grep pattern (BRE, or ERE when ``extended``) as Python's ``re`` reads it, where both read it alike: text,
+    ``.``, ``*`` after something to repeat, ``^`` first and ``$`` last only, ``\\`` before one of ``.[]*^$\\/``, and
+    bracket expressions of single characters (``[abc]``, ``[^#]``). None for anything else (ranges, classes,
+    back-references, ERE's ``+?|(){}``), whose meaning depends on the dialect or the locale."""
+    out: list[str] = []
+    index, atom = 0, False  # atom: something stands before, for '*' to repeat
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "^" and index == 0:
+            out.append("^")
+        elif char == "$" and index == len(pattern) - 1:
+            out.append(r"\Z")
+        elif char == "^" or char == "$":
+            return None  # an anchor in an ERE, and in GNU's BRE too in places (before '\\|', after '\\(')
+        elif char == ".":
+            out.append(".")
+            atom = True
+        elif char == "*":
+            if atom:
+                out.append("*")
+                atom = False
+            elif extended or out and out[-1] == "*":
+                return None  # 'a**' repeats the star in grep, and is an error in Python
+            else:
+                out.append(re.escape("*"))  # a BRE's leading '*' is itself
+                atom = True
+        elif char == "\\":
+            if index + 1 >= len(pattern) or pattern[index + 1] not in ".[]*^$\\/":
+                return None
+            index += 1
+            out.append(re.escape(pattern[index]))
+            atom = True
+        elif char == "[":
+            end = pattern.find("]", index + 2 if pattern[index + 1:index + 2] in ("]", "^") else index + 1)
+            if pattern[index + 1:index + 3] == "^]":
+                end = pattern.find("]", index + 3)
+            body = pattern[index + 1:end] if end > 0 else ""
+            negated, members = body.startswith("^"), body.removeprefix("^")
+            if end < 0 or not members or "[" in members or "\\" in members or "-" in members[1:-1]:
+                return None
+            out.append(("[^" if negated else "[") + "".join(re.escape(c) for c in members) + "]")
+            index, atom = end, True
+        elif char in "+?|(){}":
+            if extended:
+                return None
+            out.append(re.escape(char))
+            atom = True
+        else:
+            out.append(re.escape(char))
+            atom = True
+        index += 1
+    return "".join(out)
+
+
+def _word_in(line: str, needle: str) -> bool:
+    """grep -w: ``needle`` stands in ``line`` with no word character (letter, digit, underscore) on either side."""
+    return needle == "" or any(
+        (at == 0 or not (line[at - 1].isalnum() or line[at - 1] == "_"))
+        and (at + len(needle) == len(line) or not (line[at + len(needle)].isalnum() or line[at + len(needle)] == "_"))
+        for at in _starts(line, needle))
 
 
 def _starts(line: str, needle: str) -> list[int]:

@@ -3,9 +3,8 @@
 ``if ! grep -q MARKER FILE; then ...`` is how an install script patches a
 file once: the reader reads the branch the text decides when it knows the
 text (a file the build placed, a here-document, what a pipe holds) and the
-pattern is plain text (``-F``, or no regular expression character: BRE, ERE
-and Python's re differ). Otherwise the base image decides, and the branch
-is read as such. ``diff -q``/``cmp -s`` of two placed files compare their
+pattern is one GNU grep and Python's re read alike (test_grep_output.py).
+Otherwise the base image decides, and the branch is read as such. ``diff -q``/``cmp -s`` of two placed files compare their
 bytes. Each row was run under bash 5.2 and dash 0.5.12 (GNU grep 3.8).
 """
 
@@ -46,7 +45,7 @@ def test_the_text_decides_the_status(script: str, placed: list[str], run: str) -
 
 
 @pytest.mark.parametrize("script", [
-    "grep -q 'HAS_.*' paged_attn.py && cp x.py /dest/u.py\n",  # a regular expression: the image's grep decides
+    "grep -q 'HAS_[A-Z]*' paged_attn.py && cp x.py /dest/u.py\n",  # a range: the image's locale decides
     "grep -q torch /usr/lib/python3/dist-packages/vllm/envs.py && cp x.py /dest/u.py\n",  # a base-image file
     "grep -A2 -q torch paged_attn.py && cp x.py /dest/u.py\n",  # an option the reader does not follow
     "diff -r /opt/a /opt/b && cp x.py /dest/u.py\n",
@@ -55,3 +54,11 @@ def test_what_the_reader_cannot_decide_is_the_images(script: str) -> None:
     plan = run_script(script, files=FILES)
     assert in_dest(plan) == ["/dest/u.py"]  # the copy is followed, and the line is noted as assumed
     assert [n.kind for n in plan.notes] == ["assumed"]
+
+
+@pytest.mark.parametrize(("line", "status"), [("a foo_ b", 1), ("a foo- b", 0), ("_foo b", 1), ("a foo", 0)])
+@pytest.mark.parametrize("run", BOTH)
+def test_grep_w_takes_an_underscore_on_either_side_for_part_of_the_word(line: str, status: int, run: str) -> None:
+    # GNU grep -w: letters, digits and '_' make up words, so 'foo_' holds no word 'foo'; '-' ends one.
+    plan = run_script(f"grep -qw foo <<EOF\n{line}\nEOF\ncp x.py /dest/s$?.py\n", run)
+    assert in_dest(plan) == [f"/dest/s{status}.py"] and plan.notes == ()

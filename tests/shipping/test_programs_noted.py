@@ -101,37 +101,62 @@ def test_sed_in_place_could_change_the_files_it_names(command: str, scope: tuple
 
 
 @pytest.mark.parametrize(("command", "scope"), [
-    ("find /opt -name '*.pyc' -delete", ("/opt",)),
-    ("find /opt -exec rm {} +", ("/opt",)),
     ("find . -type f -fprint /tmp/l", ("/w/s", "/tmp/l")),  # -fprint writes its file
     ("find /opt -fprintf /tmp/l %p -fls /tmp/m", ("/opt", "/tmp/l", "/tmp/m")),
-    # What an -exec line names is changed too; a program that could do anything makes the scope anything.
-    ("find . -name '*.py' -exec cp {} /usr/lib/vllm/ops/ \\;", ("/w/s", "/usr/lib/vllm/ops")),
-    ("find . -name '*.py' -exec cp -t /usr/lib/vllm {} +", ("/w/s", "/usr/lib/vllm")),
-    ("find /opt -exec install -m 644 {} /srv \\;", ("/opt", "/srv")),
-    ("find /opt -exec sed -i s/a/b/ {} +", ("/opt",)),
-    # With the script given by -e/--expression, sed's first operand is a file it edits too.
-    ("find /opt -exec sed -i --expression=s/a/b/ /etc/vllm.conf {} +", ("/opt", "/etc/vllm.conf")),
-    ("find /opt -exec sed -i -e s/a/b/ /etc/vllm.conf {} +", ("/opt", "/etc/vllm.conf")),
-    ("find /opt -exec chmod -R 644 {} +", ("/opt",)),
-    ("find /opt/vllm -exec chown -R vllm:vllm {} +", ("/opt/vllm",)),  # the owner is no path
-    ("find /opt -exec chgrp video {} +", ("/opt",)),
-    ("find /opt -exec grep -l x {} /etc/passwd \\;", ("/opt",)),
-    ("find /opt -execdir mv {} old/ \\;", ("/opt",)),  # relative to each file's folder: inside /opt
+    # -execdir and -okdir run in each file's folder: a relative path is inside the tree walked unless it climbs out;
+    # a program that could do anything makes the scope anything.
+    ("find /opt -execdir mv {} old/ \\;", ("/opt",)),
     ("find /opt -execdir mv {} ../../x \\;", None),
     ("find /opt -exec sh -c 'cp \"$1\" /srv' _ {} \\;", None),
     ("find /opt -exec python3 fix.py {} +", None),
     ("find /opt -exec cp {} \"$DEST\" \\;", None),
     ("find /usr/lib -execdir chmod 644 {} \\;", ("/usr/lib",)),
-    ("find /a /b -delete", ("/a", "/b")),
     ("find -ok rm {} \\;", ("/w/s",)),  # no path: find walks "."
     ("find \\( -name a \\) -okdir rm {} \\;", ("/w/s",)),
-    ("find ! -name a -delete", ("/w/s",)),
+    ("find /opt -okdir mv {} old/ \\;", ("/opt",)),
+    ("find /opt -okdir mv {} ../../x \\;", None),
     ("find /opt \"$WHERE\" -delete", None),
 ])
-def test_find_that_runs_commands_could_change_the_tree_it_walks(command: str, scope: tuple[str, ...] | None) -> None:
+def test_find_that_runs_commands_the_reader_does_not_evaluate_could_change_the_tree_it_walks(
+        command: str, scope: tuple[str, ...] | None) -> None:
     assert notes(command) == [("unread", 2, command, "runs commands on the files find lists, which the reader "
                                                      "does not follow", scope)]
+
+
+@pytest.mark.parametrize("command", [
+    # Evaluated over what the build knows (nothing below these roots is its): what they change of the base
+    # image's own files changes no file the build placed.
+    "find /opt -name '*.pyc' -delete", "find /opt -exec rm {} +", "find /a /b -delete",
+    "find /opt -exec sed -i s/a/b/ {} +", "find /opt -exec chmod -R 644 {} +",
+    "find /opt/vllm -exec chown -R vllm:vllm {} +",  # the owner is no path
+    "find /opt -exec chgrp video {} +", "find /opt -exec grep -l x {} /etc/passwd \\;",  # grep changes nothing
+])
+def test_find_changing_only_the_base_images_files_it_lists_is_read_past(command: str) -> None:
+    assert notes(command) == []
+
+
+@pytest.mark.parametrize(("command", "program", "scope"), [
+    ("find /opt -exec install -m 644 {} /srv \\;", "install", ("/srv",)),
+    ("find /opt -name '*.py' -exec cp -t /usr/lib/vllm {} +", "cp", ("/usr/lib/vllm",)),
+    # With the script given by -e/--expression or -f/--file, sed's first operand is a file it edits too.
+    ("find /opt -exec sed -i --expression=s/a/b/ /etc/vllm.conf {} +", "sed", ("/etc/vllm.conf",)),
+    ("find /opt -exec sed -i -e s/a/b/ /etc/vllm.conf {} +", "sed", ("/etc/vllm.conf",)),
+    ("find /opt -exec sed -i --file=/tmp/fix.sed /etc/vllm.conf {} +", "sed", ("/etc/vllm.conf",)),
+    ("find /opt -exec sed -i -f /tmp/fix.sed /etc/vllm.conf {} +", "sed", ("/etc/vllm.conf",)),
+])
+def test_find_running_a_command_on_the_base_images_files_could_change_what_its_line_names(
+        command: str, program: str, scope: tuple[str, ...]) -> None:
+    assert notes(command) == [("unread", 2, command, f"runs {program} on the files find lists that the base image "
+                                                     "holds, which the reader cannot see", scope)]
+
+
+def test_find_over_the_builds_own_tree_runs_its_command_on_each_match() -> None:
+    plan = plan_of(script_context("find . -name '*.py' -exec cp {} /usr/lib/vllm/ops/ \\;\n"
+                                  "find ! -name a -delete\n", files=FILES))
+    assert {p: plan.image[p].source for p in plan.image if p.startswith("/usr/")} == {
+        "/usr/lib/vllm/ops/fix.py": "s/fix.py", "/usr/lib/vllm/ops/x.py": "s/x.py", "/usr/lib/vllm/ops/y.py": "s/sub/y.py",
+        "/usr/lib/vllm/ops/z.py": "s/sub/deep/z.py"}
+    assert not [p for p in plan.image if p.startswith("/w/s/")] and plan.notes == ()
 
 
 def test_a_context_script_is_run_by_its_interpreter_line() -> None:

@@ -106,11 +106,15 @@ def test_pip_options_before_or_among_the_packages_are_read_as_pip_reads_them(lin
 
 
 def test_find_running_cp_into_the_shipped_files_folder_is_a_caveat_for_it() -> None:
-    # Which files find lists is not followed: one named paged_attn.py would replace the shipped copy.
-    plan = plan_of(script_context(f"{COPY}\nfind . -name '*.py' -exec cp {{}} {TARGET_IMAGE.rsplit('/', 1)[0]}/ \\;\n"))
+    # Which files of the base image's find lists is not known: one named paged_attn.py would replace the copy.
+    folder = TARGET_IMAGE.rsplit("/", 1)[0]
+    plan = plan_of(script_context(f"{COPY}\nfind /opt/extra -name '*.py' -exec cp {{}} {folder}/ \\;\n"))
     assert [n.line for n in plan.caveats("s/x.py", (TARGET_IMAGE,))] == [2]
     quiet = plan_of(script_context(f"{COPY}\nfind . -name '*.pyc' -exec rm -f {{}} +\n"))
     assert quiet.caveats("s/x.py", (TARGET_IMAGE,)) == ()
+    # Over the build's own tree the reader knows what find lists: here, the one y.py that replaces it.
+    known = plan_of(script_context(f"{COPY}\nfind sub -name 'y.py' -exec cp {{}} {folder}/paged_attn.py \\;\n"))
+    assert known.image[TARGET_IMAGE].source == "s/sub/y.py" and known.notes == ()
 
 
 def test_pip_without_an_install_changes_nothing() -> None:

@@ -1,0 +1,135 @@
+"""``find`` runs over what the build knows, as GNU find 4.9 walks it, so a cleanup is no caveat on what it spares.
+
+``find $VLLM -name __pycache__ -exec rm -rf {} +`` beside a copied
+``paged_attn.py`` removes bytecode, never the copy: the reader evaluates
+the expression (names, paths, types, depths, ``!``, ``-o``, ``-prune``,
+parentheses) over the paths it knows below each root and runs ``-delete``
+and ``-exec`` on the matches. What a command run on the base image's own
+files there writes elsewhere (``-exec cp {} DEST``) stays unread, scoped
+to DEST. Each script was run under bash 5.2 and dash 0.5.12 (GNU findutils
+4.9) with the same outcome.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
+
+SITE = "/usr/local/corex/lib/python3/dist-packages/vllm"
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("find . -name '*.py' -exec cp {} /dest \\;\n", ["/dest/x.py", "/dest/y.py"]),
+    ("find sub -name '*.py' -exec cp -t /dest {} +\n", ["/dest/y.py"]),
+    ("find . -maxdepth 1 -name '*.py' -exec cp {} /dest \\;\n", ["/dest/x.py"]),
+    ("find . -path ./sub -prune -o -name '*.py' -exec cp {} /dest \\;\n", ["/dest/x.py"]),
+    ("find . -type f -name 'y*' -exec cp {} /dest/z.py \\;\n", ["/dest/z.py"]),
+    ("find . ! -name '*.sh' -type f -exec cp {} /dest \\;\n", ["/dest/x.py", "/dest/y.py"]),
+    ("find . \\( -name 'x*' -o -name 'y*' \\) -exec cp {} /dest \\;\n", ["/dest/x.py", "/dest/y.py"]),
+    ("find . -iname 'X.PY' -exec cp {} /dest/i.py \\;\n", ["/dest/i.py"]),
+    ("find ./ -name y.py -exec cp {} /dest/ \\;\n", ["/dest/y.py"]),
+    ("find -name x.py -exec cp {} /dest/ \\;\n", ["/dest/x.py"]),  # no path: '.'
+    ("find sub/ -mindepth 1 -exec cp {} /dest/ \\;\n", ["/dest/y.py"]),
+    ("for f in $(find sub -name '*.py'); do cp $f /dest; done\n", ["/dest/y.py"]),  # one match: its name is known
+    # find -P does not walk through a link: the y.py behind /dest/l is not found there.
+    ("ln -s /w/s/sub /dest/l\nfind /dest -name y.py -exec cp {} /dest/found.py \\;\n", ["/dest/l/y.py"]),
+])
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_find_runs_its_command_on_the_paths_it_matches(script: str, placed: list[str], run: str) -> None:
+    plan = run_script(script, run)
+    assert in_dest(plan) == placed and plan.notes == ()
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("mkdir -p /dest/a/__pycache__\ncp x.py /dest/a/__pycache__/c.pyc\ncp x.py /dest/a/\n"
+     "find /dest -name __pycache__ -type d -exec rm -rf {} +\n", ["/dest/a/x.py"]),
+    ("cp x.py /dest/a.pyc\ncp x.py /dest/b.py\nfind /dest -name '*.pyc' -delete\n", ["/dest/b.py"]),
+    # -delete removes a folder only once it is empty (rmdir): /dest/d keeps its x.py.
+    ("mkdir /dest/d\ncp x.py /dest/d/\nfind /dest/d -type d -delete\n", ["/dest/d/x.py"]),
+])
+def test_find_removes_what_it_matches_and_nothing_beside_it(script: str, placed: list[str]) -> None:
+    plan = run_script(script)
+    assert in_dest(plan) == placed and plan.notes == ()
+
+
+def test_emptied_folders_deleted_depth_first_are_gone() -> None:
+    plan = run_script("mkdir -p /dest/e/f\nfind /dest/e -type d -delete\nls /dest/e || cp x.py /dest/gone.py\n")
+    assert in_dest(plan) == ["/dest/gone.py"]
+
+
+@pytest.mark.parametrize("cleanup", [
+    f"find {SITE} -name __pycache__ -type d -exec rm -rf {{}} +",
+    f"find {SITE} -name '*.pyc' -delete",
+    f"find {SITE}/attention -path '*/__pycache__/*' -exec rm -f {{}} \\;",
+    f"find {SITE} \\( -name '*.pyc' -o -name '*.pyo' \\) -type f -print -delete",
+])
+def test_a_bytecode_cleanup_beside_the_shipped_file_is_no_caveat_on_it(cleanup: str) -> None:
+    script = f"cp ./x.py {SITE}/attention/ops/paged_attn.py\n{cleanup}\n"
+    plan = plan_of(script_context(script))
+    assert plan.image[f"{SITE}/attention/ops/paged_attn.py"].source == "s/x.py"
+    assert plan.caveats("s/x.py") == () and plan.notes == ()
+
+
+def test_a_cleanup_that_matches_the_shipped_file_removes_it() -> None:
+    script = f"cp ./x.py {SITE}/attention/ops/paged_attn.py\nfind {SITE} -name '*.py' -delete\n"
+    plan = plan_of(script_context(script))
+    assert f"{SITE}/attention/ops/paged_attn.py" not in plan.image
+
+
+def test_a_copy_of_the_base_images_files_into_the_shipped_files_folder_stays_a_caveat() -> None:
+    script = (f"cp ./x.py {SITE}/attention/ops/paged_attn.py\n"
+              f"find /opt/extra -name '*.py' -exec cp {{}} {SITE}/attention/ops/ \\;\n")
+    plan = plan_of(script_context(script))
+    assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", "runs cp on the files find lists that the base image holds, which the reader cannot see",
+         (f"{SITE}/attention/ops",))]
+    assert [n.line for n in plan.caveats("s/x.py")] == [2]
+
+
+@pytest.mark.parametrize("line", [
+    "find sub -name '*.py' -exec cp {} /dest/ +",  # '+' must follow '{}': "missing argument to `-exec'"
+    "find sub -name",
+    "find sub \\( -name y.py",
+    "find sub -exec cp {} /dest/",
+])
+def test_a_line_find_refuses_walks_nothing_and_fails(line: str) -> None:
+    plan = run_script(f"{line} || cp x.py /dest/refused.py\n")
+    assert in_dest(plan) == ["/dest/refused.py"]
+    assert [n.kind for n in plan.notes] == ["fails"] and plan.notes[0].reason.startswith("find refuses the line")
+
+
+def test_a_root_that_is_not_there_fails_and_the_others_are_walked() -> None:
+    plan = run_script("find nothere sub -name y.py -exec cp {} /dest/ \\; || cp x.py /dest/failed.py\n")
+    assert in_dest(plan) == ["/dest/failed.py", "/dest/y.py"]
+
+
+@pytest.mark.parametrize("line", [
+    "find . -name '*.py'",  # two matches: find's order is the file system's
+    "find /usr/lib -name y.py",  # the base image's tree: it could hold more
+    "find . -name x.py -print0",
+])
+def test_what_find_prints_is_unknown_where_the_tree_or_the_order_is_the_images(line: str) -> None:
+    plan = run_script(f"for f in $({line}); do cp x.py /dest/\"$f\"; done\n")
+    assert [n.kind for n in plan.notes] == ["unread"]
+
+
+@pytest.mark.parametrize("line", [
+    "find . -name x.py -execdir cp {} /dest/ \\;",  # in each file's folder
+    "find -L . -name x.py -exec cp {} /dest/ \\;",  # through links
+    "find . -newer x.py -exec cp {} /dest/ \\;",  # times the reader does not know
+    "find . -exec sh -c 'cp \"$1\" /dest/' _ {} \\;",  # a program that could do anything
+    "find . " + " -o ".join(["-name a"] * 150) + " -exec cp {} /dest/ \\;",  # past the words the reader evaluates
+    "find . " + "\\( " * 3000 + "-name x.py" + " \\)" * 3000 + " -exec cp {} /dest/ \\;",
+])
+def test_a_find_line_the_reader_does_not_evaluate_is_unread(line: str) -> None:
+    plan = run_script(line + "\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
+def test_two_matches_copied_to_one_place_leave_the_last_to_the_file_systems_order() -> None:
+    plan = run_script("mkdir sub/deep\ncp x.py sub/deep/y.py\nfind . -name y.py -exec cp {} /dest/ \\;\n")
+    assert in_dest(plan) == ["/dest/y.py"]
+    assert [(n.kind, n.reason) for n in plan.notes] == [
+        ("assumed", "find lists 2 files that cp puts at the same place in /dest: which is last is the file system's "
+                    "order; the reader takes find's paths sorted")]
