@@ -354,9 +354,23 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
     head = posixpath.basename(argv[0])
     rest = argv[1:]
     extra = dict(env)
-    if head == "command" and rest[:1] in (["-v"], ["-V"]):
-        shell.emit_unknown()
-        return None
+    if head in ("command", "builtin"):
+        # command takes -p, -v and -V (bash 5.2, dash 0.5.12), builtin none: any other option is refused (status 2)
+        # and nothing runs.
+        options = []
+        while rest and rest[0].startswith("-") and rest[0] != "-":
+            option = rest.pop(0)
+            if option == "--":
+                break
+            options.append(option)
+        wrong = next((o for o in options if head == "builtin" or set(o[1:]) - set("pvV")), None)
+        if wrong is not None:
+            shell.note(ctx, "fails", f"{head} refuses the option {wrong} (status 2), so it runs nothing")
+            shell.ended_with(2)
+            return False
+        if any(set(o) & set("vV") for o in options):
+            shell.emit_unknown()  # command -v NAME: what it finds, or nothing
+            return None
     while rest and rest[0].startswith("-"):
         option = rest.pop(0)
         if head == "sudo" and option.startswith(("-D", "--chdir")):

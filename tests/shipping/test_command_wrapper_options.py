@@ -101,3 +101,27 @@ def test_a_builtin_only_some_images_have_as_a_program_is_the_images_to_decide() 
 def test_a_wrapper_form_the_reader_does_not_follow_is_a_program_it_does_not_follow(line: str) -> None:
     plan = run_script(line + "\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+@pytest.mark.parametrize(("line", "option"), [("command -x cp x.py /dest/a.py", "-x"),
+                                              ("command -pq cp x.py /dest/a.py", "-pq"),
+                                              ("command -/bin/cp x.py /dest/a.py", "-/bin/cp")])
+def test_command_refuses_an_option_it_does_not_have_and_runs_nothing(line: str, option: str, run: str) -> None:
+    # bash 5.2: "command: -x: invalid option"; dash 0.5.12: "command: Illegal option -x"; both status 2.
+    plan = run_script(f"{line} || cp x.py /dest/failed.py\n", run)
+    assert in_dest(plan) == ["/dest/failed.py"]
+    assert [(n.kind, n.reason) for n in plan.notes] == [
+        ("fails", f"command refuses the option {option} (status 2), so it runs nothing")]
+
+
+@pytest.mark.parametrize("line", ["command -p cp x.py /dest/a.py", "command -- cp x.py /dest/a.py",
+                                  "builtin cd /dest && cp /w/s/x.py a.py"])
+def test_command_and_builtin_run_what_follows_their_options(line: str) -> None:
+    plan = run_script(line + "\n", "bash i.sh")
+    assert in_dest(plan) == ["/dest/a.py"] and plan.notes == ()
+
+
+def test_builtin_takes_no_option() -> None:
+    plan = run_script("builtin -x cd sub || cp x.py /dest/failed.py\n", "bash i.sh")
+    assert in_dest(plan) == ["/dest/failed.py"] and [n.kind for n in plan.notes] == ["fails"]
