@@ -28,6 +28,7 @@ from .shell_syntax import heredoc_word, split_assignment
 from .shell_words import Field, is_known
 from .tool_options import read_options
 from .wrapper_programs import WRAPPERS, read_wrapper
+from .xargs_program import run_xargs
 
 # Programs that install packages: they write where the package manager puts things.
 PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf", "apk", "conda", "mamba", "micromamba",
@@ -270,6 +271,8 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         return _command(shell, argv, ctx, env, stdin)
     if base == "mktemp":
         return run_mktemp(shell, argv, ctx, env)
+    if base == "xargs":
+        return run_xargs(shell, argv, ctx, stdin)
     if base in PRINTING:
         return run_printing(shell, base, argv, ctx, stdin)
     if base in PACKAGE_MANAGERS:
