@@ -55,7 +55,8 @@ _PATH_CONSTRUCTORS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.Pos
 # one that names none of them is not parsed at all.
 _WORDS = re.compile(
     r"\b(?:open|fdopen|write_text|write_bytes|remove|removedirs|unlink|renames?|replace|rmdir|rmtree|copy\w*|move|"
-    r"touch|symlink\w*|link|hardlink_to|truncate|mknod|mkfifo|mkdir|makedirs|extract\w*|unpack_archive|system|popen|spawn\w*|"
+    r"touch|symlink\w*|link|hardlink_to|truncate|mknod|mkfifo|mkdir|makedirs|extract\w*|unpack_archive|system|popen|"
+    r"spawn\w*|"
     r"posix_spawnp?|exec[lv]?p?e?|eval|compile|fork\w*|startfile|subprocess|multiprocessing|ctypes|importlib|"
     r"import_module|runpy|pty|fileinput|getattr|__dict__|vars|globals|locals|__builtins__|__import__)\b")
 
@@ -67,6 +68,9 @@ PACKAGE = "\x02"
 # SCRIPT (the folder the shell ran it from, which the caller knows). No string of a program can hold it.
 SCRIPT = "\x03"
 SCRIPT_NAME = "\x04"
+# ``sys.argv[N]``: ARGUMENT + N + ARGUMENT, at the start of a path only (the caller knows the command line).
+ARGUMENT = "\x05"
+_MARKERS = frozenset({PACKAGE, SCRIPT, SCRIPT_NAME, ARGUMENT})
 _PATH_WRAPPERS = frozenset({"os.path.abspath", "os.path.realpath", "os.path.normpath", "str", "os.fspath"})
 _PATH_RETURNING = frozenset({"resolve", "absolute", "joinpath"})  # Path methods that give a path
 
@@ -136,6 +140,7 @@ def python_effects(source: str) -> PythonEffects | None:
 class _Reader:
     def __init__(self, tree: ast.Module):
         self.tree = tree
+        self.argv_changed: bool | None = None  # whether the program changes sys.argv (worked out when asked)
         self.aliases: dict[str, str] = {}  # local name -> dotted name it imports
         self.bound: dict[str, list[ast.expr]] = {}  # name -> every value bound to it (None: not a plain value)
         plain: set[int] = set()
@@ -214,7 +219,8 @@ class _Reader:
              plain: bool) -> None:
         """Keep a copy whose source the code spells out (its destination is a write all the same).
 
-        ``plain``: the call passes the paths alone by position. One with other arguments than the two paths (``ignore=``, ``copy_function=``...) is kept as ``how``
+        ``plain``: the call passes the paths alone by position. One with other arguments than the two paths
+        (``ignore=``, ``copy_function=``...) is kept as ``how``
         ``other``: what it copies the reader does not work out. ``dirs_exist_ok=True`` makes a copytree a merge.
         """
         spelled = self.constant(source) if source is not None else None
@@ -291,7 +297,10 @@ class _Reader:
 
     def path(self, node: ast.expr | None) -> str:
         value = self.constant(node) if node is not None else None
-        if value is None or PACKAGE in value[1:] or SCRIPT in value[1:] or SCRIPT_NAME in value[:2] + value[3:] \
+        argument = re.match(f"{ARGUMENT}[0-9]+{ARGUMENT}", value) if value is not None else None
+        rest = value[argument.end():] if value is not None and argument is not None else value
+        if value is None or rest is None or PACKAGE in value[1:] or SCRIPT in value[1:] \
+                or SCRIPT_NAME in value[:2] + value[3:] or ARGUMENT in rest \
                 or value.startswith(PACKAGE) and posixpath.normpath(value[1:]).startswith(".."):
             # A package's folder inside another path, or climbed out of: where that is, only the image knows.
             raise _Unknown("a path the reader cannot work out")
@@ -302,12 +311,15 @@ class _Reader:
         if depth > 20:
             return None
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return node.value if not {PACKAGE, SCRIPT, SCRIPT_NAME} & set(node.value) else None
+            return node.value if not _MARKERS & set(node.value) else None
         if isinstance(node, ast.Name):
             values = self.bound.get(node.id, [])
             if node.id == "__file__" and not values:
                 return f"{SCRIPT}/{SCRIPT_NAME}"
             return self.constant(values[0], depth + 1) if len(values) == 1 else None
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int \
+                and 0 <= node.slice.value < 100 and self.is_argv(node.value):
+            return f"{ARGUMENT}{node.slice.value}{ARGUMENT}"  # the program's command line, which the caller knows
         if isinstance(node, ast.JoinedStr):
             parts = []
             for value in node.values:
@@ -355,6 +367,22 @@ class _Reader:
                 parts_ = [self.constant(a, depth + 1) for a in joined]
                 return None if any(p is None for p in parts_) else posixpath.join(*parts_)  # type: ignore[arg-type]
         return None
+
+    def is_argv(self, node: ast.expr) -> bool:
+        """Whether ``node`` is ``sys.argv`` as the interpreter set it: named through an import never bound to
+        anything else, and never assigned, subscripted into or changed by a method anywhere in the program."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id in self.bound or self.dotted(node) != "sys.argv":
+            return False
+        if self.argv_changed is None:
+            self.argv_changed = any(
+                isinstance(n, (ast.Attribute, ast.Subscript, ast.Name)) and not isinstance(n.ctx, ast.Load)
+                and "argv" in ast.dump(n) or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr in ("append", "insert", "extend", "pop", "remove", "clear", "reverse", "sort")
+                and "argv" in ast.dump(n.func.value) for n in ast.walk(self.tree))
+        return not self.argv_changed
 
     def package_folder(self, node: ast.expr, depth: int) -> str | None:
         """The folder of the package whose ``__file__`` ``node`` is (through ``abspath``, ``Path``, ``.resolve()``):

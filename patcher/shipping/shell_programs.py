@@ -253,7 +253,9 @@ def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | 
             return _python_text(shell, ctx, stdin, name)
         return True if not rest else note_program(shell, ctx, name)
     if rest[0] == "-c" and len(rest) > 1:
-        return _python_text(shell, ctx, rest[1], f"{argv[0]} -c") if is_known(rest[1]) else note_program(shell, ctx, argv[0])
+        if not is_known(rest[1]):
+            return note_program(shell, ctx, argv[0])
+        return _python_text(shell, ctx, rest[1], f"{argv[0]} -c", arguments=["-c", *rest[2:]])
     if rest[0] == "-m" and len(rest) > 1:
         if rest[1] == "pip":
             return run_pip(shell, rest[2:], ctx)
@@ -264,18 +266,18 @@ def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | 
     path = shell.path(rest[0])
     if path in shell.build.fs.files:
         return _python_text(shell, ctx, shell.build.read_context(shell.build.fs.files[path].source), rest[0],
-                            script=path)
+                            script=path, arguments=rest)
     return note_program(shell, ctx, f"{argv[0]} {rest[0]}")
 
 
 def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str, script: str | None = None,
-                 ) -> bool | None:
+                 arguments: list[str] | None = None) -> bool | None:
     """Read Python code for the files it writes; ``script``: the image path of the program's file, if any (what
-    ``__file__`` holds; a program from ``-c`` or standard input has none)."""
+    ``__file__`` holds; a program from ``-c`` or standard input has none); ``arguments``: its ``sys.argv``."""
     from .python_effects import PACKAGE, python_effects  # ast is loaded only for a build that runs Python
     effects = python_effects(text) if text is not None else None
     shell.emit_unknown()
-    effects = _located(effects, script) if effects is not None else None
+    effects = _located(effects, script, arguments or []) if effects is not None else None
     if effects is None:
         return note_program(shell, ctx, name)
     fs = shell.build.fs
@@ -307,22 +309,28 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str,
     return None  # whether it succeeds (an import the image may lack, sys.exit, an exception) the image decides
 
 
-def _located(effects: "PythonEffects", script: str | None) -> "PythonEffects | None":
-    """``effects`` with the paths built from ``__file__`` made paths of the image, or None where the program has
-    no file (``__file__`` is then a NameError: what it does is not read)."""
+def _located(effects: "PythonEffects", script: str | None, arguments: list[str]) -> "PythonEffects | None":
+    """``effects`` with the paths built from ``__file__`` and ``sys.argv[N]`` made paths of the image, or None where
+    the program has no file (``__file__`` is then a NameError) or an argument the reader does not know."""
+    import re
     from dataclasses import replace
 
-    from .python_effects import SCRIPT, SCRIPT_NAME, Copy, Folder
+    from .python_effects import ARGUMENT, SCRIPT, SCRIPT_NAME, Copy, Folder
 
     paths = [*effects.writes, *effects.removes, *(p for c in effects.copies for p in (c.source, c.destination)),
              *(f.path for f in effects.folders)]
-    if not any(p.startswith(SCRIPT) for p in paths):
+    if not any(p.startswith((SCRIPT, ARGUMENT)) for p in paths):
         return effects
-    if script is None:
-        return None
-    own, program = f"{SCRIPT}/{SCRIPT_NAME}", script
+    used = [int(m.group(1)) for p in paths for m in [re.match(f"{ARGUMENT}([0-9]+){ARGUMENT}", p)] if m]
+    if script is None and any(p.startswith(SCRIPT) for p in paths) or \
+            any(n >= len(arguments) or not is_known(arguments[n]) for n in used):
+        return None  # a NameError, an IndexError, or a value the reader does not know
+    own, program = f"{SCRIPT}/{SCRIPT_NAME}", script or ""
 
     def place(path: str) -> str:
+        given = re.match(f"{ARGUMENT}([0-9]+){ARGUMENT}", path)
+        if given is not None:
+            return arguments[int(given.group(1))] + path[given.end():]
         if not path.startswith(SCRIPT):
             return path
         return program + path[len(own):] if path.startswith(own) else posixpath.dirname(program) + path[1:]

@@ -140,3 +140,35 @@ def test_a_program_without_a_file_has_no_dunder_file_to_read() -> None:
 def test_a_helper_that_only_makes_a_folder_makes_it_for_the_commands_after_it() -> None:
     plan = run_script("python3 -c \"import os; os.makedirs('/dest/a/b')\"\ncp x.py /dest/a/b/\n")
     assert in_dest(plan) == ["/dest/a/b/x.py"] and plan.notes == ()
+
+
+@pytest.mark.parametrize(("script", "helper", "placed"), [
+    ("python3 h.py /dest/a.py\n", "import sys, shutil\nshutil.copy('x.py', sys.argv[1])\n", "/dest/a.py"),
+    ("D=/dest\npython3 h.py \"$D/b.py\"\n", "import sys, shutil\nshutil.copy('x.py', sys.argv[1])\n", "/dest/b.py"),
+    ("python3 h.py sub /dest/t\n", "from sys import argv\nimport shutil\nshutil.copytree(argv[1], argv[2])\n",
+     "/dest/t/y.py"),
+    ("python3 h.py\n", "import sys, shutil\nshutil.copy(sys.argv[0], '/dest/self.py')\n",
+     "/dest/self.py"),  # argv[0] is the program as the command line names it
+    ("python3 -c \"import sys, shutil; shutil.copy('x.py', sys.argv[1])\" /dest/c.py\n", None, "/dest/c.py"),
+])
+def test_a_path_the_helper_takes_from_its_command_line_is_the_argument_it_was_given(
+        script: str, helper: str | None, placed: str) -> None:
+    plan = run_script(script, files={"s/h.py": helper} if helper else None)
+    assert in_dest(plan) == [placed] and plan.notes == ()
+
+
+@pytest.mark.parametrize(("script", "helper"), [
+    ("python3 h.py\n", "import sys, shutil\nshutil.copy('x.py', sys.argv[1])\n"),  # IndexError
+    ("python3 h.py \"$UNSET_HERE\"\n", "import sys, shutil\nshutil.copy('x.py', sys.argv[1])\n"),
+    ("python3 h.py /dest/a.py\n",
+     "import sys, shutil\nsys.argv = ['h', '/dest/b.py']\nshutil.copy('x.py', sys.argv[1])\n"),
+    ("python3 h.py /dest/a.py\n",
+     "import sys, shutil\nsys.argv.insert(1, '/dest/b.py')\nshutil.copy('x.py', sys.argv[1])\n"),
+    ("python3 h.py /dest/a.py\n", "import shutil\nsys = None\nshutil.copy('x.py', sys.argv[1])\n"),
+    ("python3 h.py /dest/a.py\n", "import sys, shutil\nshutil.copy('x.py', '/opt/' + sys.argv[1])\n"),
+    # join drops what comes before an absolute argument: only an argument that starts the path is read
+    ("python3 h.py a.py\n", "import os, sys, shutil\nshutil.copy('x.py', os.path.join('/dest', sys.argv[1]))\n"),
+])
+def test_a_command_line_path_the_reader_cannot_be_sure_of_leaves_the_helper_unread(script: str, helper: str) -> None:
+    plan = run_script(script, files={"s/h.py": helper})
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
