@@ -36,6 +36,7 @@ _DEPTHS = frozenset({"-maxdepth", "-mindepth"})
 _ACTIONS = frozenset({"-print", "-print0", "-delete", "-prune"})
 _EXEC = frozenset({"-exec"})
 _MAX_WORDS = 200  # the words of an expression the reader evaluates: real ones hold a dozen
+_MAX_RUNS = 1_000  # the -exec commands one find may run for the reader to follow them
 
 
 @dataclass(frozen=True)
@@ -318,6 +319,8 @@ def run_find(shell: "Shell", argv: list[str], ctx: "CommandContext", operands: "
         shell.stop(ctx, f"the build's patterns look at more than {MAX_GLOBBED:,} paths; the reader stops here")
     line.roots = kept
     found = walk(line, fs, roots)
+    if sum(not test.batch for test, _ in found.runs) > _MAX_RUNS:
+        return f"find runs its command more than {_MAX_RUNS:,} times"  # before anything ran
     complete = all(_owned(fs, root) for root in roots)
     for path in sorted(found.deleted, key=lambda p: -p.count("/")):  # -delete implies -depth
         if path in fs.dirs and (not _owned(fs, path) or any(under(p, path) and p != path for p in

@@ -31,6 +31,7 @@ _LONG_NAMES = {"null": "0", "no-run-if-empty": "r", "verbose": "t", "exit": "x",
                "open-tty": "o", "arg-file": "a", "delimiter": "d", "eof": "E", "replace": "I", "max-lines": "L",
                "max-args": "n", "max-procs": "P", "max-chars": "s"}
 _MAX_COMMANDS = 1_000  # the commands one xargs may build for the reader to run them
+_MAX_ITEMS = 10_000  # and the items it may read for them
 
 
 @dataclass
@@ -180,7 +181,7 @@ def run_xargs(shell: "Shell", argv: list[str], ctx: "CommandContext", stdin: str
     if items is None and text is not None:
         shell.note(ctx, "fails", "xargs finds an unmatched quote in its input (status 1) and runs nothing")
         return False
-    built = commands(line, items) if items is not None else None
+    built = commands(line, items) if items is not None and len(items) <= _MAX_ITEMS else None
     if built is None or len(built) > _MAX_COMMANDS:
         if program in FIND_READS or program in _HARMLESS:
             shell.emit_unknown()

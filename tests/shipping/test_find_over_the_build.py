@@ -133,3 +133,11 @@ def test_two_matches_copied_to_one_place_leave_the_last_to_the_file_systems_orde
     assert [(n.kind, n.reason) for n in plan.notes] == [
         ("assumed", "find lists 2 files that cp puts at the same place in /dest: which is last is the file system's "
                     "order; the reader takes find's paths sorted")]
+
+
+def test_a_find_that_would_run_its_command_past_a_thousand_times_is_unread_before_it_runs() -> None:
+    files = {f"s/t/f{number}.py": "" for number in range(1_200)}
+    each = run_script("find t -name '*.py' -exec cp {} /dest/ \\;\n", files=files)
+    assert in_dest(each) == [] and [n.kind for n in each.notes] == ["unread"]
+    batched = run_script("find t -name '*.py' -exec cp -t /dest {} +\n", files=files)  # one command
+    assert len(in_dest(batched)) == 1_200 and batched.notes == ()

@@ -81,3 +81,8 @@ def test_xargs_on_unknown_input_says_what_it_could_change(line: str, kind: str,
 def test_xargs_on_unknown_input_running_a_reader_changes_nothing() -> None:
     plan = run_script("ls sub/*.py | xargs grep -l torch\nls | xargs chmod 644\n")
     assert plan.notes == ()
+
+
+def test_xargs_with_more_input_than_the_reader_runs_is_unread() -> None:
+    plan = run_script("cat list.txt | xargs cp -t /dest\n", files={"s/list.txt": "x.py\n" * 10_001})
+    assert in_dest(plan) == [] and [(n.kind, n.scope) for n in plan.notes] == [("unread", ("/dest",))]
