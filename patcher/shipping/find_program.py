@@ -338,10 +338,17 @@ def run_find(shell: "Shell", argv: list[str], ctx: "CommandContext", operands: "
         dispatch(shell, [*test.command[:-1], *shown], ctx)
     if not complete:
         for test, program in zip(line.execs, programs):
-            named = [a for a in operands(program, list(test.command[1:])) if "{}" not in a]
-            if named and program in FIND_CHANGES:
+            paths = operands(program, list(test.command[1:]))
+            named = [a for a in paths if "{}" not in a]
+            # A file the base image alone holds there is none the build placed (the walk met every folder above
+            # those), so removing or editing it changes nothing the reader follows; but a copy onto it
+            # ('cp ./paged_attn.py {}': each one found replaced) puts a context file where only the image knows.
+            target = "-t" in test.command or any(w.startswith("--target-directory") for w in test.command)
+            changes_found = program in ("cp", "install", "ln") and bool(paths) and "{}" in paths[-1] and not target
+            if program in FIND_CHANGES and (named or changes_found):
+                scope = [*(roots if changes_found else []), *(shell.path(a) for a in named)]
                 shell.unread(ctx, f"runs {program} on the files find lists that the base image holds, which the "
-                                  "reader cannot see", scope=tuple(shell.path(a) for a in named))
+                                  "reader cannot see", scope=tuple(dict.fromkeys(scope)))
     printed = [] if any(test.name == "-print0" for test in _tests(line.expression)) else found.printed
     if complete and len(printed) <= 1 and printed == found.printed:
         shell.emit("".join(p + "\n" for p in printed))

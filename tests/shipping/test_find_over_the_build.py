@@ -141,3 +141,10 @@ def test_a_find_that_would_run_its_command_past_a_thousand_times_is_unread_befor
     assert in_dest(each) == [] and [n.kind for n in each.notes] == ["unread"]
     batched = run_script("find t -name '*.py' -exec cp -t /dest {} +\n", files=files)  # one command
     assert len(in_dest(batched)) == 1_200 and batched.notes == ()
+
+
+def test_a_copy_of_a_context_file_over_each_file_find_lists_in_the_base_image_is_unread_there() -> None:
+    # 'install over whichever paged_attn.py the image has': where that is, only the image knows.
+    plan = plan_of(script_context("find /usr/local/corex -name paged_attn.py -exec cp ./x.py {} \\;\n"))
+    assert [(n.kind, n.scope) for n in plan.notes] == [("unread", ("/usr/local/corex", "/w/s/x.py"))]
+    assert [n.line for n in plan.unread()] == [1]
