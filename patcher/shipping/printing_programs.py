@@ -172,32 +172,17 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext, 
     return True
 
 
-# ls's options that take their value as the next word (GNU coreutils 9.1): -I PATTERN, -T COLS, -w COLS.
-_LS_VALUED = frozenset("ITw")
-
-
 def _ls_status(shell: Shell, ctx: CommandContext, args: list[str]) -> bool:
     """``ls PATH...`` fails (status 2) where a path it is given is not there at this point of the build; the base
-    image's paths are taken to be there, as the build that succeeds has them."""
-    operands, index = [], 0
-    while index < len(args):
-        arg = args[index]
-        index += 1
-        if arg == "--":
-            operands += args[index:]
-            break
-        if arg.startswith("-") and arg != "-" and not arg.startswith("--"):
-            valued = next((i for i, letter in enumerate(arg[1:]) if letter in _LS_VALUED), None)
-            if valued is not None and valued == len(arg) - 2:
-                index += 1  # the value is the next word
-        elif not arg.startswith("--"):
-            operands.append(arg)
-    missing = [o for o in operands if is_known(o) and shell.build.fs.kind(shell.path(o)) is Kind.ABSENT]
-    if missing:
-        shell.note(ctx, "fails", f"ls: {shell.path(missing[0])} does not exist at this point of the build")
-        shell.ended_with(2)
-        return False
-    return True
+    image's paths are taken to be there, as the build that succeeds has them. An option its table does not hold
+    leaves the status to the image (taken to succeed)."""
+    o = read_options("ls", args)
+    missing = [p for p in o.operands if is_known(p) and shell.build.fs.kind(shell.path(p)) is Kind.ABSENT]
+    if o.unknown or not missing:
+        return True
+    shell.note(ctx, "fails", f"ls: {shell.path(missing[0])} does not exist at this point of the build")
+    shell.ended_with(2)
+    return False
 
 
 def _catted_text(shell: Shell, operands: list[str], stdin: str | None = None) -> str:

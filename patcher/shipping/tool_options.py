@@ -108,6 +108,15 @@ TABLES: dict[str, OptionTable] = {
         "bytes characters delimiter fields output-delimiter"),
     "tr": _table("cCdst", "", "complement delete squeeze-repeats truncate-set1", ""),
     # pip install / uninstall (optparse: a long option's value follows it or its '=').
+    # ls's own --help (coreutils 9.1): read only for the paths it is given (its status).
+    "ls": _table(
+        "aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1", "ITw",
+        "all almost-all author escape ignore-backups directory dired classify file-type full-time "
+        "group-directories-first no-group human-readable si dereference-command-line "
+        "dereference-command-line-symlink-to-dir inode kibibytes dereference literal numeric-uid-gid "
+        "hide-control-chars show-control-chars quote-name recursive reverse size context zero color hyperlink",
+        "block-size format hide ignore indicator-style quoting-style sort tabsize time time-style width color "
+        "hyperlink classify"),
     "pip": _table(
         "qvUIy", "rceitfC",
         "upgrade force-reinstall no-deps user quiet verbose no-cache-dir pre yes ignore-installed "

@@ -148,3 +148,14 @@ def test_a_copy_of_a_context_file_over_each_file_find_lists_in_the_base_image_is
     plan = plan_of(script_context("find /usr/local/corex -name paged_attn.py -exec cp ./x.py {} \\;\n"))
     assert [(n.kind, n.scope) for n in plan.notes] == [("unread", ("/usr/local/corex", "/w/s/x.py"))]
     assert [n.line for n in plan.unread()] == [1]
+
+
+@pytest.mark.parametrize(("line", "fails"), [
+    ("ls /dest/none", True), ("ls -l --sort size /dest/none", True), ("ls -I size /dest", False),
+    ("ls --sort size /dest", False),  # 'size' is --sort's value, no path
+    ("ls --frobnicate /dest/none", False),  # an option ls's table does not hold: the image decides
+    ("ls /usr/lib/none", False),  # the base image's: taken to be there
+])
+def test_ls_fails_on_a_path_the_build_knows_is_not_there(line: str, fails: bool) -> None:
+    plan = run_script(f"{line} || cp x.py /dest/failed.py\n")
+    assert (in_dest(plan) == ["/dest/failed.py"]) is fails

@@ -69,6 +69,13 @@ PROGRAMS = {
                            "--recursive --dereference-recursive --include --exclude --exclude-from --exclude-dir "
                            "--files-without-match --initial-tab --null --before-context --after-context --context "
                            "--group-separator --no-group-separator --color --colour"),
+    "ls": Program("aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1", "ITw",
+                  "all almost-all author escape ignore-backups directory dired file-type full-time "
+                  "group-directories-first no-group human-readable si dereference-command-line "
+                  "dereference-command-line-symlink-to-dir inode kibibytes dereference literal numeric-uid-gid "
+                  "hide-control-chars show-control-chars quote-name recursive reverse size context zero",
+                  "block-size format hide ignore indicator-style quoting-style sort tabsize time time-style width",
+                  "color hyperlink classify"),
     "pip": Program("qvUIy", "rceitfC",
                    "upgrade force-reinstall no-deps user quiet verbose no-cache-dir pre yes ignore-installed "
                    "no-build-isolation break-system-packages no-index no-compile compile disable-pip-version-check "
