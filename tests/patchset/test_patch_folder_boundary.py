@@ -575,3 +575,32 @@ def test_a_template_read_from_a_set_without_a_templates_folder_is_missing(tmp_pa
     with pytest.raises(PatchSetError) as refused:
         render(make_environment(folder), name="v1-guard/route.py.j2", values={})
     assert str(refused.value) == "no template 'v1-guard/route.py.j2' in the templates folder"
+
+
+def test_a_quoted_key_opening_a_line_is_skipped_and_what_follows_it_counted(tmp_path: Path) -> None:
+    # A literal string whose quote is the first character of its line (a
+    # quoted key) ends at its own closing quote: the line break just before
+    # it does not make it unterminated, and the deep value after it is refused with its line.
+    text = "limit = 1\n'quoted key' = 2\nb = " + "[" * 40 + "]" * 40 + "\n"
+    assert nesting_problem(text) == (3, 33)
+    with pytest.raises(PatchSetError) as refused:
+        parse_toml(text, tmp_path / "x.toml")
+    assert str(refused.value).startswith(f"{tmp_path / 'x.toml'}: line 3: values or keys nest more than {MAX_NESTING}")
+    assert parse_toml("limit = 1\n'quoted key' = 2\n", tmp_path / "x.toml") == {"limit": 1, "quoted key": 2}
+
+
+def test_a_template_linked_to_a_file_of_the_patch_folder_is_refused_as_outside_the_templates_folder(
+        tmp_path: Path) -> None:
+    # Templates read only the templates folder: a link to a patch file, inside
+    # the patch folder but outside the templates folder, is refused by the reader itself.
+    patches = tmp_path / "patches"
+    templates = patches / "templates"
+    templates.mkdir(parents=True)
+    (patches / "edit.toml").write_text('id = "edit"\n')
+    (templates / "link.j2").symlink_to(patches / "edit.toml")
+    folder = PatchFolder.open(patches, templates)
+    with pytest.raises(PatchSetError) as refused:
+        folder.template(["link.j2"])
+    assert str(refused.value) == (f"{templates / 'link.j2'}: this template leads outside the templates folder "
+                                  f"(it resolves to {os.path.realpath(patches / 'edit.toml')}) "
+                                  "(a patch set reads only files inside its own folders)")

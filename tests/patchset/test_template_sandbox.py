@@ -8,6 +8,7 @@ one line naming the template and line (exit 2), never a traceback (exit 3).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -513,6 +514,12 @@ def test_filters_that_make_output_depend_on_chance_are_gone() -> None:
     assert "'lipsum' is undefined" in _refusal("{{ lipsum() }}")
 
 
+def test_the_html_only_filters_are_gone() -> None:
+    assert _refusal("{{ 'see https://example.org'|urlize }}") == (
+        "template syntax error at line 1: No filter named 'urlize'.")
+    assert _refusal("{{ {'a': 1}|xmlattr }}") == "template syntax error at line 1: No filter named 'xmlattr'."
+
+
 # What a template still does -------------------------------------------------------
 
 
@@ -565,6 +572,40 @@ def test_a_text_leaves_comparing_with_anything_but_a_string_to_the_other_value()
     assert value.__eq__(8192) is NotImplemented
     assert value != 8192 and value != b"8192"
     assert value == "8192" and value == Text("8192") and value != "8191"
+
+
+def test_a_text_holds_only_the_strings_its_value_holds() -> None:
+    value = Text("fast path")
+    assert _render("{{ 'fast' in v }} {{ 'slow' in v }} {{ 1 in v }} {{ 'fast' not in v }}", {"v": value}) == (
+        "True False False False")
+    assert "path" in value and "slow" not in value and "'" not in value and None not in value
+
+
+def test_format_on_safe_text_escapes_its_arguments_as_jinjas_sandbox_does() -> None:
+    source = "{{ ('<b>{}</b>'|safe).format(v) }} {{ ('<i>{x}</i>'|safe).format_map({'x': v}) }}"
+    expected = "<b>&lt;a &amp; b&gt;</b> <i>&lt;a &amp; b&gt;</i>"
+    assert ImmutableSandboxedEnvironment().from_string(source).render(v="<a & b>") == expected
+    assert _render(source, {"v": "<a & b>"}) == expected
+
+
+def test_center_without_a_width_is_refused_from_its_default_width_before_it_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # center's width defaults to 80: under a smaller cap the estimate refuses
+    # the call, and the filter never runs.
+    ran: list[Any] = []
+
+    def center(value: Any, width: int = 80) -> str:
+        ran.append(value)
+        return str(value).center(width)
+
+    monkeypatch.setitem(jinja2.defaults.DEFAULT_FILTERS, "center", center)
+    limits = dataclasses.replace(PATCH_LIMITS, value=40)
+    assert _refusal("{{ text|center }}", {"text": "x"}, limits) == (
+        "template error at line 1: what 'center' returns would be larger than the 40 characters a template "
+        "value may hold")
+    assert ran == []
+    assert _render("{{ text|center(9) }}", {"text": "x"}, limits) == "    x    "
+    assert ran == ["x"]
 
 
 def test_a_power_too_large_for_the_bit_cap_is_refused_before_it_is_computed() -> None:

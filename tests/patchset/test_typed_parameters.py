@@ -118,6 +118,14 @@ def test_an_expression_parameter_is_one_operand_wherever_it_goes(tmp_path: Path)
     assert _code(tmp_path / "t", EXPR, code="x = {{ p }}", overrides=("edit.p=1, 2",)).strip() == "x = (1, 2)"
 
 
+def test_an_expression_parameter_that_is_a_set_or_dict_display_is_written_bare(tmp_path: Path) -> None:
+    # Braces make one operand already: a set, a dict and their comprehensions need no parentheses.
+    for name, value in (("set", "{1, 2}"), ("dict", "{'a': 1}"), ("setcomp", "{n for n in ns}"),
+                        ("dictcomp", "{n: 1 for n in ns}")):
+        assert _code(tmp_path / name, EXPR, code="x = {{ p }} | y",
+                     overrides=(f"edit.p={value}",)).strip() == f"x = {value} | y"
+
+
 @pytest.mark.parametrize(("value", "why"), [
     ("a  # and the rest of the line", "it holds a comment, which would swallow the rest of the line"),
     ("a; import os", "it does not parse"),
