@@ -214,8 +214,12 @@ def _run_on(path: str, source: bytes, module: cst.Module, patches: Sequence[Patc
         module, outcome = run_patch(patch, module, read, diagnose=not sparse)
         if outcome.status is Status.APPLIED:
             new_code = codegen.code(module)
-            clash = owners.claim(patch.id, code, new_code)
-            if clash is not None:
+            unwritable = _unwritable(new_code, module.encoding)
+            clash = owners.claim(patch.id, code, new_code) if unwritable is None else None
+            if unwritable is not None:
+                outcome = PatchOutcome(patch, Status.FAILED, unwritable)
+                module = previous
+            elif clash is not None:
                 other, line = clash
                 outcome = PatchOutcome(patch, Status.FAILED,
                                        f"rewrites code that patch {other} wrote (line {line}); "
@@ -228,6 +232,18 @@ def _run_on(path: str, source: bytes, module: cst.Module, patches: Sequence[Patc
         outcomes.append(outcome)
         versions.append(module)
     return FileOutcome(path, source, code.encode(module.encoding), tuple(outcomes)), versions
+
+
+def _unwritable(code: str, encoding: str) -> str | None:
+    """Why ``code`` cannot be saved in the file's own ``encoding`` (a coding cookie's, or UTF-8), or None."""
+    try:
+        code.encode(encoding)
+    except UnicodeEncodeError as error:
+        character = error.object[error.start]
+        line = error.object.count("\n", 0, error.start) + 1
+        return (f"writes {character!r} (U+{ord(character):04X}) on line {line}, which the file's encoding "
+                f"({encoding}) cannot hold: write it as an escape in a string, or change the patch")
+    return None
 
 
 class _Codegen:

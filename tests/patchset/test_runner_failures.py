@@ -19,7 +19,7 @@ from patcher.patchset.runner import Status, patch_source
 from patcher.transforms.base import Operation, StepFailed
 
 from tests.fixtures_patches import patch_toml, replace_step
-from tests.patchset.conftest import SOURCE, run_one
+from tests.patchset.conftest import SOURCE, run_one, run_series
 
 
 def test_a_missing_requirement_names_it_and_the_closest_code(load_patch: Any) -> None:
@@ -160,3 +160,23 @@ def test_a_failing_step_without_a_pattern_has_no_closest_code(load_patch: Any) -
     patch = dataclasses.replace(patch, code=PatchCode("digest", lambda: ((_Refuses(),), (), ())))
     (outcome,) = patch_source("x.py", SOURCE, [patch]).outcomes
     assert (outcome.status, outcome.detail, outcome.diagnostic) == (Status.FAILED, "step 1 (refuses): refused in f", None)
+
+
+@pytest.mark.parametrize("source", [
+    "# -*- coding: latin-1 -*-\ndef f():\n    x = 1\n    y = 2\n".encode("latin-1"),
+    "# vim: set fileencoding=ascii :\ndef f():\n    x = 1\n    y = 2\n".encode("ascii"),
+])
+def test_a_patch_writing_what_the_files_encoding_cannot_hold_fails_and_changes_nothing(load_patch: Any,
+                                                                                       source: bytes) -> None:
+    result, outcome = run_one(load_patch, patch_toml("euro", replace_step("y = 2", 'y = "\u20ac"')), source)
+    assert outcome.status is Status.FAILED
+    assert outcome.detail is not None and outcome.detail.startswith("writes '\u20ac' (U+20AC) on line 4, which the "
+                                                                    "file's encoding (")
+    assert result.patched == source  # nothing written, nothing half-encoded
+
+
+def test_a_later_patch_runs_on_the_code_before_one_that_could_not_be_saved(load_patch: Any) -> None:
+    source = "# -*- coding: latin-1 -*-\ndef f():\n    x = 1\n    y = 2\n".encode("latin-1")
+    statuses = run_series(load_patch, source, ("euro", replace_step("y = 2", 'y = "\u20ac"')),
+                          ("plain", replace_step("x = 1", "x = 3")))
+    assert [(name, status) for name, status, _ in statuses] == [("euro", Status.FAILED), ("plain", Status.APPLIED)]
