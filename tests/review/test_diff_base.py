@@ -157,3 +157,17 @@ def test_the_patch_set_at_a_revision_is_written_with_its_templates_and_removed_a
                               "patches/three-tier-decode.toml: unknown key 'x' (see the README)")
     assert not scratch.exists()
     assert (history / "patches" / "three-tier-decode.toml").read_text() == head  # the checkout is left alone
+
+
+# The change is to the text, never to the mode: both patch sets write the file with the mode the input gives it.
+def test_base_diff_of_an_executable_target_changes_no_mode(cli, history, vendor_copy) -> None:  # type: ignore[no-untyped-def]
+    (vendor_copy / SHIPPED).chmod(0o755)
+    result = cli("diff", "--base", "HEAD~1", "--patches", history / "patches", vendor_copy)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    start = lines.index(f"diff --git a/{SHIPPED} b/{SHIPPED}")
+    assert lines[start + 1:start + 3] == [f"--- a/{SHIPPED}", f"+++ b/{SHIPPED}"]
+    assert not [line for line in lines if line.startswith(("old mode", "new mode"))]
+    out = cli.cwd / "out"
+    assert cli("apply", vendor_copy, "-o", out, "--patches", history / "patches").exit_code == 0
+    assert context_files(out)[SHIPPED][1] is True  # what apply writes keeps the mode the diff says
