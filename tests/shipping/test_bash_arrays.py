@@ -129,3 +129,15 @@ def test_a_negative_length_in_a_slice_of_array_elements_is_no_slice() -> None:
     # (a negative length counts from the end only for a string: ${B:1:-1} of abcd is bc).
     plan = read('A=(a b c d)\ncp x.py "/dest/${A[*]:1:-1}.py"\nB=abcd\ncp x.py "/dest/${B:1:-1}.py"\n')
     assert "/dest/b c.py" not in placed(plan) and "/dest/bc.py" in placed(plan)
+
+
+def test_an_arguments_slice_offset_may_name_a_variable_in_its_arithmetic() -> None:
+    # bash 5.2: "${@:n}" with n=2 is "$2" on ("$0" counts as 0): x.py and sub/y.py, not a.
+    plan = run_script('set -- a x.py sub/y.py\nn=2\ncp "${@:n}" /dest/\n')
+    assert in_dest(plan) == ["/dest/x.py", "/dest/y.py"] and plan.notes == ()
+
+
+def test_a_subscript_may_be_a_variable_whose_name_starts_with_a_capital() -> None:
+    # bash 5.2: ${a[I]} with I=1 is the second element.
+    plan = run_script('a=(sub/y.py x.py)\nI=1\ncp "${a[I]}" /dest/\n')
+    assert in_dest(plan) == ["/dest/x.py"] and plan.notes == ()

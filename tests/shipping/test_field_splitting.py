@@ -76,3 +76,10 @@ def test_a_value_split_by_an_ifs_the_reader_cannot_know_is_named_so_in_the_note(
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("unread", 3, "cp /dest/a value split by an IFS the reader cannot work out: a path that depends on a value "
                       "the reader cannot work out")]
+
+
+@pytest.mark.parametrize("run", BOTH)
+def test_each_of_several_non_white_ifs_characters_separates_fields(run: str) -> None:
+    # bash 5.2 and dash 0.5.12: with IFS=';,' both ';' and ',' end a field: a;b,c is a, b and c.
+    plan = run_script('v="a;b,c"\nIFS=";,"\nfor n in $v; do cp x.py /dest/$n.py; done\n', run)
+    assert in_dest(plan) == ["/dest/a.py", "/dest/b.py", "/dest/c.py"] and plan.notes == ()

@@ -41,3 +41,10 @@ def test_command_refusing_an_option_that_names_cat_copies_nothing_into_the_file(
     # bash: "command: -/: invalid option"; dash: "Illegal option -/": the shell opened a.py, cat never ran.
     plan = run_script("command -/bin/cat x.py > /dest/a.py || cp x.py /dest/failed.py\n", run)
     assert in_dest(plan) == ["/dest/failed.py"]
+
+
+@pytest.mark.parametrize("run", BOTH)
+def test_a_redirection_after_a_here_document_still_empties_the_file(run: str) -> None:
+    # bash 5.2 and dash 0.5.12: 'cat <<EOF >FILE' writes the here-document into FILE, so it no longer holds x.py.
+    plan = run_script("cp x.py /dest/x.py\ncat <<EOF >/dest/x.py\nhi\nEOF\n", run)
+    assert in_dest(plan) == []

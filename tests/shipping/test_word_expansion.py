@@ -338,3 +338,10 @@ def test_a_glob_that_matches_nothing_stays_as_written() -> None:
     assert [(n.kind, n.line, n.reason) for n in plan.notes][:2] == [
         ("fails", 2, "/w/s/no*.py does not exist at this point of the build, so nothing is copied"),
         ("fails", 3, "/w/s/*.py does not exist at this point of the build, so nothing is copied")]
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_a_star_after_a_slash_does_not_match_a_hidden_name_in_that_folder(run: str) -> None:
+    # bash 5.2 and dash 0.5.12: */*.py gives sub/y.py, not sub/.h.py.
+    plan = run_script("cp */*.py /dest/\n", run, files={"s/sub/.h.py": ""})
+    assert in_dest(plan) == ["/dest/y.py"] and plan.notes == ()
