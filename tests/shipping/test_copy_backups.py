@@ -35,6 +35,10 @@ def shipped(script: str, shell: str = "bash") -> dict[str, str]:
     ("cp x.py /dest/y.py; VERSION_CONTROL=numbered; cp -b sub/y.py /dest/y.py\n",  # not exported: cp never sees it
      {"/dest/y.py": Y, "/dest/y.py~": X}),
     ("cp x.py /dest/y.py; SIMPLE_BACKUP_SUFFIX=.old cp -b sub/y.py /dest/y.py\n", {"/dest/y.py": Y, "/dest/y.py.old": X}),
+    # A suffix holding a '/' is not taken: the backup is DEST~.
+    ("cp x.py /dest/y.py; cp -S /old sub/y.py /dest/y.py\n", {"/dest/y.py": Y, "/dest/y.py~": X}),
+    ("mkdir /dest/y.d; cp x.py /dest/y.py; SIMPLE_BACKUP_SUFFIX=.d/x cp -b sub/y.py /dest/y.py\n",
+     {"/dest/y.py": Y, "/dest/y.py~": X}),
     ("cp x.py /dest/y.py; cp --backup=none sub/y.py /dest/y.py\n", {"/dest/y.py": Y}),
     ("cp -b x.py /dest/new.py\n", {"/dest/new.py": X}),  # nothing there: no backup
     ("cp x.py /dest/z.py; mv -b sub/y.py /dest/z.py\n", {"/dest/z.py": Y, "/dest/z.py~": X}),

@@ -89,6 +89,9 @@ def test_a_run_is_read_in_its_form_and_its_stages_shell(run: str, placed: dict[s
      "else cp /src/main.py /n.py; fi", {"/y.py": "main.py", "/n.py": "main.py"},
      [("assumed", 4, "[ -f /opt/cache/keep.py ]", "the base image decides whether this holds: the reader follows "
                                                   "the branch for 'yes', then the one for 'no'")]),
+    # ...and what the build removed beside the folder stays removed.
+    ("RUN rm -rf /opt/old\nRUN --mount=type=tmpfs,target=/t true\nRUN if [ -e /opt/old/keep.py ]; then "
+     "cp /src/main.py /y.py; else cp /src/main.py /n.py; fi", {"/n.py": "main.py"}, []),
     # Only the mount folder is given back: what the RUN changes beside it stays, whatever the folder's name.
     ("COPY main.py /opt/m.py\nRUN --mount=type=cache,target=/opt/X rm /opt/m.py", {}, []),
     ("COPY main.py /opt/m.py\nCOPY pkg/a.py /src/\nRUN --mount=type=tmpfs,target=/opt/tmp/ cp /src/a.py /opt/tmp/ "

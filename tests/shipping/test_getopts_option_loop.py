@@ -92,6 +92,14 @@ def test_bash_leaves_optarg_unset_and_so_empty_when_the_loop_ends() -> None:
         assert in_dest(plan) == ["/dest/[].py"] and plan.notes == ()
 
 
+def test_optarg_after_an_option_without_argument_is_unknown_under_sh() -> None:
+    # bash unsets OPTARG there and dash empties it ('${OPTARG-U}' prints U, then nothing): the base image's sh decides.
+    plan = run_script('getopts a o -a\ncp x.py "/dest/[$OPTARG].py"\n', "sh i.sh")
+    assert in_dest(plan) == []
+    assert [(n.kind, n.reason) for n in plan.notes] == [
+        ("unread", "cp /dest/[$OPTARG].py: a path that depends on a value the reader cannot work out")]
+
+
 def test_an_option_loop_the_reader_cannot_work_out_is_named_by_its_getopts_command() -> None:
     plan = run_script("while getopts p: o \"$UNSET_IN_BUILD\"; do cp x.py \"/dest/$OPTARG\"; done\n")
     assert [(n.kind, n.reason) for n in plan.notes] == [

@@ -62,6 +62,7 @@ LINES = ["", "a", "ab", "abb", "a.b", "a*b", "$a", "a$", "^a", "#x", "[a]", "a]b
     ("b$", True, ["ab", "abb", "a.b", "a*b", "a]b", "a/b", "b", "a+b"]),
     ("^$", False, [""]),
     ("*", False, ["a*b", "*", "**"]),  # a BRE's leading star is itself
+    ("^*", False, ["*", "**"]),  # ...and so is one right after the leading '^'
     ("ab*", False, ["a", "ab", "abb", "a.b", "a*b", "$a", "a$", "^a", "[a]", "a]b", "\\a", "a/b", "a+b", "(a)"]),
     ("a+b", False, ["a+b"]),  # '+' is itself in a BRE
     ("[^a]", False, ["ab", "abb", "a.b", "a*b", "$a", "a$", "^a", "#x", "[a]", "a]b", "\\a", "a/b", "b", "a+b", "(a)",
@@ -78,7 +79,7 @@ def test_a_pattern_the_reader_reads_selects_what_gnu_grep_selects(pattern: str, 
 
 
 @pytest.mark.parametrize(("pattern", "extended"), [
-    ("a**", False), ("*a", True), ("a+", True), ("a|b", True), ("(a)", True), ("a{2}", True), ("[a-z]", False),
+    ("a**", False), ("ab**", False), ("*a", True), ("a+", True), ("a|b", True), ("(a)", True), ("a{2}", True), ("[a-z]", False),
     ("[[:alpha:]]", False), ("\\w", False), ("\\(a\\)", False), ("a\\|b", False), ("a$b", False), ("a^b", False),
     ("[ab", False), ("\\", False),
 ])

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import pytest
 
+from patcher.shipping.command_lookup import note_program
+from patcher.shipping.image_fs import ImageFS
+from patcher.shipping.shell_interpreter import Shell
+from patcher.shipping.shell_records import Build, CommandContext
 from tests.shipping.conftest import plan_of, script_context
 
 TARGET = "/usr/lib/python3/dist-packages/vllm/ops/x.py"
@@ -48,6 +52,7 @@ def notes(command: str) -> list[tuple[str, int, str, str, tuple[str, ...] | None
     ("python3 -c 'import os; os.system(\"make install\")'", "python3 -c"),
     ("python3 -c \"$CODE\"", "python3"), ("python3 -", "python3 -"), ("python3 -m pip install -r r.txt", "pip install"),
     ("sh nothere.sh", "sh nothere.sh"), ("bash -x nothere.sh a", "bash -x"), ("./bin.sh", "./bin.sh (not a text file)"),
+    ("bash bin.sh", "bin.sh"), ("sh -e bin.sh", "bin.sh"),
     ("sh -s -- --prefix=/opt", "sh -s"),  # its script comes from a standard input the build does not hold
     ("./perlscript", "./perlscript"), ("./other.sh", "./other.sh"), ("PATH=$PATH:/w/s; i2.sh", "i2.sh"),
 ])
@@ -221,3 +226,13 @@ def test_a_path_built_from_files_only_the_image_holds_names_the_cat_that_read_th
     command = 'cp x.py "$(cat /etc/vllm/prefix /etc/vllm/suffix)/x.py"'
     assert notes(command) == [("unread", 2, command, "cp $(cat /etc/vllm/prefix /etc/vllm/suffix)/x.py: a path "
                                                      "that depends on a value the reader cannot work out", None)]
+
+
+def test_a_program_noted_with_what_it_could_change_could_change_only_that() -> None:
+    build = Build(ImageFS(), lambda source: None)
+    shell = Shell(build, "s/i.sh", "/w/s", {})
+    assert note_program(shell, CommandContext(3, "tool --site"), "tool", ("/opt/site",)) is None
+    (note,) = build.notes
+    assert (note.kind, note.line, note.scope) == ("program", 3, ("/opt/site",))
+    assert note.reason == "runs tool, which the reader does not follow: it could change /opt/site"
+    assert note.could_change("/opt/site/x.py") and not note.could_change("/opt/other.py")

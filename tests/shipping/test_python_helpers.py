@@ -182,6 +182,7 @@ def test_what_each_writing_call_writes(source: str, writes: tuple[str, ...], rem
     "p = make_path()\np.write_text('x')\n", "f = g = h\nf.touch()\n", "open('/a', 'w'\n", "open('/a', 'w')\n\x00",
     "x = [open('/a', 'w')] + " + "[" * 1000 + "]" * 1000 + "\n",  # too deep for ast: unread
     "import os\nopen(os.path.basename('/opt/x.py'), 'w')\n",  # a call the reader does not work out: not its argument
+    "import os\nfrom pathlib import Path\nopen(Path(os.environ['D']).parent / 'x.py', 'w')\n",  # the folder of a path it computes
 ])
 def test_a_write_the_reader_cannot_pin_down_gives_none(source: str) -> None:
     assert python_effects(source) is None

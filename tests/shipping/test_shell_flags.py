@@ -129,6 +129,16 @@ def test_a_run_line_that_ignores_the_script_failing_hides_its_copies(run: str, h
     assert found.hides_failure == hides  # ...but the RUN line may not
 
 
+@pytest.mark.parametrize(("run", "hides"), [
+    (f'sh -ec "{COPY}; echo done" || true', ("|| true",)),
+    (f'sh -ec "{COPY}; echo done"; echo after', ("the RUN at Dockerfile line 4 goes on after it fails",)),
+])
+def test_a_run_line_that_ignores_a_command_string_failing_hides_its_copies(run: str, hides: tuple[str, ...]) -> None:
+    # 'sh -ec "false; echo done" || true' exits 0 in bash and dash: the string's set -e stops the string only.
+    found = copy_of(plan_of(run_line(run)))
+    assert found.hides_failure == hides
+
+
 def test_a_script_called_by_a_script_without_set_e_is_ignored_when_it_fails() -> None:
     plan = plan_of(script_context("./inner.sh\necho done\n", files={"s/inner.sh": "set -e\ncp ./x.py /dest/x.py\n"}))
     found = copy_of(plan)
