@@ -352,14 +352,17 @@ def test_a_basic_string_after_the_first_line_is_skipped_and_what_follows_it_coun
     assert nesting_problem('limit = 1\nname = "v1"\nb = ' + "[" * 40 + "]" * 40) == (3, 33)
 
 
-def test_a_literal_string_after_the_first_line_is_skipped_and_what_follows_it_counted(tmp_path: Path) -> None:
-    # A single-quoted string ends at its own quote, even with a line break
-    # earlier in the file: the deep value after it is still refused with its line.
-    text = "limit = 1\npattern = 'use_v1'\nb = " + "[" * 40 + "]" * 40 + "\n"
+@pytest.mark.parametrize("second", ["pattern = 'use_v1'", "'quoted key' = 2"])
+def test_a_literal_string_after_the_first_line_is_skipped_and_what_follows_it_counted(tmp_path: Path,
+                                                                                     second: str) -> None:
+    # A single-quoted string (a value, or a quoted key opening its line) ends at its own closing quote, whatever
+    # line break comes before it: the deep value after it is still refused with its line.
+    text = f"limit = 1\n{second}\nb = " + "[" * 40 + "]" * 40 + "\n"
     assert nesting_problem(text) == (3, 33)
     with pytest.raises(PatchSetError) as refused:
         parse_toml(text, tmp_path / "x.toml")
     assert str(refused.value).startswith(f"{tmp_path / 'x.toml'}: line 3: values or keys nest more than {MAX_NESTING}")
+    assert parse_toml("limit = 1\n'quoted key' = 2\n", tmp_path / "x.toml") == {"limit": 1, "quoted key": 2}
 
 
 @pytest.mark.parametrize("quote", ['"', "'"])
@@ -575,18 +578,6 @@ def test_a_template_read_from_a_set_without_a_templates_folder_is_missing(tmp_pa
     with pytest.raises(PatchSetError) as refused:
         render(make_environment(folder), name="v1-guard/route.py.j2", values={})
     assert str(refused.value) == "no template 'v1-guard/route.py.j2' in the templates folder"
-
-
-def test_a_quoted_key_opening_a_line_is_skipped_and_what_follows_it_counted(tmp_path: Path) -> None:
-    # A literal string whose quote is the first character of its line (a
-    # quoted key) ends at its own closing quote: the line break just before
-    # it does not make it unterminated, and the deep value after it is refused with its line.
-    text = "limit = 1\n'quoted key' = 2\nb = " + "[" * 40 + "]" * 40 + "\n"
-    assert nesting_problem(text) == (3, 33)
-    with pytest.raises(PatchSetError) as refused:
-        parse_toml(text, tmp_path / "x.toml")
-    assert str(refused.value).startswith(f"{tmp_path / 'x.toml'}: line 3: values or keys nest more than {MAX_NESTING}")
-    assert parse_toml("limit = 1\n'quoted key' = 2\n", tmp_path / "x.toml") == {"limit": 1, "quoted key": 2}
 
 
 def test_a_template_linked_to_a_file_of_the_patch_folder_is_refused_as_outside_the_templates_folder(
