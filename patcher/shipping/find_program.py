@@ -16,8 +16,10 @@ is the file system's).
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Union
 
@@ -45,6 +47,7 @@ class _Test:
     operand: str = ""
     command: tuple[str, ...] = ()  # -exec's words, '{}' among them
     batch: bool = False  # -exec ... +
+    pattern: re.Pattern[str] | None = None  # -name, -path...: the operand as a regular expression, made once
 
 
 @dataclass(frozen=True)
@@ -171,7 +174,11 @@ class _Parser:
             operand = self.take()
             if token == "-type" and not set(operand.split(",")) <= {"f", "d", "l"}:
                 raise _Unread(f"find -type {operand}")
-            return _Test({"-wholename": "-path", "-iwholename": "-ipath"}.get(token, token), operand)
+            name = {"-wholename": "-path", "-iwholename": "-ipath"}.get(token, token)
+            if name == "-type":
+                return _Test(name, operand)
+            flags = re.DOTALL | (re.IGNORECASE if name in ("-iname", "-ipath") else 0)
+            return _Test(name, operand, pattern=re.compile(_glob_regex(operand, paths=False), flags))
         if token in _ACTIONS:
             self.line.acts = self.line.acts or token != "-prune"
             return _Test(token)
@@ -265,8 +272,8 @@ def _evaluate(node: _Node, shown: str, path: str, kind: str, result: Walk, prune
     if test == "-type":
         return kind in node.operand.split(",")
     name = posixpath.basename(shown.rstrip("/")) or shown if test in ("-name", "-iname") else shown
-    flags = re.IGNORECASE if test in ("-iname", "-ipath") else 0
-    return re.fullmatch(_glob_regex(node.operand, paths=False), name, flags | re.DOTALL) is not None
+    assert node.pattern is not None  # the parser makes one for every test but -type
+    return node.pattern.fullmatch(name) is not None
 
 
 # What -exec may run for the reader to follow it: commands it reads, each changing at most the paths on its line.
@@ -321,12 +328,8 @@ def run_find(shell: "Shell", argv: list[str], ctx: "CommandContext", operands: "
     found = walk(line, fs, roots)
     if sum(not test.batch for test, _ in found.runs) > _MAX_RUNS:
         return f"find runs its command more than {_MAX_RUNS:,} times"  # before anything ran
-    complete = all(_owned(fs, root) for root in roots)
-    for path in sorted(found.deleted, key=lambda p: -p.count("/")):  # -delete implies -depth
-        if path in fs.dirs and (not _owned(fs, path) or any(under(p, path) and p != path for p in
-                                                              (*fs.files, *fs.others, *fs.dirs))):
-            continue  # rmdir of a folder that holds something (or may, in the base image) fails
-        fs.remove(path)
+    complete = all(fs.made(root) for root in roots)
+    _delete(fs, found.deleted)
     _note_order(shell, ctx, found, operands)
     batches: dict[_Test, list[str]] = {}
     for test, shown in found.runs:
@@ -379,9 +382,19 @@ def _note_order(shell: "Shell", ctx: "CommandContext", found: Walk,
                                        "reader takes find's paths sorted")
 
 
-def _owned(fs: ImageFS, path: str) -> bool:
-    """Whether the build made ``path`` (or a folder above it): nothing the base image holds can be below it."""
-    return any(under(path, folder) for folder in fs.owned)
+def _delete(fs: ImageFS, paths: list[str]) -> None:
+    """-delete: each file, then each folder left empty, deepest first (-delete implies -depth).
+
+    rmdir of a folder that holds anything, or may (one the base image has), fails: it stays.
+    """
+    fs.remove_all(p for p in paths if p not in fs.dirs)
+    held = Counter(posixpath.dirname(p) for p in itertools.chain(fs.files, fs.others, fs.dirs, fs.links))
+    emptied = []
+    for folder in sorted((p for p in paths if p in fs.dirs), key=lambda p: -p.count("/")):
+        if fs.made(folder) and not held[folder]:
+            emptied.append(folder)
+            held[posixpath.dirname(folder)] -= 1
+    fs.remove_all(emptied)
 
 
 def _tests(node: _Node) -> list[_Test]:

@@ -120,3 +120,34 @@ def test_names_and_an_independent_copy() -> None:
 def test_a_step_says_whether_a_shell_command_made_it() -> None:
     assert not Step("Dockerfile", 1, "COPY").in_script and not Step("Dockerfile", 1, "ADD").in_script
     assert Step("s.sh", 1, "cp").in_script and Step("Dockerfile", 1, "RUN --mount").in_script
+
+
+def _tree_with_links() -> ImageFS:
+    fs = ImageFS()
+    fs.make_dir("/b", new=True)
+    placed = Placement("s/x.py", (), 0)
+    for path in ("/b/a/x.py", "/b/a/y.py", "/b/c/z.py", "/b/d/w.py", "/t/u.py"):
+        fs.place(path, placed)
+    fs.write_other("/b/c/o.txt")
+    fs.links["/b/l"] = "/t"  # shows /t/u.py at /b/l/u.py
+    fs.place("/b/l/u.py", placed)
+    fs.links["/m"] = "/b/d"  # /b/d is shown at /m
+    fs.place("/m/w.py", placed)
+    return fs
+
+
+@pytest.mark.parametrize("paths", [["/b/a/x.py", "/b/c"], ["/b/a", "/b/l"], ["/b/d/w.py", "/b/a/y.py"], ["/t"],
+                                   ["/b/d", "/b/c/o.txt"], ["/"]])
+def test_removing_several_paths_at_once_is_removing_each_in_turn(paths: list[str]) -> None:
+    together, in_turn = _tree_with_links(), _tree_with_links()
+    removed = together.remove_all(paths)
+    one_by_one = [p for path in paths for p in in_turn.remove(path)]
+    assert sorted(removed) == sorted(one_by_one)
+    assert (together.files, together.others, together.dirs, together.links, together.owned, together.gone) == (
+        in_turn.files, in_turn.others, in_turn.dirs, in_turn.links, in_turn.owned, in_turn.gone)
+
+
+def test_a_path_is_made_by_the_build_where_it_or_a_folder_above_it_was() -> None:
+    fs = ImageFS()
+    fs.make_dir("/w/s", new=True)  # /w may be the base image's
+    assert fs.made("/w/s") and fs.made("/w/s/x/y.py") and not fs.made("/w") and not fs.made("/usr/lib")
