@@ -146,8 +146,10 @@ def read_options(program: str, args: list[str]) -> Options:
 
 
 def getopt(args: list[str], short: str, short_valued: str, long: frozenset[str] | set[str],
-           long_valued: frozenset[str] | set[str], others: frozenset[str] | None = None) -> Options:
-    """Split ``args`` into options and operands, GNU-style (options may follow operands).
+           long_valued: frozenset[str] | set[str], others: frozenset[str] | None = None,
+           permute: bool = True) -> Options:
+    """Split ``args`` into options and operands, GNU-style (options may follow operands; with ``permute`` False,
+    as a getopt string starting with ``+`` reads them, the first operand ends the options: ``env cp -r a b``).
 
     A long option named in both ``long`` and ``long_valued`` takes an
     optional argument (``--preserve[=LIST]``, ``--backup[=CONTROL]``): only
@@ -204,6 +206,9 @@ def getopt(args: list[str], short: str, short_valued: str, long: frozenset[str] 
                     flags.add(letter)
                 else:
                     unknown.append(f"-{letter}")
+        elif not permute:
+            operands.extend(args[index - 1:])
+            break
         else:
             operands.append(arg)
     return Options(frozenset(flags), values, operands, unknown, every)

@@ -14,27 +14,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .tool_options import OptionTable, getopt
+
 
 @dataclass(frozen=True)
 class _Wrapper:
-    short: str  # letters without a value
-    short_valued: str  # letters that take one
-    long: frozenset[str]
-    long_valued: frozenset[str]
+    options: OptionTable
     before: int = 0  # operands between the options and the command (a duration, a mask, a lock file)
     no_command: frozenset[str] = frozenset()  # options under which the operands are no command (taskset -p PID)
 
 
 def _wrapper(short: str, short_valued: str, long: str, long_valued: str, before: int = 0,
              no_command: str = "") -> _Wrapper:
-    return _Wrapper(short, short_valued, frozenset(long.split()), frozenset(long_valued.split()), before,
-                    frozenset(no_command.split()))
+    return _Wrapper(OptionTable(short, short_valued, frozenset(long.split()), frozenset(long_valued.split())),
+                    before, frozenset(no_command.split()))
 
 
+# A long option in both lists takes a value only after '=' (env's --block-signal[=SIG]).
 WRAPPERS: dict[str, _Wrapper] = {
-    # env's signal options take an optional value (--block-signal[=SIG]): only its '=' form gives one.
     "env": _wrapper("iv0", "CSu", "ignore-environment null debug block-signal default-signal ignore-signal "
-                    "list-signal-handling", "chdir unset split-string"),
+                    "list-signal-handling", "chdir unset split-string block-signal default-signal ignore-signal"),
     "timeout": _wrapper("v", "ks", "foreground preserve-status verbose", "kill-after signal", before=1),
     "nice": _wrapper("", "n", "", "adjustment"),
     "stdbuf": _wrapper("", "ioe", "", "input output error"),
@@ -70,67 +69,34 @@ class Wrapped:
 
 def read_wrapper(program: str, args: list[str]) -> Wrapped:
     """``args`` as ``program`` reads them: its options, the operands it takes, then the command it runs."""
-    table = WRAPPERS[program]
-    given: dict[str, str] = {}
-    index = 0
+    wrapper = WRAPPERS[program]
     if program == "nice" and args and _LEGACY_NICE.fullmatch(args[0]):
-        index = 1
-    while index < len(args):
-        arg = args[index]
-        if arg == "--":
-            index += 1
-            break
-        if program == "env" and arg == "-":
-            given["i"] = ""
-            index += 1
-            continue
-        if not arg.startswith("-") or arg == "-":
-            break
-        index += 1
-        if arg.startswith("--"):
-            name, equals, value = arg[2:].partition("=")
-            if name not in table.long | table.long_valued:  # getopt_long takes a prefix that names one alone
-                named = [o for o in (*table.long, *table.long_valued) if o.startswith(name)] if name else []
-                name = named[0] if len(named) == 1 else name
-            if name in table.long_valued:
-                if not equals:
-                    if index >= len(args):
-                        return Wrapped(problem=f"{program} {arg} without its value")
-                    value, index = args[index], index + 1
-                given[name] = value
-            elif name in table.long and (not equals or name.endswith("-signal")):  # env's --block-signal[=SIG]
-                given[name] = value
-            else:
-                return Wrapped(problem=f"{program} {arg}")
-            continue
-        letters = arg[1:]
-        for position, letter in enumerate(letters):
-            if letter in table.short_valued:
-                value = letters[position + 1:]
-                if not value:
-                    if index >= len(args):
-                        return Wrapped(problem=f"{program} {arg} without its value")
-                    value, index = args[index], index + 1
-                given[letter] = value
-                break
-            if letter not in table.short:
-                return Wrapped(problem=f"{program} -{letter}")
-            given[letter] = ""
-    rest = args[index:]
-    if given.keys() & table.no_command:
+        args = args[1:]
+    table = wrapper.options
+    # getopt_long takes a prefix that names one long option alone (timeout --sig=KILL).
+    o = getopt(args, table.short, table.short_valued, table.long, table.long_valued, others=frozenset(),
+               permute=False)
+    if o.unknown:
+        return Wrapped(problem=f"{program} {o.unknown[0]}")
+    given = dict.fromkeys(o.flags, "") | o.values
+    rest = o.operands
+    if program == "env" and rest[:1] == ["-"]:  # 'env -' is env -i
+        given["i"], rest = "", rest[1:]
+    if given.keys() & wrapper.no_command:
         return Wrapped(problem=f"{program} {' '.join(args)}, which works on running processes")
-    return _command(program, given, rest, table.before)
+    unset = o.every.get("u", []) + o.every.get("unset", [])
+    return _command(program, given, rest, wrapper.before, unset)
 
 
 # Wrappers that, given no command, only print something (the environment, the niceness, the I/O class).
 _PRINT_ALONE = frozenset({"env", "nice", "ionice"})
 
 
-def _command(program: str, given: dict[str, str], rest: list[str], before: int) -> Wrapped:
+def _command(program: str, given: dict[str, str], rest: list[str], before: int, unset: list[str]) -> Wrapped:
     wrapped = Wrapped()
     if program == "env":
         wrapped.clear = "i" in given or "ignore-environment" in given
-        wrapped.unset = [v for k, v in given.items() if k in ("u", "unset")]
+        wrapped.unset = unset
         wrapped.chdir = given.get("C", given.get("chdir"))
         split = given.get("S", given.get("split-string"))
         if split is not None:

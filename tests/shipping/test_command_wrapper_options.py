@@ -62,6 +62,7 @@ def test_a_wrapper_changes_nothing_of_the_shell_that_runs_it() -> None:
     ("env -i sh -c 'cp x.py \"${HOME:-/dest/nohome}.py\"'\n", "/dest/nohome.py"),  # Docker's HOME is gone too
     ("env -i V=/dest/given sh -c 'cp x.py \"$V.py\"'\n", "/dest/given.py"),
     ("export V=/dest/set\nunset V\nsh -c 'cp x.py \"${V:-/dest/none}.py\"'\n", "/dest/none.py"),
+    ("export V=/dest/v W=/dest/w\nenv -u V -u W sh -c 'cp x.py \"${V:-/dest/none}.py\"'\n", "/dest/none.py"),
 ])
 def test_what_a_wrapper_or_an_unset_takes_out_of_the_environment_is_not_set_in_the_command(script: str,
                                                                                              placed: str) -> None:

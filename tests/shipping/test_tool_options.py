@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from patcher.shipping.tool_options import TABLES, read_options
+from patcher.shipping.tool_options import TABLES, getopt, read_options
 
 
 @dataclass(frozen=True)
@@ -211,3 +211,9 @@ def test_each_value_of_a_repeated_option_is_kept_in_order() -> None:
     read = read_options("grep", ["-qe", "A", "--regexp=B", "-e", "C", "FILE"])
     assert (read.every, read.values, read.operands) == ({"e": ["A", "C"], "regexp": ["B"]},
                                                         {"e": "C", "regexp": "B"}, ["FILE"])
+
+
+def test_without_permuting_the_first_operand_ends_the_options() -> None:
+    # A getopt string starting with '+' (env, timeout, nice...): 'env cp -r a b' gives -r to cp.
+    o = getopt(["-i", "cp", "-r", "a", "--", "b"], "i", "", frozenset(), frozenset(), permute=False)
+    assert (o.flags, o.operands) == (frozenset({"i"}), ["cp", "-r", "a", "--", "b"])
