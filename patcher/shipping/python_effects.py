@@ -377,11 +377,8 @@ class _Reader:
         if not isinstance(root, ast.Name) or root.id in self.bound or self.dotted(node) != "sys.argv":
             return False
         if self.argv_changed is None:
-            self.argv_changed = any(
-                isinstance(n, (ast.Attribute, ast.Subscript, ast.Name)) and not isinstance(n.ctx, ast.Load)
-                and "argv" in ast.dump(n) or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                and n.func.attr in ("append", "insert", "extend", "pop", "remove", "clear", "reverse", "sort")
-                and "argv" in ast.dump(n.func.value) for n in ast.walk(self.tree))
+            self.argv_changed = any(self.dotted(changed) == "sys.argv" for changed in map(_changed, ast.walk(self.tree))
+                                    if changed is not None)
         return not self.argv_changed
 
     def package_folder(self, node: ast.expr, depth: int) -> str | None:
@@ -432,6 +429,21 @@ class _Reader:
             base, attribute = self.dotted(node.args[0], depth + 1, following), self.constant(node.args[1])
             return f"{base}.{attribute}" if base is not None and attribute is not None else None
         return None
+
+
+_LIST_METHODS = frozenset({"append", "insert", "extend", "pop", "remove", "clear", "reverse", "sort"})
+
+
+def _changed(node: ast.AST) -> ast.expr | None:
+    """What ``node`` changes in place: the target of an assignment or ``del`` (``x = ``, ``x.y = ``), the object
+    subscripted into (``x[1] = ``), the list a method of its own changes (``x.append(...)``); else None."""
+    if isinstance(node, (ast.Name, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
+        return node
+    if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LIST_METHODS:
+        return node.func.value
+    return None
 
 
 def _statement_calls(tree: ast.Module) -> set[int]:

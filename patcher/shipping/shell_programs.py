@@ -355,43 +355,46 @@ def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", 
     fs = shell.build.fs
     done: set[str] = set()
     actions: list[Copy | Folder] = [*effects.copies, *effects.folders]
-    for copy in sorted(actions, key=lambda action: action.at):
-        if isinstance(copy, Folder):
-            if not copy.path.startswith(PACKAGE):
-                fs.make_dir(shell.path(copy.path))
+    for action in sorted(actions, key=lambda a: a.at):
+        if isinstance(action, Folder):
+            if not action.path.startswith(PACKAGE):
+                fs.make_dir(shell.path(action.path))
             continue
-        if copy.source.startswith(PACKAGE):
+        if action.source.startswith(PACKAGE):
             continue  # a file of an installed package: the base image's, not the context's
-        source = fs.resolve(shell.path(copy.source), last=False)
+        source = fs.resolve(shell.path(action.source), last=False)
         if source not in fs.files and not fs.below(source):
             continue  # nothing of the context: a write like any other
-        done.update((copy.source, copy.destination))
-        if copy.how == "other" or copy.destination.startswith(PACKAGE):
-            where = f"{_package_scope(copy.destination)[3:]} of the installed package, wherever the image has " \
-                    "it" if copy.destination.startswith(PACKAGE) else shell.show(copy.destination) or "a path"
-            scope = (_package_scope(copy.destination),) if copy.destination.startswith(PACKAGE) else \
-                (shell.path(copy.destination),) if copy.destination else None
-            how = "copies" if copy.how != "other" else "copies, with arguments the reader does not follow,"
-            shell.unread(ctx, f"{name} {how} {source} to {where}", scope=scope)
+        done.update((action.source, action.destination))
+        how = "copies" if action.how != "other" else "copies, with arguments the reader does not follow,"
+        if action.destination.startswith(PACKAGE):
+            scope = _package_scope(action.destination)
+            shell.unread(ctx, f"{name} {how} {source} to {scope[3:]} of the installed package, wherever the image "
+                              "has it", scope=(scope,))
             continue
-        destination = shell.path(copy.destination)
+        if action.how == "other":
+            written = shell.path(action.destination) if action.destination else None
+            shell.unread(ctx, f"{name} {how} {source} to {shell.show(action.destination) or 'a path'}",
+                         scope=(written,) if written else None)
+            continue
+        destination = shell.path(action.destination)
         is_dir = fs.kind(source) is Kind.DIR
-        wants_dir = copy.how in ("copytree", "merge")
-        if copy.how in ("copy", "copyfile") and is_dir or wants_dir and not is_dir:
-            shell.note(ctx, "fails", f"{name} cannot {copy.how} {source}: it is a {'folder' if is_dir else 'file'}")
+        if action.how in ("copy", "copyfile") and is_dir or action.how in ("copytree", "merge") and not is_dir:
+            shell.note(ctx, "fails", f"{name} cannot {action.how} {source}: it is a {'folder' if is_dir else 'file'}")
             continue
-        if copy.how == "copytree" and fs.kind(destination) is not Kind.ABSENT:
-            what = "may stand there in the base image" if fs.kind(destination) is Kind.UNKNOWN else "stands there"
-            if fs.kind(destination) is not Kind.UNKNOWN:
-                shell.note(ctx, "fails", f"{name} cannot copytree to {destination}: a folder or file {what}")
+        there = fs.kind(destination)
+        if action.how == "copytree" and there is not Kind.ABSENT:
+            if there is not Kind.UNKNOWN:
+                shell.note(ctx, "fails", f"{name} cannot copytree to {destination}: a folder or file stands there")
                 continue
-            shell.unread(ctx, f"{name} copies {source} to {destination} only if nothing {what}", scope=(destination,))
-        if copy.how in ("copytree", "merge", "renames"):
+            shell.unread(ctx, f"{name} copies {source} to {destination} only if nothing may stand there in the base "
+                              "image", scope=(destination,))
+        if action.how in ("copytree", "merge", "renames"):
             fs.make_dir(posixpath.dirname(destination))  # os.makedirs: the folders above it too
-        transfer(shell, ctx, name, [source], destination, recursive=copy.how != "copyfile",
-                 into=None if copy.how in ("copy", "move") else False, move=copy.how in ("move", "rename", "renames"),
-                 written=copy.destination)
-        if not copy.certain:
+        transfer(shell, ctx, name, [source], destination, recursive=action.how != "copyfile",
+                 into=None if action.how in ("copy", "move") else False,
+                 move=action.how in ("move", "rename", "renames"), written=action.destination)
+        if not action.certain:
             shell.note(ctx, "assumed", f"{name} copies {source} to {destination} in code that may not run (a "
                                        "function, a loop, a condition): the reader takes it to run once")
     return done

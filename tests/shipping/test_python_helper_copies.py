@@ -150,6 +150,8 @@ def test_a_helper_that_only_makes_a_folder_makes_it_for_the_commands_after_it() 
     ("python3 h.py\n", "import sys, shutil\nshutil.copy(sys.argv[0], '/dest/self.py')\n",
      "/dest/self.py"),  # argv[0] is the program as the command line names it
     ("python3 -c \"import sys, shutil; shutil.copy('x.py', sys.argv[1])\" /dest/c.py\n", None, "/dest/c.py"),
+    ("python3 h.py /dest/d.py\n", "import sys, shutil\nargv_seen = list(sys.argv)\nargv_seen.append('x')\n"
+                                  "shutil.copy('x.py', sys.argv[1])\n", "/dest/d.py"),  # a copy changed, not argv
 ])
 def test_a_path_the_helper_takes_from_its_command_line_is_the_argument_it_was_given(
         script: str, helper: str | None, placed: str) -> None:
@@ -165,6 +167,10 @@ def test_a_path_the_helper_takes_from_its_command_line_is_the_argument_it_was_gi
     ("python3 h.py /dest/a.py\n",
      "import sys, shutil\nsys.argv.insert(1, '/dest/b.py')\nshutil.copy('x.py', sys.argv[1])\n"),
     ("python3 h.py /dest/a.py\n", "import shutil\nsys = None\nshutil.copy('x.py', sys.argv[1])\n"),
+    ("python3 h.py /dest/a.py /dest/b.py\n",
+     "import sys, shutil\ndel sys.argv[1]\nshutil.copy('x.py', sys.argv[1])\n"),
+    ("python3 h.py /dest/a.py\n",
+     "import sys, shutil\nsys.argv[1:] = ['/dest/b.py']\nshutil.copy('x.py', sys.argv[1])\n"),
     ("python3 h.py /dest/a.py\n", "import sys, shutil\nshutil.copy('x.py', '/opt/' + sys.argv[1])\n"),
     # join drops what comes before an absolute argument: only an argument that starts the path is read
     ("python3 h.py a.py\n", "import os, sys, shutil\nshutil.copy('x.py', os.path.join('/dest', sys.argv[1]))\n"),
