@@ -20,9 +20,11 @@ def traced_lines(run: Callable[[], object]) -> int:
         count += event == "line"
         return local
 
+    # Put back the tracer that was there (coverage's, a debugger's), or the rest of the run goes untraced.
+    previous = sys.gettrace()
     sys.settrace(lambda frame, event, arg: local)
     try:
         run()
     finally:
-        sys.settrace(None)
+        sys.settrace(previous)
     return count
