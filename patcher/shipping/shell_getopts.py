@@ -30,6 +30,7 @@ def getopts(shell: "Shell", argv: list[str], ctx: "CommandContext", env: dict[st
             stdin: str | None) -> bool | None:
     if len(argv) < 3:
         shell.note(ctx, "fails", "getopts needs an option string and a name")
+        shell.ended_with(2)  # bash and dash print their usage and return 2
         return False
     optstring, name = argv[1], argv[2]
     words = argv[3:] if len(argv) > 3 else list(shell.positional)
@@ -57,8 +58,9 @@ def getopts(shell: "Shell", argv: list[str], ctx: "CommandContext", env: dict[st
             return _end(shell, name, index)
     letter = word[offset]
     offset += 1
-    at = optstring.find(letter) if letter != ":" else -1
     silent = optstring[:1] == ":"
+    # ':' is no option letter, except to dash when OPTSTRING starts with it: its search meets that ':' first.
+    at = optstring.find(letter) if letter != ":" else 0 if silent and shell.program == "dash" else -1
     argument: str | None = None
     if at < 0:
         found, argument = "?", letter if silent else None  # an option OPTSTRING does not list

@@ -34,6 +34,11 @@ def seen(spec: str, words: str, run: str) -> str:
     ("a:b", "-a -b", "[a:-b:3] end=?:U:3", "[a:-b:3] end=?:-b:3"),  # an argument may look like an option
     ("ab:", "-b=1", "[b:=1:2] end=?:U:2", "[b:=1:2] end=?:=1:2"),
     ("vp:", "-vp opt -v rest", "[v:U:1][p:opt:3][v:U:4] end=?:U:4", "[v::2][p:opt:3][v::4] end=?::4"),
+    ("aa:", "-a x", "[a:U:2] end=?:U:2", "[a::2] end=?::2"),  # a letter listed twice: its first place counts
+    ("a:", "-:", "[?:U:2] end=?:U:2", "[?:U:2] end=?:U:2"),  # ':' is no option letter, though OPTSTRING holds it
+    ("a:", "-a -: x", "[a:-::3] end=?:U:3", "[a:-::3] end=?:-::3"),
+    # A silent OPTSTRING starts with ':', and dash's search for the letter ':' meets it first: an option to dash.
+    (":a", "-:", "[?:::2] end=?:U:2", "[:::2] end=?::2"),
 ])
 @pytest.mark.parametrize("shell", ["bash", "dash"])
 def test_each_pass_of_the_loop_sees_what_the_shell_sees(spec: str, words: str, bash: str, dash: str,
@@ -105,3 +110,40 @@ def test_an_option_loop_the_reader_cannot_work_out_is_named_by_its_getopts_comma
     assert [(n.kind, n.reason) for n in plan.notes] == [
         ("unread", "cp /dest/$(getopts p: o $UNSET_IN_BUILD): a path that depends on a value the reader cannot "
                    "work out")]
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_a_loop_starts_at_the_word_optind_names(shell: str) -> None:
+    # bash 5.2 and dash 0.5.12 both print "bc-4": OPTIND=2 skips the first word.
+    script = "set -- -a -b -c x; OPTIND=2; out=; while getopts abc o; do out=$out$o; done; cp x.py /dest/$out-$OPTIND.py\n"
+    assert in_dest(run_script(script, f"{shell} i.sh")) == ["/dest/bc-4.py"]
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_getopts_without_an_option_string_and_a_name_fails_and_is_noted(shell: str) -> None:
+    # bash and dash print a usage message and getopts fails (status 2): the else branch runs, the script goes on.
+    script = ("if getopts a; then cp x.py /dest/t.py; else cp x.py /dest/f.py; fi\n"
+              'getopts || cp x.py "/dest/g$?.py"\n')
+    plan = run_script(script, f"{shell} i.sh")
+    assert in_dest(plan) == ["/dest/f.py", "/dest/g2.py"]
+    assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == [
+        ("fails", 1, "getopts a", "getopts needs an option string and a name"),
+        ("fails", 2, "getopts", "getopts needs an option string and a name")]
+
+
+def test_a_readonly_optarg_keeps_its_value_after_an_option_without_argument_under_bash() -> None:
+    # bash 5.2 says "OPTARG: readonly variable" and goes on: o=a, OPTARG still 'keep', OPTIND 2, status 0.
+    script = 'readonly OPTARG=keep; getopts a o -a; cp x.py "/dest/$?-$o-${OPTARG-U}-$OPTIND.py"\n'
+    assert in_dest(run_script(script, "bash i.sh")) == ["/dest/0-a-keep-2.py"]
+
+
+@pytest.mark.parametrize(("getopts", "what"), [('"$UNSET_IN_BUILD" o -a', "$o"), ('a "$UNSET_IN_BUILD" -a', "$OPTARG")])
+def test_an_option_string_or_name_the_reader_cannot_work_out_leaves_the_pass_unknown(getopts: str, what: str) -> None:
+    plan = run_script(f'getopts {getopts}\ncp x.py "/dest/{what}.py"\n')
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
+def test_a_pass_with_an_option_string_the_reader_cannot_work_out_still_sets_the_name() -> None:
+    # Whatever the option string, bash and dash set NAME (a letter, '?' or ':'): "${o+set}" prints "set".
+    plan = run_script('unset o; getopts "$UNSET_IN_BUILD" o -a\ncp x.py "/dest/${o+set}.py"\n')
+    assert in_dest(plan) == ["/dest/set.py"] and plan.notes == ()
