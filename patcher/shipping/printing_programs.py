@@ -249,10 +249,15 @@ def _grep(shell: Shell, base: str, args: list[str], stdin: str | None) -> tuple[
     extended = "E" in flags or "extended-regexp" in flags or base == "egrep"
     regexes = [re.escape(n) if "F" in flags else _regex(n, extended) for n in needles]
     plain = "F" in flags or not any(c in _REGEX_CHARACTERS for n in needles for c in n)
-    if None in regexes or "w" in flags and not plain or "i" in flags and not all(n.isascii() for n in needles):
+    if None in regexes or "w" in flags and not plain:
         return None, None
     texts = [shell.placed_text(operand) for operand in operands] if operands else [_standard_input(shell, stdin)]
     if any(text is None for text in texts):
+        return None, None
+    # Past ASCII the answer is the image's locale's (a Docker image often has none: C, where grep reads bytes):
+    # '.', '*' and brackets take one byte of 'é' there, -i folds no 'K' (Kelvin) to 'k', -w sees no letter in 'é'.
+    # Only a literal search of text is the same in every locale.
+    if (not plain or flags & {"i", "w"}) and not all(t.isascii() for t in [*needles, *texts] if t is not None):
         return None, None
     # Python's re backtracks: a search with k stars costs up to (length of the line) ** (k + 1) steps, where grep's
     # automaton is linear. A line or a pattern that could cost more than the reader spends is left to the image.

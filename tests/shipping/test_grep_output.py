@@ -32,6 +32,16 @@ LIST = {"s/list.txt": "# files to install\nx.py\n\nsub/y.py\n# sub/z.py\n"}
     ("for f in $(grep -E '^[xy]' list.txt); do cp $f /dest/; done\n", ["/dest/x.py"]),
     ("for f in $(grep -i '^X\\.PY$' list.txt); do cp $f /dest/; done\n", ["/dest/x.py"]),
     ("for f in $(grep -h -F '.py' list.txt | grep -Fv '#'); do cp $f /dest/; done\n", ["/dest/x.py", "/dest/y.py"]),
+    # -h (--no-filename): the lines of several files, one file after the other, without their names
+    ("for f in $(grep -h '\\.py$' list.txt list.txt | grep -v '#'); do cp $f /dest/; done\n",
+     ["/dest/x.py", "/dest/y.py"]),
+    ("for f in $(grep --no-filename -v '#' list.txt list.txt); do cp $f /dest/; done\n", ["/dest/x.py", "/dest/y.py"]),
+    ("for f in $(grep -e '' list.txt | grep -v '#'); do cp $f /dest/; done\n", ["/dest/x.py", "/dest/y.py"]),
+    # -q (--quiet, --silent) prints nothing; nor does grep without a pattern (a usage error, on stderr)
+    ("for f in $(grep -q py list.txt); do cp $f /dest/; done\n", []),
+    ("for f in $(grep --quiet py list.txt); do cp $f /dest/; done\n", []),
+    ("for f in $(grep --silent py list.txt); do cp $f /dest/; done\n", []),
+    ("for f in $(grep -v); do cp $f /dest/; done\n", []),
 ])
 @pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
 def test_the_lines_grep_selects_from_a_known_list_are_installed(script: str, placed: list[str], run: str) -> None:
@@ -42,6 +52,7 @@ def test_the_lines_grep_selects_from_a_known_list_are_installed(script: str, pla
 @pytest.mark.parametrize("line", [
     "grep -c py list.txt", "grep -n py list.txt", "grep -o py list.txt", "grep -l py list.txt",
     "grep py list.txt list.txt",  # each line after its file's name
+    "grep -H py list.txt", "grep --with-filename py list.txt", "grep -c py list.txt list.txt",
     "grep '[a-z]y' list.txt", "grep '\\w' list.txt", "grep -E 'x+' list.txt", "grep 'x$\\|y' list.txt",
     "grep -w 'x.py' list.txt",
 ])
