@@ -137,6 +137,14 @@ def python_effects(source: str) -> PythonEffects | None:
         return None
 
 
+def _dirname(path: str) -> str:
+    """``os.path.dirname(path)``, where a folder the marker at the start of ``path`` stands for is climbed out of
+    as ``..``: the dirname of ``PACKAGE + "vllm"`` is the site folder, not ``""`` (the folder the program runs in)."""
+    if path[:1] in _MARKERS and ("/" not in path or posixpath.basename(path) == ".."):
+        return path + "/.."
+    return posixpath.dirname(path)
+
+
 class _Reader:
     def __init__(self, tree: ast.Module):
         self.tree = tree
@@ -342,7 +350,7 @@ class _Reader:
             folder = self.package_folder(node.value, depth + 1)
             if folder is None and self.is_path(node.value):  # Path(__file__).parent
                 inner = self.constant(node.value, depth + 1)
-                return posixpath.dirname(inner) if inner is not None else None
+                return _dirname(inner) if inner is not None else None
             return folder
         if isinstance(node, ast.Call):
             name = self.dotted(node.func)
@@ -351,7 +359,7 @@ class _Reader:
                 if folder is not None:
                     return folder
                 inner = self.constant(node.args[0], depth + 1)
-                return posixpath.dirname(inner) if inner is not None else None
+                return _dirname(inner) if inner is not None else None
             if name in _PATH_WRAPPERS and len(node.args) == 1 and not node.keywords:
                 # The shell's reading makes a relative path absolute from the folder the program runs in, as
                 # abspath does; realpath's links are the build's, which it follows as it reads the path.
