@@ -37,9 +37,9 @@ def note_program(shell: Shell, ctx: CommandContext, name: str, scope: tuple[str,
 
 
 # Shell builtins no image has as a program (RHEL-likes ship cd, read, getopts, alias... as scripts: not these).
-NO_PROGRAM = frozenset({"eval", "export", "set", "source", ".", "exit", "shift", "return", "break", "continue",
-                        "local", "declare", "typeset", "readonly", "unset", "trap", "let", "pushd", "popd", "dirs",
-                        "shopt", "mapfile", "readarray"})
+NO_PROGRAM = frozenset({":", "exec", "times", "eval", "export", "set", "source", ".", "exit", "shift", "return",
+                        "break", "continue", "local", "declare", "typeset", "readonly", "unset", "trap", "let", "pushd",
+                        "popd", "dirs", "shopt", "mapfile", "readarray"})
 # Shell builtins that RHEL-likes ship as programs too (/usr/bin/cd, a script that runs the builtin in a shell of its
 # own, changing nothing), and Debian and Ubuntu do not: run by a program (env, nohup, the exec form), whether they
 # are found is the image's to say.

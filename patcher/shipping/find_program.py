@@ -91,17 +91,30 @@ class Unevaluated:
     refused: bool = False  # find refuses the line: it walks nothing and fails
 
 
-def read_find(args: list[str]) -> FindLine | Unevaluated:
-    """``args`` as find reads them, or why the reader does not evaluate them."""
-    index = 0
-    while index < len(args) and args[index] in ("-P", "-H", "-L") or index < len(args) and args[index] in ("-D",):
-        if args[index] in ("-H", "-L"):
-            return Unevaluated(f"find {args[index]} follows links")
+def find_roots(args: list[str]) -> tuple[str | None, list[str], int]:
+    """The start of a find line as GNU find reads it: the last of its -H/-L options (None: links are not followed),
+    the paths it walks, and the index of the expression's first word.
+
+    Before the paths come -P, -H, -L, -D LIST and -OLEVEL; a path is any word up to the first that starts with '-'
+    (``-`` alone is a path) or is ``(`` or ``!`` alone: ``)`` and ``,`` there, and ``(x``, ``!x``, are paths too.
+    """
+    index, follows = 0, None
+    while index < len(args) and (args[index] in ("-P", "-H", "-L", "-D") or re.fullmatch(r"-O[0-9]*", args[index])):
+        if args[index] != "-D" and not args[index].startswith("-O"):
+            follows = None if args[index] == "-P" else args[index]  # the last one counts
         index += 2 if args[index] == "-D" else 1
     roots = []
-    while index < len(args) and not args[index].startswith("-") and args[index] not in ("(", "!", ")"):
+    while index < len(args) and not (args[index][:1] == "-" and len(args[index]) > 1) and args[index] not in ("(", "!"):
         roots.append(args[index])
         index += 1
+    return follows, roots, index
+
+
+def read_find(args: list[str]) -> FindLine | Unevaluated:
+    """``args`` as find reads them, or why the reader does not evaluate them."""
+    follows, roots, index = find_roots(args)
+    if follows:
+        return Unevaluated(f"find {follows} follows links")
     line = FindLine(roots or ["."], _Test("-true"))
     if len(args) - index > _MAX_WORDS:
         return Unevaluated(f"a find expression of more than {_MAX_WORDS} words")  # each nests the evaluation

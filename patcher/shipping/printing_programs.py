@@ -6,7 +6,7 @@ import posixpath
 import re
 
 from .command_lookup import note_program
-from .find_program import FIND_CHANGES, FIND_READS, run_find
+from .find_program import FIND_CHANGES, FIND_READS, find_roots, run_find
 from .image_fs import Kind
 from .shell_interpreter import Shell
 from .shell_records import CommandContext
@@ -36,13 +36,10 @@ def _find_scope(shell: Shell, args: list[str]) -> tuple[str, ...] | None:
     ``-execdir`` a relative path is in the folder of each file found, so inside the trees walked
     unless it climbs out with ``..``.
     """
-    roots: list[str] = []  # the paths before the first test or action; none means "."
-    for arg in args:
-        if arg.startswith(("-", "(", "!", ")")):
-            break
-        roots.append(arg)
-    paths = roots or ["."]
-    index = len(roots)
+    follows, roots, index = find_roots(args)
+    if follows:
+        return None  # through a link find reaches anything
+    paths = roots or ["."]  # the trees it walks
     while index < len(args):
         arg = args[index]
         index += 1
@@ -339,7 +336,10 @@ def _regex(pattern: str, extended: bool) -> str | None:
 
 def _word_in(line: str, needle: str) -> bool:
     """grep -w: ``needle`` stands in ``line`` with no word character (letter, digit, underscore) on either side."""
-    return needle == "" or any(
+    if needle == "":  # an empty word stands where no word character touches it: '', '-a', 'a--b', not 'a-b'
+        word = [c.isalnum() or c == "_" for c in line]
+        return any(not (at > 0 and word[at - 1]) and not (at < len(line) and word[at]) for at in range(len(line) + 1))
+    return any(
         (at == 0 or not (line[at - 1].isalnum() or line[at - 1] == "_"))
         and (at + len(needle) == len(line) or not (line[at + len(needle)].isalnum() or line[at + len(needle)] == "_"))
         for at in _starts(line, needle))

@@ -78,6 +78,12 @@ def test_what_a_wrapper_or_an_unset_takes_out_of_the_environment_is_not_set_in_t
     ("timeout 5", "timeout is missing an operand, so it runs nothing (status 125)"),
     ("env export A=1", "env runs programs, and export is a shell's own command, not a program: it is not found "
                        "(status 127)"),
+    # No image has these as programs either ("env: ':': No such file or directory").
+    ("env :", "env runs programs, and : is a shell's own command, not a program: it is not found (status 127)"),
+    ("nice exec true", "nice runs programs, and exec is a shell's own command, not a program: it is not found "
+                       "(status 127)"),
+    ("env times", "env runs programs, and times is a shell's own command, not a program: it is not found "
+                  "(status 127)"),
 ])
 def test_a_line_the_wrapper_refuses_runs_nothing_and_says_why(line: str, reason: str) -> None:
     plan = run_script(f"{line} || cp x.py /dest/fallback.py\n")

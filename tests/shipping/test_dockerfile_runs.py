@@ -44,7 +44,9 @@ def outcome(dockerfile: str) -> tuple[dict[str, str], list[tuple[str, int, str, 
     ("RUN false\nRUN cp /src/main.py /after.py", {"/after.py": "main.py"}, [("fails", 3, "RUN false", FAILS)]),
     ("RUN exit 1", {}, [("fails", 3, "RUN exit 1", FAILS)]),
     ('RUN ["sh", "-c", "exit 3"]', {}, [("fails", 3, 'RUN ["sh", "-c", "exit 3"]', FAILS)]),
-    ('RUN ["exec", "false"]', {}, [("fails", 3, 'RUN ["exec", "false"]', "this RUN fails, so 'docker build' stops here")]),
+    # exec is no program either: the exec form does not find it (not false failing).
+    ('RUN ["exec", "false"]', {}, [("fails", 3, 'RUN ["exec", "false"]', "exec is a shell's own command, not a program "
+                                    "the exec form can run, so 'docker build' stops here")]),
     ('RUN ["sh", "-c", "exit 0"]', {}, []),
     # 'exit' is no program: the exec form cannot run it.
     ('RUN ["exit", "0"]', {}, [("fails", 3, 'RUN ["exit", "0"]', "exit is a shell's own command, not a program the exec "

@@ -37,6 +37,15 @@ FILES = {"s/paged_attn.py": "import torch\nHAS_TRITON = False\n", "s/patched.py"
     ("grep -qF a.c <<EOF\nabc\nEOF\ncp x.py /dest/s$?.py\n", ["/dest/s1.py"]),
     # -w: the first '==' of 'a===' follows a letter; the one a character on is a word of its own.
     ("grep -qw == <<EOF\na===\nEOF\ncp x.py /dest/s$?.py\n", ["/dest/s0.py"]),
+    # fgrep is grep -F, egrep grep -E: each still reads the text.
+    ("fgrep -q a.c <<EOF\nabc\nEOF\ncp x.py /dest/s$?.py\n", ["/dest/s1.py"]),
+    ("egrep -q abc <<EOF\nxyz\nEOF\ncp x.py /dest/s$?.py\n", ["/dest/s1.py"]),
+    ("diff --brief paged_attn.py paged_attn.py >/dev/null && cp x.py /dest/same.py\n", ["/dest/same.py"]),
+    ("diff -u paged_attn.py patched.py >/dev/null || cp x.py /dest/differ.py\n", ["/dest/differ.py"]),
+    ("cmp --quiet paged_attn.py patched.py || cp x.py /dest/differ.py\n", ["/dest/differ.py"]),
+    ("cmp --silent patched.py patched.py && cp x.py /dest/same.py\n", ["/dest/same.py"]),
+    ("cmp paged_attn.py paged_attn.py && cp x.py /dest/same.py\n", ["/dest/same.py"]),
+    ("cmp paged_attn.py patched.py >/dev/null || cp x.py /dest/differ.py\n", ["/dest/differ.py"]),
 ])
 @pytest.mark.parametrize("run", BOTH)
 def test_the_text_decides_the_status(script: str, placed: list[str], run: str) -> None:
@@ -49,16 +58,35 @@ def test_the_text_decides_the_status(script: str, placed: list[str], run: str) -
     "grep -q torch /usr/lib/python3/dist-packages/vllm/envs.py && cp x.py /dest/u.py\n",  # a base-image file
     "grep -A2 -q torch paged_attn.py && cp x.py /dest/u.py\n",  # an option the reader does not follow
     "diff -r /opt/a /opt/b && cp x.py /dest/u.py\n",
+    "diff -qi paged_attn.py lower.py && cp x.py /dest/u.py\n",  # -i: alike but for case, which bytes do not tell
+    "diff paged_attn.py paged_attn.py patched.py && cp x.py /dest/u.py\n",  # not two files: a usage error
+    'echo "$(uname -r)" | grep -q generic && cp x.py /dest/u.py\n',  # what the pipe holds is the image's
+    "grep -q generic <<EOF && cp x.py /dest/u.py\n$(uname -r)\nEOF\n",  # and so is what this here-document holds
 ])
 def test_what_the_reader_cannot_decide_is_the_images(script: str) -> None:
-    plan = run_script(script, files=FILES)
+    plan = run_script(script, files={**FILES, "s/lower.py": "import torch\nhas_triton = false\n"})
     assert in_dest(plan) == ["/dest/u.py"]  # the copy is followed, and the line is noted as assumed
     assert [n.kind for n in plan.notes] == ["assumed"]
 
 
-@pytest.mark.parametrize(("line", "status"), [("a foo_ b", 1), ("a foo- b", 0), ("_foo b", 1), ("a foo", 0)])
+@pytest.mark.parametrize(("line", "status"), [
+    ("a foo_ b", 1), ("a foo- b", 0), ("_foo b", 1), ("a foo", 0),
+    ("foo b", 0),  # at the start of the line
+    ("foo foox", 0), ("xfoo foo xfoo", 0),  # one of several places it stands is a word of its own
+])
 @pytest.mark.parametrize("run", BOTH)
 def test_grep_w_takes_an_underscore_on_either_side_for_part_of_the_word(line: str, status: int, run: str) -> None:
     # GNU grep -w: letters, digits and '_' make up words, so 'foo_' holds no word 'foo'; '-' ends one.
     plan = run_script(f"grep -qw foo <<EOF\n{line}\nEOF\ncp x.py /dest/s$?.py\n", run)
+    assert in_dest(plan) == [f"/dest/s{status}.py"] and plan.notes == ()
+
+
+@pytest.mark.parametrize(("line", "status"), [
+    ("", 0), (" ", 0), ("-", 0), ("-a", 0), ("a-", 0), ("a--b", 0),  # a place no word character touches
+    ("abc", 1), ("a b", 1), ("a-b", 1),  # every place between characters touches a letter
+])
+@pytest.mark.parametrize("run", BOTH)
+def test_grep_w_with_an_empty_pattern_finds_a_place_between_non_word_characters(line: str, status: int,
+                                                                                  run: str) -> None:
+    plan = run_script(f"grep -qw '' <<EOF\n{line}\nEOF\ncp x.py /dest/s$?.py\n", run)
     assert in_dest(plan) == [f"/dest/s{status}.py"] and plan.notes == ()

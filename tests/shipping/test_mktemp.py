@@ -25,6 +25,7 @@ from tests.shipping.conftest import in_dest, run_script
     ("mktemp -p /opt", "/opt/tmp.$(mktemp -p /opt)", "/opt"),
     ("mktemp --tmpdir=/opt a.XXX", "/opt/a.$(mktemp --tmpdir=/opt a.XXX)", "/opt"),
     ("mktemp --tmpdir a.XXX", "/tmp/a.$(mktemp --tmpdir a.XXX)", "/tmp"),
+    ("mktemp --tmpdir= a.XXX", "/tmp/a.$(mktemp --tmpdir= a.XXX)", "/tmp"),  # an empty DIR: as no DIR
     ("mktemp -t a.XXXXXX", "/tmp/a.$(mktemp -t a.XXXXXX)", "/tmp"),
     ("mktemp -p /opt -t a.XXX", "/opt/a.$(mktemp -p /opt -t a.XXX)", "/opt"),
     ("TMPDIR=/var mktemp -p /opt -t a.XXX", "/var/a.$(mktemp -p /opt -t a.XXX)", "/var"),  # -t: $TMPDIR first
@@ -38,7 +39,8 @@ def test_mktemp_prints_a_random_name_in_a_known_folder(line: str, shown: str, fo
     assert note.scope == (folder,)  # unread within the folder only
 
 
-@pytest.mark.parametrize("line", ["mktemp XX", "mktemp a.XXXbXX", "mktemp a.XXX b.XXX"])
+@pytest.mark.parametrize("line", ["mktemp XX", "mktemp a.XXXbXX", "mktemp a.XXX b.XXX",
+                                  "mktemp --suffix=/x a.XXX"])  # "invalid suffix '/x', contains directory separator"
 def test_mktemp_fails_on_a_template_gnu_mktemp_refuses(line: str) -> None:
     plan = run_script(f"{line} || cp x.py /dest/refused.py\n")
     assert [n.kind for n in plan.notes] == ["fails"]
@@ -65,3 +67,14 @@ def test_the_name_mktemp_prints_is_never_empty(run: str) -> None:
     plan = run_script('T=$(mktemp -d)\n[ -n "$T" ] && cp x.py /dest/made.py\n[ -z "$T" ] && cp x.py /dest/empty.py\n'
                       'exit 0\n', run)
     assert in_dest(plan) == ["/dest/made.py"] and plan.notes == ()
+
+
+def test_mktemp_names_its_one_template_limit() -> None:
+    plan = run_script("mktemp a.XXX b.XXX || true\n")  # GNU: "mktemp: too many templates", status 1
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [("fails", 1, "mktemp takes one TEMPLATE at most")]
+
+
+def test_an_option_mktemps_table_does_not_hold_leaves_mktemp_to_the_image() -> None:
+    plan = run_script("mktemp --version\n")
+    assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
+        ("program", 1, "runs mktemp, which the reader does not follow: it could change any file", None)]
