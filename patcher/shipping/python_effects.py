@@ -181,12 +181,15 @@ class _Reader:
         self.copies: list[Copy] = []
         folders: list[Folder] = []
         self.certain = _statement_calls(self.tree)
+        self.made: list[ast.Call] = []
         for node in ast.walk(self.tree):
             if not isinstance(node, ast.Call):
                 continue
             name = self.dotted(node.func)
             stored = self.stored_method(node)
             if stored is not None:
+                if id(node) in self.certain:  # the call stands where the helper's own call stands
+                    self.certain.add(id(stored))
                 self.method(stored, writes, removes)  # save = Path(F).write_text; save(TEXT) writes F
                 continue
             if name is not None and (name in _RUNS_CODE or name.startswith(_RUNS_CODE_MODULES)):
@@ -259,7 +262,9 @@ class _Reader:
                 or self.dotted(values[0]) is None:
             # A method of an object built here: read as that method's call would be, not as the builtin or module
             # function the name may shadow (open = gzip.GzipFile(F).open is no builtin open).
-            return ast.Call(func=values[0], args=node.args, keywords=node.keywords)
+            made = ast.copy_location(ast.Call(func=values[0], args=node.args, keywords=node.keywords), node)
+            self.made.append(made)  # kept alive, so that no later node takes its id (self.certain holds ids)
+            return made
         return None
 
     def method(self, node: ast.Call, writes: list[str], removes: list[str]) -> None:

@@ -31,6 +31,8 @@ def helper_plan(helper: str, script: str = "python3 h.py\n"):
     ("import shutil\nshutil.copyfile('x.py', '/dest/q.py')\n", {"/dest/q.py": "s/x.py"}),
     ("import shutil\nshutil.copytree('sub', '/dest/a/sub')\n", {"/dest/a/sub/y.py": "s/sub/y.py"}),  # makedirs
     ("import shutil\nshutil.copytree('sub', '/dest', dirs_exist_ok=True)\n", {"/dest/y.py": "s/sub/y.py"}),
+    ("import shutil\nshutil.copytree('sub', '/dest/a/s', dirs_exist_ok=True)\n",  # makes /dest/a as well
+     {"/dest/a/s/y.py": "s/sub/y.py"}),
     ("import shutil\nshutil.move('x.py', '/dest/')\nshutil.move('sub/y.py', '/dest')\n",
      {"/dest/x.py": "s/x.py", "/dest/y.py": "s/sub/y.py"}),
     ("import os\nos.replace('x.py', '/dest/n.py')\n", {"/dest/n.py": "s/x.py"}),
@@ -61,6 +63,32 @@ def test_a_helper_run_from_another_folder_finds_its_files_by_its_own_path() -> N
     assert plan.image["/dest/x.py"].source == "s/x.py"
 
 
+@pytest.mark.parametrize("helper", [
+    "import shutil\nshutil.move('x.py', '/dest/r.py')\n",
+    "import os\nos.rename('x.py', '/dest/r.py')\n",
+    "from pathlib import Path\nPath('x.py').rename('/dest/r.py')\n",
+    "from pathlib import Path\nPath('x.py').replace(Path('/dest/r.py'))\n",
+])
+def test_a_renamed_file_is_no_longer_where_it_was(helper: str) -> None:
+    plan = helper_plan(helper)
+    assert plan.image["/dest/r.py"].source == "s/x.py" and "/w/s/x.py" not in plan.image
+
+
+def test_a_helper_that_copies_over_its_own_file_replaces_it() -> None:
+    # __file__ is the helper as it runs (/w/s/h.py): copying onto it writes that file, as CPython does.
+    plan = helper_plan("import shutil\nshutil.copy('x.py', __file__)\n")
+    assert plan.image["/w/s/h.py"].source == "s/x.py" and plan.notes == ()
+
+
+@pytest.mark.parametrize("helper", [
+    "from pathlib import Path\nPath('/dest/a/b').mkdir(parents=True)\n",
+    "import pathlib\nD = pathlib.Path('/dest/a') / 'b'\nD.mkdir(parents=True, exist_ok=True)\n",
+])
+def test_a_folder_a_helper_makes_with_path_mkdir_is_there_for_the_commands_after_it(helper: str) -> None:
+    plan = helper_plan(helper, "python3 h.py\ncp x.py /dest/a/b/\n")
+    assert in_dest(plan) == ["/dest/a/b/x.py"] and plan.notes == ()
+
+
 def test_a_moved_file_leaves_its_folder_and_the_copy_is_the_last_step() -> None:
     plan = helper_plan("import shutil\nshutil.move('x.py', '/dest/x.py')\n")
     assert "/w/s/x.py" not in plan.image
@@ -76,6 +104,8 @@ def test_a_copy_over_a_placed_file_replaces_it_rather_than_leaving_it_unread() -
 @pytest.mark.parametrize(("helper", "reason"), [
     ("import shutil\nshutil.copy('sub', '/dest/q')\n", "h.py cannot copy /w/s/sub: it is a folder"),
     ("import shutil\nshutil.copytree('x.py', '/dest/q')\n", "h.py cannot copytree /w/s/x.py: it is a file"),
+    ("import shutil\nshutil.copytree('x.py', '/dest/q', dirs_exist_ok=True)\n",
+     "h.py cannot merge /w/s/x.py: it is a file"),
     ("import shutil\nshutil.copyfile('x.py', '/dest')\n",
      "h.py cannot write the file /w/s/x.py over the folder /dest, so nothing is copied"),
     ("import shutil\nshutil.copytree('sub', '/dest/s')\nshutil.copytree('sub', '/dest/s')\n",
@@ -83,6 +113,9 @@ def test_a_copy_over_a_placed_file_replaces_it_rather_than_leaving_it_unread() -
     ("import os\nos.makedirs('/dest/sub/a')\nos.rename('sub', '/dest/sub')\n",
      "h.py cannot move the folder /w/s/sub over /dest/sub: that folder is not empty, so nothing is copied"),
     ("import shutil\nshutil.copy2('x.py', '/dest/nodir/')\n", "/dest/nodir/ is not a folder, so the copy fails"),
+    # dirs_exist_ok=False spelled out is copytree's own refusal of a folder that stands there.
+    ("import shutil\nshutil.copytree('sub', '/dest/s')\nshutil.copytree('sub', '/dest/s', dirs_exist_ok=False)\n",
+     "h.py cannot copytree to /dest/s: a folder or file stands there"),
 ])
 def test_a_copy_cpython_refuses_places_nothing_and_says_why(helper: str, reason: str) -> None:
     plan = helper_plan(helper)
@@ -124,8 +157,14 @@ def test_a_copy_into_an_installed_packages_folder_is_unread_where_it_lands() -> 
         plan.shipped_copy("vllm/attention/ops/paged_attn.py")
 
 
-def test_a_copy_with_arguments_the_reader_does_not_follow_is_unread() -> None:
-    helper = "import shutil\nshutil.copytree('sub', '/dest/s', ignore=shutil.ignore_patterns('*.pyc'))\n"
+@pytest.mark.parametrize("helper", [
+    "import shutil\nshutil.copytree('sub', '/dest/s', ignore=shutil.ignore_patterns('*.pyc'))\n",
+    # the same ignore passed by position: copytree(src, dst, symlinks, ignore)
+    "import shutil\nshutil.copytree('sub', '/dest/s', False, shutil.ignore_patterns('y.py'))\n",
+    # whether it merges into a folder standing there is only known when it runs
+    "import os, shutil\nshutil.copytree('sub', '/dest/s', dirs_exist_ok=os.path.isdir('/dest/s'))\n",
+])
+def test_a_copy_with_arguments_the_reader_does_not_follow_is_unread(helper: str) -> None:
     plan = helper_plan(helper)
     assert in_dest(plan) == []
     assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
@@ -178,3 +217,13 @@ def test_a_path_the_helper_takes_from_its_command_line_is_the_argument_it_was_gi
 def test_a_command_line_path_the_reader_cannot_be_sure_of_leaves_the_helper_unread(script: str, helper: str) -> None:
     plan = run_script(script, files={"s/h.py": helper})
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
+
+
+@pytest.mark.parametrize("helper", [
+    "from pathlib import Path\nr = Path('x.py').rename\nr('/dest/r.py')\n",
+    "from pathlib import Path\nr = Path('x.py').replace\nr('/dest/r.py')\n",
+])
+def test_a_move_through_a_stored_path_method_lands_where_cpython_puts_it(helper: str) -> None:
+    # CPython moves x.py to /dest/r.py; a hostile or hurried helper spelling it so must not stop the reader.
+    plan = run_script("python3 h.py\n", files={"s/h.py": helper})
+    assert in_dest(plan) == ["/dest/r.py"] and plan.notes == ()

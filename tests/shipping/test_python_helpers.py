@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.shipping.python_effects import python_effects
+from patcher.shipping.python_effects import PACKAGE, python_effects
 from tests.fixtures_vendor import VENDOR_TREE
 from tests.shipping.conftest import notes_of, plan_of, script_context
 
@@ -157,6 +157,15 @@ def test_a_helper_that_removes_the_shipped_file_takes_it_out_of_the_image() -> N
     ("import a.b as c\nc.remove('/a')\nimport a.b\na.b.remove('/z')\n", (), ()),
     ("s = 'x'.replace('a', 'b')\nname.rename('x')\nf.unlink()\n", (), ()),
     ("x = 1\n", (), ()),
+    # Each call is read, whichever comes first: a stored method's call or a read-only fileinput loop before it
+    # does not end the reading.
+    ("from pathlib import Path\nsave = Path('/a').write_text\nsave('')\nopen('/b', 'w')\n", ("/a", "/b"), ()),
+    ("import fileinput\nfor l in fileinput.input('/a'): print(l)\nopen('/b', 'w')\n", ("/b",), ()),
+    ("open('/a', 'X')\n", (), ()),  # no such mode: CPython raises ValueError and creates nothing
+    ("import os\nx = getattr(os)\n", (), ()),  # TypeError before anything is looked up
+    # 'import vllm.attention' binds vllm, whose folder is the installed package's.
+    ("import os, vllm.attention\nopen(os.path.join(os.path.dirname(vllm.__file__), 'envs.py'), 'w')\n",
+     (PACKAGE + "vllm/envs.py",), ()),
 ])
 def test_what_each_writing_call_writes(source: str, writes: tuple[str, ...], removes: tuple[str, ...]) -> None:
     effects = python_effects(source)
@@ -183,6 +192,17 @@ def test_what_each_writing_call_writes(source: str, writes: tuple[str, ...], rem
     "x = [open('/a', 'w')] + " + "[" * 1000 + "]" * 1000 + "\n",  # too deep for ast: unread
     "import os\nopen(os.path.basename('/opt/x.py'), 'w')\n",  # a call the reader does not work out: not its argument
     "import os\nfrom pathlib import Path\nopen(Path(os.environ['D']).parent / 'x.py', 'w')\n",  # the folder of a path it computes
+    "D = '/opt/a.py'\nfor D in ['/opt/b.py']:\n    open(D, 'w')\n",  # bound to a string, then by a loop
+    "import builtins, os\nf = builtins.getattr(os, input())\nf('/a')\n",  # which function: only known when it runs
+    # A method called through a name, on an object the reader cannot place: only a path has write_text.
+    "p = make_path()\nsave = p.write_text\nsave('x')\n",
+    "import tarfile\nt = tarfile.open('/tmp/w.tar')\nunpack = t.extractall\nunpack('/opt')\n",
+    "import zipfile\nz = zipfile.ZipFile('/tmp/w.zip')\nget = z.extract\nget('x.py', '/opt')\n",
+    # The helper's or a package's folder inside another path: where that lands, the reader cannot say.
+    "import os\nopen('b' + os.path.dirname(__file__) + '/x.py', 'w')\n",
+    "import os\nopen(os.path.join('/opt', os.path.dirname(__file__), 'x.py'), 'w')\n",
+    "import os, vllm\nopen('b' + os.path.dirname(vllm.__file__) + '/x.py', 'w')\n",
+    "import os, q\nopen(os.path.join(os.path.dirname(q.__file__), '../../x.py'), 'w')\n",  # climbs out of q's folder
 ])
 def test_a_write_the_reader_cannot_pin_down_gives_none(source: str) -> None:
     assert python_effects(source) is None
@@ -244,6 +264,10 @@ def test_a_call_through_more_names_than_the_reader_follows_gives_none() -> None:
     (f"from pathlib import Path\nP = Path('{SHIPPED}')\nw = P.write_bytes\nw(b'')\n", (SHIPPED,), ()),
     (f"from pathlib import Path\ndrop = Path('{SHIPPED}').unlink\ndrop(missing_ok=True)\n", (), (SHIPPED,)),
     ("text = 'abc'\nswap = text.replace\nswap('a', 'b')\n", (), ()),  # a string's method writes nothing
+    ("from pathlib import Path\np = Path('/a')\nw = p.open\nw('w')\n", ("/a",), ()),
+    ("from pathlib import Path\np = Path('/a')\nw = p.open\nw(mode='a')\n", ("/a",), ()),
+    # A def of the same name after the binding replaces the method: the call runs the function.
+    ("from pathlib import Path\nsave = Path('/a').write_text\ndef save(text):\n    pass\nsave('')\n", (), ()),
 ])
 def test_a_method_stored_in_a_name_is_read_when_called(source: str, writes: tuple[str, ...],
                                                        removes: tuple[str, ...]) -> None:
