@@ -182,6 +182,7 @@ class _Reader:
         folders: list[Folder] = []
         self.certain = _statement_calls(self.tree)
         self.made: list[ast.Call] = []
+        self.refuse_passed_writers()
         for node in ast.walk(self.tree):
             if not isinstance(node, ast.Call):
                 continue
@@ -248,6 +249,28 @@ class _Reader:
 
     def truth(self, node: ast.expr | None) -> bool | None:
         return node.value if isinstance(node, ast.Constant) and isinstance(node.value, bool) else None
+
+    def refuse_passed_writers(self) -> None:
+        """Raise _Unknown where a function that writes or removes files is handed on as a value (in a list, a
+        conditional, a name bound more than once, ``getattr(*spec)``) rather than called or bound once to a name,
+        which ``dotted`` follows: the reader would not know which call runs it."""
+        followed = {id(values[0]) for values in self.bound.values() if len(values) == 1}
+        called = {id(node.func) for node in ast.walk(self.tree) if isinstance(node, ast.Call)}
+        # copytree(..., copy_function=shutil.copy2) and the like: the copy's own reading covers what it does.
+        followed |= {id(k.value) for node in ast.walk(self.tree) if isinstance(node, ast.Call)
+                     and self.dotted(node.func) in _FUNCTIONS for k in node.keywords}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and any(isinstance(a, ast.Starred) for a in node.args) \
+                    and self.dotted(node.func) in ("getattr", "builtins.getattr"):
+                raise _Unknown("getattr with arguments the reader cannot work out")
+            if not isinstance(node, (ast.Name, ast.Attribute)) or id(node) in called or id(node) in followed \
+                    or not isinstance(node.ctx, ast.Load):
+                continue
+            if isinstance(node, ast.Name) and node.id in self.bound:
+                continue  # a name of the helper's own: what it holds is judged where it is bound
+            name = self.dotted(node)
+            if name is not None and (name in _FUNCTIONS or name in _OPENERS):
+                raise _Unknown(f"{name} handed on as a value")
 
     def stored_method(self, node: ast.Call) -> ast.Call | None:
         """A call through a name bound once to a method of an object built here (``save = Path(F).write_text``):

@@ -310,3 +310,24 @@ def test_a_path_prefixed_through_more_names_than_the_reader_follows_gives_none()
     effects = python_effects(prefixed_through_names(3))
     assert effects is not None and effects.writes == ("/d3/d2/d1/scheduler.py",)
     assert python_effects(prefixed_through_names(40)) is None
+
+
+@pytest.mark.parametrize("source", [
+    "import os\nrm = print\nrm = os.remove\nrm('a')\n",  # a name bound twice: the last binding runs
+    "import os, sys\nrm = os.remove if sys.argv else os.unlink\nrm('a')\n",
+    "import os\nspec = (os, 'remove')\nf = getattr(*spec)\nf('a')\n",
+    "import os\nfns = {'r': os.remove}\nfor f in fns.values():\n    f('a')\n",
+    "import shutil\njobs = [(shutil.copy, 'a', '/opt/b')]\nfor job, *paths in jobs:\n    job(*paths)\n",
+])
+def test_a_writing_function_handed_on_as_a_value_leaves_the_helper_unread(source: str) -> None:
+    # Each removes or writes a file in CPython 3.11; the reader cannot tell which call runs it.
+    assert python_effects(source) is None
+
+
+@pytest.mark.parametrize(("source", "removes"), [
+    ("import os\nrm = os.remove\nrm('a')\n", ("a",)),  # bound once: followed to os.remove
+    ("import shutil\nshutil.copytree('a', '/opt/b', copy_function=shutil.copy2)\n", ()),  # the copy's own reading
+])
+def test_a_writing_function_bound_once_or_given_to_a_copy_is_still_read(source: str, removes: tuple[str, ...]) -> None:
+    effects = python_effects(source)
+    assert effects is not None and effects.removes == removes
