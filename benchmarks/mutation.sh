@@ -9,6 +9,9 @@
 #   benchmarks/mutation.sh --tests-for PACKAGE       print the pytest arguments of its tests
 #   MUTATION_SAMPLE=150 benchmarks/mutation.sh review   a seeded random sample (MUTATION_SEED=1)
 #   MUTATION_FRESH=0 ...                             without the fresh-interpreter pass (below)
+#   MUTATION_TESTS="tests/shipping/test_a.py ..." benchmarks/mutation.sh shipping/printf_format.py
+#                                                    every mutant of one module against those tests, then its
+#                                                    survivors against the package's (MUTATION_RECHECK=0: not)
 #
 # A sample estimates a package's score (with its 95 % interval) in a fraction
 # of the time: a package holds 1,000-3,000 mutants.
@@ -106,6 +109,23 @@ for target in "${packages[@]}"; do
     echo "mutation: $shown in $work"
     if [ -z "${MUTATION_SAMPLE-}" ]; then
         (cd "$work" && PYTHONPATH= mutmut run --max-children "$jobs")
+        if [ -n "${MUTATION_TESTS-}" ] && [ "${MUTATION_RECHECK:-1}" != 0 ]; then
+            # Narrowed tests run a module's every mutant in minutes (a few a second, where the package's
+            # list costs its collection, seconds, each time); what survives them is run again under the
+            # package's whole list (mutmut's stats pick the tests that reach each), so that a survivor is
+            # one the suite lets through, not one the narrowing missed.
+            survivors=$(cd "$work" && mutmut results | sed -n 's/^ *\(.*\): survived$/\1/p')
+            if [ -n "$survivors" ]; then
+                python3 - "$work/setup.cfg" $(tests_for "$package") <<'PY'
+import sys
+path, tests = sys.argv[1], sys.argv[2:]
+head = open(path).read().partition("pytest_add_cli_args_test_selection =")[0]
+open(path, "w").write(head + "pytest_add_cli_args_test_selection =\n" + "".join(f"    {t}\n" for t in tests))
+PY
+                rm -f "$work/mutants/mutmut-stats.json"
+                (cd "$work" && PYTHONPATH= mutmut run --max-children "$jobs" $survivors) > "$work/recheck.log" 2>&1 || true
+            fi
+        fi
         (cd "$work" && mutmut results --all true) > "$out/$name.all.txt" || true
         (cd "$work" && mutmut results) > "$out/$name.txt" || true
         killed=$(grep -c ': killed$' "$out/$name.all.txt" || true)
