@@ -343,8 +343,12 @@ def _str_method_estimate(method: str, text: Any, args: tuple[Any, ...], kwargs: 
 
 
 def _replace_estimate(text: Any, old: Any, new: Any, count: Any) -> int:
-    if not isinstance(text, (str, bytes)) or not isinstance(old, type(text)) or not isinstance(new, type(text)):
-        return len(text) if isinstance(text, (str, bytes)) else 0
+    if isinstance(text, Markup):
+        # Markup.replace escapes its arguments, whatever their type: the text they become is what grows it.
+        old, new = str(Markup.escape(old)), str(Markup.escape(new))
+    if not isinstance(text, (str, bytes)) or not isinstance(old, (str, bytes)) or not isinstance(new, type(old)) \
+            or isinstance(old, str) != isinstance(text, str):
+        return len(text) if isinstance(text, (str, bytes)) else 0  # str.replace refuses other arguments
     times = text.count(old) if old else len(text) + 1  # type: ignore[arg-type]
     limit = _number(count)
     if isinstance(count, int) and limit >= 0:
@@ -375,8 +379,9 @@ def _filter_estimate(name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
         fill = arg(2, "fill_with", None)
         return weight(value, budget.limits.value) + count * (weight(fill, budget.limits.value) + 4)
     if name == "replace":
-        text = str(value) if not isinstance(value, str) else value
-        return _replace_estimate(text, arg(1, "old", ""), arg(2, "new", ""), arg(3, "count", None))
+        # Without autoescape Jinja's filter replaces in str(value) the str() of old and new, whatever they are
+        # (a Markup value, a number, a list): each was weighed as an argument, so its text is bounded.
+        return _replace_estimate(str(value), str(arg(1, "old", "")), str(arg(2, "new", "")), arg(3, "count", None))
     if name == "join":
         separator = arg(1, "d", "")
         items = value if isinstance(value, abc.Sized) else []
