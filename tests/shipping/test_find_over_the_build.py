@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
+from tests.shipping.conftest import in_dest, notes_of, plan_of, run_script, script_context
 
 SITE = "/usr/local/corex/lib/python3/dist-packages/vllm"
 
@@ -159,3 +159,15 @@ def test_a_copy_of_a_context_file_over_each_file_find_lists_in_the_base_image_is
 def test_ls_fails_on_a_path_the_build_knows_is_not_there(line: str, fails: bool) -> None:
     plan = run_script(f"{line} || cp x.py /dest/failed.py\n")
     assert (in_dest(plan) == ["/dest/failed.py"]) is fails
+
+
+
+@pytest.mark.parametrize("test", ["-iwholename 'SUB/Y.PY'", "-ipath 'SUB/Y.PY'", "-wholename 'sub/y.py'"])
+def test_find_matches_the_whole_path_under_its_spellings(test: str) -> None:
+    plan = run_script(f"find sub {test} -exec cp {{}} /dest/ \\;\n")
+    assert in_dest(plan) == ["/dest/y.py"]
+
+
+def test_find_from_a_missing_folder_is_a_noted_failure() -> None:
+    plan = run_script("find /dest/nothere -name x\n")
+    assert notes_of(plan, "fails")[0] == ("s/i.sh", 1, "find /dest/nothere -name x")

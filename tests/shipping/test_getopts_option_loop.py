@@ -39,6 +39,8 @@ def seen(spec: str, words: str, run: str) -> str:
     ("a:", "-a -: x", "[a:-::3] end=?:U:3", "[a:-::3] end=?:-::3"),
     # A silent OPTSTRING starts with ':', and dash's search for the letter ':' meets it first: an option to dash.
     (":a", "-:", "[?:::2] end=?:U:2", "[:::2] end=?::2"),
+    (":a:", "-: x", "[?:::2] end=?:U:2", "[:::2] end=?::2"),  # to dash, ':' then takes no argument
+    ("::", "-: x", "[?:::2] end=?:U:2", "[::x:3] end=?:x:3"),  # unless a second ':' follows it
 ])
 @pytest.mark.parametrize("shell", ["bash", "dash"])
 def test_each_pass_of_the_loop_sees_what_the_shell_sees(spec: str, words: str, bash: str, dash: str,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from patcher.shipping.xargs_program import commands, read_xargs, split_input
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, notes_of, run_script
 
 LIST = {"s/list.txt": "# files\nx.py\n\nsub/y.py\n"}
 
@@ -86,3 +86,20 @@ def test_xargs_on_unknown_input_running_a_reader_changes_nothing() -> None:
 def test_xargs_with_more_input_than_the_reader_runs_is_unread() -> None:
     plan = run_script("cat list.txt | xargs cp -t /dest\n", files={"s/list.txt": "x.py\n" * 10_001})
     assert in_dest(plan) == [] and [(n.kind, n.scope) for n in plan.notes] == [("unread", ("/dest",))]
+
+
+
+@pytest.mark.parametrize("xargs", [
+    "xargs --no-run-if-empty -I{} cp {} /dest/",
+    "xargs --max-args=1 -I{} cp {} /dest/",
+])
+def test_short_options_after_a_long_one_are_still_options(xargs: str) -> None:
+    plan = run_script(f"echo x.py | {xargs}\n")
+    assert in_dest(plan) == ["/dest/x.py"]
+    assert not plan.notes
+
+
+def test_an_unmatched_quote_in_xargs_input_is_a_noted_failure() -> None:
+    plan = run_script("echo \"'x.py\" | xargs cp -t /dest\n")
+    assert notes_of(plan, "fails")[0] == ("s/i.sh", 1, "xargs cp -t /dest")
+    assert in_dest(plan) == []
