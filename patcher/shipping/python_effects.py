@@ -254,15 +254,18 @@ class _Reader:
         """Raise _Unknown where a function that writes or removes files is handed on as a value (in a list, a
         conditional, a name bound more than once, ``getattr(*spec)``) rather than called or bound once to a name,
         which ``dotted`` follows: the reader would not know which call runs it."""
+        nodes = list(ast.walk(self.tree))
+        calls = [node for node in nodes if isinstance(node, ast.Call)]
+        called = {id(call.func) for call in calls}
         followed = {id(values[0]) for values in self.bound.values() if len(values) == 1}
-        called = {id(node.func) for node in ast.walk(self.tree) if isinstance(node, ast.Call)}
-        # copytree(..., copy_function=shutil.copy2) and the like: the copy's own reading covers what it does.
-        followed |= {id(k.value) for node in ast.walk(self.tree) if isinstance(node, ast.Call)
-                     and self.dotted(node.func) in _FUNCTIONS for k in node.keywords}
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call) and any(isinstance(a, ast.Starred) for a in node.args) \
-                    and self.dotted(node.func) in ("getattr", "builtins.getattr"):
+        for call in calls:
+            name = self.dotted(call.func)
+            if name in _FUNCTIONS:
+                # copytree(..., copy_function=shutil.copy2) and the like: the copy's own reading covers what it does.
+                followed |= {id(keyword.value) for keyword in call.keywords}
+            elif name in ("getattr", "builtins.getattr") and any(isinstance(a, ast.Starred) for a in call.args):
                 raise _Unknown("getattr with arguments the reader cannot work out")
+        for node in nodes:
             if not isinstance(node, (ast.Name, ast.Attribute)) or id(node) in called or id(node) in followed \
                     or not isinstance(node.ctx, ast.Load):
                 continue
