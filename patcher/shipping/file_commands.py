@@ -495,6 +495,16 @@ def rm(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, st
     fs = shell.build.fs
     for operand in o.operands:
         path = shell.path(operand)
+        if posixpath.basename(operand.rstrip("/")) in (".", ".."):
+            shell.note(ctx, "fails", f"rm refuses to remove '.' or '..' ({operand}): it stays")
+            ok = False
+            continue
+        if recursive and (fs.resolve(path) if operand.endswith("/") else path) == "/" \
+                and "no-preserve-root" not in o.flags:
+            # GNU rm's --preserve-root, on by default: it removes nothing under / and fails.
+            shell.note(ctx, "fails", f"rm refuses to work recursively on '/' ({operand}) without --no-preserve-root")
+            ok = False
+            continue
         if fs.resolve(path, last=False) in fs.links:
             if not operand.endswith("/"):
                 fs.remove(path)  # rm LINK removes the link, whatever it points to (or fails to)

@@ -314,7 +314,20 @@ def _exit(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
 
 
 def _return(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    raise _Return(*_status(shell, argv))
+    """``return [N]`` leaves the function or sourced file; in a subshell of one, it ends the subshell. Outside
+    both, bash fails it (status 2) and reads on, while dash ends the script (or the subshell) with that status,
+    as ``exit`` would."""
+    if (len(shell.frames), shell.sourcing) != shell.began_within:
+        raise _Return(*_status(shell, argv))  # a function or sourced file began in this shell
+    if shell.frames or shell.sourcing or shell.program == "dash":
+        raise Exit(*_status(shell, argv))
+    if shell.program == "sh":
+        shell.note(ctx, "assumed", "return outside a function or sourced file: under the base image's sh, bash "
+                                   "fails it and reads on, dash ends the script; the reader reads on as bash does")
+    else:
+        shell.note(ctx, "fails", "return outside a function or sourced file: bash fails it (status 2) and reads on")
+    shell.ended_with(2)
+    return False
 
 
 def _status(shell: Shell, argv: list[str]) -> tuple[bool | None, int | None]:
@@ -404,6 +417,7 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     if len(argv) > 2:
         shell.positional = argv[2:]
     shell.depth += 1
+    shell.sourcing += 1
     try:
         return shell.run_text(text, 1, CommandContext(1, ""))
     except _Return as back:
@@ -411,6 +425,7 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     finally:
         shell.file, shell.positional, shell.dockerfile = saved_file, saved_positional, saved_dockerfile
         shell.depth -= 1
+        shell.sourcing -= 1
 
 
 def _let(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

@@ -162,11 +162,17 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
         if redirect.op == "<" and redirect.fd in (None, 0):
             stdin = _file_input(shell, shell.expand_one(redirect.target))
             continue
-        if redirect.op not in (">", ">>", ">|", "&>", "&>>"):
+        if redirect.op == ">&":
+            if not _writes_through_duplication(shell, redirect, ctx):
+                continue
+        elif redirect.op not in (">", ">>", ">|", "&>", "&>>"):
             continue  # any descriptor: 'exec 3>FILE' creates (or empties) FILE as '>FILE' does
         target = shell.expand_one(redirect.target)
-        if target.startswith("/dev/") or target.isdigit():
-            continue
+        if target.startswith("/dev/"):
+            continue  # a digits-only target is a file all the same: 'echo hi > 2' creates ./2
+        if not target:
+            shell.note(ctx, "fails", "the redirection names no file (an empty word), so the command does not run")
+            raise RedirectFailed(target)
         if not is_known(target):
             shell.unread(ctx, f"writes to {shell.show(target)}, which the reader cannot work out")
             continue
@@ -179,6 +185,30 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
         elif not redirect.op.endswith(">>") or shell.build.fs.kind(path) is not Kind.FILE:
             shell.build.fs.write_other(path)
     return stdin
+
+
+def _writes_through_duplication(shell: Shell, redirect: Redirect, ctx: CommandContext) -> bool:
+    """Whether ``>&WORD`` opens a file: only when WORD is neither digits nor ``-`` (those duplicate or close).
+
+    bash then sends both outputs to the file, as ``&>WORD``, when no descriptor is named, and fails the command
+    ("ambiguous redirect") when one is; dash ends the script ("Bad fd number"), whichever form.
+    """
+    target = shell.expand_one(redirect.target)
+    if not is_known(target):
+        return True  # a file, or a descriptor held in a variable ('>&$fd'): the reader cannot tell
+    if target == "-" or target.isdigit():
+        return False
+    if shell.program == "dash":
+        shell.note(ctx, "fails", f"dash reads >&{shell.show(target)} as a bad descriptor number and ends the script")
+        raise Exit(False, 2)
+    if redirect.fd is not None:
+        shell.note(ctx, "fails", f"{redirect.fd}>&{shell.show(target)}: bash finds it an ambiguous redirect, and the "
+                                 "command does not run")
+        raise RedirectFailed(target)
+    if shell.program == "sh":
+        shell.note(ctx, "assumed", f"the base image's sh decides: bash sends both outputs to {shell.show(target)}, "
+                                   "dash ends the script (a bad descriptor number); the reader reads it as bash does")
+    return True
 
 
 def _file_input(shell: Shell, target: str) -> str:

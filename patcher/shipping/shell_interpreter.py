@@ -58,6 +58,10 @@ class Shell:
         self.run_line = run_line
         self.record = record
         self.depth = depth
+        self.sourcing = 0  # how many files '.' or 'source' is reading: 'return' leaves the innermost
+        # (functions running, files sourcing) when this (sub)shell began: a 'return' with no more of either
+        # than that ends the subshell itself, as 'exit' would
+        self.began_within = (0, 0)
         self.dockerfile = dockerfile  # a RUN's own shell: its lines are the Dockerfile's
         self.program = program  # the shell that runs it: "sh" (the base image's /bin/sh), "bash", "dash"...
         self.output: Captured | None = None  # what a $(...) around this shell hears; shared with its children
@@ -454,7 +458,8 @@ class Shell:
         child.clean_environment = self.clean_environment
         child.arrays = {name: list(values) for name, values in self.arrays.items()}
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
-        child.frames = [dict(frame) for frame in self.frames]
+        child.frames, child.sourcing = [dict(frame) for frame in self.frames], self.sourcing
+        child.began_within = (len(self.frames), self.sourcing)
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
         child.input = self.input  # the same open input: what a subshell reads, the shell no longer reads
         child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob

@@ -180,6 +180,41 @@ def test_a_sourced_file_returns_the_status_return_gives() -> None:
 
 
 
+# (script, what bash 5.2 places and whether its RUN fails, the same for dash 0.5.12), each checked by running them:
+# outside a function or sourced file bash fails 'return' (status 2) and reads on; dash ends the script, or the
+# subshell, with the status, as 'exit' would.
+@pytest.mark.parametrize(("script", "bash", "dash"), [
+    ("return 3\ncp x.py /dest/after.py", (["/dest/after.py"], False), ([], True)),
+    ("return 3 || cp x.py /dest/failed.py", (["/dest/failed.py"], False), ([], True)),
+    ("return 3", ([], True), ([], True)),
+    ("(return 4) || cp x.py /dest/sub.py\ncp x.py /dest/after.py", (["/dest/after.py", "/dest/sub.py"], False),
+     (["/dest/after.py", "/dest/sub.py"], False)),
+    ("(return 0) && cp x.py /dest/ok.py", ([], True), (["/dest/ok.py"], False)),
+    ("f() { (return 0) && cp x.py /dest/ok.py; }\nf", (["/dest/ok.py"], False), (["/dest/ok.py"], False)),
+    ("set -e\nreturn 0\ncp x.py /dest/after.py", ([], True), ([], False)),
+    ("x=$(return 5) || cp x.py /dest/cs.py", (["/dest/cs.py"], False), (["/dest/cs.py"], False)),
+    # in a function, return in a subshell ($(...), a pipe's part, ( ... )) ends the subshell only
+    ("f() { x=$(return 5) || cp x.py /dest/cs.py; }\nf", (["/dest/cs.py"], False), (["/dest/cs.py"], False)),
+    ("f() { return 3 | cat; cp x.py /dest/after.py; }\nf", (["/dest/after.py"], False),
+     (["/dest/after.py"], False)),
+    ("f() { ( g() { return 1; }; g || cp x.py /dest/g.py; return 0; cp x.py /dest/no.py ) && cp x.py /dest/sub.py; }"
+     "\nf", (["/dest/g.py", "/dest/sub.py"], False), (["/dest/g.py", "/dest/sub.py"], False)),
+])
+def test_return_outside_a_function_fails_in_bash_and_ends_the_script_in_dash(
+        script: str, bash: tuple[list[str], bool], dash: tuple[list[str], bool]) -> None:
+    for run, (placed, run_fails) in (("bash i.sh", bash), ("dash i.sh", dash)):
+        plan = run_script(script + "\n", run)
+        assert (in_dest(plan), any(n.kind == "fails" and n.text.startswith("RUN ") for n in plan.notes)) == (
+            placed, run_fails), run
+
+
+def test_return_outside_a_function_is_a_failure_bash_names_and_an_assumption_under_sh() -> None:
+    assert [(n.kind, n.line, n.reason) for n in run_script("return\ncp x.py /dest/a.py\n").notes] == [
+        ("fails", 1, "return outside a function or sourced file: bash fails it (status 2) and reads on")]
+    plan = run_script("return\ncp x.py /dest/a.py\n", "sh i.sh")
+    assert in_dest(plan) == ["/dest/a.py"] and [(n.kind, n.line) for n in plan.notes] == [("assumed", 1)]
+
+
 @pytest.mark.parametrize(("script", "placed"), [
     ("A='a*c'\ncase \"$A\" in\n  \"*\") cp x.py /literal.py ;;\n  *) cp x.py /any.py ;;\nesac\n", ["/any.py"]),
     ("A='*'\ncase \"$A\" in\n  \"*\") cp x.py /literal.py ;;\nesac\n", ["/literal.py"]),

@@ -39,6 +39,13 @@ RUN_FAILS = ("fails", 4, "this RUN fails as the reader follows it, so 'docker bu
     ("rsync x.py", "rsync needs a source and a destination"),
     ("rm /made", "/made is a folder and rm was not told -r, so it stays"),
     ("rm nothere", "/w/s/nothere does not exist, so rm fails (without -f)"),
+    # GNU rm refuses '/' under -r (--preserve-root is its default) and any '.' or '..' operand, and removes nothing.
+    ("rm -rf /", "rm refuses to work recursively on '/' (/) without --no-preserve-root"),
+    ("rm -r --force //", "rm refuses to work recursively on '/' (//) without --no-preserve-root"),
+    ("rm -rf --preserve-root=all /", "rm refuses to work recursively on '/' (/) without --no-preserve-root"),
+    ("rm -rf .", "rm refuses to remove '.' or '..' (.): it stays"),
+    ("rm -rf /made/..", "rm refuses to remove '.' or '..' (/made/..): it stays"),
+    ("rm -rf /made/./", "rm refuses to remove '.' or '..' (/made/./): it stays"),
     ("mkdir /made", "/made already exists, so mkdir fails (without -p)"),
     ("mkdir x.py", "/w/s/x.py already exists, so mkdir fails (without -p)"),
     ("mkdir -p x.py", "/w/s/x.py is a file, so mkdir -p fails"),
@@ -78,6 +85,18 @@ def test_a_file_command_coreutils_would_fail_is_noted(command: str, reason: str)
                                      "touch /made/__init__.py\ncp /made/__init__.py /made/empty.py"])
 def test_what_coreutils_allow_is_not_a_failure(command: str) -> None:
     assert plan_of(script_context(f"mkdir /made\n{command}\n")).notes == ()
+
+
+@pytest.mark.parametrize(("command", "kept"), [
+    ("rm -rf / /made/b.py", ["/made/a.py"]),  # rm refuses '/' and goes on to the next operand
+    ("ln -s / /made/root\nrm -rf /made/root/", ["/made/a.py", "/made/b.py"]),  # a link to '/' with a slash is '/'
+    ("ln -s / /made/root\nrm -rf /made/root", ["/made/a.py", "/made/b.py"]),  # without one, the link goes
+    ("cd /made\nrm -rf . ./", ["/made/a.py", "/made/b.py"]),
+    ("rm -rf --no-preserve-root /", []),
+])
+def test_rm_keeps_the_root_and_dot_folders_it_refuses(command: str, kept: list[str]) -> None:
+    plan = plan_of(script_context(f"mkdir /made\ncp x.py /made/a.py\ncp x.py /made/b.py\n{command}\n"))
+    assert sorted(path for path in plan.image if path.startswith("/made/")) == kept
 
 
 def test_the_script_goes_on_after_a_failed_copy() -> None:

@@ -48,3 +48,40 @@ def test_a_redirection_after_a_here_document_still_empties_the_file(run: str) ->
     # bash 5.2 and dash 0.5.12: 'cat <<EOF >FILE' writes the here-document into FILE, so it no longer holds x.py.
     plan = run_script("cp x.py /dest/x.py\ncat <<EOF >/dest/x.py\nhi\nEOF\n", run)
     assert in_dest(plan) == []
+
+
+@pytest.mark.parametrize("redirect", ["echo hi > 2", "echo hi 1>2", "true >| 2"])
+@pytest.mark.parametrize("run", BOTH)
+def test_a_target_of_digits_is_a_file_name(redirect: str, run: str) -> None:
+    # Only '>&2' duplicates a descriptor; '> 2' creates (or empties) the file ./2.
+    assert in_dest(run_script(f"cp x.py /dest/2\ncd /dest\n{redirect}\n", run)) == []
+
+
+# (script, what bash 5.2 keeps under /dest and whether the RUN fails, the same for dash 0.5.12), each checked by
+# running them: '>&WORD' duplicates when WORD is digits or '-'; else bash opens the file for both outputs (or, with
+# a descriptor named, fails the command: "ambiguous redirect") and dash ends the script ("Bad fd number").
+@pytest.mark.parametrize(("script", "bash", "dash"), [
+    ("echo hi >& /dest/o", ([], False), (["/dest/o"], True)),
+    ("echo hi 2>& /dest/o || cp x.py /dest/failed", (["/dest/failed", "/dest/o"], False), (["/dest/o"], True)),
+    ("echo hi >&2\necho b 2>&1 >&- 1>&2", (["/dest/o"], False), (["/dest/o"], False)),
+    ("F=2\necho hi >&$F", (["/dest/o"], False), (["/dest/o"], False)),
+    ("ls >& /dev/null; cp x.py /dest/after", (["/dest/after", "/dest/o"], False), (["/dest/o"], True)),
+])
+def test_a_duplication_to_a_word_not_a_descriptor_opens_a_file_in_bash_and_ends_dash(
+        script: str, bash: tuple[list[str], bool], dash: tuple[list[str], bool]) -> None:
+    for run, (kept, run_fails) in (("bash i.sh", bash), ("dash i.sh", dash)):
+        plan = run_script(f"cp x.py /dest/o\n{script}\n", run)
+        assert (in_dest(plan), any(n.kind == "fails" and n.text.startswith("RUN ") for n in plan.notes)) == (
+            kept, run_fails), run
+
+
+def test_a_duplication_to_a_file_is_an_assumption_under_sh() -> None:
+    plan = run_script("cp x.py /dest/o\necho hi >& /dest/o\n", "sh i.sh")
+    assert in_dest(plan) == [] and [(n.kind, n.line) for n in plan.notes] == [("assumed", 2)]
+
+
+@pytest.mark.parametrize("redirect", ['echo hi > ""', "E=\necho hi >| \"$E\"", 'echo hi >& ""'])
+def test_a_redirection_to_an_empty_word_fails_the_command(redirect: str) -> None:
+    # bash: ": No such file or directory" (status 1), and for '>&""' "Bad file descriptor"; the command never runs.
+    plan = run_script(f"cp x.py /dest/o\n{redirect} || cp x.py /dest/failed\n")
+    assert in_dest(plan) == ["/dest/failed", "/dest/o"]
