@@ -71,6 +71,13 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
         if target is None:
             ok = False
             continue
+        if not link and (kind is Kind.FILE or contents) and command in ("cp", "mv", "install") \
+                and fs.resolve(target, last=through) == source:
+            # GNU coreutils 9.1: "'x.py' and 'x.py' are the same file" (cp through a link to it too, 'cp -r D/. D'
+            # as well; mv and install replace the link itself); the file stays as it was.
+            shell.note(ctx, "fails", f"{command}: {source} and {target} are the same file, so nothing is copied")
+            ok = False
+            continue
         if command != "rsync" and not folder_there(shell, ctx, command, target):
             ok = False  # cp, mv, install and ln make no folders (install -D and cp --parents made them already)
             continue
@@ -392,6 +399,17 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, st
             resolved = shell.path(target)
         # -f removes what stands at LINK; a folder there (without -T or -n) takes the link inside it instead.
         inside = into if into is not None else (link_at.endswith("/") or shell.build.fs.kind(link_path) is Kind.DIR)
+        if not symbolic and fs.kind(resolved) is Kind.DIR:
+            shell.note(ctx, "fails", f"ln cannot make a hard link to the folder {resolved}")
+            ok = False
+            continue
+        at = fs.resolve(normalise(posixpath.join(link_path, posixpath.basename(target))) if inside else link_path,
+                        last=False)
+        if backup is None and not o.flags & {"f", "force"} and (at in fs.links or fs.kind(at) in (Kind.FILE, Kind.DIR)):
+            # GNU ln 9.1: "failed to create symbolic link: File exists"; what stands there stays.
+            shell.note(ctx, "fails", f"ln cannot make {at}: something the build made is there (no -f)")
+            ok = False
+            continue
         if backup is not None and not inside:
             _back_up(shell, link_path, backup, Step(shell.file, ctx.line, "ln", ctx.hides, ctx.stops_on_error,
                                                     shell.build.stage, shell.build.tick()))

@@ -133,7 +133,7 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext, 
         return True
     if base == "cat":
         shell.emit(_catted_text(shell, argv[1:], stdin))
-        return True
+        return _cat_status(shell, ctx, argv[1:])
     if base in ("head", "tail", "cut", "tr"):
         result = filter_text(base, argv[1:], lambda operand: _standard_input(shell, stdin) if operand == "-"
                              else shell.placed_text(operand))
@@ -180,6 +180,24 @@ def _ls_status(shell: Shell, ctx: CommandContext, args: list[str]) -> bool:
     shell.note(ctx, "fails", f"ls: {shell.path(missing[0])} does not exist at this point of the build")
     shell.ended_with(2)
     return False
+
+
+def _cat_status(shell: Shell, ctx: CommandContext, args: list[str]) -> bool:
+    """``cat FILE...`` fails (status 1, after printing the others) where a FILE is not there at this point of the
+    build, or is a folder. With an option (``-n``, ``--help``) the status is left to the image, taken to succeed."""
+    operands = args[1:] if args[:1] == ["--"] else args
+    if any(o.startswith("-") and o != "-" for o in operands):
+        return True
+    for operand in operands:
+        if operand == "-" or not is_known(operand):
+            continue
+        kind = shell.build.fs.kind(shell.path(operand))
+        if kind in (Kind.ABSENT, Kind.DIR):
+            shell.note(ctx, "fails", f"cat: {shell.path(operand)} "
+                                     f"{'does not exist at this point of the build' if kind is Kind.ABSENT else 'is a folder'}")
+            shell.ended_with(1)
+            return False
+    return True
 
 
 def _catted_text(shell: Shell, operands: list[str], stdin: str | None = None) -> str:

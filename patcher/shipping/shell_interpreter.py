@@ -547,6 +547,8 @@ class Shell:
 
     def and_or(self, item: AndOr, tail: bool) -> bool | None:
         """``A && B || C``: a known status decides what runs; an unknown one runs both ways."""
+        if item.background:
+            return self._background(item)
         pipes = [item.first, *(p for _, p in item.rest)]
         ops = [op for op, _ in item.rest]
         hides = and_or_hides(pipes, ops)
@@ -570,6 +572,21 @@ class Shell:
         if unknown and not all(_harmless(p) for p in pipes[unknown:]):
             self._assume_both_ways(pipes[unknown - 1], noted, {p.commands[0].line for p in pipes})
         return status
+
+    def _background(self, item: AndOr) -> bool:
+        """``LIST &``: a subshell the shell does not wait for. Its status is 0 whatever the list gives, so set -e
+        does not end the shell on it, and what it assigns or where it cd's stays in it; the files it writes land,
+        and the reader takes them to land before the commands after it run, which only a ``wait`` makes sure."""
+        first = item.first.commands[0]
+        self.note(CommandContext(first.line, first.text), "assumed",
+                  "runs in the background: the reader takes what it does to be done before the commands after it")
+        child = self.subshell()
+        try:
+            child.main(Sequence((AndOr(item.first, item.rest),)), tail=False)
+        except (Exit, NoMatch):
+            pass  # it ends the background subshell only
+        self.ended_with(0)
+        return True
 
     def _assume_both_ways(self, pipe: Pipeline, noted: int, lines: set[int]) -> None:
         """Say that only the base image decides whether ``pipe`` succeeds, as an ``if`` on it says; unless the

@@ -215,6 +215,23 @@ def test_return_outside_a_function_is_a_failure_bash_names_and_an_assumption_und
     assert in_dest(plan) == ["/dest/a.py"] and [(n.kind, n.line) for n in plan.notes] == [("assumed", 1)]
 
 
+# Each checked with bash 5.2 and dash 0.5.12: a list run with '&' is a subshell whose status is 0 to the shell.
+@pytest.mark.parametrize(("script", "placed"), [
+    ("set -e\nfalse &\ncp x.py /dest/g", ["/dest/g"]),  # set -e does not end the shell on it
+    ("set -e\n(false; cp x.py /dest/no) &\nwait\ncp x.py /dest/g", ["/dest/g"]),  # but holds inside it
+    ("cd /dest &\nwait\ncp x.py g", []),  # its cd stays in it: g lands in /w/s
+    ("cp x.py /dest/bg & wait", ["/dest/bg"]),  # its files land
+    ("cp nope /dest/ &", []),  # its failure is not the script's: the RUN succeeds
+])
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_a_background_list_runs_in_a_subshell_whose_status_is_zero(script: str, placed: list[str], run: str) -> None:
+    plan = run_script(script + "\n", run)
+    assert in_dest(plan) == placed
+    assert not any(n.text.startswith("RUN ") for n in plan.notes)
+    assert [(n.kind, n.reason) for n in plan.notes if n.kind == "assumed"] == [
+        ("assumed", "runs in the background: the reader takes what it does to be done before the commands after it")]
+
+
 @pytest.mark.parametrize(("script", "placed"), [
     ("A='a*c'\ncase \"$A\" in\n  \"*\") cp x.py /literal.py ;;\n  *) cp x.py /any.py ;;\nesac\n", ["/any.py"]),
     ("A='*'\ncase \"$A\" in\n  \"*\") cp x.py /literal.py ;;\nesac\n", ["/literal.py"]),

@@ -388,6 +388,8 @@ class Shell:
                     self.fs.mkdirs(join(target, sub))
                 for relative, held in self.fs.tree(source).items():
                     self.fs.put(join(target, relative), held)
+            elif target == source:
+                ok = False  # cp: 'a' and 'a' are the same file
             else:
                 self.fs.put(target, self.fs.files[source])
         return ok

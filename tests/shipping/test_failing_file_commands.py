@@ -31,6 +31,11 @@ RUN_FAILS = ("fails", 4, "this RUN fails as the reader follows it, so 'docker bu
     ("cp x.py /made/none/", "/made/none/ is not a folder, so the copy fails"),
     ("cp -r sub sub/deep/", "cannot copy the folder /w/s/sub into itself"),
     ("cp -r sub sub", "cannot copy the folder /w/s/sub into itself"),
+    # GNU: "'x.py' and 'x.py' are the same file", through a link to it as well (mv replaces the link itself).
+    ("cp x.py .", "cp: /w/s/x.py and /w/s/x.py are the same file, so nothing is copied"),
+    ("mv x.py x.py", "mv: /w/s/x.py and /w/s/x.py are the same file, so nothing is copied"),
+    ("install x.py ./", "install: /w/s/x.py and /w/s/x.py are the same file, so nothing is copied"),
+    ("cp -r sub/. sub", "cp: /w/s/sub and /w/s/sub are the same file, so nothing is copied"),
     ("cp x.py", "cp needs a source and a destination"),
     ("cp", "cp needs a source and a destination"),
     ("install x.py", "install needs a source and a destination"),
@@ -96,6 +101,17 @@ def test_what_coreutils_allow_is_not_a_failure(command: str) -> None:
 ])
 def test_rm_keeps_the_root_and_dot_folders_it_refuses(command: str, kept: list[str]) -> None:
     plan = plan_of(script_context(f"mkdir /made\ncp x.py /made/a.py\ncp x.py /made/b.py\n{command}\n"))
+    assert sorted(path for path in plan.image if path.startswith("/made/")) == kept
+
+
+@pytest.mark.parametrize(("command", "kept"), [
+    ("mv x.py x.py\ncp x.py /made/", ["/made/x.py"]),  # the file stays where it was
+    ("ln -s x.py L\ncp x.py L || cp x.py /made/failed", ["/made/failed"]),  # cp writes through the link: refused
+    ("ln -s x.py L\nmv x.py L && cp L /made/", ["/made/L"]),  # mv and install replace the link itself
+    ("ln -s x.py L\ninstall x.py L && cp L /made/", ["/made/L"]),
+])
+def test_a_copy_onto_its_own_source_keeps_it(command: str, kept: list[str]) -> None:
+    plan = plan_of(script_context(f"mkdir /made\n{command}\n"))
     assert sorted(path for path in plan.image if path.startswith("/made/")) == kept
 
 

@@ -298,3 +298,26 @@ def test_a_relative_link_ending_in_a_slash_keeps_naming_the_link_it_leads_throug
     script = ("mkdir -p /made/a /made/other /made/third\nln -s /made/other /made/real\nln -s ../real/ /made/a/l\n"
               "rm /made/real\nln -s /made/third /made/real\ncp x.py /made/a/l/\n")
     assert placed(script) == {"/made/third/x.py": X, "/made/real/x.py": X, "/made/a/l/x.py": X}
+
+
+# Each checked with bash 5.2, dash 0.5.12 and GNU ln 9.1: without -f (or a backup), ln fails ("File exists") where
+# the build made something at the link's path, a link to nothing included, and leaves it as it was; a hard link
+# to a folder is refused.
+@pytest.mark.parametrize(("script", "made"), [
+    ("ln -s /w/s/x.py /made/a\nln -s /w/s/sub/y.py /made/a || cp x.py /made/f", {"/made/a": X, "/made/f": X}),
+    ("ln -s /w/s/x.py /made/a\nln -sf /w/s/sub/y.py /made/a", {"/made/a": Y}),
+    ("ln -s /nowhere /made/a\nln -s /w/s/x.py /made/a || cp x.py /made/f", {"/made/f": X}),
+    ("ln -s x.py /made/\nln -s x.py /made/ || cp x.py /made/f", {"/made/f": X}),  # /made/x.py leads to nothing
+    ("ln /w/s/x.py /made/h\nln /w/s/x.py /made/h || cp x.py /made/f", {"/made/h": X, "/made/f": X}),
+    ("ln -s /w/s/sub /made/d\nln -sn /w/s/x.py /made/d || cp x.py /made/f",
+     {"/made/d/y.py": Y, "/made/d/deep/z.py": "s/sub/deep/z.py", "/made/f": X}),
+    ("mkdir /made/d\nln -sT /w/s/x.py /made/d || cp x.py /made/f", {"/made/f": X}),
+    ("ln /w/s/sub /made/a || cp x.py /made/f", {"/made/f": X}),
+])
+def test_ln_without_force_leaves_what_the_build_made_at_the_link(script: str, made: dict[str, str]) -> None:
+    assert placed(script) == made
+
+
+def test_ln_says_why_it_leaves_what_is_there() -> None:
+    assert notes("ln -s /w/s/x.py /made/a\nln -s /w/s/x.py /made/a || true\n") == [
+        ("fails", 3, "ln cannot make /made/a: something the build made is there (no -f)")]
