@@ -181,8 +181,10 @@ _INTEGER_TESTS: dict[str, Callable[[int, int], bool]] = {
 def _tee(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     append = any(a in ("-a", "--append") for a in argv[1:])
     operands = [a for a in argv[1:] if not a.startswith("-")]
-    if stdin is None and shell.piped_file is not None and not append and operands:
-        # 'cat x.py | tee DEST...': each DEST holds x.py's bytes, as 'cp x.py DEST' would give them.
+    if stdin is None and shell.piped_file is not None and operands and (
+            not append or all(shell.build.fs.kind(shell.path(o)) is Kind.ABSENT for o in operands)):
+        # 'cat x.py | tee DEST...': each DEST holds x.py's bytes, as 'cp x.py DEST' would give them (an append
+        # too, onto what is not there yet).
         shell.emit_unknown()
         copied = [transfer(shell, ctx, "tee", [shell.piped_file], shell.path(o), recursive=False, into=False)
                   for o in operands if not o.startswith("/dev/")]

@@ -64,7 +64,8 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
     except RedirectFailed:
         return False
     if copy is not None:
-        return transfer(shell, ctx, copy[2], [copy[0]], copy[1], recursive=False, into=False)
+        return all([transfer(shell, ctx, copy[2], [copy[0]], destination, recursive=False, into=False)
+                    for destination in copy[1]])
     if not argv:
         try:
             for name, value in assignments:
@@ -97,22 +98,28 @@ def _assign_arrays(shell: Shell, arrays: list[tuple[str, list[str], bool]], asso
             shell.assign_array(name.rstrip("+"), values, append=name.endswith("+"))
 
 
-def _redirected_copy(shell: Shell, argv: list[str], redirects: tuple[Redirect, ...]) -> tuple[str, str, str] | None:
-    """(source, destination, cat or tee) of ``cat SRC > DEST``, ``cat < SRC > DEST`` or ``tee DEST < SRC``, else None.
+def _redirected_copy(shell: Shell, argv: list[str],
+                     redirects: tuple[Redirect, ...]) -> tuple[str, list[str], str] | None:
+    """(source, destinations, cat or tee) of ``cat SRC > DEST``, ``cat < SRC > DEST`` or ``tee DEST... < SRC``,
+    else None.
 
-    DEST then holds SRC's bytes, as ``cp SRC DEST`` would give them: a common way to copy a file
-    over another. Anything else (several files, an option, an append, a here-document) is not a copy.
+    Each DEST then holds SRC's bytes, as ``cp SRC DEST`` would give them: a common way to copy a file
+    over another. An append (``>>``, ``tee -a``) copies too where the build knows nothing is at DEST yet.
+    Anything else (several files to cat, another option, a here-document) is not a copy.
     """
     if posixpath.basename(argv[0]) in ("sudo", "command") and len(argv) > 1 and not argv[1].startswith("-"):
         argv = argv[1:]  # 'sudo cat SRC > DEST': the shell, not sudo, opens DEST; cat prints SRC's bytes into it
     program, operands = posixpath.basename(argv[0]), argv[1:]
     if operands[:1] == ["--"]:
         operands = operands[1:]
+    append = program == "tee" and operands[:1] in (["-a"], ["--append"])
+    if append:
+        operands = operands[1:]
     if any(o.startswith("-") and o != "-" for o in operands) or any(r.body is not None for r in redirects):
         return None
     inputs = [r for r in redirects if r.op == "<" and r.fd in (None, 0)]
     outputs = [r for r in redirects if r.op in (">", ">|", ">>", "&>", "&>>") and r.fd in (None, 1)]
-    if program == "cat" and len(outputs) == 1 and outputs[0].op in (">", ">|", "&>"):
+    if program == "cat" and len(outputs) == 1:
         if operands in ([], ["-"]):
             if len(inputs) != 1:
                 return None
@@ -121,14 +128,18 @@ def _redirected_copy(shell: Shell, argv: list[str], redirects: tuple[Redirect, .
             source = operands[0]
         else:
             return None
-        destination = shell.expand_one(outputs[0].target)
-    elif program == "tee" and len(operands) == 1 and operands[0] != "-" and len(inputs) == 1:
-        source, destination = shell.expand_one(inputs[0].target), operands[0]
+        destinations = [shell.expand_one(outputs[0].target)]
+        append = outputs[0].op.endswith(">>")
+    elif program == "tee" and operands and "-" not in operands and len(inputs) == 1:
+        source, destinations = shell.expand_one(inputs[0].target), operands
     else:
         return None
-    if not is_known(source) or not is_known(destination) or destination.startswith("/dev/"):
+    if not is_known(source) or not all(is_known(d) and not d.startswith("/dev/") for d in destinations):
         return None
-    return shell.path(source), shell.path(destination), program
+    paths = [shell.path(d) for d in destinations]
+    if append and any(shell.build.fs.kind(path) is not Kind.ABSENT for path in paths):
+        return None  # what is there gets the bytes added: the append's own note says so
+    return shell.path(source), paths, program
 
 
 # Redirections bash reads and dash (Debian's and Ubuntu's sh) does not: what each makes of them.

@@ -411,7 +411,15 @@ def test_a_base_image_destination_read_the_way_its_spelling_says(command: str, i
     ("cat - < sub/y.py &> /made/paged_attn.py", {"/made/paged_attn.py": Y}),
     ("tee /made/paged_attn.py < x.py > /dev/null", {"/made/paged_attn.py": X}),
     ("D=/made\ncat \"$D/../w/s/x.py\" > \"$D/paged_attn.py\"", {"/made/paged_attn.py": X}),
-    # Not a copy: the file gets other bytes (several files, numbered lines, a here-document).
+    ("tee /made/a.py /made/b.py < x.py", {"/made/a.py": X, "/made/b.py": X}),  # each file tee names
+    # An append onto what is not there yet makes the file with SRC's bytes alone (a folder 'mkdir -p' made may be
+    # the base image's, with files of its own: a plain mkdir makes a new one).
+    ("mkdir /made/n\ncat x.py >> /made/n/paged_attn.py", {"/made/n/paged_attn.py": X}),
+    ("mkdir /made/n\ncat < sub/y.py &>> /made/n/paged_attn.py", {"/made/n/paged_attn.py": Y}),
+    ("mkdir /made/n\ntee -a /made/n/paged_attn.py < x.py", {"/made/n/paged_attn.py": X}),
+    ("cat x.py >> /made/paged_attn.py", {}),
+    # Not a copy: the file gets other bytes (several files, numbered lines, a here-document, an append to a file).
+    ("cp sub/y.py /made/paged_attn.py\ncat x.py >> /made/paged_attn.py", {"/made/paged_attn.py": Y}),
     ("cat x.py sub/y.py > /made/paged_attn.py", {}),
     ("cat -n x.py > /made/paged_attn.py", {}),
     ("cat <<'EOF' > /made/paged_attn.py\nx = 1\nEOF", {}),

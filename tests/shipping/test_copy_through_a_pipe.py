@@ -1,9 +1,9 @@
 """``cat FILE | tee DEST`` copies FILE to DEST, as ``cp FILE DEST`` would (with ``sudo tee`` too).
 
 A common way to write a file as another user, or to log it as it goes.
-Anything else in the pipe (several files, ``cat -n``, ``tee -a``, a filter
-between them, a file the build did not place) gives DEST other bytes,
-which is not a copy of a context file.
+Anything else in the pipe (several files, ``cat -n``, ``tee -a`` onto a file
+that is there, a filter between them, a file the build did not place) gives
+DEST other bytes, which is not a copy of a context file.
 """
 
 from __future__ import annotations
@@ -27,11 +27,13 @@ def placed(script: str) -> dict[str, str]:
     ("cat x.py | tee -- /made/paged_attn.py", {"/made/paged_attn.py": X}),
     ("cat x.py | tee /made/a.py /made/b.py", {"/made/a.py": X, "/made/b.py": X}),
     ("cat x.py | tee /dev/stderr /made/paged_attn.py", {"/made/paged_attn.py": X}),
+    ("mkdir /made/n\ncat x.py | tee -a /made/n/p.py", {"/made/n/p.py": X}),  # an append onto nothing yet
+    ("cat x.py | tee -a /made/paged_attn.py", {}),  # 'mkdir -p /made': the base image may have the file
     # Not a copy: other bytes reach DEST.
     ("cat x.py sub/y.py | tee /made/paged_attn.py", {}),
     ("cat -n x.py | tee /made/paged_attn.py", {}),
     ("cat x.py | sed s/a/b/ | tee /made/paged_attn.py", {}),
-    ("cat x.py | tee -a /made/paged_attn.py", {}),
+    ("cp sub/y.py /made/paged_attn.py\ncat x.py | tee -a /made/paged_attn.py", {"/made/paged_attn.py": Y}),
     ("cat *.py | tee /made/paged_attn.py", {}),
     ("echo x.py | tee /made/paged_attn.py", {}),
 ])
