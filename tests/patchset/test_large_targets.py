@@ -415,6 +415,21 @@ def test_logical_lines_give_up_where_python_refuses_the_file(text: str, reason: 
     assert str(refused.value) == reason
 
 
+@pytest.mark.parametrize("text", [
+    "x = 1\ry = 2\n",  # a lone CR: a line break to Python, not to the scanner
+    "x = 1\r\ny = 2\rz = 3\r\n",
+    "x = 1\n\fy = 2\n",  # a form feed: it resets the tokenizer's column count
+    "x = 1\r\n\fy = 2\r\n",
+    "x = 1\r\fy = 2\n",
+])
+def test_logical_lines_give_up_on_a_lone_cr_or_a_form_feed_python_accepts(text: str) -> None:
+    # Python compiles these; the scanner does not follow them, so the file is parsed whole.
+    compile(text, "x.py", "exec", dont_inherit=True)
+    with pytest.raises(ValueError) as refused:
+        logical_lines(text)
+    assert str(refused.value) == "a lone CR, a form feed or a NUL"
+
+
 def test_the_runner_uses_the_sparse_parse() -> None:
     assert runner.parse_sparse is sparse.parse_sparse
 

@@ -211,6 +211,32 @@ def test_a_file_swapped_for_a_symlink_after_its_check_is_not_followed(tmp_path: 
     assert series.is_symlink()
 
 
+def test_a_file_replaced_by_another_after_its_check_is_refused(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # Between the reader's lstat and its open, another regular file is moved
+    # into the checked name (an editor saving, a checkout): the file opened is
+    # not the one checked, so nothing of it is read.
+    patches = tmp_path / "patches"
+    patches.mkdir()
+    series = patches / "series"
+    series.write_text("edit.toml\n")
+    other = tmp_path / "other"
+    other.write_text("evil.toml\n")
+    lstat = os.lstat
+
+    def lstat_then_replace(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        found = lstat(path, *args, **kwargs)
+        if sys._getframe(1).f_globals["__name__"] == read_file.__module__ and other.exists():
+            os.replace(other, series)
+        return found
+
+    monkeypatch.setattr(os, "lstat", lstat_then_replace)
+    with pytest.raises(PatchSetError) as refused:
+        read_file(series, roots=(patches,), what="series file")
+    assert str(refused.value) == f"{series}: this series file changed while it was read (run again)"
+    assert series.read_text() == "evil.toml\n" and not series.is_symlink()
+
+
 def test_a_folder_in_place_of_a_patch_file_is_refused(tmp_path: Path) -> None:
     patches = hostile.copy_patch_set(tmp_path)
     (patches / "three-tier-decode.toml").unlink()
@@ -347,6 +373,14 @@ def test_nesting_counts_brackets_and_dotted_keys_but_not_strings_or_comments() -
     assert nesting_problem("pattern = 'use_v1 = True'\nb = " + "[" * 40 + "]" * 40) == (2, 33)
 
 
+def test_an_apostrophe_in_a_comment_does_not_change_how_a_literal_string_after_it_is_read(tmp_path: Path) -> None:
+    # The literal string 'x' ends at its own closing quote, not at the
+    # apostrophe of the comment above it: two levels deep, parsed as tomllib parses it.
+    text = "# it's the pattern\na = [['x']]\n"
+    assert nesting_problem(text) is None
+    assert parse_toml(text, tmp_path / "x.toml") == {"a": [["x"]]}
+
+
 def test_a_basic_string_after_the_first_line_is_skipped_and_what_follows_it_counted() -> None:
     # The string is read from its own opening quote, wherever it is in the file.
     assert nesting_problem('limit = 1\nname = "v1"\nb = ' + "[" * 40 + "]" * 40) == (3, 33)
@@ -365,14 +399,15 @@ def test_a_literal_string_after_the_first_line_is_skipped_and_what_follows_it_co
     assert parse_toml("limit = 1\n'quoted key' = 2\n", tmp_path / "x.toml") == {"limit": 1, "quoted key": 2}
 
 
+@pytest.mark.parametrize("extra", [1, 2])
 @pytest.mark.parametrize("quote", ['"', "'"])
-def test_a_multiline_string_ending_in_extra_quotes_is_skipped_whole(tmp_path: Path, quote: str) -> None:
+def test_a_multiline_string_ending_in_extra_quotes_is_skipped_whole(tmp_path: Path, quote: str, extra: int) -> None:
     # Up to two quotes of the content may sit against the closing three:
-    # """a""""" holds 'a""'. The scan skips all five quotes, and what follows
-    # the string is still counted.
-    string = f"{quote * 3}a{quote * 5}"
+    # """a""""" holds 'a""', """a"""" holds 'a"'. The scan skips all the
+    # quotes, and what follows the string is still counted.
+    string = f"{quote * 3}a{quote * (3 + extra)}"
     assert nesting_problem(f"a = {string}\nb = " + "[" * 40 + "]" * 40 + "\n") == (2, 33)
-    assert parse_toml(f"a = {string}\nb = [[1]]\n", tmp_path / "x.toml") == {"a": f"a{quote * 2}", "b": [[1]]}
+    assert parse_toml(f"a = {string}\nb = [[1]]\n", tmp_path / "x.toml") == {"a": f"a{quote * extra}", "b": [[1]]}
 
 
 @pytest.mark.parametrize("quote", ['"""', "'''"])
@@ -415,6 +450,17 @@ def test_an_integer_of_thousands_of_digits_is_bad_toml(tmp_path: Path) -> None:
     # Python's own words: "(4300 digits)" from 3.11, "(4300) for integer string conversion" on 3.10.
     with pytest.raises(PatchSetError, match=r"x.toml: not valid TOML: Exceeds the limit \(4300( digits)?\)"):
         parse_toml("a = " + "1" * 5000, tmp_path / "x.toml")
+
+
+def test_pythons_words_on_a_too_long_integer_are_cut_at_120_characters(tmp_path: Path) -> None:
+    # Python's message (140 characters on 3.11) is shown in full up to 120 characters, cut with "..." past that.
+    with pytest.raises(ValueError) as python:
+        int("1" * 5000)
+    said = str(python.value)
+    assert len(said) > 120
+    with pytest.raises(PatchSetError) as refused:
+        parse_toml("a = " + "1" * 5000, tmp_path / "x.toml")
+    assert str(refused.value) == f"{tmp_path / 'x.toml'}: not valid TOML: {said[:117]}..."
 
 
 def test_a_parse_that_runs_out_of_python_stack_is_refused_naming_the_file(tmp_path: Path,

@@ -78,6 +78,15 @@ def test_joining_with_tilde_is_refused_before_the_joined_text_is_made() -> None:
     assert _refusal("{{ a ~ b }}", {"a": text, "b": text}, SMALL) == _larger("the joined text", 1000)
 
 
+def test_a_call_whose_result_outgrows_its_arguments_is_refused_naming_the_result() -> None:
+    # Two texts of 600 characters fit a cap of 1,000 each, as arguments; the
+    # dict made of both does not, and is refused as the call returns it.
+    text = "x" * 600
+    assert _refusal("{{ dict(a=t, b=t) }}", {"t": text}, SMALL) == _larger("what the call returns", 1000)
+    assert _refusal("{% set d = dict(a=t, b=t) %}", {"t": text}, SMALL) == _larger("what the call returns", 1000)
+    assert _render("{{ dict(a=t)|length }}", {"t": text}, SMALL) == "1"
+
+
 # str.format -----------------------------------------------------------------------
 
 

@@ -574,6 +574,14 @@ def test_a_text_leaves_comparing_with_anything_but_a_string_to_the_other_value()
     assert value == "8192" and value == Text("8192") and value != "8191"
 
 
+@pytest.mark.parametrize("value", ["fast path", "", " ", "0"])
+def test_a_text_is_true_when_its_value_is_not_empty(value: str) -> None:
+    # As the string itself is in Jinja2: only the empty text is false.
+    source = "{% if v %}set{% else %}empty{% endif %} {{ 'yes' if v else 'no' }} {{ not v }}"
+    assert _render(source, {"v": Text(value)}) == ImmutableSandboxedEnvironment().from_string(source).render(v=value)
+    assert bool(Text(value)) is bool(value)
+
+
 def test_a_text_holds_only_the_strings_its_value_holds() -> None:
     value = Text("fast path")
     assert _render("{{ 'fast' in v }} {{ 'slow' in v }} {{ 1 in v }} {{ 'fast' not in v }}", {"v": value}) == (

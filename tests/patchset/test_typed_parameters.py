@@ -112,7 +112,8 @@ def test_an_identifier_parameter_refuses_anything_else(tmp_path: Path, value: st
 def test_an_expression_parameter_is_one_operand_wherever_it_goes(tmp_path: Path) -> None:
     assert _code(tmp_path, EXPR, code="x = {{ p }} * 2").strip() == "x = (a + b) * 2"
     # A plain name and a dotted attribute are atoms too: written bare, never wrapped.
-    for value in ("limit", "config.max_len", "f(a, b=1)", "a.b[0]", "(a + b)", "[1, 2]", "'s'", "12", "f'{n}-{m}'"):
+    for value in ("limit", "config.max_len", "f(a, b=1)", "a.b[0]", "(a + b)", "[1, 2]", "'s'", "12", "f'{n}-{m}'",
+                  "..."):
         assert _code(tmp_path / value.replace("/", "_"), EXPR, code="x = {{ p }} * 2",
                      overrides=(f"edit.p={value}",)).strip() == f"x = {value} * 2"
     assert _code(tmp_path / "t", EXPR, code="x = {{ p }}", overrides=("edit.p=1, 2",)).strip() == "x = (1, 2)"
@@ -137,6 +138,15 @@ def test_an_expression_parameter_refuses_anything_but_one_expression(tmp_path: P
     message = _refused(tmp_path, EXPR, (f"edit.p={value}",))
     shown = value.replace("\n", " ")  # one error, one line
     assert message.startswith(f"--set edit.p={shown}: {value!r} is not a Python expression: {why}")
+
+
+def test_why_an_expression_does_not_parse_is_cut_at_120_characters(tmp_path: Path) -> None:
+    # libcst lists every token it expected after "a;": its words, on one line, stop at 120 characters.
+    message = _refused(tmp_path, EXPR, ("edit.p=a; import os",))
+    prefix = "--set edit.p=a; import os: 'a; import os' is not a Python expression: it does not parse ("
+    assert message.startswith(prefix) and message.endswith(")")
+    why = message[len(prefix) : -1]
+    assert why.startswith("Syntax Error @ 1:1.") and len(why) == 120
 
 
 def test_a_bad_default_of_a_code_parameter_is_refused(tmp_path: Path) -> None:
