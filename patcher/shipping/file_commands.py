@@ -534,6 +534,12 @@ def rm(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, st
                 fs.make_dir(target)
                 continue
         kind = fs.kind(path)
+        if operand.endswith("/") and kind is Kind.FILE:
+            # GNU rm: "Not a directory"; -f takes it for a file that is not there, and succeeds.
+            if not o.flags & {"f", "force"}:
+                shell.note(ctx, "fails", f"{operand} names a folder, and {path} is a file, so rm fails")
+                ok = False
+            continue
         if kind is Kind.DIR and not recursive:
             shell.note(ctx, "fails", f"{path} is a folder and rm was not told -r, so it stays")
             ok = False
@@ -556,6 +562,13 @@ def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str,
     for operand in o.operands:
         path = shell.path(operand)
         kind = shell.build.fs.kind(path)
+        above = posixpath.dirname(path)
+        while above != "/" and shell.build.fs.kind(above) is not Kind.FILE:
+            above = posixpath.dirname(above)
+        if above != "/":
+            shell.note(ctx, "fails", f"{above} is a file, so mkdir cannot make {path}")
+            ok = False
+            continue
         if not parents and kind in (Kind.DIR, Kind.FILE):
             shell.note(ctx, "fails", f"{path} already exists, so mkdir fails (without -p)")
             ok = False

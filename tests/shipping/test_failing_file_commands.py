@@ -54,6 +54,9 @@ RUN_FAILS = ("fails", 4, "this RUN fails as the reader follows it, so 'docker bu
     ("mkdir /made", "/made already exists, so mkdir fails (without -p)"),
     ("mkdir x.py", "/w/s/x.py already exists, so mkdir fails (without -p)"),
     ("mkdir -p x.py", "/w/s/x.py is a file, so mkdir -p fails"),
+    ("mkdir -p x.py/a/b", "/w/s/x.py is a file, so mkdir cannot make /w/s/x.py/a/b"),  # GNU: "Not a directory"
+    ("mkdir x.py/a", "/w/s/x.py is a file, so mkdir cannot make /w/s/x.py/a"),
+    ("rm x.py/", "x.py/ names a folder, and /w/s/x.py is a file, so rm fails"),
     ("cp -tDIR x.py", "/w/s/DIR is not a folder, so nothing is copied into it"),
     ("touch /made/none/t.py", "touch cannot create /made/none/t.py: /made/none is not a folder at this point of "
                               "the build"),
@@ -87,7 +90,9 @@ def test_a_file_command_coreutils_would_fail_is_noted(command: str, reason: str)
                                      "rm --force --recursive /made", "mkdir -p /made/a /made/a", "touch /made/t",
                                      # the file touch made is there for the next command
                                      "touch /made/.installed\nrm /made/.installed",
-                                     "touch /made/__init__.py\ncp /made/__init__.py /made/empty.py"])
+                                     "touch /made/__init__.py\ncp /made/__init__.py /made/empty.py",
+                                     # GNU rm -f takes a file named as a folder for one that is not there
+                                     "rm -f x.py/", "rm -rf x.py/"])
 def test_what_coreutils_allow_is_not_a_failure(command: str) -> None:
     assert plan_of(script_context(f"mkdir /made\n{command}\n")).notes == ()
 
@@ -98,8 +103,9 @@ def test_what_coreutils_allow_is_not_a_failure(command: str) -> None:
     ("ln -s / /made/root\nrm -rf /made/root", ["/made/a.py", "/made/b.py"]),  # without one, the link goes
     ("cd /made\nrm -rf . ./", ["/made/a.py", "/made/b.py"]),
     ("rm -rf --no-preserve-root /", []),
+    ("rm -f /made/a.py/ /made/b.py/", ["/made/a.py", "/made/b.py"]),  # a file named as a folder stays
 ])
-def test_rm_keeps_the_root_and_dot_folders_it_refuses(command: str, kept: list[str]) -> None:
+def test_rm_keeps_the_root_the_dot_folders_and_the_files_it_refuses(command: str, kept: list[str]) -> None:
     plan = plan_of(script_context(f"mkdir /made\ncp x.py /made/a.py\ncp x.py /made/b.py\n{command}\n"))
     assert sorted(path for path in plan.image if path.startswith("/made/")) == kept
 
