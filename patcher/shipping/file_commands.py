@@ -233,6 +233,10 @@ def _target(shell: "Shell", ctx: "CommandContext", command: str, source: str, de
             return None
         return inside
     if into is False:
+        if written.endswith("/") and not is_dir:
+            shell.note(ctx, "fails", f"{destination}/ names a folder, and -T copies the file {source} as it, so the "
+                                     "copy fails")
+            return None
         return destination
     kind = fs.kind(destination)
     if kind is Kind.DIR:
@@ -290,6 +294,10 @@ def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, 
     if "parents" in o.flags and len(operands) >= 2:
         # cp --parents a/b/c DEST makes DEST/a/b/c: each source keeps the path it was named by.
         *sources, destination = operands
+        if shell.build.fs.kind(shell.path(destination)) in (Kind.ABSENT, Kind.FILE):
+            shell.note(ctx, "fails", f"{shell.path(destination)} is not a folder: with --parents, {command} copies "
+                                     "nothing")
+            return False
         ok = True
         for source in sources:
             target = posixpath.join(shell.path(destination), posixpath.normpath(source).lstrip("/"))
@@ -322,9 +330,16 @@ def install(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[st
     if backup is False:
         return False
     if o.flags & {"d", "directory"}:
+        ok = True
         for operand in o.operands:
-            shell.build.fs.make_dir(shell.path(operand))
-        return True
+            path = shell.path(operand)
+            above = _file_at_or_above(shell.build.fs, path)
+            if above is not None:  # GNU: "cannot create directory: File exists" ("Not a directory" further down)
+                shell.note(ctx, "fails", f"{above} is a file, so install -d cannot make {path}")
+                ok = False
+                continue
+            shell.build.fs.make_dir(path)
+        return ok
     directory = o.values.get("t") or o.values.get("target-directory")
     if directory is not None:
         if "D" in o.flags:
@@ -340,10 +355,14 @@ def install(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[st
     if o.flags & {"T", "no-target-directory"}:
         into = False
     if "D" in o.flags:
-        # -D makes the leading folders of DEST and installs as DEST (into it when it ends with '/', or, as
-        # without -D, when a folder stands there).
+        # -D makes the leading folders of DEST and installs as DEST (into it, as without -D, when a folder
+        # stands there). GNU install 9.1 makes no folder of DEST itself: 'install -D x.py new/' and
+        # 'install -D a b new' fail ("Not a directory", "No such file or directory").
         if written.endswith("/") or into:
-            shell.build.fs.make_dir(shell.path(destination))
+            if shell.build.fs.kind(shell.path(destination)) in (Kind.ABSENT, Kind.FILE):
+                shell.note(ctx, "fails", f"{shell.path(destination)} is not a folder, and install -D makes only "
+                                         "the folders above it, so nothing is installed")
+                return False
             into = True
         else:
             shell.build.fs.make_dir(posixpath.dirname(shell.path(destination)))
@@ -562,10 +581,8 @@ def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str,
     for operand in o.operands:
         path = shell.path(operand)
         kind = shell.build.fs.kind(path)
-        above = posixpath.dirname(path)
-        while above != "/" and shell.build.fs.kind(above) is not Kind.FILE:
-            above = posixpath.dirname(above)
-        if above != "/":
+        above = _file_at_or_above(shell.build.fs, posixpath.dirname(path))
+        if above is not None:
             shell.note(ctx, "fails", f"{above} is a file, so mkdir cannot make {path}")
             ok = False
             continue
@@ -594,6 +611,13 @@ def touch(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str,
             continue
         shell.build.fs.write_other(path)
     return ok
+
+
+def _file_at_or_above(fs: ImageFS, path: str) -> str | None:
+    """The file the build made at ``path`` or at a folder above it, where a folder would have to be; else None."""
+    while path != "/" and fs.kind(path) is not Kind.FILE:
+        path = posixpath.dirname(path)
+    return None if path == "/" else path
 
 
 def folder_there(shell: "Shell", ctx: "CommandContext", command: str, path: str) -> bool:

@@ -253,7 +253,8 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
     ("install --directory /made/dd\ncp x.py /made/dd", {"/made/dd/x.py": X}),
     ("install -c -p -s -v -C -b -Z x.py /made/", {"/made/x.py": X}),
     ("install x.py sub/y.py /made/", {"/made/x.py": X, "/made/y.py": Y}),
-    ("install -D x.py sub/y.py /made/dd/", {"/made/dd/x.py": X, "/made/dd/y.py": Y}),
+    ("install -D x.py sub/y.py /made/dd/", {}),  # GNU 9.1: -D makes no folder of DEST itself
+    ("mkdir /made/dd\ninstall -D x.py sub/y.py /made/dd/", {"/made/dd/x.py": X, "/made/dd/y.py": Y}),
     ("install --target-directory=/made --owner=root --group=root x.py", {"/made/x.py": X}),
     ("install --debug -m 0644 x.py /made/dbg.py", {"/made/dbg.py": X}),  # coreutils 9.2+
     ("install --preserve-timestamps --compare -m 0644 x.py /made/ts.py", {"/made/ts.py": X}),

@@ -57,6 +57,13 @@ RUN_FAILS = ("fails", 4, "this RUN fails as the reader follows it, so 'docker bu
     ("mkdir -p x.py/a/b", "/w/s/x.py is a file, so mkdir cannot make /w/s/x.py/a/b"),  # GNU: "Not a directory"
     ("mkdir x.py/a", "/w/s/x.py is a file, so mkdir cannot make /w/s/x.py/a"),
     ("rm x.py/", "x.py/ names a folder, and /w/s/x.py is a file, so rm fails"),
+    ("install -d x.py/a", "/w/s/x.py is a file, so install -d cannot make /w/s/x.py/a"),
+    ("install -d /made x.py", "/w/s/x.py is a file, so install -d cannot make /w/s/x.py"),
+    # GNU install 9.1: "cannot create regular file 'q/': Not a directory": -D makes the folders above DEST only.
+    ("install -D x.py /made/q/", "/made/q is not a folder, and install -D makes only the folders above it, so "
+                                 "nothing is installed"),
+    ("cp --parents x.py /made/a", "/made/a is not a folder: with --parents, cp copies nothing"),
+    ("cp -T x.py /made/a/", "/made/a/ names a folder, and -T copies the file /w/s/x.py as it, so the copy fails"),
     ("cp -tDIR x.py", "/w/s/DIR is not a folder, so nothing is copied into it"),
     ("touch /made/none/t.py", "touch cannot create /made/none/t.py: /made/none is not a folder at this point of "
                               "the build"),
