@@ -49,6 +49,9 @@ _COPIES = {"shutil.copy": "copy", "shutil.copy2": "copy", "shutil.copyfile": "co
            "os.renames": "renames"}
 _PATH_METHODS = {"write_text": "write", "write_bytes": "write", "touch": "write", "symlink_to": "write",
                  "hardlink_to": "write", "unlink": "remove", "rmdir": "remove"}
+# The functions and Path methods that only remove: how each removes (see Removal).
+_REMOVERS = {"os.remove": "file", "os.unlink": "file", "os.rmdir": "folder", "os.removedirs": "folder",
+             "shutil.rmtree": "tree", "unlink": "file", "rmdir": "folder"}
 _PATH_ONLY_METHODS = frozenset({"write_text", "write_bytes", "touch", "symlink_to", "hardlink_to"})
 _PATH_CONSTRUCTORS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.PurePosixPath"})
 # A program that writes a file names one of these (or reaches names through one of the last few):
@@ -83,6 +86,8 @@ class PythonEffects:
     removes: tuple[str, ...]
     copies: tuple[Copy, ...] = ()
     folders: tuple[Folder, ...] = ()  # the folders it makes (os.makedirs, Path.mkdir), where it spells them
+    removals: tuple[Removal, ...] = ()  # what it removes (not by moving it), where and how
+    own_writes: tuple[str, ...] = ()  # the writes no copy or move in ``copies`` accounts for
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,18 @@ class Copy:
     destination: str
     certain: bool
     at: tuple[int, int] = (0, 0)  # the call's line and column: the copies and folders run in this order
+
+
+@dataclass(frozen=True)
+class Removal:
+    """A call that removes ``path``: ``how`` is ``file`` (``os.remove``, ``Path.unlink``: not a folder),
+    ``folder`` (``os.rmdir``, ``os.removedirs``, ``Path.rmdir``: an empty one) or ``tree`` (``shutil.rmtree``).
+    ``certain`` and ``at`` as for a Copy: the removals, copies and folders run in the order of ``at``."""
+
+    path: str
+    how: str
+    certain: bool
+    at: tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -178,7 +195,9 @@ class _Reader:
     def effects(self) -> PythonEffects:
         writes: list[str] = []
         removes: list[str] = []
+        self.own_writes: list[str] = []
         self.copies: list[Copy] = []
+        self.removals: list[Removal] = []
         folders: list[Folder] = []
         self.certain = _statement_calls(self.tree)
         self.made: list[ast.Call] = []
@@ -202,6 +221,7 @@ class _Reader:
             if name in _OPENERS and name != "os.fdopen":
                 if self.writing_mode(node, 1):
                     writes.append(self.path(node.args[0] if node.args else _keyword(node, "file")))
+                    self.own_writes.append(writes[-1])
                 continue
             made = node.args[0] if name in ("os.mkdir", "os.makedirs") and node.args else \
                 node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "mkdir" and \
@@ -210,13 +230,16 @@ class _Reader:
                 folders.append(Folder(folder, (node.lineno, node.col_offset)))
             if name in _FUNCTIONS:
                 written, removed = _FUNCTIONS[name]
-                if name in _COPIES:
-                    self.copy(node, _COPIES[name], _argument(node, 0), _argument(node, 1),
-                              plain=len(node.args) == 2)
+                copied = name in _COPIES and self.copy(node, _COPIES[name], _argument(node, 0), _argument(node, 1),
+                                                       plain=len(node.args) == 2)
                 if written is not None:
                     writes.append(self.path(_argument(node, written)))
+                    if not copied:  # a copy's destination is the copy's to place
+                        self.own_writes.append(writes[-1])
                 if removed is not None:
                     removes.append(self.path(_argument(node, removed)))
+                    if name in _REMOVERS:
+                        self.remove(node, removes[-1], _REMOVERS[name])
                 continue
             if name == "fileinput.input" or name == "fileinput.FileInput":
                 if _keyword(node, "inplace") is not None:
@@ -225,11 +248,14 @@ class _Reader:
             if isinstance(node.func, ast.Attribute):
                 self.method(node, writes, removes)
         return PythonEffects(tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(removes)), tuple(self.copies),
-                             tuple(folders))
+                             tuple(folders), tuple(self.removals), tuple(dict.fromkeys(self.own_writes)))
+
+    def remove(self, node: ast.Call, path: str, how: str) -> None:
+        self.removals.append(Removal(path, how, id(node) in self.certain, (node.lineno, node.col_offset)))
 
     def copy(self, node: ast.Call, how: str, source: ast.expr | None, destination: ast.expr | None, *,
-             plain: bool) -> None:
-        """Keep a copy whose source the code spells out (its destination is a write all the same).
+             plain: bool) -> bool:
+        """Keep a copy whose source the code spells out; whether it was kept (else its destination is a write).
 
         ``plain``: the call passes the paths alone by position. One with other arguments than the two paths
         (``ignore=``, ``copy_function=``...) is kept as ``how``
@@ -237,7 +263,7 @@ class _Reader:
         """
         spelled = self.constant(source) if source is not None else None
         if spelled is None:
-            return
+            return False
         extra = {k.arg for k in node.keywords}
         if how == "copytree" and extra == {"dirs_exist_ok"}:
             merge = self.truth(_keyword(node, "dirs_exist_ok"))
@@ -246,6 +272,7 @@ class _Reader:
         if extra or target is None or not plain:
             how, target = "other", target or ""
         self.copies.append(Copy(how, spelled, target, id(node) in self.certain, (node.lineno, node.col_offset)))
+        return True
 
     def truth(self, node: ast.expr | None) -> bool | None:
         return node.value if isinstance(node, ast.Constant) and isinstance(node.value, bool) else None
@@ -300,15 +327,24 @@ class _Reader:
         if attribute in ("extractall", "extract"):
             raise _Unknown(attribute)
         if attribute in _PATH_METHODS and self.is_path(receiver):
-            (writes if _PATH_METHODS[attribute] == "write" else removes).append(self.path(receiver))
+            if _PATH_METHODS[attribute] == "write":
+                writes.append(self.path(receiver))
+                self.own_writes.append(writes[-1])
+            else:
+                removes.append(self.path(receiver))
+                self.remove(node, removes[-1], _REMOVERS[attribute])
         elif attribute in _PATH_ONLY_METHODS:
             raise _Unknown(f"{attribute} on a path the reader cannot work out")  # only a path has these
         elif attribute == "open" and self.is_path(receiver) and self.writing_mode(node, 0):
             writes.append(self.path(receiver))
+            self.own_writes.append(writes[-1])
         elif attribute in ("rename", "replace") and len(node.args) == 1 and self.is_path(receiver):
             removes.append(self.path(receiver))
             writes.append(self.path(node.args[0]))
-            self.copy(node, "rename", receiver, node.args[0], plain=not node.keywords)
+            if not self.copy(node, "rename", receiver, node.args[0], plain=not node.keywords):
+                self.own_writes.append(writes[-1])
+        elif attribute in ("rename", "replace") and self.is_path(receiver):
+            raise _Unknown(f"{attribute} with arguments the reader does not follow")  # .rename(target=...)
 
     def is_path(self, node: ast.expr) -> bool:
         """Whether ``node`` is a ``pathlib`` path (built here, or a name bound to one)."""

@@ -20,7 +20,7 @@ from .shell_words import is_known, is_unknown
 from .tool_options import read_options
 
 if TYPE_CHECKING:
-    from .python_effects import Copy, Folder, PythonEffects
+    from .python_effects import Copy, Folder, PythonEffects, Removal
 
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "zsh", "busybox-sh"})
 
@@ -282,22 +282,11 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str,
         return note_program(shell, ctx, name)
     fs = shell.build.fs
     done = _python_copies(shell, ctx, effects, name)
-    for written in effects.writes:
-        if written in done:
-            continue
-        if written.startswith(PACKAGE):
-            # A file of an installed package, wherever the image installed it: any placed file at that place.
-            scope = _package_scope(written)
-            hit = min((p for p in fs.files if covers(scope, p)), default=None)
-            if hit is not None:
-                shell.unread(ctx, f"{name} rewrites {scope[3:]} of the installed package, which the build placed "
-                                  f"at {hit}", scope=(scope,))
-            continue
-        path = shell.path(written)
-        if any(p == path or p.startswith(path.rstrip("/") + "/") for p in fs.files):
-            shell.unread(ctx, f"{name} rewrites {path}, which the build placed there", scope=(path,))
+    for written in effects.own_writes:  # after the copies: a write to what a copy placed makes it unread
+        _python_write(shell, ctx, name, written)
+    removed_in_order = {r.path for r in effects.removals}
     for removed in effects.removes:
-        if removed in done:
+        if removed in done or removed in removed_in_order:
             continue
         if removed.startswith(PACKAGE):
             scope = _package_scope(removed)
@@ -309,6 +298,53 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str,
     return None  # whether it succeeds (an import the image may lack, sys.exit, an exception) the image decides
 
 
+def _python_write(shell: Shell, ctx: CommandContext, name: str, written: str) -> None:
+    """A Python helper writes ``written`` (as its code spells it) with bytes of its own: what the build placed there
+    is unread, scoped to that path (or, in an installed package, to wherever the image has it)."""
+    from .python_effects import PACKAGE
+    fs = shell.build.fs
+    if written.startswith(PACKAGE):
+        # A file of an installed package, wherever the image installed it: any placed file at that place.
+        scope = _package_scope(written)
+        hit = min((p for p in fs.files if covers(scope, p)), default=None)
+        if hit is not None:
+            shell.unread(ctx, f"{name} rewrites {scope[3:]} of the installed package, which the build placed "
+                              f"at {hit}", scope=(scope,))
+        return
+    path = shell.path(written)
+    if any(p == path or p.startswith(path.rstrip("/") + "/") for p in fs.files):
+        shell.unread(ctx, f"{name} rewrites {path}, which the build placed there", scope=(path,))
+
+
+def _python_removal(shell: Shell, ctx: CommandContext, name: str,
+                    removal: "Removal") -> dict[str, tuple[str, object]]:
+    """Remove what ``removal`` names, as CPython would at that point of the program: not a folder with
+    ``os.remove``, not a folder that holds anything with ``os.rmdir``. One in code that may not run is not
+    carried out: what the build had placed there (path -> the path removed, the placement) is returned, to be
+    unread if it stays."""
+    from .image_fs import Kind, under
+    from .python_effects import PACKAGE
+    fs = shell.build.fs
+    if removal.path.startswith(PACKAGE):
+        scope = _package_scope(removal.path)
+        if any(covers(scope, p) for p in fs.files):
+            shell.unread(ctx, f"{name} removes {scope[3:]} of the installed package, where the build placed files",
+                         scope=(scope,))
+        return {}
+    path = shell.path(removal.path)
+    kind = fs.kind(path)
+    if not removal.certain:
+        return {p: (path, placed) for p, placed in fs.files.items() if under(p, path)}
+    if removal.how == "file" and kind is Kind.DIR and path not in fs.links:
+        shell.note(ctx, "fails", f"{name} cannot remove the folder {path} as a file (IsADirectoryError)")
+    elif removal.how == "folder" and kind is Kind.DIR and any(
+            under(p, path) and p != path for paths in (fs.files, fs.others, fs.dirs) for p in paths):
+        shell.note(ctx, "fails", f"{name} cannot remove {path}: the folder is not empty (OSError)")
+    else:
+        fs.remove(path)
+    return {}
+
+
 def _located(effects: "PythonEffects", script: str | None, arguments: list[str]) -> "PythonEffects | None":
     """``effects`` with the paths built from ``__file__`` and ``sys.argv[N]`` made paths of the image, or None where
     the program has no file (``__file__`` is then a NameError) or an argument the reader does not know."""
@@ -318,7 +354,7 @@ def _located(effects: "PythonEffects", script: str | None, arguments: list[str])
     from .python_effects import ARGUMENT, SCRIPT, SCRIPT_NAME, Copy, Folder
 
     paths = [*effects.writes, *effects.removes, *(p for c in effects.copies for p in (c.source, c.destination)),
-             *(f.path for f in effects.folders)]
+             *(f.path for f in effects.folders)]  # removals and own_writes: among removes and writes
     if not any(p.startswith((SCRIPT, ARGUMENT)) for p in paths):
         return effects
     used = [int(m.group(1)) for p in paths for m in [re.match(f"{ARGUMENT}([0-9]+){ARGUMENT}", p)] if m]
@@ -338,7 +374,9 @@ def _located(effects: "PythonEffects", script: str | None, arguments: list[str])
     return replace(effects, writes=tuple(map(place, effects.writes)), removes=tuple(map(place, effects.removes)),
                    copies=tuple(Copy(c.how, place(c.source), place(c.destination), c.certain, c.at)
                                 for c in effects.copies),
-                   folders=tuple(Folder(place(f.path), f.at) for f in effects.folders))
+                   folders=tuple(Folder(place(f.path), f.at) for f in effects.folders),
+                   removals=tuple(replace(r, path=place(r.path)) for r in effects.removals),
+                   own_writes=tuple(map(place, effects.own_writes)))
 
 
 def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", name: str) -> set[str]:
@@ -351,20 +389,25 @@ def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", 
     """
     from .file_commands import transfer
     from .image_fs import Kind
-    from .python_effects import PACKAGE, Folder
+    from .python_effects import PACKAGE, Folder, Removal
     fs = shell.build.fs
     done: set[str] = set()
-    actions: list[Copy | Folder] = [*effects.copies, *effects.folders]
+    maybe_removed: dict[str, tuple[str, object]] = {}  # what a removal in code that may not run would take away
+    actions: list[Copy | Folder | Removal] = [*effects.copies, *effects.folders, *effects.removals]
     for action in sorted(actions, key=lambda a: a.at):
         if isinstance(action, Folder):
             if not action.path.startswith(PACKAGE):
                 fs.make_dir(shell.path(action.path))
             continue
-        if action.source.startswith(PACKAGE):
-            continue  # a file of an installed package: the base image's, not the context's
-        source = fs.resolve(shell.path(action.source), last=False)
-        if source not in fs.files and not fs.below(source):
-            continue  # nothing of the context: a write like any other
+        if isinstance(action, Removal):
+            maybe_removed.update(_python_removal(shell, ctx, name, action))
+            continue
+        if action.source.startswith(PACKAGE) or not (
+                (source := fs.resolve(shell.path(action.source), last=False)) in fs.files or fs.below(source)):
+            # Nothing of the context (a file of an installed package is the base image's): a write like any other.
+            if action.destination:
+                _python_write(shell, ctx, name, action.destination)
+            continue
         done.update((action.source, action.destination))
         how = "copies" if action.how != "other" else "copies, with arguments the reader does not follow,"
         if action.destination.startswith(PACKAGE):
@@ -397,6 +440,10 @@ def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", 
         if not action.certain:
             shell.note(ctx, "assumed", f"{name} copies {source} to {destination} in code that may not run (a "
                                        "function, a loop, a condition): the reader takes it to run once")
+    # What such a removal would take and nothing after it replaced: the image holds it or not, as the code runs.
+    for path in sorted({removed for p, (removed, placed) in maybe_removed.items() if fs.files.get(p) is placed}):
+        shell.unread(ctx, f"{name} removes {path} in code that may not run (a function, a loop, a condition): "
+                          "what the build placed there may stay", scope=(path,))
     return done
 
 

@@ -227,3 +227,60 @@ def test_a_move_through_a_stored_path_method_lands_where_cpython_puts_it(helper:
     # CPython moves x.py to /dest/r.py; a hostile or hurried helper spelling it so must not stop the reader.
     plan = run_script("python3 h.py\n", files={"s/h.py": helper})
     assert in_dest(plan) == ["/dest/r.py"] and plan.notes == ()
+
+
+# Each checked with CPython 3.11 running the helper after 'cp x.py /dest/a.py; cp -r sub /dest/t': the helper's
+# removals, copies and folders happen in the order its code runs them.
+@pytest.mark.parametrize(("helper", "placed"), [
+    # a removal after a copy takes the copy away
+    ("import os, shutil\nshutil.copy('x.py', '/dest/b.py')\nos.remove('/dest/b.py')\n",
+     {"/dest/a.py": "s/x.py", "/dest/t/y.py": "s/sub/y.py"}),
+    ("import shutil\nshutil.copytree('sub', '/dest/u')\nshutil.rmtree('/dest/u')\n",
+     {"/dest/a.py": "s/x.py", "/dest/t/y.py": "s/sub/y.py"}),
+    ("import os, shutil\nshutil.copy('/dest/a.py', '/dest/b.py')\nos.remove('/dest/a.py')\n",
+     {"/dest/b.py": "s/x.py", "/dest/t/y.py": "s/sub/y.py"}),
+    # a removal before a copy clears the way for it
+    ("import os, shutil\nos.remove('/dest/a.py')\nshutil.copy('sub/y.py', '/dest/a.py')\n",
+     {"/dest/a.py": "s/sub/y.py", "/dest/t/y.py": "s/sub/y.py"}),
+    ("import shutil\nshutil.rmtree('/dest/t')\nshutil.copytree('sub', '/dest/t/')\n",
+     {"/dest/a.py": "s/x.py", "/dest/t/y.py": "s/sub/y.py"}),
+    # CPython refuses to remove a folder with os.remove or one that holds files with os.rmdir: it stays
+    ("import os\nos.rmdir('/dest/t')\n", {"/dest/a.py": "s/x.py", "/dest/t/y.py": "s/sub/y.py"}),
+    ("from pathlib import Path\nPath('/dest/t').unlink()\n", {"/dest/a.py": "s/x.py", "/dest/t/y.py": "s/sub/y.py"}),
+])
+def test_a_helpers_removals_and_copies_happen_in_the_order_it_runs_them(helper: str, placed: dict[str, str]) -> None:
+    plan = helper_plan(helper, "cp x.py /dest/a.py\ncp -r sub /dest/t\npython3 h.py\n")
+    assert {path: plan.image[path].source for path in in_dest(plan)} == placed
+
+
+@pytest.mark.parametrize("helper", [
+    "import os\ndef clean():\n    os.remove('/dest/a.py')\n",
+    "import os\nif os.environ.get('CLEAN'):\n    os.remove('/dest/a.py')\n",
+    "from pathlib import Path\nfor _ in range(1):\n    Path('/dest/a.py').unlink()\n",
+])
+def test_a_removal_in_code_that_may_not_run_leaves_what_it_names_unread(helper: str) -> None:
+    plan = helper_plan(helper, "cp x.py /dest/a.py\npython3 h.py\n")
+    assert in_dest(plan) == ["/dest/a.py"]
+    assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", "h.py removes /dest/a.py in code that may not run (a function, a loop, a condition): what the "
+                   "build placed there may stay", ("/dest/a.py",))]
+
+
+def test_a_removal_in_code_that_may_not_run_of_what_a_later_copy_replaces_needs_no_note() -> None:
+    helper = "import os, shutil\nif os.path.exists('/dest/a.py'):\n    os.remove('/dest/a.py')\n" \
+             "shutil.copy('sub/y.py', '/dest/a.py')\n"
+    plan = helper_plan(helper, "cp x.py /dest/a.py\npython3 h.py\n")
+    assert plan.image["/dest/a.py"].source == "s/sub/y.py" and plan.notes == ()
+
+
+@pytest.mark.parametrize("write", ["open('/dest/b.py', 'w').write('z')", "Path('/dest/b.py').write_text('z')",
+                                   "os.truncate('/dest/b.py', 0)"])
+def test_a_write_over_what_the_helper_copied_makes_it_unread(write: str) -> None:
+    plan = helper_plan(f"import os, shutil\nfrom pathlib import Path\nshutil.copy('x.py', '/dest/b.py')\n{write}\n")
+    assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", "h.py rewrites /dest/b.py, which the build placed there", ("/dest/b.py",))]
+
+
+def test_a_path_rename_by_keyword_leaves_the_helper_unread() -> None:
+    plan = helper_plan("from pathlib import Path\nPath('x.py').rename(target='/dest/r.py')\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
