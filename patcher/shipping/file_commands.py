@@ -435,6 +435,12 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, st
             shell.build.fs.remove(link_path)
         elif o.flags & {"f", "force"} and not inside:
             shell.build.fs.remove(link_path)
+        elif o.flags & {"f", "force"} and (at in fs.links or fs.kind(at) is Kind.FILE):
+            fs.remove(at)  # 'ln -sf T DIR/': the link or file of that name in DIR goes, not written through
+        elif o.flags & {"f", "force"} and inside and fs.kind(at) is Kind.DIR:
+            shell.note(ctx, "fails", f"ln cannot overwrite the folder {at} with a link")
+            ok = False
+            continue
         made = transfer(shell, ctx, "ln", [resolved], link_path, recursive=True, into=into, link=True,
                         written=shell.path(link_at, keep_slash=True), dangling=symbolic)
         if symbolic and made:

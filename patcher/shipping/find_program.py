@@ -217,6 +217,7 @@ class Walk:
 
     printed: list[str] = field(default_factory=list)  # as find prints them
     deleted: list[str] = field(default_factory=list)  # image paths
+    undeletable: list[str] = field(default_factory=list)  # as find prints them: '..' and './', which -delete fails
     runs: list[tuple[_Test, list[str]]] = field(default_factory=list)  # -exec and the printed paths it gets
 
 
@@ -233,7 +234,8 @@ def walk(line: FindLine, fs: ImageFS, root_paths: list[str]) -> Walk:
         # A root of the base image's is the image's to match (see run_find); what the build put below it is not.
         for path in [root] * (root in every) + [p for p in known if p != root and under(p, root)]:
             # Not below a link (find -P shows the link, not what it leads to), nor below a pruned folder.
-            if path != root and any(folder in fs.links or folder in pruned for folder in _folders(path, root)):
+            if path != root and (root in pruned
+                                 or any(folder in fs.links or folder in pruned for folder in _folders(path, root))):
                 continue
             rest = path[len(root):].lstrip("/") if path != root else ""
             depth = rest.count("/") + 1 if rest else 0
@@ -276,7 +278,10 @@ def _evaluate(node: _Node, shown: str, path: str, kind: str, result: Walk, prune
             pruned.add(path)
         return True
     if test == "-delete":
-        if posixpath.basename(shown.rstrip("/")) not in (".", ".."):  # find never removes '.' itself
+        name = posixpath.basename(shown.rstrip("/"))
+        if name == ".." or name == "." and shown != ".":
+            result.undeletable.append(shown)  # GNU find 4.9: rmdir('..') and rmdir('./') fail, and so does find
+        elif name != ".":  # find never removes '.' itself, and says nothing
             result.deleted.append(path)
         return True
     if test == "-exec":
@@ -342,7 +347,9 @@ def run_find(shell: "Shell", argv: list[str], ctx: "CommandContext", operands: "
     if sum(not test.batch for test, _ in found.runs) > _MAX_RUNS:
         return f"find runs its command more than {_MAX_RUNS:,} times"  # before anything ran
     complete = all(fs.made(root) for root in roots)
-    _delete(fs, found.deleted)
+    for kept_path in [*found.undeletable, *_delete(fs, found.deleted)]:
+        shell.note(ctx, "fails", f"find cannot delete {kept_path}: it stays, and find fails")
+        status = False
     _note_order(shell, ctx, found, operands)
     batches: dict[_Test, list[str]] = {}
     for test, shown in found.runs:
@@ -395,19 +402,23 @@ def _note_order(shell: "Shell", ctx: "CommandContext", found: Walk,
                                        "reader takes find's paths sorted")
 
 
-def _delete(fs: ImageFS, paths: list[str]) -> None:
-    """-delete: each file, then each folder left empty, deepest first (-delete implies -depth).
+def _delete(fs: ImageFS, paths: list[str]) -> list[str]:
+    """-delete: each file, then each folder left empty, deepest first (-delete implies -depth); the folders the
+    build knows still hold something, whose rmdir fails (find then fails too).
 
     rmdir of a folder that holds anything, or may (one the base image has), fails: it stays.
     """
     fs.remove_all(p for p in paths if p not in fs.dirs)
     held = Counter(posixpath.dirname(p) for p in itertools.chain(fs.files, fs.others, fs.dirs, fs.links))
-    emptied = []
+    emptied, kept = [], []
     for folder in sorted((p for p in paths if p in fs.dirs), key=lambda p: -p.count("/")):
         if fs.made(folder) and not held[folder]:
             emptied.append(folder)
             held[posixpath.dirname(folder)] -= 1
+        elif held[folder]:
+            kept.append(folder)  # the base image's own folder may hold files too: that failure is its to say
     fs.remove_all(emptied)
+    return kept
 
 
 def _tests(node: _Node) -> list[_Test]:

@@ -321,3 +321,15 @@ def test_ln_without_force_leaves_what_the_build_made_at_the_link(script: str, ma
 def test_ln_says_why_it_leaves_what_is_there() -> None:
     assert notes("ln -s /w/s/x.py /made/a\nln -s /w/s/x.py /made/a || true\n") == [
         ("fails", 3, "ln cannot make /made/a: something the build made is there (no -f)")]
+
+
+# GNU ln 9.1: 'ln -sf TARGET DIR/' replaces the link or file of that name in DIR (it does not write through a
+# link there), and cannot put a link in place of a folder.
+@pytest.mark.parametrize(("script", "made"), [
+    ("ln -sf a/y.py /made/y.py\nln -sf /w/s/sub/y.py /made/ && cp x.py /made/after.py", {"/made/y.py": Y,
+                                                                                         "/made/after.py": X}),
+    ("cp x.py /made/y.py\nln -sf /w/s/sub/y.py /made/", {"/made/y.py": Y}),
+    ("mkdir /made/y.py\nln -sf /w/s/sub/y.py /made/ || cp x.py /made/f", {"/made/f": X}),
+])
+def test_ln_force_into_a_folder_replaces_what_has_the_links_name(script: str, made: dict[str, str]) -> None:
+    assert placed(script) == made
