@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.shipping.text_filters import filter_text
+from patcher.shipping.text_filters import Filtered, filter_text
 from tests.shipping.conftest import in_dest, run_script
 
 TEXT = "a:b:c\nnodelim\nx:y\nlast"
@@ -53,6 +53,18 @@ TEXT = "a:b:c\nnodelim\nx:y\nlast"
     ('cut', ['-c1', '-f1'], '', False),
     ('head', ['-n', 'x'], '', False),
     ('cut', ['-f', ''], '', False),
+    ('head', ['-1'], 'a:b:c\n', True),  # the obsolete count keeps its meaning: the first line, not all but one
+    ('head', ['-q', '-n', '1'], 'a:b:c\n', True),
+    ('head', ['--quiet', '-n', '1'], 'a:b:c\n', True),
+    ('tail', ['-n1', '--silent'], 'last', True),
+    ('head', ['--bytes=5'], 'a:b:c', True),
+    ('head', ['-n', '-9'], '', True),  # all but more lines than there are: nothing
+    ('cut', ['--bytes=1'], 'a\nn\nx\nl\n', True),
+    ('cut', ['--characters=2'], ':\no\n:\na\n', True),
+    ('cut', ['--only-delimited', '-d:', '-f1'], 'a\nx\n', True),
+    ('cut', ['-c1,3', '--output-delimiter=+'], 'a+b\nn+d\nx+y\nl+s\n', True),
+    ('cut', ['-f-'], '', False),  # "invalid range with no endpoint"
+    ('cut', ['-fx'], '', False),  # "invalid field value"
 ])
 def test_head_tail_and_cut_print_what_coreutils_prints(program: str, args: list[str], printed: str, ok: bool) -> None:
     result = filter_text(program, args, lambda operand: TEXT if operand == "-" else None)
@@ -109,14 +121,36 @@ def test_tr_sets_the_reader_does_not_follow_print_an_unknown_text(args: list[str
     ("head", ["-z"]), ("tail", ["-f"]), ("head", ["-n", "1K"]), ("head", ["a", "b"]), ("cut", ["-z", "-f1"]),
     ("head", ["-n"]),  # coreutils refuses it ("option requires an argument"): left unknown
     ("cut", ["-d:", "-f1", "a", "unknown"]),
+    ("head", ["-n", "1k"]), ("cut", ["--zero-terminated", "-f1"]),
 ])
 def test_what_the_reader_does_not_follow_prints_an_unknown_text(program: str, args: list[str]) -> None:
     assert filter_text(program, args, lambda operand: TEXT if operand in ("-", "a", "b") else None).text is None
 
 
-def test_bytes_of_a_text_past_ascii_are_unknown() -> None:
-    assert filter_text("head", ["-c", "1"], lambda operand: "é\n").text is None
-    assert filter_text("head", ["-n", "1"], lambda operand: "é\n").text == "é\n"
+@pytest.mark.parametrize(("program", "args", "text", "printed"), [
+    ("head", ["-c", "1"], "é\n", None),  # bytes of a text past ASCII are unknown
+    ("cut", ["-b1"], "é\n", None),
+    ("cut", ["--bytes=1"], "é\n", None),
+    ("head", ["-n", "1"], "é\n", "é\n"),  # its lines and fields are known
+    ("cut", ["-d:", "-f1"], "é:x\n", "é\n"),
+    ("cut", ["-c2-"], "y" + "x" * 100 + "\n", "x" * 100 + "\n"),  # an open range runs to the end of a long line
+])
+def test_a_given_text_prints_what_coreutils_prints(program: str, args: list[str], text: str, printed: str | None,
+                                                    ) -> None:
+    assert filter_text(program, args, lambda operand: text if operand == "-" else None).text == printed
+
+
+FILES = {"-": TEXT, "f": "f1\nf2\n", "+1": "file\n", "a": "a:1\n", "b": "b:2\n"}
+
+
+@pytest.mark.parametrize(("program", "args", "printed"), [
+    ("head", ["-1", "f"], "f1\n"),
+    ("tail", ["-1", "f"], "f2\n"),
+    ("head", ["+1"], "file\n"),  # head has no '+N' count: '+1' names a file
+    ("cut", ["-d:", "-f1", "a", "b"], "a\nb\n"),
+])
+def test_operands_name_the_files_read(program: str, args: list[str], printed: str) -> None:
+    assert filter_text(program, args, FILES.get) == Filtered(printed)
 
 
 @pytest.mark.parametrize(("script", "placed"), [
