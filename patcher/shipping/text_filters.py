@@ -88,13 +88,15 @@ def _cut(args: list[str], read: Reader) -> Filtered:
         return UNKNOWN
     lists = [(key[0] if len(key) == 1 else {"bytes": "b", "characters": "c", "fields": "f"}[key], value)
              for key in ("b", "c", "f", "bytes", "characters", "fields") for value in o.every.get(key, [])]
-    if len({mode for mode, _ in lists}) != 1:
-        return REFUSED  # "you must specify a list", "only one list may be specified"
-    mode, ranges = lists[-1]
+    if len(lists) != 1:
+        return REFUSED  # "you must specify a list", "only one list may be specified" (-b1 -b2 too)
+    mode, ranges = lists[0]
     delimiter = o.values.get("d", o.values.get("delimiter", "\t"))
     if len(delimiter) != 1:
         return REFUSED  # "the delimiter must be a single character"
     output = o.values.get("output-delimiter")
+    if output == "":
+        return UNKNOWN  # an empty output delimiter is a NUL byte, which no shell value holds
     only_delimited = bool(o.flags & {"s", "only-delimited"})
     complement = "complement" in o.flags
     wanted = _ranges(ranges)
@@ -103,15 +105,18 @@ def _cut(args: list[str], read: Reader) -> Filtered:
     texts = [read(operand) for operand in o.operands or ["-"]]
     if any(text is None for text in texts):
         return UNKNOWN
-    text = "".join(t for t in texts if t is not None)
-    if mode == "b" and not text.isascii():
-        return UNKNOWN
+    # Each file's last line is a line of its own, ended or not.
+    text = "".join(t if not t or t.endswith("\n") else t + "\n" for t in texts if t is not None)
+    if mode != "f" and not text.isascii():
+        return UNKNOWN  # GNU cut's -c counts bytes, as -b does: a character past ASCII is cut apart
+    runs = _runs(wanted, complement)
     printed = []
     for line in _lines(text):
         line = line[:-1] if line.endswith("\n") else line
         if mode != "f":
-            chosen = [c for n, c in enumerate(line, 1) if _selected(n, wanted) != complement]
-            printed.append((output or "").join(chosen) if output is not None else "".join(chosen))
+            # The output delimiter goes between the runs of selected bytes, not between each byte of one.
+            pieces = [line[low - 1:high] for low, high in runs if low <= len(line)]
+            printed.append((output or "").join(pieces))
             continue
         if delimiter not in line:
             if not only_delimited:
@@ -135,6 +140,25 @@ def _ranges(text: str) -> list[tuple[int, int]] | None:
             return None  # "fields are numbered from 1", "invalid decreasing range"
         found.append((low, high))
     return found
+
+
+def _runs(wanted: list[tuple[int, int]], complement: bool) -> list[tuple[int, int]]:
+    """The runs of positions cut selects, in order: overlapping ranges merged (adjacent ones stay apart, as GNU
+    cut prints the output delimiter between ``-c1,2``), or with ``--complement`` the runs between them."""
+    merged: list[tuple[int, int]] = []
+    for low, high in sorted(wanted):
+        if merged and low <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+        else:
+            merged.append((low, high))
+    if not complement:
+        return merged
+    gaps, start = [], 1
+    for low, high in merged:
+        if low > start:
+            gaps.append((start, low - 1))
+        start = max(start, high + 1)
+    return [*gaps, (start, 10**9)] if start <= 10**9 else gaps
 
 
 def _selected(number: int, wanted: list[tuple[int, int]]) -> bool:

@@ -175,3 +175,28 @@ def test_a_path_made_by_head_tail_or_cut_of_known_text_is_known(script: str, pla
 def test_head_of_unknown_text_is_an_unknown_value() -> None:
     plan = run_script("D=$(uname -m | head -n 1)\ncp x.py \"/dest/$D.py\"\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
+# Each checked with GNU cut 9.1 ('refused': it prints nothing and exits 1; None: not known to the reader).
+@pytest.mark.parametrize(("args", "text", "printed"), [
+    # the output delimiter goes between the runs of selected bytes: overlapping ranges are one run
+    (["-c1-2,3", "--output-delimiter=+"], "abcdef\n", "ab+c\n"),
+    (["-c1-3,2-4,6", "--output-delimiter=+"], "abcdef\n", "abcd+f\n"),
+    (["-c5-,1-2", "--output-delimiter=+"], "abcdef\n", "ab+ef\n"),
+    (["-c1,5", "--output-delimiter=+"], "ab\n", "a\n"),
+    (["-c2", "--complement", "--output-delimiter=+"], "abcdef\n", "a+cdef\n"),
+    (["-c1,3", "--complement", "--output-delimiter=+"], "abcdef\n", "b+def\n"),
+    (["-c3-", "--complement", "--output-delimiter=+"], "abcdef\n", "ab\n"),
+    (["-b1", "-b2"], "ab\n", "refused"),  # "only one list may be specified"
+    (["-c1", "--characters=2"], "ab\n", "refused"),
+    (["-d:", "-f1,3", "--output-delimiter="], "a:b:c\n", None),  # an empty delimiter is a NUL byte
+    (["-c1"], "é\n", None),  # -c counts bytes, as -b does
+])
+def test_cut_prints_what_gnu_cut_prints(args: list[str], text: str, printed: str | None) -> None:
+    result = filter_text("cut", args, lambda operand: text if operand == "-" else None)
+    assert (result.text, result.ok) == (("", False) if printed == "refused" else (printed, True))
+
+
+def test_each_file_cut_reads_ends_its_last_line() -> None:
+    files = {"a": "a:1\nlast", "b": "b:2\n"}
+    assert filter_text("cut", ["-d:", "-f1", "a", "b"], files.get) == Filtered("a\nlast\nb\n")
