@@ -27,6 +27,7 @@ LIST = {"s/list.txt": "# files\nx.py\n\nsub/y.py\n"}
     ("echo 'x.py sub/y.py' | xargs cp -t /dest\n", ["/dest/x.py", "/dest/y.py"]),
     ("printf 'x.py,sub/y.py' | xargs -d , cp -t /dest\n", ["/dest/x.py", "/dest/y.py"]),
     ("find sub -name '*.py' | xargs cp -t /dest\n", ["/dest/y.py"]),
+    ("xargs cp -t /dest <<EOF\nx.py\nsub/y.py\nEOF\n", ["/dest/x.py", "/dest/y.py"]),  # a here-document
     ("printf '' | xargs rm\ncp x.py /dest/after.py\n", ["/dest/after.py"]),  # rm with no operand fails, no more
     ("echo \"'x.py\" | xargs cp -t /dest || cp x.py /dest/quote.py\n", ["/dest/quote.py"]),  # unmatched quote
     ("echo nothere.py | xargs cp -t /dest || cp x.py /dest/failed.py\n", ["/dest/failed.py"]),  # status 123
@@ -45,9 +46,33 @@ def test_the_commands_xargs_builds_from_known_input_run(script: str, placed: lis
     ("a\0b c\0", ["-0"], ["a", "b c"]),
     ("a,b\n,c", ["-d", ","], ["a", "b\n", "c"]),
     ("a\n", ["-d", "\\n"], ["a"]),
+    ("a\tb", ["-d", "\\t"], ["a", "b"]),  # -d's escapes
+    ("a\0b", ["-d", "\\0"], ["a", "b"]),
+    ("a\\b", ["-d", "\\\\"], ["a", "b"]),
+    ("a\rb", ["-d", "\\r"], ["a", "b"]),
+    ("a,b,", ["-d", ","], ["a", "b"]),  # one delimiter at the end ends the last item
+    ("a,b,,", ["-d", ","], ["a", "b", ""]),
+    ("a,,b", ["-d", ","], ["a", "", "b"]),
+    ("Xa\n\x1cb\n\u00a0c\n", ["-I", "{}"], ["Xa", "\x1cb", "\u00a0c"]),  # what is not white space stays
+    ("aXb\n", [], ["aXb"]),
+    ("'' a\n", [], ["", "a"]),  # an empty quoted item
+    ("a\n'b'\n", [], ["a", "b"]),
+    ("'a' 'b'\n", [], ["a", "b"]),
 ])
 def test_xargs_splits_its_input_as_gnu_xargs(text: str, options: list[str], items: list[str]) -> None:
     line = read_xargs([*options, "echo"])
+    assert not isinstance(line, str)
+    assert split_input(line, text) == items
+
+
+@pytest.mark.parametrize(("text", "items"), [
+    ("\\a", ["a"]),
+    ("\\a b", ["a", "b"]),
+    ("a\\b \\c \\d e\n", ["ab", "c", "d", "e"]),
+    ("a\\\nb\n", ["a\nb"]),  # even a newline
+])
+def test_a_backslash_takes_the_next_character_as_it_is(text: str, items: list[str]) -> None:
+    line = read_xargs(["echo"])
     assert not isinstance(line, str)
     assert split_input(line, text) == items
 
@@ -56,6 +81,7 @@ def test_xargs_splits_its_input_as_gnu_xargs(text: str, options: list[str], item
     ([], [], [["rm"]]),  # empty input runs the command once
     (["-r"], [], []),
     (["-n", "2"], ["a", "b", "c"], [["rm", "a", "b"], ["rm", "c"]]),
+    (["-n", "1"], ["a", "b"], [["rm", "a"], ["rm", "b"]]),
     (["-I", "X"], ["a", "b"], [["rm", "a"], ["rm", "b"]]),
 ])
 def test_xargs_builds_one_command_per_group_or_line(options: list[str], items: list[str],
@@ -70,7 +96,12 @@ def test_xargs_builds_one_command_per_group_or_line(options: list[str], items: l
     ("ls sub/*.py | xargs cp -t /dest", "unread", ("/dest",)),
     ("ls sub/*.py | xargs rm -f", "program", None),  # what it removes is what ls printed
     ("ls sub/*.py | xargs -I{} cp {} /dest/{}", "program", None),
-    ("ls | xargs -P4 rm", "program", None),  # an option the reader does not follow
+    ("ls | xargs -P4 rm", "program", None),
+    ("ls sub | xargs install -t /dest", "unread", ("/dest",)),
+    ("ls sub | xargs ln -t /dest", "unread", ("/dest",)),
+    ("ls sub | xargs cp --target-directory=/dest", "unread", ("/dest",)),
+    ("ls sub | xargs -I{} cp {} x.py /dest", "unread", ("/dest",)),  # under -I, the last word
+    ("ls sub | xargs -I{} cp x.py {} /dest/", "unread", ("/dest",)),
 ])
 def test_xargs_on_unknown_input_says_what_it_could_change(line: str, kind: str,
                                                             scope: tuple[str, ...] | None) -> None:
@@ -103,3 +134,57 @@ def test_an_unmatched_quote_in_xargs_input_is_a_noted_failure() -> None:
     plan = run_script("echo \"'x.py\" | xargs cp -t /dest\n")
     assert notes_of(plan, "fails")[0] == ("s/i.sh", 1, "xargs cp -t /dest")
     assert in_dest(plan) == []
+
+
+@pytest.mark.parametrize(("line", "kind", "reason"), [
+    ("ls | xargs -a list.txt cp -t /dest", "program", "runs xargs with an option the reader does not follow, "
+                                                      "which the reader does not follow: it could change any file"),
+    ('ls | xargs cp -t "$(date)"', "program", "runs xargs with a command the reader cannot work out, "
+                                              "which the reader does not follow: it could change any file"),
+    ("ls | xargs rm -f", "program", "runs xargs rm on input the reader does not know, "
+                                    "which the reader does not follow: it could change any file"),
+    ("echo \"'x.py\" | xargs cp -t /dest", "fails",
+     "xargs finds an unmatched quote in its input (status 1) and runs nothing"),
+])
+def test_what_the_reader_says_of_an_xargs_it_does_not_run(line: str, kind: str, reason: str) -> None:
+    plan = run_script(line + "\n")
+    assert [(n.file, n.line, n.text, n.kind, n.reason) for n in plan.notes if n.line == 1] == [
+        ("s/i.sh", 1, line.partition("| ")[2], kind, reason)]
+
+
+@pytest.mark.parametrize("text", ["'a", "a \"b\n", "a 'b\n"])
+def test_an_unmatched_quote_refuses_the_input(text: str) -> None:
+    line = read_xargs(["echo"])
+    assert not isinstance(line, str)
+    assert split_input(line, text) is None
+
+
+@pytest.mark.parametrize("text", ["'a\nb'\n", "'\nb'\n", "a \"b\nc\"\n"])
+def test_a_quote_does_not_span_lines(text: str) -> None:
+    line = read_xargs(["echo"])
+    assert not isinstance(line, str)
+    assert split_input(line, text) is None
+
+
+@pytest.mark.parametrize(("xargs", "branches"), [
+    ("echo x.py | xargs cp -t /dest", ["/dest/x.py", "/dest/zero.py"]),
+    ("echo nothere.py | xargs cp -t /dest", ["/dest/s123.py"]),  # a command that fails: 123
+    ("printf 'x.py\\nnothere.py\\n' | xargs -n1 cp -t /dest", ["/dest/s123.py", "/dest/x.py"]),
+    ("echo probe.py | xargs python3", ["/dest/other.py", "/dest/s123.py", "/dest/zero.py"]),  # the image decides
+])
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_xargs_ends_with_status_123_when_a_command_it_runs_fails(xargs: str, branches: list[str], run: str) -> None:
+    script = (f"{xargs}\ncase $? in 0) cp x.py /dest/zero.py;; 123) cp x.py /dest/s123.py;; "
+              "*) cp x.py /dest/other.py;; esac\n")
+    probe = "import os, sys\nsys.exit(0 if os.path.exists('/etc/probe') else 1)\n"
+    plan = run_script(script, run, files={"s/probe.py": probe})
+    assert in_dest(plan) == branches
+
+
+@pytest.mark.parametrize("xargs", ["xargs cp -t /dest", "xargs -n1 cp -t /dest"])
+@pytest.mark.parametrize("count", [1_000, 10_000])
+def test_xargs_runs_up_to_ten_thousand_items_in_up_to_a_thousand_commands(xargs: str, count: int) -> None:
+    plan = run_script(f"head -n {count} list.txt | {xargs}\n", files={"s/list.txt": "x.py\n" * 10_000})
+    unread = count > 1_000 and "-n1" in xargs
+    assert in_dest(plan) == ([] if unread else ["/dest/x.py"])
+    assert [n.kind for n in plan.notes] == (["unread"] if unread else [])
