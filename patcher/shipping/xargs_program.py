@@ -83,8 +83,8 @@ def read_xargs(args: list[str]) -> XargsLine | str:
     if line.options.keys() & {"a", "E", "p", "o", "s", "L"} or "d" in line.options and len(
             _delimiter(line.options["d"]) or "xx") != 1:
         return "xargs with an option the reader does not follow"
-    if "n" in line.options and not line.options["n"].isdigit():
-        return f"xargs -n {line.options['n']}"
+    if "n" in line.options and (not line.options["n"].isdigit() or int(line.options["n"]) == 0):
+        return f"xargs -n {line.options['n']}"  # GNU xargs refuses -n 0 ("should be >= 1") and runs nothing
     return line
 
 
@@ -104,16 +104,32 @@ def split_input(line: XargsLine, text: str) -> list[str] | None:
         items = text.split(delimiter)
         return items[:-1] if items and items[-1] == "" else items
     if "I" in line.options:
-        # Each line is one item: blanks inside it stay, those it starts with go, and quotes still group.
+        # Each line is one item: blanks inside it stay, those it starts with go (isspace's: \r, \v and \f as
+        # well), quotes still group, and a backslash before the newline joins the next line to it.
         items = []
-        for raw in text.split("\n"):
-            words = _words(raw.lstrip(" \t"), blanks_split=False)
+        for raw in _lines(text):
+            words = _words(raw.lstrip(" \t\r\v\f"), blanks_split=False)
             if words is None:
                 return None
             if words:
                 items.append(words[0])
         return items
     return _words(text, blanks_split=True)
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` split at each newline no backslash escapes."""
+    lines, start, index = [], 0, 0
+    while index < len(text):
+        if text[index] == "\\":
+            index += 2
+            continue
+        if text[index] == "\n":
+            lines.append(text[start:index])
+            start = index + 1
+        index += 1
+    lines.append(text[start:])
+    return lines
 
 
 def _words(text: str, blanks_split: bool) -> list[str] | None:
@@ -130,8 +146,9 @@ def _words(text: str, blanks_split: bool) -> list[str] | None:
             current.append(text[index + 1:end])
             started, index = True, end + 1
             continue
-        if char == "\\" and index + 1 < len(text):
-            current.append(text[index + 1])
+        if char == "\\":
+            # It takes the next character as it is; at the very end of the input there is none, and it goes.
+            current.append(text[index + 1:index + 2])
             started, index = True, index + 2
             continue
         if char == "\n" or blanks_split and char in " \t":

@@ -58,6 +58,9 @@ def test_the_commands_xargs_builds_from_known_input_run(script: str, placed: lis
     ("'' a\n", [], ["", "a"]),  # an empty quoted item
     ("a\n'b'\n", [], ["a", "b"]),
     ("'a' 'b'\n", [], ["a", "b"]),
+    ("x.py\\", [], ["x.py"]),  # a backslash that ends the input is dropped
+    ("a\\\nb\n", ["-I", "{}"], ["a\nb"]),  # -I: a backslash before the newline joins the lines
+    ("\rx\n\v y\n\fz\n", ["-I", "{}"], ["x", "y", "z"]),  # -I: leading white space of any kind goes
 ])
 def test_xargs_splits_its_input_as_gnu_xargs(text: str, options: list[str], items: list[str]) -> None:
     line = read_xargs([*options, "echo"])
@@ -188,3 +191,9 @@ def test_xargs_runs_up_to_ten_thousand_items_in_up_to_a_thousand_commands(xargs:
     unread = count > 1_000 and "-n1" in xargs
     assert in_dest(plan) == ([] if unread else ["/dest/x.py"])
     assert [n.kind for n in plan.notes] == (["unread"] if unread else [])
+
+
+def test_xargs_refuses_a_group_of_no_arguments() -> None:
+    # GNU xargs 4.9: "value 0 for -n option should be >= 1" (status 1): it runs nothing.
+    plan = run_script("echo x.py | xargs -n 0 cp -t /dest\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
