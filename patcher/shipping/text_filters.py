@@ -189,22 +189,29 @@ def _tr_set(text: str) -> str | None:
             continue
         if text.startswith(("[=", "["), index) and re.match(r"\[(=.=|.\*[0-9]*)\]", text[index:]):
             return None  # [=c=] and [c*n]
-        char, index = text[index], index + 1
-        if char == "\\" and index < len(text):
-            octal = re.match(r"[0-7]{1,3}", text[index:])
-            if octal:
-                char, index = chr(int(octal.group(0), 8) & 0xFF), index + octal.end()
-            else:
-                char, index = _TR_ESCAPES.get(text[index], text[index]), index + 1
+        char, index = _tr_char(text, index)
         if index + 1 < len(text) and text[index] == "-":
-            end = text[index + 1]
+            end, after = _tr_char(text, index + 1)  # an escape ends a range too: '\60-\62'
             if end >= char:  # a range; 'z-a' is refused by tr, and here left to it
                 out.extend(chr(c) for c in range(ord(char), ord(end) + 1))
-                index += 2
+                index = after
                 continue
             return None
         out.append(char)
     return "".join(out) if all(ord(c) < 128 for c in out) else None
+
+
+def _tr_char(text: str, index: int) -> tuple[str, int]:
+    """The character of a tr set at ``index`` (an escape read), and where the next one starts."""
+    char, index = text[index], index + 1
+    if char == "\\" and index < len(text):
+        octal = re.match(r"[0-7]{1,3}", text[index:])
+        if octal and int(octal.group(0), 8) > 0o377:
+            octal = re.match(r"[0-7]{2}", text[index:])  # GNU tr: '\400' is '\040' then '0'
+        if octal:
+            return chr(int(octal.group(0), 8)), index + octal.end()
+        return _TR_ESCAPES.get(text[index], text[index]), index + 1
+    return char, index
 
 
 def _tr(args: list[str], read: Reader) -> Filtered:
@@ -218,7 +225,7 @@ def _tr(args: list[str], read: Reader) -> Filtered:
     operands = args[ends + 1:] if args[ends:ends + 1] == ["--"] else args[ends:]
     if flags & {"c", "C"}:
         return UNKNOWN  # the complement of a set: not followed
-    expected = 2 if ("d" in flags) == ("s" in flags) and not ("d" in flags and len(operands) == 1) else 1
+    expected = 2 if ("d" in flags) == ("s" in flags) else 1  # -ds takes two sets, as translating does
     if "s" in flags and "d" not in flags and len(operands) in (1, 2):
         expected = len(operands)
     if len(operands) != expected:
