@@ -29,7 +29,10 @@ _LONG_VALUED = frozenset({"arg-file", "delimiter", "eof", "replace", "max-lines"
                           "max-chars", "process-slot-var"})
 _LONG_NAMES = {"null": "0", "no-run-if-empty": "r", "verbose": "t", "exit": "x", "interactive": "p",
                "open-tty": "o", "arg-file": "a", "delimiter": "d", "eof": "E", "replace": "I", "max-lines": "L",
-               "max-args": "n", "max-procs": "P", "max-chars": "s"}
+               "max-args": "n", "max-procs": "P", "max-chars": "s",
+               # only long: --show-limits prints xargs's limits to standard error and runs as without it;
+               # --process-slot-var gives each command a variable of its own, which the reader does not follow
+               "show-limits": "show-limits", "process-slot-var": "process-slot-var"}
 _MAX_COMMANDS = 1_000  # the commands one xargs may build for the reader to run them
 _MAX_ITEMS = 10_000  # and the items it may read for them
 
@@ -80,7 +83,7 @@ def read_xargs(args: list[str]) -> XargsLine | str:
                 return f"xargs -{letter}"
             line.options[letter] = ""
     line.command = args[index:] or ["echo"]
-    if line.options.keys() & {"a", "E", "p", "o", "s", "L"} or "d" in line.options and len(
+    if line.options.keys() & {"a", "E", "p", "o", "s", "L", "process-slot-var"} or "d" in line.options and len(
             _delimiter(line.options["d"]) or "xx") != 1:
         return "xargs with an option the reader does not follow"
     if "n" in line.options and (not line.options["n"].isdigit() or int(line.options["n"]) == 0):
