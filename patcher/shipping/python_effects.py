@@ -154,6 +154,12 @@ def python_effects(source: str) -> PythonEffects | None:
         return None
 
 
+def _pure(path: str) -> str:
+    """``path`` as a ``pathlib`` path spells it: no empty or ``.`` parts, no slash at the end (``..`` stays)."""
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    return ("/" if path.startswith("/") else "") + "/".join(parts) or "."
+
+
 def _dirname(path: str) -> str:
     """``os.path.dirname(path)``, where a folder the marker at the start of ``path`` stands for is climbed out of
     as ``..``: the dirname of ``PACKAGE + "vllm"`` is the site folder, not ``""`` (the folder the program runs in)."""
@@ -409,15 +415,18 @@ class _Reader:
                 parts.append(text)
             return "".join(parts)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Div)):
+            # str + str joins texts, Path / str joins paths; str / str and Path + str are a TypeError.
+            if isinstance(node.op, ast.Add) == (self.is_path(node.left) or self.is_path(node.right)):
+                return None
             left, right = self.constant(node.left, depth + 1), self.constant(node.right, depth + 1)
             if left is None or right is None:
                 return None
-            return left + right if isinstance(node.op, ast.Add) else posixpath.join(left, right)
+            return left + right if isinstance(node.op, ast.Add) else _pure(posixpath.join(left, right))
         if isinstance(node, ast.Attribute) and node.attr == "parent":  # Path(vllm.__file__).parent
             folder = self.package_folder(node.value, depth + 1)
             if folder is None and self.is_path(node.value):  # Path(__file__).parent
                 inner = self.constant(node.value, depth + 1)
-                return _dirname(inner) if inner is not None else None
+                return (_dirname(inner) or ".") if inner is not None else None  # Path('x.py').parent is '.'
             return folder
         if isinstance(node, ast.Call):
             name = self.dotted(node.func)
@@ -440,7 +449,10 @@ class _Reader:
                 joined = [node.func.value, *node.args]
             if joined:
                 parts_ = [self.constant(a, depth + 1) for a in joined]
-                return None if any(p is None for p in parts_) else posixpath.join(*parts_)  # type: ignore[arg-type]
+                if any(p is None for p in parts_):
+                    return None
+                text = posixpath.join(*parts_)  # type: ignore[arg-type]
+                return text if name in ("os.path.join", "posixpath.join") else _pure(text)
         return None
 
     def is_argv(self, node: ast.expr) -> bool:

@@ -284,3 +284,24 @@ def test_a_write_over_what_the_helper_copied_makes_it_unread(write: str) -> None
 def test_a_path_rename_by_keyword_leaves_the_helper_unread() -> None:
     plan = helper_plan("from pathlib import Path\nPath('x.py').rename(target='/dest/r.py')\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
+
+
+# Each checked with CPython 3.11: a pathlib path has no '.' parts and no slash at its end, 'Path("x.py").parent'
+# is '.', and 'str / str' or 'Path + str' is a TypeError (the helper is unread: it stops there).
+@pytest.mark.parametrize(("helper", "placed"), [
+    ("import shutil\nfrom pathlib import Path\nshutil.copy('x.py', Path('/dest/q/'))\n", {"/dest/q": "s/x.py"}),
+    ("import shutil\nfrom pathlib import Path\nshutil.copy('x.py', Path('/dest') / 'nd/')\n", {"/dest/nd": "s/x.py"}),
+    ("import shutil\nfrom pathlib import Path\nshutil.copy('x.py', Path('/dest/z/').parent / 'a.py')\n",
+     {"/dest/a.py": "s/x.py"}),
+    ("import shutil\nfrom pathlib import Path\nshutil.copy('x.py', Path('/dest/./c.py'))\n", {"/dest/c.py": "s/x.py"}),
+    ("import shutil\nfrom pathlib import Path\nshutil.copy('x.py', f'{Path(\"x.py\").parent}/a.py')\n", {}),  # ./a.py
+])
+def test_a_pathlib_path_is_spelled_as_pathlib_spells_it(helper: str, placed: dict[str, str]) -> None:
+    plan = helper_plan(helper)
+    assert {path: plan.image[path].source for path in in_dest(plan)} == placed and plan.notes == ()
+
+
+@pytest.mark.parametrize("destination", ["'/dest' / 'a.py'", "Path('/dest') + '/a.py'"])
+def test_a_path_python_refuses_to_build_leaves_the_helper_unread(destination: str) -> None:
+    plan = helper_plan(f"import shutil\nfrom pathlib import Path\nshutil.copy('x.py', {destination})\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
