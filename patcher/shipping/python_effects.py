@@ -49,6 +49,7 @@ _COPIES = {"shutil.copy": "copy", "shutil.copy2": "copy", "shutil.copyfile": "co
            "os.renames": "renames"}
 _PATH_METHODS = {"write_text": "write", "write_bytes": "write", "touch": "write", "symlink_to": "write",
                  "hardlink_to": "write", "unlink": "remove", "rmdir": "remove"}
+_EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit", "builtins.exit", "builtins.quit"})
 # The functions and Path methods that only remove: how each removes (see Removal).
 _REMOVERS = {"os.remove": "file", "os.unlink": "file", "os.rmdir": "folder", "os.removedirs": "folder",
              "shutil.rmtree": "tree", "unlink": "file", "rmdir": "folder"}
@@ -208,10 +209,13 @@ class _Reader:
         self.certain = _statement_calls(self.tree)
         self.made: list[ast.Call] = []
         self.refuse_passed_writers()
+        ends = self.program_end()
         for node in ast.walk(self.tree):
-            if not isinstance(node, ast.Call):
-                continue
+            if not isinstance(node, ast.Call) or node.lineno > ends:
+                continue  # after the statement that ends the program, nothing runs (nor is any function made)
             name = self.dotted(node.func)
+            if name in ("os.chdir", "os.fchdir"):
+                raise _Unknown(name)  # relative paths then start from where it went
             stored = self.stored_method(node)
             if stored is not None:
                 if id(node) in self.certain:  # the call stands where the helper's own call stands
@@ -240,7 +244,11 @@ class _Reader:
                                                        plain=len(node.args) == 2)
                 if written is not None:
                     writes.append(self.path(_argument(node, written)))
-                    if not copied:  # a copy's destination is the copy's to place
+                    if name in _COPIES and not copied:
+                        # What it copies the reader cannot work out (a loop's file, a listing): maybe a context file.
+                        self.copies.append(Copy("other", "", writes[-1], id(node) in self.certain,
+                                                (node.lineno, node.col_offset)))
+                    elif not copied:  # a copy's destination is the copy's to place
                         self.own_writes.append(writes[-1])
                 if removed is not None:
                     removes.append(self.path(_argument(node, removed)))
@@ -255,6 +263,19 @@ class _Reader:
                 self.method(node, writes, removes)
         return PythonEffects(tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(removes)), tuple(self.copies),
                              tuple(folders), tuple(self.removals), tuple(dict.fromkeys(self.own_writes)))
+
+    def program_end(self) -> int:
+        """The last line that can run: that of the first statement of the module (or of its ``__main__`` block)
+        that always ends the program (``sys.exit``, ``exit``, ``quit``, ``os._exit``, ``raise``), else any."""
+        bodies = [self.tree.body]
+        while bodies:
+            for statement in bodies.pop(0):
+                if isinstance(statement, ast.Raise) or isinstance(statement, ast.Expr) and isinstance(
+                        statement.value, ast.Call) and self.dotted(statement.value.func) in _EXITS:
+                    return statement.end_lineno or statement.lineno
+                if isinstance(statement, ast.If) and _is_main_test(statement.test):
+                    bodies.append(statement.body)
+        return 1 << 30
 
     def remove(self, node: ast.Call, path: str, how: str) -> None:
         self.removals.append(Removal(path, how, id(node) in self.certain, (node.lineno, node.col_offset)))

@@ -402,6 +402,12 @@ def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", 
         if isinstance(action, Removal):
             maybe_removed.update(_python_removal(shell, ctx, name, action))
             continue
+        if not action.source:  # a source the code does not spell out: a loop's file, a listing's
+            where = _package_scope(action.destination) if action.destination.startswith(PACKAGE) else \
+                shell.path(action.destination)
+            shell.unread(ctx, f"{name} copies what the reader cannot work out to "
+                              f"{where[3:] if where.startswith('**/') else where}", scope=(where,))
+            continue
         if action.source.startswith(PACKAGE) or not (
                 (source := fs.resolve(shell.path(action.source), last=False)) in fs.files or fs.below(source)):
             # Nothing of the context (a file of an installed package is the base image's): a write like any other.

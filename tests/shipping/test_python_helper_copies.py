@@ -305,3 +305,25 @@ def test_a_pathlib_path_is_spelled_as_pathlib_spells_it(helper: str, placed: dic
 def test_a_path_python_refuses_to_build_leaves_the_helper_unread(destination: str) -> None:
     plan = helper_plan(f"import shutil\nfrom pathlib import Path\nshutil.copy('x.py', {destination})\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
+
+
+@pytest.mark.parametrize("end", ["sys.exit(0)", "raise SystemExit(1)", "quit()", "os._exit(0)",
+                                 "if __name__ == '__main__':\n    sys.exit(0)"])
+def test_what_a_helper_does_after_it_ends_does_not_happen(end: str) -> None:
+    # CPython stops at the statement that ends the program: the copy after it never runs.
+    plan = helper_plan(f"import os, sys, shutil\nshutil.copy('x.py', '/dest/a.py')\n{end}\n"
+                       "shutil.copy('sub/y.py', '/dest/b.py')\n")
+    assert in_dest(plan) == ["/dest/a.py"] and plan.notes == ()
+
+
+@pytest.mark.parametrize("source", ["f", "os.path.join(os.getcwd(), 'x.py')"])
+def test_a_copy_of_what_the_reader_cannot_work_out_is_unread_where_it_lands(source: str) -> None:
+    plan = helper_plan(f"import glob, os, shutil\nfor f in glob.glob('*.py'):\n    shutil.copy({source}, '/dest')\n")
+    assert in_dest(plan) == []
+    assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", "h.py copies what the reader cannot work out to /dest", ("/dest",))]
+
+
+def test_a_helper_that_changes_its_folder_is_unread() -> None:
+    plan = helper_plan("import os, shutil\nos.chdir('/dest')\nshutil.copy('/w/s/x.py', 'a.py')\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
