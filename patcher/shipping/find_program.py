@@ -366,8 +366,8 @@ def run_find(shell: "Shell", argv: list[str], ctx: "CommandContext", operands: "
             # A file the base image alone holds there is none the build placed (the walk met every folder above
             # those), so removing or editing it changes nothing the reader follows; but a copy onto it
             # ('cp ./paged_attn.py {}': each one found replaced) puts a context file where only the image knows.
-            target = "-t" in test.command or any(w.startswith("--target-directory") for w in test.command)
-            changes_found = program in ("cp", "install", "ln") and bool(paths) and "{}" in paths[-1] and not target
+            # ('cp -t {} ./x.py' too: the operands name -t's folder last)
+            changes_found = program in ("cp", "install", "ln") and bool(paths) and "{}" in paths[-1]
             if program in FIND_CHANGES and (named or changes_found):
                 scope = [*(roots if changes_found else []), *(shell.path(a) for a in named)]
                 shell.unread(ctx, f"runs {program} on the files find lists that the base image holds, which the "

@@ -34,6 +34,12 @@ SITE = "/usr/local/corex/lib/python3/dist-packages/vllm"
     ("for f in $(find sub -name '*.py'); do cp $f /dest; done\n", ["/dest/y.py"]),  # one match: its name is known
     # find -P does not walk through a link: the y.py behind /dest/l is not found there.
     ("ln -s /w/s/sub /dest/l\nfind /dest -name y.py -exec cp {} /dest/found.py \\;\n", ["/dest/l/y.py"]),
+    # A link is of -type l, not f, whatever it leads to; cp copies what it leads to.
+    ("ln -s /w/s/x.py sub/l.py\nfind sub -type f -exec cp {} /dest/ \\;\n", ["/dest/y.py"]),
+    ("ln -s /w/s/x.py sub/l.py\nfind sub -type l -exec cp {} /dest/ \\;\n", ["/dest/l.py"]),
+    ("cp x.py sub/Xy.py\nfind sub -name 'X*' -exec cp {} /dest/ \\;\n", ["/dest/Xy.py"]),
+    ("find sub/ -path sub/y.py -exec cp {} /dest/ \\;\n", ["/dest/y.py"]),  # find prints sub/y.py, one '/'
+    ("find sub/y.py -path sub/y.py -exec cp {} /dest/ \\;\n", ["/dest/y.py"]),  # a path is shown as written
 ])
 @pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
 def test_find_runs_its_command_on_the_paths_it_matches(script: str, placed: list[str], run: str) -> None:
@@ -45,12 +51,18 @@ def test_find_runs_its_command_on_the_paths_it_matches(script: str, placed: list
     ("mkdir -p /dest/a/__pycache__\ncp x.py /dest/a/__pycache__/c.pyc\ncp x.py /dest/a/\n"
      "find /dest -name __pycache__ -type d -exec rm -rf {} +\n", ["/dest/a/x.py"]),
     ("cp x.py /dest/a.pyc\ncp x.py /dest/b.py\nfind /dest -name '*.pyc' -delete\n", ["/dest/b.py"]),
-    # -delete removes a folder only once it is empty (rmdir): /dest/d keeps its x.py.
-    ("mkdir /dest/d\ncp x.py /dest/d/\nfind /dest/d -type d -delete\n", ["/dest/d/x.py"]),
 ])
 def test_find_removes_what_it_matches_and_nothing_beside_it(script: str, placed: list[str]) -> None:
     plan = run_script(script)
     assert in_dest(plan) == placed and plan.notes == ()
+
+
+def test_delete_of_a_folder_that_still_holds_a_file_keeps_it_and_fails() -> None:
+    # -delete removes a folder only once it is empty (rmdir): /dest/d keeps its x.py, and find fails
+    # (find: cannot delete '/dest/d': Directory not empty; status 1).
+    plan = run_script("mkdir /dest/d\ncp x.py /dest/d/\nfind /dest/d -type d -delete || cp x.py /dest/failed.py\n")
+    assert in_dest(plan) == ["/dest/d/x.py", "/dest/failed.py"]
+    assert plan.notes[0].reason == "find cannot delete /dest/d: it stays, and find fails"
 
 
 def test_emptied_folders_deleted_depth_first_are_gone() -> None:
@@ -171,3 +183,94 @@ def test_find_matches_the_whole_path_under_its_spellings(test: str) -> None:
 def test_find_from_a_missing_folder_is_a_noted_failure() -> None:
     plan = run_script("find /dest/nothere -name x\n")
     assert notes_of(plan, "fails")[0] == ("s/i.sh", 1, "find /dest/nothere -name x")
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    # -O3, -P and -D LIST come before the paths; -D takes the word after it.
+    ("find -O3 -D stat sub -name '*.py' -exec cp {} /dest/ \\; || cp x.py /dest/failed.py\n", ["/dest/y.py"]),
+    ("find -D stat sub -name '*.py' -exec cp {} /dest/ \\;\n", ["/dest/y.py"]),
+    ("find -P -O3 sub -name y.py -exec cp {} /dest/ \\;\n", ["/dest/y.py"]),
+    ("find -P || cp x.py /dest/failed.py\n", []),  # only options: '.', and find succeeds
+    # '-' alone is a path (find: '-': No such file or directory, status 1); the others are walked.
+    ("find - sub -name y.py -exec cp {} /dest/ \\; || cp x.py /dest/failed.py\n", ["/dest/failed.py", "/dest/y.py"]),
+    # '-a' and '-o' start the expression: with nothing before them find refuses the line.
+    ("find sub -a -name y.py -exec cp {} /dest/ \\;\n", []),
+    ("find sub -o -name y.py -exec cp {} /dest/ \\;\n", []),
+    ("cp $(find sub/y.py) /dest/\n", ["/dest/y.py"]),  # no expression: the path itself is printed
+])
+def test_find_reads_its_options_and_paths_before_the_expression(script: str, placed: list[str]) -> None:
+    assert in_dest(run_script(script)) == placed
+
+
+@pytest.mark.parametrize(("script", "placed", "kinds"), [
+    ("find sub/y.py || cp x.py /dest/failed.py\n", [], []),
+    ("find nothere && cp x.py /dest/ok.py\n", [], ["fails", "fails"]),
+    ("find nothere sub && cp x.py /dest/ok.py\n", [], ["fails", "fails"]),
+    # /usr/lib is the base image's: whether find succeeds there the image decides, so both ways are followed.
+    ("find /usr/lib || cp x.py /dest/failed.py\n", ["/dest/failed.py"], ["assumed"]),
+    ("find sub /usr/lib || cp x.py /dest/failed.py\n", ["/dest/failed.py"], ["assumed"]),
+])
+def test_finds_status_is_known_where_its_paths_are_the_builds(script: str, placed: list[str],
+                                                                kinds: list[str]) -> None:
+    plan = run_script(script)
+    assert in_dest(plan) == placed and [n.kind for n in plan.notes] == kinds
+
+
+def test_find_from_a_symbolic_link_does_not_walk_what_it_leads_to() -> None:
+    # find -P /dest/l lists the link alone: its y.py is not found, and nothing is copied to found.py.
+    plan = run_script("ln -s /w/s/sub /dest/l\nfind /dest/l -name y.py -exec cp {} /dest/found.py \\;\n")
+    assert in_dest(plan) == ["/dest/l/y.py"] and [n.kind for n in plan.notes] == ["unread"]
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    ("find sub -name y.py \\)", "find's ')' where the expression ends"),
+    ("find sub -name", "a find expression that ends too soon (a test without its argument)"),
+])
+def test_a_line_find_refuses_is_noted_with_what_it_refuses(line: str, reason: str) -> None:
+    plan = run_script(f"{line}\n")
+    assert plan.notes[0].reason == f"find refuses the line: {reason}"
+
+
+@pytest.mark.parametrize(("words", "placed"), [(200, ["/dest/y.py"]), (201, [])])
+def test_find_evaluates_an_expression_of_at_most_two_hundred_words(words: int, placed: list[str]) -> None:
+    padding = " -true" * (words - 7)  # '-name y.py -exec cp {} /dest/ ;' are the other 7
+    plan = run_script(f"find sub{padding} -name y.py -exec cp {{}} /dest/ \\;\n")
+    assert in_dest(plan) == placed
+
+
+def test_a_find_that_runs_its_command_a_thousand_times_is_followed() -> None:
+    plan = run_script("find t -name '*.py' -exec cp {} /dest/ \\;\n", files={f"s/t/f{n}.py": "" for n in range(1_000)})
+    assert len(in_dest(plan)) == 1_000 and plan.notes == ()
+
+
+@pytest.mark.parametrize(("line", "scope"), [
+    # Copies of what find lists into one folder: only that folder can change.
+    ("find /usr/local/corex -name '*.py' -exec cp -t /dest {} +", ("/dest",)),
+    ("find /usr/local/corex -name '*.py' -exec cp --target-directory=/dest {} +", ("/dest",)),
+    # A context file put over each file find lists: wherever under the root the image has one.
+    ("find /usr/local/corex -name paged_attn.py -exec install ./x.py {} \\;", ("/usr/local/corex", "/w/s/x.py")),
+    ("find /usr/local/corex -name paged_attn.py -exec ln -sf /w/s/x.py {} \\;", ("/usr/local/corex", "/w/s/x.py")),
+    ("find /usr/local/corex -type d -name ops -exec cp ./x.py ./sub/y.py {} \\;",
+     ("/usr/local/corex", "/w/s/x.py", "/w/s/sub/y.py")),
+    # cp -t {}: the same copies into each folder find lists (GNU cp 9.1), whichever way -t is written
+    ("find /usr/local/corex -type d -name ops -exec cp -t {} ./x.py \\;", ("/usr/local/corex", "/w/s/x.py")),
+    ("find /usr/local/corex -type d -name ops -exec cp --target-directory={} ./x.py \\;",
+     ("/usr/local/corex", "/w/s/x.py")),
+])
+def test_a_command_find_runs_on_the_base_images_files_is_unread_where_it_writes(line: str,
+                                                                                 scope: tuple[str, ...]) -> None:
+    plan = plan_of(script_context(line + "\n"))
+    assert [(n.kind, n.scope) for n in plan.notes] == [("unread", scope)]
+
+
+@pytest.mark.parametrize(("limit", "stops_at"), [(8, 2), (9, 3), (17, 3), (18, None)])
+def test_each_find_counts_every_path_the_build_knows_toward_the_readers_limit(
+        monkeypatch: pytest.MonkeyPatch, limit: int, stops_at: int | None) -> None:
+    # The limit is 5,000,000 paths looked at; a smaller one keeps the test quick. Here the build knows 9 paths
+    # when find runs: /, /w, /w/s, /w/s/sub and /dest; i.sh, x.py and sub/y.py; and /dest/o.txt, which it wrote.
+    from patcher.shipping import shell_records
+    monkeypatch.setattr(shell_records, "MAX_GLOBBED", limit)
+    plan = run_script("echo hi > /dest/o.txt\nfind sub -name y.py\nfind sub -name y.py\ncp x.py /dest/after.py\n")
+    reason = f"the build's patterns look at more than {limit} paths; the reader stops here"
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [("stop", stops_at, reason)] * (stops_at is not None)
+    assert ("/dest/after.py" in plan.image) is (stops_at is None)
