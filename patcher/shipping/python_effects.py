@@ -49,16 +49,17 @@ _COPIES = {"shutil.copy": "copy", "shutil.copy2": "copy", "shutil.copyfile": "co
            "os.renames": "renames"}
 _PATH_METHODS = {"write_text": "write", "write_bytes": "write", "touch": "write", "symlink_to": "write",
                  "hardlink_to": "write", "unlink": "remove", "rmdir": "remove"}
+_SYSTEM_EXIT = frozenset({"SystemExit", "builtins.SystemExit"})
 _EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit", "builtins.exit", "builtins.quit"})
 # The functions and Path methods that only remove: how each removes (see Removal).
 _REMOVERS = {"os.remove": "file", "os.unlink": "file", "os.rmdir": "folder", "os.removedirs": "folder",
              "shutil.rmtree": "tree", "unlink": "file", "rmdir": "folder"}
 _PATH_ONLY_METHODS = frozenset({"write_text", "write_bytes", "touch", "symlink_to", "hardlink_to"})
 _PATH_CONSTRUCTORS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.PurePosixPath"})
-# A program that writes a file names one of these (or reaches names through one of the last few):
-# one that names none of them is not parsed at all.
+# A program that writes a file (or ends with a failure) names one of these (or reaches names through one of the
+# last few): one that names none of them is not parsed at all.
 _WORDS = re.compile(
-    r"\b(?:open|fdopen|write_text|write_bytes|remove|removedirs|unlink|renames?|replace|rmdir|rmtree|copy\w*|move|"
+    r"\b(?:exit|_exit|quit|raise|open|fdopen|write_text|write_bytes|remove|removedirs|unlink|renames?|replace|rmdir|rmtree|copy\w*|move|"
     r"touch|symlink\w*|link|hardlink_to|truncate|mknod|mkfifo|mkdir|makedirs|extract\w*|unpack_archive|system|popen|"
     r"spawn\w*|"
     r"posix_spawnp?|exec[lv]?p?e?|eval|compile|fork\w*|startfile|subprocess|multiprocessing|ctypes|importlib|"
@@ -89,6 +90,7 @@ class PythonEffects:
     folders: tuple[Folder, ...] = ()  # the folders it makes (os.makedirs, Path.mkdir), where it spells them
     removals: tuple[Removal, ...] = ()  # what it removes (not by moving it), where and how
     own_writes: tuple[str, ...] = ()  # the writes no copy or move in ``copies`` accounts for
+    fails_at: int | None = None  # the line of the statement that always ends the program with a failure
 
 
 @dataclass(frozen=True)
@@ -262,7 +264,8 @@ class _Reader:
             if isinstance(node.func, ast.Attribute):
                 self.method(node, writes, removes)
         return PythonEffects(tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(removes)), tuple(self.copies),
-                             tuple(folders), tuple(self.removals), tuple(dict.fromkeys(self.own_writes)))
+                             tuple(folders), tuple(self.removals), tuple(dict.fromkeys(self.own_writes)),
+                             self.fails_at(ends))
 
     def program_end(self) -> int:
         """The last line that can run: that of the first statement of the module (or of its ``__main__`` block)
@@ -276,6 +279,33 @@ class _Reader:
                 if isinstance(statement, ast.If) and _is_main_test(statement.test):
                     bodies.append(statement.body)
         return 1 << 30
+
+    def fails_at(self, ends: int) -> int | None:
+        """``ends`` when the statement there ends the program with a failure (``raise``, ``sys.exit(N)`` with N
+        a number other than 0 or a text) and no other way out of it comes before (an exit or a raise anywhere
+        above it, in a function or a condition, could end the program first, maybe with success)."""
+        ending = next((node for node in ast.walk(self.tree) if isinstance(node, ast.stmt)
+                       and (node.end_lineno or node.lineno) == ends and node.lineno <= ends
+                       and (isinstance(node, ast.Raise) or isinstance(node, ast.Expr))), None)
+        if ending is None:
+            return None
+        if isinstance(ending, ast.Raise) and ending.exc is not None and self.dotted(ending.exc) in _SYSTEM_EXIT:
+            return None  # raise SystemExit: it succeeds
+        if isinstance(ending, ast.Raise) and isinstance(ending.exc, ast.Call) and \
+                self.dotted(ending.exc.func) in _SYSTEM_EXIT:
+            ending = ast.Expr(ending.exc, lineno=ending.lineno)  # raise SystemExit(N): as sys.exit(N)
+        if isinstance(ending, ast.Expr):
+            call = ending.value
+            if not isinstance(call, ast.Call) or len(call.args) != 1 or call.keywords:
+                return None  # exit() succeeds
+            code = call.args[0]
+            if not isinstance(code, ast.Constant) or code.value in (0, None, False) or code.value is True:
+                return None  # exit(0), exit(None), or a value the reader does not weigh
+        for node in ast.walk(self.tree):
+            if getattr(node, "lineno", ends) < ends and (isinstance(node, (ast.Raise, ast.Try)) or isinstance(
+                    node, ast.Call) and self.dotted(node.func) in _EXITS):
+                return None
+        return ending.lineno
 
     def remove(self, node: ast.Call, path: str, how: str) -> None:
         self.removals.append(Removal(path, how, id(node) in self.certain, (node.lineno, node.col_offset)))

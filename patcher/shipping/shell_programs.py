@@ -295,6 +295,11 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str,
                                   "files", scope=(scope,))
             continue
         fs.remove(shell.path(removed))
+    if effects.fails_at is not None:
+        # It ends with 'sys.exit(1)' or a raise and nothing before can end it otherwise: it fails, whatever else.
+        shell.note(ctx, "fails", f"{name} ends with a failure at its line {effects.fails_at}")
+        shell.ended_with(None)  # its number (sys.exit(3): 3) is not worked out
+        return False
     return None  # whether it succeeds (an import the image may lack, sys.exit, an exception) the image decides
 
 

@@ -307,7 +307,7 @@ def test_a_path_python_refuses_to_build_leaves_the_helper_unread(destination: st
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
 
 
-@pytest.mark.parametrize("end", ["sys.exit(0)", "raise SystemExit(1)", "quit()", "os._exit(0)",
+@pytest.mark.parametrize("end", ["sys.exit(0)", "raise SystemExit(0)", "raise SystemExit", "quit()", "os._exit(0)",
                                  "if __name__ == '__main__':\n    sys.exit(0)"])
 def test_what_a_helper_does_after_it_ends_does_not_happen(end: str) -> None:
     # CPython stops at the statement that ends the program: the copy after it never runs.
@@ -327,3 +327,23 @@ def test_a_copy_of_what_the_reader_cannot_work_out_is_unread_where_it_lands(sour
 def test_a_helper_that_changes_its_folder_is_unread() -> None:
     plan = helper_plan("import os, shutil\nos.chdir('/dest')\nshutil.copy('/w/s/x.py', 'a.py')\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
+
+
+# CPython 3.11 under 'set -e': a helper that always ends with a failure fails the script there.
+@pytest.mark.parametrize(("helper", "fails_at"), [
+    ("import sys\nsys.exit(3)\n", 2),
+    ("raise SystemExit(2)\n", 1),
+    ("raise SystemExit()\n", None),
+    ("import sys\nx = 1\nraise RuntimeError('no')\n", 3),
+    ("import sys\nif __name__ == '__main__':\n    sys.exit('bad')\n", 3),
+    # a way out before it decides, or a success: the image decides (no failure is said)
+    ("import sys\nsys.exit(0)\n", None),
+    ("import sys\ndef f():\n    sys.exit(0)\nf()\nsys.exit(1)\n", None),
+    ("import sys\ntry:\n    pass\nexcept Exception:\n    pass\nsys.exit(1)\n", None),
+    ("import sys\nsys.exit(main())\n", None),
+])
+def test_a_helper_that_always_ends_with_a_failure_fails_its_command(helper: str, fails_at: int | None) -> None:
+    plan = helper_plan(helper, "set -e\npython3 h.py\ncp x.py /dest/after.py\n")
+    assert in_dest(plan) == ([] if fails_at else ["/dest/after.py"])
+    assert [n.reason for n in plan.notes if n.text == "python3 h.py"] == (
+        [f"h.py ends with a failure at its line {fails_at}"] if fails_at else [])
