@@ -43,7 +43,9 @@ def evaluate(text: str, variable: VariableText) -> int | None:
         value = variable(match.group(1) or match.group(2))
         if value.strip() == "":
             return "0"
-        return value.strip() if _INTEGER.fullmatch(value) else "x"
+        # Not a number: the expression is unknown. The stand-in cannot run into the text around it as a number
+        # would ('0${a}1' with a=abc is no '0x1').
+        return value.strip() if _INTEGER.fullmatch(value) else " x "
 
     # A name right after a digit is part of a number (0x1F); a number with a leading 0 is octal, as in C.
     expression = re.sub(rf"\$\{{?({_NAME})\}}?|(?<![0-9A-Za-z_])({_NAME})", value_of, text)

@@ -25,6 +25,7 @@ from tests.shipping.conftest import in_dest, run_script
     ("x=3; y=$(( x *= 2, x + 1 )); cp x.py /dest/$x-$y.py\n", ["/dest/6-7.py"], []),
     ("my_1=4; cp x.py /dest/$(( my_1 + 2 )).py\n", ["/dest/6.py"], ["/dest/6.py"]),
     ("cp x.py /dest/$(( 10 % 3 ))$(( 9 != 9 )).py\n", ["/dest/10.py"], ["/dest/10.py"]),
+    ("cp x.py /dest/$(( 1 && 0 ))$(( 0 || 1 ))$(( 2 && 3 ))$(( 0 || 0 )).py\n", ["/dest/0110.py"], ["/dest/0110.py"]),
 ])
 @pytest.mark.parametrize("shell", ["bash", "dash"])
 def test_arithmetic_expansion_makes_its_assignments(script: str, bash: list[str], dash: list[str], shell: str) -> None:
@@ -37,6 +38,13 @@ def test_arithmetic_expansion_makes_its_assignments(script: str, bash: list[str]
 def test_what_python_reads_otherwise_or_the_reader_does_not_follow_is_unknown(expression: str) -> None:
     plan = run_script(f"cp x.py /dest/$(( {expression} )).py\n", "bash i.sh")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
+def test_a_variable_holding_an_expression_rather_than_a_number_is_unknown() -> None:
+    # bash evaluates x's text as an expression, (1+2)*2 = 6, not the 1+2*2 its text would give pasted in; the
+    # reader follows variables that hold integers only.
+    plan = run_script('x="1+2"; cp x.py /dest/$(( x * 2 )).py\ncp x.py /dest/after.py\n', "bash i.sh")
+    assert in_dest(plan) == ["/dest/after.py"] and [(n.kind, n.line) for n in plan.notes] == [("unread", 1)]
 
 
 @pytest.mark.parametrize(("script", "placed"), [
@@ -60,3 +68,13 @@ def test_bash_substrings_and_slices_are_what_bash_gives(script: str, placed: lis
 def test_a_substring_bash_refuses_is_unknown() -> None:
     plan = run_script("f=hello; cp x.py /dest/${f:3:-3}.py\n", "bash i.sh")  # "substring expression < 0"
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    # bash: "0abc1: value too great for base"; dash ends the script: neither gives 1 (the reader read '0x1')
+    ("a=abc; cp x.py /dest/$((0${a}1)).py\n", []),
+    ("a=$(nproc); cp x.py /dest/$((0${a}1)).py\n", []),  # with a=2 it is octal 021, 17
+    ("a=2; cp x.py /dest/$((0${a}1)).py\n", ["/dest/17.py"]),
+])
+def test_a_value_pasted_into_a_number_is_read_with_the_number(script: str, placed: list[str]) -> None:
+    assert in_dest(run_script(script)) == placed

@@ -26,6 +26,7 @@ from tests.shipping.conftest import run_script as read
     ("((N = 1 + 1)); cp x.py /dest/n$N.py", ["/dest/n2.py"]),
     ("set -- a; (( $# > 0 )) && cp x.py /dest/args.py", ["/dest/args.py"]),
     ("(( 2 < 1 )) || cp x.py /dest/not.py", ["/dest/not.py"]),
+    ("(( 1 && 0 )) || cp x.py /dest/and.py; (( 0 || 2 )) && cp x.py /dest/or.py", ["/dest/and.py", "/dest/or.py"]),
     ("for ((;;)); do cp x.py /dest/once.py; break; done", ["/dest/once.py"]),
     ("i=5; ((i+=2, j=i*2)); cp x.py /dest/$i-$j.py", ["/dest/7-14.py"]),
     # let: each argument an expression as in ((...)), the last one's value the status.
@@ -50,8 +51,10 @@ def test_a_loop_whose_condition_the_reader_cannot_know_is_read_once() -> None:
     assert placed(plan) == ["/dest/after.py", "/dest/x0.py"]
 
 
-def test_an_arithmetic_command_with_an_unknown_value_leaves_its_variable_unknown() -> None:
-    plan = read("((n = $(nproc) * 2)) || true\ncp x.py /dest/n$n.py\ncp x.py /dest/after.py\n")
+@pytest.mark.parametrize("command", ["((n = $(nproc) * 2))", "n=$(nproc); ((n++))", "n=$(nproc); ((--n))",
+                                     "n=$(nproc); let n++"])
+def test_an_arithmetic_command_with_an_unknown_value_leaves_its_variable_unknown(command: str) -> None:
+    plan = read(command + " || true\ncp x.py /dest/n$n.py\ncp x.py /dest/after.py\n")
     assert placed(plan) == ["/dest/after.py"]
     assert [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
 
