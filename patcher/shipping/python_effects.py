@@ -177,6 +177,7 @@ class _Reader:
         self.argv_changed: bool | None = None  # whether the program changes sys.argv (worked out when asked)
         self.aliases: dict[str, str] = {}  # local name -> dotted name it imports
         self.bound: dict[str, list[ast.expr]] = {}  # name -> every value bound to it (None: not a plain value)
+        self.defined: set[str] = set()  # the names of the functions and classes the program defines
         plain: set[int] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -200,6 +201,7 @@ class _Reader:
                 self.bound.setdefault(node.arg, []).append(unknown)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.bound.setdefault(node.name, []).append(unknown)
+                self.defined.add(node.name)
 
     def effects(self) -> PythonEffects:
         writes: list[str] = []
@@ -558,6 +560,12 @@ class _Reader:
                 found = self.dotted(values[0], depth + 1, following | {node.id})
                 if found is not None:
                     return found
+            if node.id in self.aliases and node.id in self.defined:
+                # 'from shutil import copy' and 'def copy(...)' (or 'class shutil'): which one a call reaches
+                # depends on the order the program binds them in.
+                raise _Unknown(f"{node.id} is imported and defined as well")
+            if node.id in self.defined:
+                return None  # the program's own function or class ('class shutil:' is no module)
             return self.aliases.get(node.id, node.id)
         if isinstance(node, ast.Attribute):
             base = self.dotted(node.value, depth + 1, following)

@@ -223,3 +223,16 @@ def test_opening_a_member_of_a_zip_archive_writes_nothing() -> None:
     # z.open('a.txt') reads the member a.txt: z is no pathlib path, and 'a.txt' is no mode.
     source = "import zipfile\nwith zipfile.ZipFile('/tmp/w.zip') as z:\n    data = z.open('a.txt').read()\n"
     assert python_effects(source) == python_effects("print('nothing written')\n")
+
+
+@pytest.mark.parametrize(("helper", "placed", "kinds"), [
+    # CPython 3.11: the helper's own 'copy' or 'class shutil' is what the call reaches, and copies nothing
+    ("class shutil:\n    @staticmethod\n    def copy(a, b): pass\nshutil.copy('x.py', '/dest')\n", [], []),
+    # imported and defined as well: which one the call reaches is the order's to say; the helper is unread
+    ("from shutil import copy\ndef copy(a, b):\n    pass\ncopy('x.py', '/dest')\n", [], ["program"]),
+    ("import shutil\nclass shutil:\n    pass\nshutil.copy('x.py', '/dest')\n", [], ["program"]),
+])
+def test_a_function_or_class_the_helper_defines_is_not_the_module_of_that_name(
+        helper: str, placed: list[str], kinds: list[str]) -> None:
+    plan = run_script("python3 h.py\n", files={"s/h.py": helper})
+    assert in_dest(plan) == placed and [n.kind for n in plan.notes] == kinds
