@@ -13,6 +13,9 @@ an unknown test ``&&`` a false one is false. Each row's answer is what bash
 
 from __future__ import annotations
 
+import signal
+from types import FrameType
+
 import pytest
 
 from tests.shipping.conftest import in_dest, run_script
@@ -51,6 +54,9 @@ def test_the_right_side_of_a_comparison_is_a_pattern(script: str, placed: list[s
     ("V=010\n[[ $V -eq 8 ]] && cp x.py /dest/10.py\n", ["/dest/10.py"]),  # arithmetic: a leading 0 is octal
     ("V=3\n[[ V+1 -eq 4 ]] && cp x.py /dest/11.py\n", ["/dest/11.py"]),
     ("[[ 1 -lt 2 && 3 -gt 2 ]] && cp x.py /dest/23.py\n", ["/dest/23.py"]),
+    ("[[ -a x.py ]] && cp x.py /dest/28.py\n", ["/dest/28.py"]),  # -a: the file exists
+    ("[[ -a nothere ]] && cp x.py /dest/29.py\n", []),
+    ("[[ -a x.py ]] || cp x.py /dest/30.py\n", []),
     ("set -e\n[[ a == b ]]\ncp x.py /dest/18.py\n", []),  # a false [[ ]] ends a set -e script
     ("set -e\n[[ a == b ]] || true\ncp x.py /dest/19.py\n", ["/dest/19.py"]),
 ])
@@ -59,13 +65,18 @@ def test_tests_combine_inside_the_brackets(script: str, placed: list[str]) -> No
     assert in_dest(plan) == placed and [n for n in plan.notes if n.kind != "fails"] == []
 
 
-@pytest.mark.parametrize("test", ["$UNKNOWN_V == a", "x =~ [[:foo:]]", "$UNKNOWN_V =~ ^x$", "a < b", "x.py -nt sub/y.py",
+@pytest.mark.parametrize("test", ["$UNKNOWN_V", "$UNKNOWN_V == a", "x =~ [[:foo:]]", "$UNKNOWN_V =~ ^x$", "a < b", "x.py -nt sub/y.py",
                                   "-s x.py"])
 def test_what_the_image_decides_is_unknown(test: str) -> None:
-    # Unknown: the reader follows the copy, and a false test beside it still decides.
+    # Unknown: the reader follows the copy whichever way the list goes, and a false test beside it with && (a
+    # true one with ||) still decides; a true one with && (a false one with ||), or '!', leaves it unknown.
     assert in_dest(run_script(f"[[ {test} ]] && cp x.py /dest/u.py\n")) == ["/dest/u.py"]
+    assert in_dest(run_script(f"[[ {test} ]] || cp x.py /dest/u.py\n")) == ["/dest/u.py"]
     assert in_dest(run_script(f"[[ {test} && -f nothere ]] && cp x.py /dest/u.py\n")) == []
     assert in_dest(run_script(f"[[ {test} || -f x.py ]] || cp x.py /dest/u.py\n")) == []
+    assert in_dest(run_script(f"[[ {test} && -f x.py ]] || cp x.py /dest/u.py\n")) == ["/dest/u.py"]
+    assert in_dest(run_script(f"[[ {test} || -f nothere ]] && cp x.py /dest/u.py\n")) == ["/dest/u.py"]
+    assert in_dest(run_script(f"[[ ! ( {test} ) ]] || cp x.py /dest/u.py\n")) == ["/dest/u.py"]
 
 
 def test_dash_has_no_brackets_and_sh_may_not() -> None:
@@ -103,17 +114,25 @@ def test_brackets_bash_cannot_parse_stop_the_script_there(test: str) -> None:
     ("V=12; [[ $V =~ ^[[:digit:]]+$ ]] && cp x.py /dest/digits.py\n", ["/dest/digits.py"]),
     ("[[ vllm-0.6.3 =~ ^vllm-([0-9.]+)$ ]] && cp x.py \"/dest/${BASH_REMATCH[1]}.py\"\n", ["/dest/0.6.3.py"]),
     ("[[ abc =~ ^(a)(x)?(b) ]] && cp x.py \"/dest/g[${BASH_REMATCH[2]}]${BASH_REMATCH[3]}.py\"\n", ["/dest/g[]b.py"]),
+    ("v=a; [[ 'a~/x' =~ ^$v~/x$ ]] && cp x.py /dest/tilde.py\n", ["/dest/tilde.py"]),  # a '~' mid-word is no home
+    ("[[ 1x2 =~ ^1\\.2$ ]] || cp x.py /dest/dot.py\n", ["/dest/dot.py"]),  # '\.' matches only a dot
+    pytest.param(f"V={'a' * 4096}; [[ $V =~ ^a+$ ]] && cp x.py /dest/subject.py\n", ["/dest/subject.py"],
+                 id="a-subject-of-4096-characters"),
+    pytest.param(f"r={'a' * 1000}; [[ {'a' * 1000} =~ $r ]] && cp x.py /dest/pattern.py\n", ["/dest/pattern.py"],
+                 id="a-pattern-of-1000-characters"),
 ])
 def test_a_regular_expression_match_decides_and_fills_bash_rematch(script: str, placed: list[str]) -> None:
     plan = run_script(script)
     assert in_dest(plan) == placed and plan.notes == ()
 
 
-def test_a_regular_expression_the_reader_cannot_know_leaves_bash_rematch_unknown() -> None:
+@pytest.mark.parametrize("second", ["[[ abc =~ $PATTERN ]]", "[[ $UNKNOWN_V =~ b ]]", "[[ aa =~ (a+)+$ ]]",
+                                    f"[[ {'a' * 4097} =~ a ]]"])
+def test_a_regular_expression_the_reader_cannot_know_leaves_bash_rematch_unknown(second: str) -> None:
     # Each [[ =~ ]] sets BASH_REMATCH afresh in bash (after P=z: "[[ abc =~ $P ]]" leaves it empty, bash 5.2): the
-    # second here has a pattern only the image knows, so what the first match left there ("b") is gone and the
-    # copy's destination is unknown, not /dest/b.py.
-    plan = run_script("[[ abc =~ b ]]\n[[ abc =~ $PATTERN ]]\ncp x.py /dest/${BASH_REMATCH[0]}.py\n")
+    # second here has a pattern or a subject only the image decides, so what the first match left there ("b") is
+    # gone and the copy's destination is unknown, not /dest/b.py.
+    plan = run_script(f"[[ abc =~ b ]]\n{second}\ncp x.py /dest/${{BASH_REMATCH[0]}}.py\n")
     assert in_dest(plan) == []
     assert [(n.kind, n.line) for n in plan.notes] == [("unread", 3)]
     assert "${BASH_REMATCH[0]}" in plan.notes[0].reason
@@ -129,3 +148,45 @@ def test_a_regular_expression_that_could_backtrack_for_ever_is_left_to_the_image
 def test_an_unclosed_parenthesis_in_a_regular_expression_is_a_syntax_error() -> None:
     plan = run_script("cp x.py /dest/before.py\n[[ a =~ (a ]] && cp x.py /dest/u.py\n")
     assert in_dest(plan) == ["/dest/before.py"] and [(n.kind, n.line) for n in plan.notes] == [("stop", 2)]
+
+
+def test_where_posix_and_python_could_end_an_alternative_elsewhere_only_the_status_is_known() -> None:
+    # bash (POSIX, the longest of the leftmost matches) puts "ab" in BASH_REMATCH; Python's re would stop at "a".
+    plan = run_script("[[ xab =~ a|ab ]] && cp x.py /dest/m.py\ncp x.py /dest/${BASH_REMATCH[0]}.py\n")
+    assert in_dest(plan) == ["/dest/m.py"]
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]
+
+
+def _status(test: str, setup: str) -> bool | None:
+    """What the reader makes of ``[[ TEST ]]``'s status: True, False, or None when it follows both ways."""
+    plan = run_script(f"{setup}\n[[ {test} ]] && cp x.py /dest/true.py\n[[ {test} ]] || cp x.py /dest/false.py\n")
+    return {("/dest/true.py",): True, ("/dest/false.py",): False}.get(tuple(in_dest(plan)))
+
+
+@pytest.mark.parametrize(("regex", "subject", "status"), [
+    ("(b*(a)+\\.)", "ba.", True),  # '+' quantifies the group (a), which holds none
+    # A quantified group that holds a quantifier or a '|': Python's re could backtrack for ever on a long subject.
+    ("(a+)+$", "aa", None), ("(a+)*", "aa", None), ("(a*)+", "aa", None), ("(a+)?", "aa", None),
+    ("(a+){2,}", "aa", None), ("(|x)+", "x", None), ("\\((a+)+", "(aa", None), ("(\\)a+)+", ")a", None),
+    # An escaped parenthesis opens or closes no group; a quantifier before a group is not inside it.
+    ("\\(a+\\)+", "(aa)", True), ("a*(b)+", "b", True), ("(ab)+c*", "abd", True),
+    # Forms glibc reads otherwise than Python: \d, \S, a backslash inside brackets, a class the table lacks.
+    ("\\d", "d", None), ("\\S", "x", None), ("[\\.]", "x\\y", None), ("[[:foo:]x]", "x", None),
+    ("[[:alpha:]]+x", "abx", True), ("[[:alpha:]]x", "1x", False),
+])
+def test_which_regular_expressions_the_reader_decides(regex: str, subject: str, status: bool | None) -> None:
+    # bash 5.2 matches each subject here (and says 2 for [[:foo:]]) but for the last; unknown (None): the image decides.
+    assert _status("$V =~ $r", f"r='{regex}'; V='{subject}'") is status
+
+
+def test_a_regular_expression_is_read_in_bounded_time() -> None:
+    def too_long(signum: int, frame: FrameType | None) -> None:
+        raise TimeoutError("reading [[ =~ ]] did not end")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.setitimer(signal.ITIMER_REAL, 30)
+    try:
+        assert _status("$V =~ $r", "r='^(ab)+[a-z]*\\.(c|d)$'; V=ababx.d") is True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
