@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from patcher.shipping.tool_options import OptionTable
+from patcher.shipping.wrapper_programs import _wrapper, _Wrapper
 from tests.shipping.conftest import in_dest, run_script
 
 
@@ -33,6 +35,8 @@ def test_a_wrapper_option_that_takes_a_value_skips_that_value_too(line: str) -> 
     ("env --chdir=sub cp y.py /dest/", "/dest/y.py"),
     ("env -C sub -- cp y.py /dest/e.py", "/dest/e.py"),
     ("env -S 'cp x.py /dest/s.py'", "/dest/s.py"),  # the string split into the command's words
+    ("env --split-string='cp x.py /dest/s.py'", "/dest/s.py"),
+    ("env -i V=a=b sh -c 'cp x.py \"/dest/$V.py\"'", "/dest/a=b.py"),  # the value runs from the first '='
     ("env -i PATH=/usr/bin:/bin cp x.py /dest/", "/dest/x.py"),
     ("nice -5 cp x.py /dest/", "/dest/x.py"),  # the adjustment written before POSIX's -n
     ("nice --adjustment=5 cp x.py /dest/", "/dest/x.py"),
@@ -43,6 +47,7 @@ def test_a_wrapper_option_that_takes_a_value_skips_that_value_too(line: str) -> 
     ("taskset -c 0 cp x.py /dest/", "/dest/x.py"),  # the mask is taskset's
     ("flock /tmp/lock cp x.py /dest/", "/dest/x.py"),  # the lock file is flock's
     ("flock -n /tmp/lock -c 'cp x.py /dest/'", "/dest/x.py"),  # the command string runs in sh
+    ("flock /tmp/lock --command 'cp x.py /dest/'", "/dest/x.py"),
 ])
 def test_the_command_a_wrapper_runs_is_read_where_the_wrapper_runs_it(line: str, placed: str) -> None:
     for run in ("bash i.sh", "dash i.sh"):
@@ -63,6 +68,9 @@ def test_a_wrapper_changes_nothing_of_the_shell_that_runs_it() -> None:
     ("env -i V=/dest/given sh -c 'cp x.py \"$V.py\"'\n", "/dest/given.py"),
     ("export V=/dest/set\nunset V\nsh -c 'cp x.py \"${V:-/dest/none}.py\"'\n", "/dest/none.py"),
     ("export V=/dest/v W=/dest/w\nenv -u V -u W sh -c 'cp x.py \"${V:-/dest/none}.py\"'\n", "/dest/none.py"),
+    ("export V=/dest/set\nenv --unset=V sh -c 'cp x.py \"${V:-/dest/none}.py\"'\n", "/dest/none.py"),
+    ("export V=/dest/set\nenv --ignore-environment sh -c 'cp x.py \"${V:-/dest/none}.py\"'\n", "/dest/none.py"),
+    ("export V=/dest/set\nenv - sh -c 'cp x.py \"${V:-/dest/none}.py\"'\n", "/dest/none.py"),  # '-' is -i
 ])
 def test_what_a_wrapper_or_an_unset_takes_out_of_the_environment_is_not_set_in_the_command(script: str,
                                                                                              placed: str) -> None:
@@ -76,6 +84,10 @@ def test_what_a_wrapper_or_an_unset_takes_out_of_the_environment_is_not_set_in_t
     ("env -C /dest/none cp x.py /dest/", "env cannot change to /dest/none: no folder is there at this point of the "
                                          "build, so it runs nothing (status 125)"),
     ("timeout 5", "timeout is missing an operand, so it runs nothing (status 125)"),
+    ("env --null cp x.py /dest/", "env cannot end its listing with NUL (-0) and run a command, so it runs nothing "
+                                  "(status 125)"),
+    # "env: must specify command with --chdir (-C)"
+    ("env -C sub", "env must be given a command with --chdir (-C), so it runs nothing (status 125)"),
     ("env export A=1", "env runs programs, and export is a shell's own command, not a program: it is not found "
                        "(status 127)"),
     # No image has these as programs either ("env: ':': No such file or directory").
@@ -132,3 +144,47 @@ def test_command_and_builtin_run_what_follows_their_options(line: str) -> None:
 def test_builtin_takes_no_option() -> None:
     plan = run_script("builtin -x cd sub || cp x.py /dest/failed.py\n", "bash i.sh")
     assert in_dest(plan) == ["/dest/failed.py"] and [n.kind for n in plan.notes] == ["fails"]
+
+
+def test_env_without_options_passes_the_exported_variables_on() -> None:
+    plan = run_script("export V=/dest/set\nenv sh -c 'cp x.py \"${V:-/dest/none}.py\"'\n")
+    assert in_dest(plan) == ["/dest/set.py"] and plan.notes == ()
+
+
+@pytest.mark.parametrize("script", ["env A=1", "exec 9>/tmp/lock\nflock 9", "exec 9>/tmp/lock\nflock -n 9"])
+def test_a_wrapper_that_needs_no_command_succeeds_without_one(script: str) -> None:
+    # env NAME=VALUE alone prints the environment; flock FD locks a descriptor the shell opened; both status 0.
+    plan = run_script(f"{script} && cp x.py /dest/ok.py\n")
+    assert in_dest(plan) == ["/dest/ok.py"] and plan.notes == ()
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    ("flock /tmp/lock -c", "flock -c is missing its command"),  # "flock: -c requires exactly one command argument"
+    ("flock /tmp/lock", "flock is missing an operand"),  # "flock: bad file descriptor: '/tmp/lock'"
+])
+def test_flock_given_no_command_runs_nothing_and_says_why(line: str, reason: str) -> None:
+    plan = run_script(f"{line} || cp x.py /dest/fallback.py\n")
+    assert in_dest(plan) == ["/dest/fallback.py"]
+    assert [n.kind for n in plan.notes] == ["fails"] and plan.notes[0].reason.startswith(reason + ", ")
+
+
+def test_only_env_reads_a_lone_dash_as_its_option() -> None:
+    # nohup runs a program named '-': "nohup: failed to run command '-'" (status 127).
+    plan = run_script("nohup - cp x.py /dest/a.py || cp x.py /dest/fallback.py\n")
+    assert in_dest(plan) == ["/dest/fallback.py"]
+
+
+@pytest.mark.parametrize("line", ["taskset -p 1", "ionice -p 1 -c3"])
+def test_a_wrapper_working_on_a_running_process_is_noted_with_its_whole_line(line: str) -> None:
+    plan = run_script(line + "\n")
+    assert [(n.kind, n.reason) for n in plan.notes] == [
+        ("program", f"runs {line}, which works on running processes, which the reader does not follow: it could "
+                    "change any file")]
+
+
+def test_a_wrapper_table_is_built_from_its_option_words() -> None:
+    # The tables are built when the module loads; this checks the builder itself.
+    assert _wrapper("ab", "c", "all bee", "cee dee") == _Wrapper(
+        OptionTable("ab", "c", frozenset({"all", "bee"}), frozenset({"cee", "dee"})), 0, frozenset())
+    assert _wrapper("", "p", "", "pid", before=1, no_command="p pid") == _Wrapper(
+        OptionTable("", "p", frozenset(), frozenset({"pid"})), 1, frozenset({"p", "pid"}))
