@@ -41,8 +41,9 @@ WRAPPERS: dict[str, _Wrapper] = {
     "setsid": _wrapper("cfw", "", "ctty fork wait", ""),
     "ionice": _wrapper("t", "cnpPu", "ignore", "class classdata pid pgid uid", no_command="p P u pid pgid uid"),
     "taskset": _wrapper("acp", "", "all-tasks cpu-list pid", "", before=1, no_command="p pid"),
-    "flock": _wrapper("sexnuoF", "wEc", "shared exclusive unlock nonblock nb close no-fork verbose",
-                      "timeout wait conflict-exit-code command", before=1),
+    # util-linux 2.38: -c/--command is read only after the lock file ('flock -c STRING FILE' is refused)
+    "flock": _wrapper("sexnuoF", "wE", "shared exclusive unlock nonblock nb close no-fork verbose",
+                      "timeout wait conflict-exit-code", before=1),
 }
 
 _LEGACY_NICE = re.compile(r"-[-+]?[0-9]+")  # nice -5, nice --5: an adjustment, written before POSIX's -n
@@ -103,7 +104,7 @@ def _command(program: str, given: dict[str, str], rest: list[str], before: int, 
             if re.search(r"[\\'\"$#]", split):
                 return Wrapped(problem=f"env -S {split!r}, whose quoting and escapes the reader does not follow")
             rest = split.split() + rest
-        while rest and "=" in rest[0] and not rest[0].startswith("="):
+        while rest and "=" in rest[0]:  # '=x' too: GNU env 9.1 sets it (a variable with no name)
             name, _, value = rest.pop(0).partition("=")
             wrapped.assignments[name] = value
         if rest and ("0" in given or "null" in given):
@@ -112,11 +113,12 @@ def _command(program: str, given: dict[str, str], rest: list[str], before: int, 
             wrapped.fails = "env must be given a command with --chdir (-C)"
     operands, wrapped.command = rest[:before], rest[before:]
     if program == "flock":
-        string = given.get("c", given.get("command"))
+        string = None
         if wrapped.command[:1] in (["-c"], ["--command"]):  # flock FILE -c STRING
-            if len(wrapped.command) < 2:
-                return Wrapped(fails="flock -c is missing its command")
-            string, wrapped.command = wrapped.command[1], wrapped.command[2:]
+            if len(wrapped.command) != 2:
+                return Wrapped(fails="flock -c takes exactly one command" if len(wrapped.command) > 2
+                               else "flock -c is missing its command")
+            string, wrapped.command = wrapped.command[1], []
         wrapped.shell_string = string
         if string is not None or operands and operands[0].isdigit() and not wrapped.command:
             return wrapped  # sh -c STRING under the lock, or a lock taken on an open file descriptor

@@ -188,3 +188,20 @@ def test_a_wrapper_table_is_built_from_its_option_words() -> None:
         OptionTable("ab", "c", frozenset({"all", "bee"}), frozenset({"cee", "dee"})), 0, frozenset())
     assert _wrapper("", "p", "", "pid", before=1, no_command="p pid") == _Wrapper(
         OptionTable("", "p", frozenset(), frozenset({"pid"})), 1, frozenset({"p", "pid"}))
+
+
+# util-linux flock 2.38 reads -c only after its lock file and takes one command there; GNU env 9.1 sets '=x'.
+@pytest.mark.parametrize(("script", "placed"), [
+    ("flock /tmp/lock -c 'cp x.py /dest/a.py' extra || cp x.py /dest/fb.py\n", ["/dest/fb.py"]),
+    ("flock /tmp/lock -c 'cp x.py /dest/a.py'\n", ["/dest/a.py"]),
+    ("env =x cp x.py /dest/a.py\n", ["/dest/a.py"]),
+])
+def test_flock_and_env_read_their_command_where_the_tools_do(script: str, placed: list[str]) -> None:
+    assert in_dest(run_script(script)) == placed
+
+
+@pytest.mark.parametrize("flock", ["flock -c 'cp x.py /dest/a.py' /tmp/lock", "flock --command 'cp x.py /dest/a.py' l"])
+def test_flock_given_its_command_before_the_lock_file_does_not_run_it(flock: str) -> None:
+    # flock: "invalid option -- 'c'" (status 64): the copy never runs; the reader leaves the line unread
+    plan = run_script(f"{flock}\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
