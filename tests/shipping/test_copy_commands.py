@@ -486,3 +486,16 @@ def test_a_link_moved_into_the_folder_it_leads_to_is_moved() -> None:
     # rename(2) moves the link itself: sub/lnk leads to sub, and mv succeeds (GNU mv 9.1), so the script reads on.
     plan = run_script("ln -s /w/s/sub lnk\nmv lnk sub/ || exit 1\ncp x.py /dest/\ncp sub/lnk/y.py /dest/\n")
     assert in_dest(plan) == ["/dest/x.py", "/dest/y.py"] and plan.notes == ()
+
+
+def test_a_script_read_on_its_own_reports_a_moved_link_as_the_one_move_written() -> None:
+    # mv LINK DEST renames the link (GNU mv 9.1: DEST is a link to the same target); the script copies nothing more.
+    read = read_install_script("ln -s /w/a /w/l\nmv /w/l /d/m\n", "/w")
+    assert [(copy.source, copy.destination) for copy in read.copies] == [("/w/a", "/w/l"), ("/w/l", "/d/m")]
+
+
+def test_a_copy_under_bashs_version_is_unread_and_shown_as_written() -> None:
+    # bash sets BASH_VERSION (5.2.15(1)-release on Debian 12): only the image knows which, so the folder is unknown.
+    plan = run_script("cp x.py /opt/$BASH_VERSION/\n")
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 1, "cp /opt/$BASH_VERSION/: a path that depends on a value the reader cannot work out")]

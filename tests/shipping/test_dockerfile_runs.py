@@ -254,3 +254,9 @@ def test_an_exec_form_run_of_a_shell_builtin_fails_the_build(builtin: str) -> No
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("fails", 3, f"{builtin} is a shell's own command, not a program the exec form can run, so 'docker build' "
                      "stops here")]
+
+
+def test_a_bind_mount_after_a_cache_mount_is_laid_too() -> None:
+    plan = built("FROM base\nRUN --mount=type=cache,target=/root/.cache --mount=type=bind,source=pkg,target=/m "
+                 "cp /m/a.py /a.py\n")
+    assert {path: p.source for path, p in plan.image.items()} == {"/a.py": "pkg/a.py"} and plan.notes == ()

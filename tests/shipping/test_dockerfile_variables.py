@@ -90,3 +90,8 @@ def test_env_pairs_docker_refuses_are_refused(text: str, error: str) -> None:
     with pytest.raises(ValueError) as raised:
         env_pairs(text, LEXER)
     assert str(raised.value) == error
+
+
+@pytest.mark.parametrize(("text", "word"), [("${X}", "<X?>"), ("${XY:-d}", "d"), ("${G}X", "fooX")])
+def test_a_braced_name_of_any_letter_is_substituted(text: str, word: str) -> None:
+    assert LEXER.word(text) == word

@@ -151,3 +151,8 @@ def test_a_path_is_made_by_the_build_where_it_or_a_folder_above_it_was() -> None
     fs = ImageFS()
     fs.make_dir("/w/s", new=True)  # /w may be the base image's
     assert fs.made("/w/s") and fs.made("/w/s/x/y.py") and not fs.made("/w") and not fs.made("/usr/lib")
+
+
+def test_removing_a_folder_a_link_shows_returns_what_went_at_every_path_it_was_shown() -> None:
+    fs = _tree_with_links()  # /m shows /b/d
+    assert sorted(fs.remove("/b/d")) == ["/b/d/w.py", "/m/w.py"]

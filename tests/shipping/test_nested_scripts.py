@@ -60,3 +60,15 @@ def test_a_first_line_with_hash_bang_further_along_is_no_interpreter_line() -> N
     plan = plan_of(script_context("X#!/usr/bin/python3\ncp x.py /w/s/after.py\n"))
     assert plan.image["/w/s/after.py"].source == "s/x.py"
     assert [(n.kind, n.line, n.text) for n in plan.notes] == [("program", 1, "X#!/usr/bin/python3")]
+
+
+def test_bash_reads_its_flags_past_a_combined_o_that_is_not_the_first() -> None:
+    # bash -e -uo pipefail -c STRING: 'o' takes 'pipefail', and -c still makes STRING the script (bash 5.2).
+    plan = plan_of(script_context("bash -e -uo pipefail -c 'cp x.py /w/s/got.py'\n"))
+    assert plan.image["/w/s/got.py"].source == "s/x.py" and plan.notes == ()
+
+
+def test_sh_given_pipefail_on_a_here_document_is_noted_at_its_command_line() -> None:
+    # dash 0.5.12: "sh: 0: Illegal option -o pipefail", and the here-document is not run.
+    plan = plan_of(script_context("sh -o pipefail <<'EOF'\ncp x.py /w/s/got.py\nEOF\n"))
+    assert [(n.kind, n.line, n.text) for n in plan.notes] == [("unread", 1, "sh -o pipefail <<'EOF'")]
