@@ -48,3 +48,10 @@ def test_under_sh_the_note_on_an_export_option_names_the_builtin(builtin: str) -
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("assumed", 2, f"under the base image's sh: dash's {builtin} takes no option but -p and ends the script here, "
                        "bash's reads them; the reader reads on as bash does")]
+
+
+def test_an_option_word_with_an_equals_sign_names_no_variable() -> None:
+    """bash 5.2: 'readonly -p=1' is an invalid option ('-='), not a read-only variable '-p'; the script reads on."""
+    plan = run_script("readonly -p=1\nreadonly -p=1\ncp x.py /dest/\n", "bash i.sh")
+    assert in_dest(plan) == ["/dest/x.py"]
+    assert not any("read-only" in n.reason for n in plan.notes)

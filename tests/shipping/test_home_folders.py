@@ -81,3 +81,10 @@ def test_a_stage_from_another_keeps_its_user() -> None:
     plan = plan_of({"Dockerfile": "FROM base AS app\nUSER app\nFROM app\nCOPY main.py /src/\nRUN cp /src/main.py ~/m.py\n",
                     "main.py": ""})
     assert [(n.kind, n.line) for n in plan.notes] == [("unread", 5)]
+
+
+@pytest.mark.parametrize("target", ["~", "~/y.py"])
+def test_a_home_with_a_wildcard_in_it_is_not_globbed(target: str) -> None:
+    """dash and bash: '~' gives $HOME as it is, even where folders match it as a pattern."""
+    copied = "/o/h*/x.py" if target == "~" else "/o/h*/y.py"
+    assert placed(f"HOME='/o/h*'\nmkdir -p /o/h1 /o/h2 ~\ncp x.py {target}\n") == ([copied], [])
