@@ -347,3 +347,19 @@ def test_a_helper_that_always_ends_with_a_failure_fails_its_command(helper: str,
     assert in_dest(plan) == ([] if fails_at else ["/dest/after.py"])
     assert [n.reason for n in plan.notes if n.text == "python3 h.py"] == (
         [f"h.py ends with a failure at its line {fails_at}"] if fails_at else [])
+
+
+def test_a_helper_that_changes_its_folder_through_a_descriptor_is_unread() -> None:
+    # CPython 3.11: after os.fchdir to /dest's descriptor, 'a.py' is /dest/a.py, which the reader cannot place.
+    plan = helper_plan("import os, shutil\nos.fchdir(os.open('/dest', os.O_RDONLY))\n"
+                       "shutil.copy('/w/s/x.py', 'a.py')\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
+
+
+def test_a_copy_the_reader_does_not_follow_to_an_empty_argument_is_unread_anywhere() -> None:
+    # CPython 3.11 fails on copytree('sub', ''); the reader, not following ignore=, says only that it is unread.
+    plan = helper_plan("import shutil, sys\n"
+                       "shutil.copytree('sub', sys.argv[1], ignore=shutil.ignore_patterns('*.pyc'))\n",
+                       'python3 h.py ""\n')
+    assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", "h.py copies, with arguments the reader does not follow, /w/s/sub to a path", None)]
