@@ -21,7 +21,7 @@ from .output_builtins import decide_test
 from .shell_arithmetic import evaluate
 from .shell_interpreter import Shell
 from .shell_nodes import Conditional, Lit, Logic, Test, Word
-from .shell_words import is_known, pattern_regex, variable_text
+from .shell_words import is_known, pattern_regex, tilde_expanded, variable_text
 
 _INTEGER = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 
@@ -76,7 +76,7 @@ _CLASS = re.compile(r"\[:([a-z]+):\]")
 def _matches(shell: Shell, left: str, word: Word) -> bool | None:
     """``[[ LEFT =~ REGEX ]]``: whether REGEX matches somewhere in LEFT; BASH_REMATCH gets the match and groups."""
     pieces: list[str] = []
-    for part in word:
+    for part in tilde_expanded(word, shell):  # '[[ $HOME =~ ~ ]]': a '~' starting the pattern is $HOME
         text = part.text if isinstance(part, Lit) else shell.expand_one((part,))
         if not is_known(text):
             shell.assign_array("BASH_REMATCH", None)

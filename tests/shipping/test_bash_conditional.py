@@ -190,3 +190,15 @@ def test_a_regular_expression_is_read_in_bounded_time() -> None:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+# bash 5.2: a '~' that starts the pattern of '=~' is $HOME (quoted, it is the character itself); inside the
+# pattern it is a character.
+@pytest.mark.parametrize(("script", "placed"), [
+    ("HOME=/h\n[[ /h =~ ~ ]] && cp x.py /dest/home.py\n[[ '~' =~ ~ ]] || cp x.py /dest/tilde.py\n",
+     ["/dest/home.py", "/dest/tilde.py"]),
+    ("HOME=/root\n[[ /root/x =~ ~/x ]] && cp x.py /dest/h.py\n", ["/dest/h.py"]),
+    ("[[ '~' =~ \"~\" ]] && cp x.py /dest/q.py\n", ["/dest/q.py"]),
+])
+def test_a_tilde_starting_a_regular_expression_is_the_home_folder(script: str, placed: list[str]) -> None:
+    assert in_dest(run_script(script)) == placed
