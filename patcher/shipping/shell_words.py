@@ -277,7 +277,9 @@ def _home(piece: str, scope: Scope, ends_word: bool) -> str | None:
     name = piece[1:].split("/", 1)[0]
     if name == "":
         home = scope.lookup("HOME")
-        return home if home is not None else scope.missing("HOME")
+        # With HOME unset, bash takes the user's home from the image's passwd file and dash leaves '~' as it is
+        # written; neither stops under set -u. Which one runs, and what passwd says, the reader does not know.
+        return home if home is not None else scope.unknowns.mark("~")
     if name == "root":
         return "/root"
     if name in ("+", "-"):

@@ -88,3 +88,11 @@ def test_a_home_with_a_wildcard_in_it_is_not_globbed(target: str) -> None:
     """dash and bash: '~' gives $HOME as it is, even where folders match it as a pattern."""
     copied = "/o/h*/x.py" if target == "~" else "/o/h*/y.py"
     assert placed(f"HOME='/o/h*'\nmkdir -p /o/h1 /o/h2 ~\ncp x.py {target}\n") == ([copied], [])
+
+
+@pytest.mark.parametrize("unset", ["unset HOME\n", "unset HOME\nset -u\n", "unset -v HOME\nset -o nounset\n"])
+def test_a_tilde_with_home_unset_is_unknown_and_does_not_stop_the_script(unset: str) -> None:
+    """bash gives the passwd home (/root), dash keeps '~' (a folder named '~'): neither is '' nor an error."""
+    paths, notes = placed(f"{unset}cp x.py ~/y.py\ncp x.py /z.py\n")
+    assert paths == ["/z.py"]
+    assert notes == [("unread", unset.count("\n") + 1, "cp x.py ~/y.py")]
