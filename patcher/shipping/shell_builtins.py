@@ -191,26 +191,50 @@ def _set_option(shell: Shell, name: str, on: bool, ctx: CommandContext) -> None:
 
 
 def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    """``export``, ``readonly``, ``declare``/``typeset`` (``-r``: read-only, ``-x``: exported) NAME[=VALUE]..."""
-    options = "".join(word[1:] for word in argv[1:] if word.startswith("-"))
+    """``export``, ``readonly``, ``declare``/``typeset`` (``-r``: read-only, ``-x``: exported) NAME[=VALUE]...
+
+    Options are the leading words that start with ``-`` (and ``+`` for declare), up to ``--``. bash refuses a
+    letter its builtin lacks (status 2, nothing set) and fails a later word that is no name (status 1, the rest
+    set). dash's export and readonly read one option letter: ``-p`` prints and sets nothing, any other ends the
+    script, as does a word that is no name. Checked with bash 5.2 and dash 0.5.12.
+    """
     declaring = argv[0] in ("declare", "typeset")
-    removed = "".join(word[1:] for word in argv[1:] if word.startswith("+")) if declaring else ""
-    if argv[0] in ("export", "readonly") and options.strip("-p") and shell.program != "bash":
-        # dash's export and readonly take -p only: another option is an error of a special builtin.
-        if shell.program == "dash":
-            shell.note(ctx, "fails", f"dash's {argv[0]} takes no option but -p: '-{options.strip('-p')[0]}' is "
-                                     "refused, and the script ends there")
+    words, lead = _leading_options(argv[1:], "-+" if declaring else "-")
+    options = "".join(word[1:] for word in lead if word[0] == "-")
+    removed = "".join(word[1:] for word in lead if word[0] == "+")
+    if not declaring and shell.program != "bash":
+        dash_prints = options[:1] == "p"
+        if shell.program == "dash" and options and not dash_prints:
+            shell.note(ctx, "fails", f"dash's {argv[0]} takes no option but -p: '-{options[0]}' is refused, and the "
+                                     "script ends there")
             raise Exit(False, 2)
-        shell.note(ctx, "assumed", f"under the base image's sh: dash's {argv[0]} takes no option but -p and ends "
-                                   "the script here, bash's reads them; the reader reads on as bash does")
+        if shell.program == "dash" and dash_prints:
+            return True  # it prints the variables, and nothing after -p is read
+        if options.strip("p") or dash_prints and words:
+            shell.note(ctx, "assumed", f"under the base image's sh: dash's {argv[0]} takes no option but -p and ends "
+                                       "the script here, bash's reads them; the reader reads on as bash does")
+    bad = sorted(set(options + removed) - set(_OPTIONS[argv[0]]))
+    if bad and shell.program != "dash":
+        shell.note(ctx, "fails", f"bash's {argv[0]} has no option -{bad[0]}: it fails (status 2) and sets nothing")
+        shell.ended_with(2)
+        return False
     if "f" in options:
         return True  # of functions: 'readonly -f f', 'export -f f'
     if "n" in options and declaring:
         return _nameref(shell, argv, ctx)
-    for word in argv[1:]:
-        if word[:1] in "-+" and (word[:1] == "-" or declaring):
-            continue
+    status = True
+    for word in words:
         name, equals, value = word.partition("=")
+        if equals and name.endswith("+") and shell.program != "dash" and _NAMED.fullmatch(name[:-1]):
+            name, value = name[:-1], (shell.lookup(name[:-1]) or "") + value  # bash's 'export PATH+=:/opt/bin'
+        if not (NAME if shell.program == "dash" else _NAMED).fullmatch(name):
+            if shell.program == "dash":
+                shell.note(ctx, "fails", f"{argv[0]} {word}: a bad variable name; dash ends the script there")
+                raise Exit(False, 2)
+            shell.note(ctx, "fails", f"{argv[0]} {word}: not a valid identifier; bash fails it (status 1) and sets "
+                                     "the other names")
+            status = False
+            continue
         if equals:
             shell.assign(name, value)
         if argv[0] == "export" and "n" in options or "x" in removed:
@@ -219,7 +243,25 @@ def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
             shell.exported.add(name)
         if argv[0] == "readonly" or "r" in options and argv[0] in ("declare", "typeset"):
             shell.readonly.add(name)
-    return True
+    return status
+
+
+_NAMED = re.compile(rf"{NAME.pattern}(\[.*\])?", re.DOTALL)  # bash also sets an array's element: 'declare A[1]=x'
+
+# The option letters bash 5.2's builtins take without "invalid option" (tried one by one: more than 'help' lists).
+_OPTIONS = {"export": "afnpA", "readonly": "afnpA", "declare": "acfgilnprtuxAFGI", "typeset": "acfgilnprtuxAFGI"}
+
+
+def _leading_options(words: list[str], signs: str) -> tuple[list[str], list[str]]:
+    """The words after a builtin's options, and its option words: those before the first that is not one
+    (a lone sign is not one) or after ``--``."""
+    lead: list[str] = []
+    while words and words[0][:1] in signs and len(words[0]) > 1:
+        if words[0] == "--":
+            return words[1:], lead
+        lead.append(words[0])
+        words = words[1:]
+    return words, lead
 
 
 def _nameref(shell: Shell, argv: list[str], ctx: CommandContext) -> bool | None:

@@ -55,3 +55,45 @@ def test_an_option_word_with_an_equals_sign_names_no_variable() -> None:
     plan = run_script("readonly -p=1\nreadonly -p=1\ncp x.py /dest/\n", "bash i.sh")
     assert in_dest(plan) == ["/dest/x.py"]
     assert not any("read-only" in n.reason for n in plan.notes)
+
+
+@pytest.mark.parametrize("command", ["export -z A=a", "readonly -p=1 A=a", "readonly -r A=a", "declare -Z A=a",
+                                     "typeset -xY A=a"])
+def test_bash_refuses_a_letter_its_builtin_lacks_and_sets_nothing(command: str) -> None:
+    """bash 5.2: "invalid option", status 2, and no name after it is set; the script reads on."""
+    plan = run_script(f"{command} || cp x.py /dest/failed$?.py\ncp x.py /dest/${{A:-unset}}.py\n", "bash i.sh")
+    assert in_dest(plan) == ["/dest/failed2.py", "/dest/unset.py"]
+    assert [(n.kind, n.line) for n in plan.notes] == [("fails", 1)]
+
+
+@pytest.mark.parametrize(("script", "shell", "dest"), [
+    # dash reads one option letter: -p prints the variables and sets nothing, whatever follows it.
+    ("export -p X=a >/dev/null\ncp x.py /dest/${X:-unset}.py\n", "dash i.sh", ["/dest/unset.py"]),
+    ("readonly -p -z >/dev/null && cp x.py /dest/ok.py\n", "dash i.sh", ["/dest/ok.py"]),
+    ("export -p X=a >/dev/null\ncp x.py /dest/${X:-unset}.py\n", "bash i.sh", ["/dest/a.py"]),
+    ("readonly -- X=a\ncp x.py /dest/$X.py\n", "dash i.sh", ["/dest/a.py"]),
+])
+def test_dash_export_p_prints_and_reads_no_more(script: str, shell: str, dest: list[str]) -> None:
+    plan = run_script(script, shell)
+    assert in_dest(plan) == dest and plan.notes == ()
+
+
+def test_under_sh_export_p_with_names_depends_on_the_image() -> None:
+    plan = run_script("export -p X=a >/dev/null\ncp x.py /dest/${X:-unset}.py\n", "sh i.sh")
+    assert in_dest(plan) == ["/dest/a.py"] and [(n.kind, n.line) for n in plan.notes] == [("assumed", 1)]
+
+
+def test_bash_fails_a_word_that_is_no_name_and_sets_the_rest() -> None:
+    """bash 5.2: 'not a valid identifier' (status 1); NAME+=VALUE appends; NAME[I]=V sets an element."""
+    script = "export Y=1\nexport Y+=2 1x=3 Z=4 || cp x.py /dest/failed$?.py\ncp x.py /dest/$Y$Z.py\n"
+    plan = run_script(script, "bash i.sh")
+    assert in_dest(plan) == ["/dest/124.py", "/dest/failed1.py"]
+    assert [(n.kind, n.line) for n in plan.notes] == [("fails", 2)]
+    assert run_script("declare -a B\ndeclare B[1]=x && cp x.py /dest/ok.py\n", "bash i.sh").notes == ()
+
+
+@pytest.mark.parametrize("word", ["Y+=2", "1x=3", "-z"])
+def test_dash_ends_the_script_on_a_bad_variable_name(word: str) -> None:
+    plan = run_script(f"export Y=1\nexport Z=4 {word}\ncp x.py /dest/after.py\n", "dash i.sh")
+    assert in_dest(plan) == []
+    assert [(n.kind, n.line) for n in plan.notes][0] == ("fails", 2)
