@@ -362,9 +362,11 @@ class Lexer:
             name = match.group(0)
             self.pos = match.end()
             if text.startswith("[", self.pos):  # ${BASH_SOURCE[0]}: keep the subscript in the name
-                end = text.find("]", self.pos)
-                if end < 0:
-                    raise ShellSyntaxError("bad substitution", self.line)
+                # bash ends it at the ']' that matches, past nested ones: ${a[b[0]]}, ${a[$((b[1]+1))]}
+                try:
+                    end = self._matching(self.pos, "[", "]")
+                except ShellSyntaxError:
+                    raise ShellSyntaxError("bad substitution", self.line) from None
                 name += text[self.pos:end + 1]
                 self.pos = end + 1
         elif self.pos < len(text) and text[self.pos] in _SPECIAL:

@@ -141,3 +141,13 @@ def test_a_subscript_may_be_a_variable_whose_name_starts_with_a_capital() -> Non
     # bash 5.2: ${a[I]} with I=1 is the second element.
     plan = run_script('a=(sub/y.py x.py)\nI=1\ncp "${a[I]}" /dest/\n')
     assert in_dest(plan) == ["/dest/x.py"] and plan.notes == ()
+
+
+@pytest.mark.parametrize("subscript", ["b[0]", "${b[0]}", "$((b[0]+1))", "b[1]-1"])
+def test_a_subscript_with_brackets_in_it_ends_at_its_matching_bracket(subscript: str) -> None:
+    """bash 5.2 reads ${a[b[0]]} as a[1] ('y'): the subscript runs to the ']' that matches its '['. The reader
+    does not work such a subscript out, so the path is unread; it is neither a stop nor a '+' operator's
+    alternative ('${a[$((b[0]' then '+1))]}')."""
+    plan = read(f"b=(1 2)\na=(x y z)\ncp x.py \"/dest/${{a[{subscript}]}}.py\"\ncp x.py /dest/after.py\n")
+    assert in_dest(plan) == ["/dest/after.py"]
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 3)]
