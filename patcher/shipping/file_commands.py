@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[str], destination: str, *,
              recursive: bool, into: bool | None, move: bool = False, link: bool = False,
              no_clobber: bool = False, written: str | None = None, dangling: bool = False,
-             through: bool | None = None, recorded: bool = True, backup: Backup | None = None) -> bool:
+             through: bool | None = None, recorded: bool = True, backup: Backup | None = None,
+             keep_link: bool = False, keep_inner_links: bool = False) -> bool:
     """Copy (or move, or link) image paths ``sources`` to ``destination``, as ``command`` would; False if it fails.
 
     ``into`` True: ``destination`` is a folder to copy into (``-t``, several
@@ -42,6 +43,9 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
     replaced (``mv``, ``install``, ``rsync``); by default, unless moving. ``recorded`` False: the command's
     copy is in the script's record already (a link ``mv`` moves is made again at its new name). ``backup``:
     a file about to be replaced is kept under a backup name first (``-b``, ``--backup``, ``-S``).
+    ``keep_link``: a source that is a symbolic link is copied as the link (``cp -P``, ``-d``, ``-a``, and ``-r``
+    without ``-L`` or ``-H``), not as what it leads to; ``keep_inner_links``: so are the links inside a folder it
+    copies (``cp -r`` without ``-L``, ``mv``). A relative link then leads where its text leads from its new folder.
     """
     fs = shell.build.fs
     written = destination if written is None else written
@@ -57,11 +61,12 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
         source = fs.resolve(raw, last=False)  # the operand itself stays: mv LINK moves the link
         kind = fs.kind(source)
         moves_link = move and not link and source in fs.links  # mv LINK: the link moves, wherever it leads
-        if kind is Kind.ABSENT and not dangling and not moves_link:
+        copies_link = keep_link and not link and source in fs.links and not raw.endswith("/")  # LINK/: the folder
+        if kind is Kind.ABSENT and not dangling and not moves_link and not copies_link:
             shell.note(ctx, "fails", f"{source} does not exist at this point of the build, so nothing is copied")
             ok = False
             continue
-        is_dir = kind is Kind.DIR
+        is_dir = kind is Kind.DIR and not copies_link
         if is_dir and not recursive:
             how = "does not copy folders" if command == "install" else "was not told to copy folders (-r)"
             shell.note(ctx, "fails", f"{source} is a folder and {command} {how}, so it copies nothing from it")
@@ -102,19 +107,13 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
             shell.note(ctx, "fails", f"cannot copy the folder {source} into itself")
             ok = False
             continue
-        if moves_link:
-            # rename(2) moves the link itself, as ln -s would make it at the new name: it leads where the old
-            # one did, or, written relative, to that text read from its new folder.
-            written_as = fs.relative.get(source)
-            moved_to = fs.resolve(target, last=False)
-            pointed = fs.physical(posixpath.join(posixpath.dirname(moved_to), written_as)) if written_as \
-                else fs.links[source]
-            fs.remove(source)
-            ok &= transfer(shell, ctx, command, [pointed], target, recursive=True, into=False, link=True,
-                           dangling=True, through=False, recorded=False)
-            fs.links[moved_to] = pointed
-            if written_as:
-                fs.relative[moved_to] = written_as
+        if moves_link or copies_link:
+            # rename(2) moves the link itself, and cp -P makes it again, as ln -s would make it at the new name:
+            # it leads where the old one did, or, written relative, to that text read from its new folder.
+            made = (fs.links[source], fs.relative.get(source))
+            if moves_link:
+                fs.remove(source)
+            ok &= _relink(shell, ctx, command, fs.resolve(target, last=False), *made)
             continue
         if kind is Kind.ABSENT:
             continue  # a symbolic link to nothing yet: it shows its target once the build writes it
@@ -133,20 +132,47 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
             _back_up(shell, target, backup, step)
             fs.write_other(target, through=through)  # a file the build wrote from elsewhere
             continue
+        # Links inside the folder that go as links: what shows through them is theirs, not copied as files.
+        inner = sorted((p, fs.links[p], fs.relative.get(p)) for p in fs.links if p != source and under(p, source)) \
+            if is_dir and (keep_inner_links or move) and not link else []
+        kept = [p for p, _, _ in inner]
         if is_dir:
             fs.make_dir(target)
             # Its folders come too, the empty ones included (cp -r, mv, rsync -r, ln -s all show them).
-            for folder in sorted(d for d in fs.dirs if d != source and under(d, source)):
+            for folder in sorted(d for d in fs.dirs if d != source and under(d, source) and not _beneath(d, kept)):
                 fs.make_dir(posixpath.join(target, folder[len(source):].lstrip("/")))
-            for other in sorted(o for o in fs.others if under(o, source)):
+            for other in sorted(o for o in fs.others if under(o, source) and not _beneath(o, kept)):
                 fs.write_other(posixpath.join(target, other[len(source):].lstrip("/")))
         for path, placed in moved:
+            if _beneath(path, kept):
+                continue
             relative = path[len(source):].lstrip("/")
             image = posixpath.join(target, relative) if relative else target
             _back_up(shell, image, backup, step)
             fs.place(image, Placement(placed.source, placed.steps + (step,), shell.build.tick()), through=through)
         if move and not link:
             fs.remove(source)
+        for path, pointed, written_as in inner:
+            ok &= _relink(shell, ctx, command, posixpath.join(fs.resolve(target, last=False), path[len(source):].lstrip("/")),
+                          pointed, written_as)
+    return ok
+
+
+def _beneath(path: str, folders: list[str]) -> bool:
+    return any(under(path, folder) for folder in folders)
+
+
+def _relink(shell: "Shell", ctx: "CommandContext", command: str, at: str, pointed: str, written_as: str | None) -> bool:
+    """Make a symbolic link at ``at`` to ``pointed``, or, where it was written relative, to ``written_as`` read
+    from ``at``'s folder: how a link that was moved or copied as a link leads on."""
+    fs = shell.build.fs
+    if written_as:
+        pointed = fs.physical(posixpath.join(posixpath.dirname(at), written_as))
+    ok = transfer(shell, ctx, command, [pointed], at, recursive=True, into=False, link=True, dangling=True,
+                  through=False, recorded=False)
+    fs.links[at] = pointed
+    if written_as:
+        fs.relative[at] = written_as
     return ok
 
 
@@ -270,8 +296,14 @@ def _target(shell: "Shell", ctx: "CommandContext", command: str, source: str, de
 def cp(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:
     """``cp [-rRaTfinpv...] [-t DIR] SRC... DEST``."""
     o = read_options("cp", args)
-    return _copy_like(shell, ctx, "cp", o, env, recursive=bool(o.flags & {"a", "R", "r", "archive", "recursive"}),
-                      through="remove-destination" not in o.flags, no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
+    recursive = bool(o.flags & {"a", "R", "r", "archive", "recursive"})
+    # GNU cp 9.1: -L follows every link; -H the operands only; -P, -d and -a none; with none of them, -r
+    # follows none and a copy without -r follows all.
+    follows_all = bool(o.flags & {"L", "dereference"})
+    keeps_links = not follows_all and (recursive or bool(o.flags & {"P", "d", "no-dereference"}))
+    return _copy_like(shell, ctx, "cp", o, env, recursive=recursive,
+                      through="remove-destination" not in o.flags, no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")),
+                      keep_link=keeps_links and "H" not in o.flags, keep_inner_links=keeps_links)
 
 
 def mv(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:
@@ -283,7 +315,7 @@ def mv(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, st
 
 def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, env: dict[str, str] | None, *,
                recursive: bool, move: bool = False, no_clobber: bool = False,
-               through: bool | None = None) -> bool | None:
+               through: bool | None = None, keep_link: bool = False, keep_inner_links: bool = False) -> bool | None:
     if o.unknown:
         shell.unread(ctx, f"{command} with {', '.join(o.unknown)}, which the reader does not follow")
         return None
@@ -303,7 +335,8 @@ def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, 
             target = posixpath.join(shell.path(destination), posixpath.normpath(source).lstrip("/"))
             shell.build.fs.make_dir(posixpath.dirname(target))
             ok &= transfer(shell, ctx, command, [shell.path(source, keep_slash=True)], target, recursive=recursive,
-                           into=False, move=move, no_clobber=no_clobber, through=through, backup=backup)
+                           into=False, move=move, no_clobber=no_clobber, through=through, backup=backup,
+                           keep_link=keep_link, keep_inner_links=keep_inner_links)
         return ok
     directory = o.values.get("t") or o.values.get("target-directory")
     into: bool | None = True
@@ -317,7 +350,8 @@ def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, 
         into = False if o.flags & {"T", "no-target-directory"} else (True if len(sources) > 1 else None)
     return transfer(shell, ctx, command, [shell.path(s, keep_slash=True) for s in sources], shell.path(destination),
                     recursive=recursive, into=into, move=move, no_clobber=no_clobber,
-                    written=shell.path(destination, keep_slash=True), through=through, backup=backup)
+                    written=shell.path(destination, keep_slash=True), through=through, backup=backup,
+                    keep_link=keep_link, keep_inner_links=keep_inner_links)
 
 
 def install(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:

@@ -333,3 +333,30 @@ def test_ln_says_why_it_leaves_what_is_there() -> None:
 ])
 def test_ln_force_into_a_folder_replaces_what_has_the_links_name(script: str, made: dict[str, str]) -> None:
     assert placed(script) == made
+
+
+# GNU cp 9.1 copies a link as a link under -P, -d, -a, and -r without -L or -H (-H follows the operands only);
+# mv moves the links inside a folder as links. A relative link then leads where its text leads from its new
+# folder, so it may lead to nothing there. Each row was run with bash 5.2 and GNU coreutils 9.1.
+@pytest.mark.parametrize(("script", "expected"), [
+    ('ln -s x.py link.py\ncp -r link.py /made/\n', {}),
+    ('ln -s /w/s/x.py link.py\ncp -r link.py /made/\n', {"/made/link.py": X}),
+    ('ln -s x.py link.py\ncp link.py /made/\n', {"/made/link.py": X}),
+    ('ln -s x.py link.py\ncp -P link.py /made/\n', {}),
+    ('ln -s x.py link.py\ncp -d link.py /made/\n', {}),
+    ('ln -s x.py link.py\ncp -a link.py /made/\n', {}),
+    ('ln -s x.py link.py\ncp -rL link.py /made/\n', {"/made/link.py": X}),
+    ('ln -s x.py link.py\ncp -rH link.py /made/\n', {"/made/link.py": X}),
+    ('mkdir d\nln -s ../x.py d/l.py\ncp -r d /made/\n', {}),
+    ('mkdir d\nln -s ../x.py d/l.py\ncp -rH d /made/\n', {}),
+    ('mkdir d\nln -s ../x.py d/l.py\ncp -rL d /made/\n', {"/made/d/l.py": X}),
+    ('mkdir d\nln -s /w/s/x.py d/l.py\ncp -a d /made/\n', {"/made/d/l.py": X}),
+    ('mkdir d\ncp x.py d/\nln -s x.py d/l.py\ncp -r d /made/e\n', {"/made/e/x.py": X, "/made/e/l.py": X}),
+    ('mkdir d\nln -s ../x.py d/l.py\nmv d /made/\n', {}),
+    ('mkdir d\nln -s /w/s/sub d/pkg\ncp -r d /made/\n', {"/made/d/pkg/y.py": Y, "/made/d/pkg/deep/z.py": "s/sub/deep/z.py"}),
+    ('ln -s sub pkg\ncp -r pkg /made/\n', {}),
+    ('ln -s sub pkg\ncp -r pkg/ /made/p\n', {"/made/p/y.py": Y, "/made/p/deep/z.py": "s/sub/deep/z.py"}),
+    ('mkdir -p /made/q\nln -s /made/q q\ncp -r q /made/r\ncp x.py /made/q/\n', {"/made/q/x.py": X, "/made/r/x.py": X}),
+])
+def test_a_copy_keeps_a_link_as_a_link_unless_told_to_follow_it(script: str, expected: dict[str, str]) -> None:
+    assert placed(script) == expected
