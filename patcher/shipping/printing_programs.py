@@ -6,6 +6,7 @@ import posixpath
 import re
 
 from .command_lookup import note_program
+from .expr_program import run_expr
 from .find_program import FIND_CHANGES, FIND_READS, find_roots, run_find
 from .image_fs import Kind
 from .shell_interpreter import Shell
@@ -145,6 +146,8 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext, 
     if base == "ls":
         shell.emit_unknown()
         return _ls_status(shell, ctx, argv[1:])
+    if base == "expr":
+        return _expr(shell, ctx, argv[1:])
     if base in ("grep", "egrep", "fgrep"):
         status, printed = _grep(shell, base, argv[1:], stdin)
         if printed is None:
@@ -167,6 +170,22 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext, 
             return None
     shell.emit_unknown()
     return True
+
+
+def _expr(shell: Shell, ctx: CommandContext, args: list[str]) -> bool | None:
+    """``expr ARGS``: what it prints and its status where the reader can work them out (``expr_program``)."""
+    result = run_expr(args)
+    if result is None:
+        shell.emit_unknown()
+        return None
+    printed, status = result
+    shell.emit(printed)
+    if status == 2:
+        shell.note(ctx, "fails", f"expr {' '.join(shell.show(a) for a in args)}: not an expression expr can "
+                                 "work out (status 2)")
+    if status:
+        shell.ended_with(status)
+    return status == 0
 
 
 def _ls_status(shell: Shell, ctx: CommandContext, args: list[str]) -> bool:
