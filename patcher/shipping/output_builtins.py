@@ -10,7 +10,7 @@ from typing import Callable
 
 from .file_commands import transfer
 from .image_fs import Kind, normalise
-from .printf_format import Unsure, printf_output, read_escapes
+from .printf_format import Unsure, printf_fails, printf_output, read_escapes
 from .shell_builtins import Builtin
 from .shell_interpreter import Shell
 from .shell_records import CommandContext
@@ -77,7 +77,11 @@ def _printf(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
         return True
     text = printf_output(args[0], args[1:])
     if text is None:
-        shell.emit_unknown()  # the reader follows the build that succeeds: printf is taken to succeed
+        shell.emit_unknown()
+        if is_known(args[0]) and printf_fails(args[0], args[1:]):
+            shell.ended_with(1)
+            return False  # bash and dash print different things, and both fail
+        # The reader follows the build that succeeds: printf is taken to succeed.
     else:
         shell.emit(text)
     return True

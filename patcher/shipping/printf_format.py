@@ -11,6 +11,11 @@ class Unsure(Exception):
     """printf would print what the reader cannot work out exactly (an error, a shell-dependent form)."""
 
 
+class NotANumber(Unsure):
+    """A numeric conversion's argument is text printf cannot read as a number: bash and dash both fail (status
+    1), after printing what each makes of it (0, or the digits it read)."""
+
+
 class _Stop(Exception):
     """``\\c`` in a ``%b`` argument: printf prints nothing more."""
 
@@ -18,6 +23,17 @@ class _Stop(Exception):
 _FORMAT_ESCAPES = {"\\": "\\", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 _DIRECTIVE = re.compile(r"%([-+ 0]*)(\d*)(?:\.(\d*))?([sbcdiouxX%])")
 _NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+
+
+def printf_fails(fmt: str, args: list[str]) -> bool:
+    """Whether ``printf FMT ARGS...`` fails for sure: an argument of a numeric conversion is not a number."""
+    try:
+        _format_all(fmt, args)
+    except NotANumber:
+        return True
+    except (Unsure, _Stop):
+        return False
+    return False
 
 
 def printf_output(fmt: str, args: list[str]) -> str | None:
@@ -31,6 +47,15 @@ def printf_output(fmt: str, args: list[str]) -> str | None:
     """
     if not is_known(fmt):
         return None
+    try:
+        return _format_all(fmt, args)
+    except _Stop as stop:
+        return str(stop)
+    except Unsure:
+        return None
+
+
+def _format_all(fmt: str, args: list[str]) -> str:
     out: list[str] = []
     remaining = list(args)
     try:
@@ -39,9 +64,7 @@ def printf_output(fmt: str, args: list[str]) -> str | None:
             if not remaining or not used:
                 return "".join(out)
     except _Stop as stop:
-        return "".join(out) + str(stop)
-    except Unsure:
-        return None
+        raise _Stop("".join(out) + str(stop)) from None
 
 
 def _format_once(fmt: str, remaining: list[str], out: list[str]) -> int:
@@ -131,7 +154,7 @@ def _integer(arg: str | None) -> int:
         return ord(arg[1])
     match = _NUMBER.fullmatch(arg)
     if match is None:
-        raise Unsure(f"{arg} is not a number: printf fails")
+        raise NotANumber(f"{arg} is not a number: printf fails")
     sign, digits = match.groups()
     if len(digits) > 24:  # past 64 bits in any base; int() also refuses thousands of decimal digits
         raise Unsure("a number out of range")

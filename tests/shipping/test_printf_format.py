@@ -8,8 +8,11 @@ toward that, the ``%`` of a ``%%`` as much as a padded argument.
 
 from __future__ import annotations
 
+import pytest
+
 from patcher.shipping.printf_format import printf_output
 from patcher.shipping.shell_words import MAX_WORD
+from tests.shipping.conftest import in_dest, run_script
 
 
 def test_percent_percent_prints_one_percent_sign() -> None:
@@ -30,3 +33,16 @@ def test_an_octal_escape_ends_at_the_first_character_that_is_not_an_octal_digit(
     # bash, dash and coreutils' printf: '\18' is \1 then an '8', '\1A' is \1 then an 'A'; in a %b argument too.
     assert printf_output("\\18|\\1A|\\0779", []) == "\x018|\x01A|?9"
     assert printf_output("%b", ["\\018|\\0101A"]) == "\x018|AA"
+
+
+@pytest.mark.parametrize("argument", ["abc", "12abc", "'12 '", "1.5"])
+@pytest.mark.parametrize("shell", ["bash i.sh", "dash i.sh"])
+def test_a_number_printf_cannot_read_fails_it(argument: str, shell: str) -> None:
+    """bash 5.2 and dash 0.5.12: "invalid number" (status 1), though each prints something (0, or the digits)."""
+    plan = run_script(f"printf '%d' {argument} >/dev/null 2>&1 || cp x.py /dest/failed$?.py\n", shell)
+    assert in_dest(plan) == ["/dest/failed1.py"]
+
+
+def test_a_format_printf_reads_but_the_reader_does_not_is_taken_to_succeed() -> None:
+    plan = run_script("printf '%q' 'a b' >/dev/null && cp x.py /dest/ok.py\n", "bash i.sh")
+    assert in_dest(plan) == ["/dest/ok.py"]
