@@ -20,9 +20,9 @@ from patcher.patchset.load import load_patch_set
 from patcher.patchset.model import PatchSet
 from patcher.patchset.runner import Status, patch_source
 
-from tests.fixtures_patches import TEMPLATES, VENDOR_SOURCE
+from tests.fixtures_patches import TEMPLATES, VENDOR_SOURCE, patch_toml, replace_step
 from tests.fixtures_vendor import PATCHES
-from tests.patchset.conftest import cache_summary, shipped_patches, spy_on_patching
+from tests.patchset.conftest import SOURCE, cache_summary, shipped_patches, spy_on_patching
 
 
 def test_a_hit_gives_the_outcome_a_cold_run_gives(store: Path, patch_set: PatchSet,
@@ -103,6 +103,21 @@ def test_a_cached_step_failure_keeps_the_closest_code(store: Path, patch_set: Pa
     assert failed.status is Status.FAILED and failed.diagnostic is not None and failed.diagnostic.kind == "step"
     assert failed.diagnostic.closest is not None and failed.diagnostic.closest.pattern == "use_v1 = True"
     assert "closest: lines " in failed.message
+
+
+def test_a_cached_missing_requirement_keeps_its_diagnostic(store: Path, computed: list[str], load_patch: Any) -> None:
+    # The patch needs 'z = 9' in f, which the file lacks: it fails before any step runs.
+    patches = [load_patch(patch_toml("edit", replace_step("y = 2", "y = 3"), header='requires = ["z = 9"]'))]
+    cold = cached_patch_source("x.py", SOURCE, patches)
+    warm = cached_patch_source("x.py", SOURCE, patches)
+    assert computed == ["x.py"]  # the second came from the cache
+    assert cache_summary(warm) == cache_summary(cold)
+    failed = warm.outcomes[0]
+    assert failed.status is Status.FAILED and failed.diagnostic is not None
+    assert (failed.diagnostic.kind, failed.diagnostic.scope, failed.diagnostic.pattern) == ("requires", "f", "z = 9")
+    assert failed.message == ("needs 'z = 9' in f, which is not there;"
+                              " closest: line 2, statement 1 differs: pattern 'z = 9', code 'x = 1'")
+    assert warm.patched == SOURCE
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "other-key"])

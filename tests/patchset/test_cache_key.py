@@ -6,6 +6,8 @@ patcher, another entry format or another interpreter, is a miss.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -52,6 +54,20 @@ def test_a_version_is_the_one_assigned_in_the_file_else_unknown(
     _package(tmp_path, "patcher_test_vendored", {"__init__.py": "", "_version.py": text})
     monkeypatch.syspath_prepend(str(tmp_path))
     assert cache._version_of("patcher_test_vendored", "_version.py") == found
+
+
+def test_a_version_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    # A POSIX locale without Python's UTF-8 mode reads text as ASCII by default: the
+    # maintainer's name in the header must neither stop the run nor hide the version.
+    _package(tmp_path, "patcher_test_vendored", {"__init__.py": "",
+                                                 "_version.py": "# Copyright Łukasz\n__version__ = '1.9.0'\n"})
+    env = {**os.environ, "LC_ALL": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0",
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), *filter(None, sys.path)])}
+    probe = ("import locale, sys; from patcher.patchset import cache; "
+             "print(locale.getpreferredencoding(False), cache._version_of('patcher_test_vendored', '_version.py'))")
+    done = subprocess.run([sys.executable, "-X", "utf8=0", "-c", probe], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (0, "ANSI_X3.4-1968 1.9.0\n"), done.stderr
 
 
 def test_a_package_that_is_not_installed_has_an_unknown_version() -> None:

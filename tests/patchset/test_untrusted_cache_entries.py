@@ -185,6 +185,14 @@ DIAGNOSTIC_DAMAGE: dict[str, Callable[[dict[str, Any]], None]] = {
         "pattern": "", "code": "", "inside": ""}),
     "closest-missing-fields": lambda m: _diagnostic(m).update(closest={"first_line": 1}),
     "no-text": lambda m: _diagnostic(m).pop("text"),
+    "text-a-number": lambda m: _diagnostic(m).update(text=3),
+    "an-extra-key": lambda m: _diagnostic(m).update(ships="anything"),
+    "closest-code-a-number": lambda m: _diagnostic(m).update(closest={
+        "first_line": 1, "last_line": 2, "statement": 1, "matched": 0, "differing_tokens": 0,
+        "pattern": "use_v1 = True", "code": 5, "inside": ""}),
+    "closest-pattern-null": lambda m: _diagnostic(m).update(closest={
+        "first_line": 1, "last_line": 2, "statement": 1, "matched": 0, "differing_tokens": 0,
+        "pattern": None, "code": "", "inside": ""}),
 }
 
 
@@ -214,6 +222,15 @@ def _parse_error_with_other_bytes(payload: bytes) -> bytes:
     return _payload(meta, TROJAN)
 
 
+def _unpatched_because(reason: Any) -> Callable[[bytes], bytes]:
+    """An entry that says the file cannot be patched, for REASON, and ships the vendor's bytes as they are."""
+    def change(payload: bytes) -> bytes:
+        meta = json.loads(payload.partition(b"\n")[0])
+        meta.update(outcomes=[], parse_error=reason, sha256=hashlib.sha256(SOURCE).hexdigest())
+        return _payload(meta, SOURCE)
+    return change
+
+
 RAW_DAMAGE: dict[str, Callable[[bytes], bytes]] = {
     "deep-json-header": lambda payload: deep_json() + b"\n" + payload.partition(b"\n")[2],
     "bad-utf8-header": lambda payload: b'{"key": "\xff\xfe"}\n' + payload.partition(b"\n")[2],
@@ -221,6 +238,9 @@ RAW_DAMAGE: dict[str, Callable[[bytes], bytes]] = {
     "no-header": lambda payload: b"",
     "bytes-changed-with-nothing-applied": _changed_with_nothing_applied,
     "a-parse-error-with-other-bytes": _parse_error_with_other_bytes,
+    "cannot-be-patched-for-an-empty-reason": _unpatched_because(""),
+    "cannot-be-patched-for-a-numeric-reason": _unpatched_because(5),
+    "cannot-be-patched-for-a-list-reason": _unpatched_because(["it does not parse"]),
 }
 
 
