@@ -45,3 +45,17 @@ NO_PROGRAM = frozenset({":", "exec", "times", "eval", "export", "set", "source",
 # are found is the image's to say.
 SOME_IMAGES_PROGRAM = frozenset({"cd", "read", "getopts", "alias", "unalias", "umask", "wait", "hash", "type",
                                  "command", "fc", "fg", "bg", "jobs", "ulimit"})
+
+# What bash 5.2 and dash 0.5.12 both find without looking at PATH: their builtins (special and regular).
+SHELL_BUILTINS = frozenset({":", ".", "[", "alias", "bg", "break", "cd", "command", "continue", "echo", "eval",
+                            "exec", "exit", "export", "false", "fg", "getopts", "hash", "jobs", "kill", "local",
+                            "printf", "pwd", "read", "readonly", "return", "set", "shift", "test", "times", "trap",
+                            "true", "type", "ulimit", "umask", "unalias", "unset", "wait"})
+
+
+def finds_every(shell: Shell, names: list[str]) -> bool | None:
+    """Whether ``command -v``, ``type`` or ``hash`` finds each of ``names``: True where each is a function the
+    script defined or a builtin of the shell; otherwise whether the image has the program is its own to say."""
+    if names and all(is_known(n) and (n in shell.functions or n in SHELL_BUILTINS) for n in names):
+        return True
+    return None

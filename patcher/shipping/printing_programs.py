@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .command_lookup import note_program
+from .command_lookup import finds_every, note_program
 from .expr_program import run_expr
 from .find_program import FIND_CHANGES, FIND_READS, find_roots, run_find
 from .image_fs import Kind
@@ -148,6 +148,8 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext, 
         return _ls_status(shell, ctx, argv[1:])
     if base == "expr":
         return _expr(shell, ctx, argv[1:])
+    if base in ("type", "hash", "which"):
+        return _lookup(shell, base, argv[1:])
     if base in ("grep", "egrep", "fgrep"):
         status, printed = _grep(shell, base, argv[1:], stdin)
         if printed is None:
@@ -170,6 +172,20 @@ def run_printing(shell: Shell, base: str, argv: list[str], ctx: CommandContext, 
             return None
     shell.emit_unknown()
     return True
+
+
+def _lookup(shell: Shell, base: str, args: list[str]) -> bool | None:
+    """``type NAME...``, ``hash NAME...`` and ``which NAME...`` succeed where each NAME is found: a function or
+    builtin for the first two (which looks on PATH only), else a program only the image can say it has
+    (``type nosuch`` fails: 1 in bash, 127 in dash). ``hash`` alone and ``hash -r`` (forget) succeed."""
+    shell.emit_unknown()
+    if base == "hash" and args in ([], ["-r"]):
+        return True
+    if base == "type" and args and args[0] in ("-t", "-a") and shell.program == "bash":
+        args = args[1:]  # dash's type has no options: it looks for a command named -t
+    if any(a.startswith("-") for a in args) or base == "which":
+        return None
+    return finds_every(shell, args) if args else True
 
 
 def _expr(shell: Shell, ctx: CommandContext, args: list[str]) -> bool | None:

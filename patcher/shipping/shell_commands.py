@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import replace
 
-from .command_lookup import NO_PROGRAM, SOME_IMAGES_PROGRAM, note_program, on_path
+from .command_lookup import NO_PROGRAM, SOME_IMAGES_PROGRAM, finds_every, note_program, on_path
 from .file_commands import FILE_COMMANDS, folder_there, transfer
 from .image_fs import Kind
 from .output_builtins import OUTPUT_BUILTINS
@@ -414,7 +414,7 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
             return False
         if any(set(o) & set("vV") for o in options):
             shell.emit_unknown()  # command -v NAME: what it finds, or nothing
-            return None
+            return finds_every(shell, rest)
     while rest and rest[0].startswith("-"):
         option = rest.pop(0)
         if head == "sudo" and option.startswith(("-D", "--chdir")):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import notes_of, plan_of, script_context
+from tests.shipping.conftest import in_dest, notes_of, plan_of, run_script, script_context
 
 
 def placed(plan) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -118,3 +118,30 @@ def test_an_if_on_a_python_program_reads_both_branches() -> None:
     plan = plan_of(script_context(script))
     assert {"/opt/has.py", "/opt/lacks.py"} <= set(plan.image)
     assert [(n.kind, n.line) for n in plan.notes] == [("assumed", 1)]
+
+
+@pytest.mark.parametrize("lookup", ["command -v vllm-serve", "type vllm-serve", "type -t vllm-serve", "hash vllm-serve",
+                                    "which vllm-serve", "command -V vllm-serve"])
+def test_whether_the_image_has_a_program_is_its_own_to_say(lookup: str) -> None:
+    """bash and dash: type, hash and command -v fail where no program of that name is on PATH (type: 1 in bash,
+    127 in dash); which looks on PATH only. The reader cannot see the base image's PATH: both branches."""
+    plan = plan_of(script_context(f"{lookup} >/dev/null 2>&1 && cp x.py /yes/ || cp x.py /no/\n"))
+    assert placed(plan) == {"/yes/x.py": "s/x.py", "/no/x.py": "s/x.py"}
+    assert [line for _, line, _ in notes_of(plan, "assumed")] == [1]
+
+
+@pytest.mark.parametrize("lookup", ["command -v f", "command -v cd", "type f echo", "hash f", "hash -r", "hash"])
+def test_a_function_or_builtin_is_always_found(lookup: str) -> None:
+    """bash 5.2 and dash 0.5.12: a function the script defined and a builtin are found without PATH."""
+    plan = plan_of(script_context(f"f() {{ :; }}\n{lookup} >/dev/null 2>&1 && cp x.py /yes/ || cp x.py /no/\n"))
+    assert placed(plan) == {"/yes/x.py": "s/x.py"}
+    assert notes_of(plan, "assumed") == []
+
+
+def test_bashs_type_options_are_read_and_dashs_type_has_none() -> None:
+    """bash's 'type -t echo' finds the builtin; dash's type looks for a command named '-t', which the reader
+    leaves to the image (it is not there: dash fails with 127)."""
+    script = "type -t echo >/dev/null 2>&1 && cp x.py /dest/yes.py\n"
+    assert in_dest(run_script(script, "bash i.sh")) == ["/dest/yes.py"]
+    assert run_script(script, "bash i.sh").notes == ()
+    assert [n.kind for n in run_script(script, "dash i.sh").notes] == ["assumed"]
