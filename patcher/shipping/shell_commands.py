@@ -27,7 +27,7 @@ from .shell_nodes import DECLARATIONS, Lit, Redirect, Simple, plain_text
 from .shell_syntax import heredoc_word, split_assignment
 from .shell_words import Field, is_known
 from .tool_options import read_options
-from .wrapper_programs import WRAPPERS, read_wrapper
+from .wrapper_programs import USAGE_STATUS, WRAPPERS, read_wrapper
 from .xargs_program import run_xargs
 
 # Programs that install packages: they write where the package manager puts things.
@@ -349,8 +349,9 @@ def _wrapped(shell: Shell, head: str, argv: list[str], ctx: CommandContext, env:
     if wrapped.problem is not None:
         return note_program(shell, ctx, wrapped.problem)
     if wrapped.fails is not None:
-        shell.note(ctx, "fails", f"{wrapped.fails}, so it runs nothing (status 125)")
-        shell.ended_with(125)
+        status = USAGE_STATUS.get(head, 125)
+        shell.note(ctx, "fails", f"{wrapped.fails}, so it runs nothing (status {status})")
+        shell.ended_with(status)
         return False
     if wrapped.shell_string is not None:
         return run_shell(shell, ["sh", "-c", wrapped.shell_string], ctx, env, stdin)

@@ -46,6 +46,10 @@ WRAPPERS: dict[str, _Wrapper] = {
                       "timeout wait conflict-exit-code", before=1),
 }
 
+# The status a wrapper's usage error gives: coreutils' 125 (EXIT_CANCELED), util-linux's own (flock's EX_USAGE 64;
+# setsid, taskset and ionice 1). Checked with coreutils 9.1 and util-linux 2.38.
+USAGE_STATUS = {"flock": 64, "setsid": 1, "taskset": 1, "ionice": 1}
+
 _LEGACY_NICE = re.compile(r"-[-+]?[0-9]+")  # nice -5, nice --5: an adjustment, written before POSIX's -n
 
 
@@ -55,7 +59,7 @@ class Wrapped:
 
     ``problem``: why the reader does not follow it (an option it does not
     know, a form that runs no command); ``fails``: why the wrapper itself
-    refuses the line (its status is 125, the command does not run).
+    refuses the line (its status is ``USAGE_STATUS``'s, else 125; the command does not run).
     """
 
     command: list[str] = field(default_factory=list)

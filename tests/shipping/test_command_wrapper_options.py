@@ -205,3 +205,13 @@ def test_flock_given_its_command_before_the_lock_file_does_not_run_it(flock: str
     # flock: "invalid option -- 'c'" (status 64): the copy never runs; the reader leaves the line unread
     plan = run_script(f"{flock}\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
+
+
+@pytest.mark.parametrize(("line", "status"), [
+    ("flock /tmp/lock -c", 64), ("flock /tmp/lock", 64), ("flock /tmp/lock -c 'true' extra", 64),  # EX_USAGE
+    ("setsid", 1), ("taskset 1", 1),  # util-linux 2.38's other wrappers
+    ("timeout 5", 125), ("nohup", 125), ("env -C /tmp", 125), ("stdbuf -o0", 125),  # coreutils' EXIT_CANCELED
+])
+def test_a_refused_line_gives_the_wrappers_own_status(line: str, status: int) -> None:
+    plan = run_script(f"{line} || cp x.py /dest/status$?.py\n")
+    assert in_dest(plan) == [f"/dest/status{status}.py"]
