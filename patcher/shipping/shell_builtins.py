@@ -116,6 +116,8 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
                 shell.errtrace = word[0] == "-"
             if "a" in letters:
                 shell.allexport = word[0] == "-"
+            if "C" in letters:
+                shell.noclobber = word[0] == "-"
             if "o" in letters and index + 1 < len(args):
                 _set_option(shell, args[index + 1], word[0] == "-", ctx)
                 index += 2
@@ -188,6 +190,8 @@ def _set_option(shell: Shell, name: str, on: bool, ctx: CommandContext) -> None:
         shell.errtrace = on
     elif name == "allexport":
         shell.allexport = on
+    elif name == "noclobber":
+        shell.noclobber = on
 
 
 def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

@@ -62,6 +62,11 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
     try:
         stdin = apply_redirects(shell, node.redirects, ctx)
     except RedirectFailed:
+        # dash and bash --posix end the script where a special builtin's redirection fails (': > /no/f');
+        # otherwise the command fails: status 2 in dash, 1 in bash.
+        if argv and argv[0] in _SPECIAL_BUILTINS and (shell.program == "dash" or shell.program == "bash" and shell.posix):
+            raise Exit(False, 2 if shell.program == "dash" else 1) from None
+        shell.ended_with(2 if shell.program == "dash" else 1)
         return False
     if copy is not None:
         return all([transfer(shell, ctx, copy[2], [copy[0]], destination, recursive=False, into=False)
@@ -152,6 +157,11 @@ _NOT_DASHS = {
 }
 
 
+# POSIX's special builtins: an error in one (a redirection it cannot open) ends a non-interactive POSIX shell.
+_SPECIAL_BUILTINS = frozenset({"break", ":", ".", "continue", "eval", "exec", "exit", "export", "readonly", "return",
+                               "set", "shift", "times", "trap", "unset"})
+
+
 class RedirectFailed(Exception):
     """sh cannot open a redirection's file: the command does not run, and fails."""
 
@@ -190,6 +200,16 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
         path = shell.path(target)
         if not folder_there(shell, ctx, "the redirection", path):
             raise RedirectFailed(path)
+        if shell.noclobber and redirect.op in (">", "&>", ">&"):
+            kind = shell.build.fs.kind(path)
+            if kind is Kind.FILE:
+                # bash 5.2 and dash 0.5.12: "cannot overwrite existing file"; the command does not run (status 1).
+                shell.note(ctx, "fails", f"set -C: {path} exists, so the redirection does not empty it and the "
+                                         "command does not run")
+                raise RedirectFailed(path)
+            if kind is Kind.UNKNOWN:
+                shell.unread(ctx, f"set -C: writes to {path} only if the base image does not have it", scope=(path,))
+                continue
         if redirect.op.endswith(">>") and path in shell.build.fs.files:
             held = shell.build.fs.files[path].source
             shell.unread(ctx, f"appends to {path}, which holds {held}: the image gets it changed", scope=(path,))
@@ -349,9 +369,9 @@ def _wrapped(shell: Shell, head: str, argv: list[str], ctx: CommandContext, env:
     if wrapped.problem is not None:
         return note_program(shell, ctx, wrapped.problem)
     if wrapped.fails is not None:
-        status = USAGE_STATUS.get(head, 125)
-        shell.note(ctx, "fails", f"{wrapped.fails}, so it runs nothing (status {status})")
-        shell.ended_with(status)
+        code = USAGE_STATUS.get(head, 125)
+        shell.note(ctx, "fails", f"{wrapped.fails}, so it runs nothing (status {code})")
+        shell.ended_with(code)
         return False
     if wrapped.shell_string is not None:
         return run_shell(shell, ["sh", "-c", wrapped.shell_string], ctx, env, stdin)

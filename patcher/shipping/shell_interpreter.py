@@ -72,6 +72,7 @@ class Shell:
         self.aliases: dict[str, str] = {}  # alias NAME=VALUE, by name
         self.readonly: set[str] = set()  # readonly NAME, declare -r NAME: assigning or unsetting it is an error
         self.allexport = False  # set -a: every variable assigned is exported
+        self.noclobber = False  # set -C: '>' does not empty a regular file that exists ('>|' does)
         # bash's namerefs (declare -n REF=NAME): REF -> (NAME, how many functions ran when local -n made it)
         self.namerefs: dict[str, tuple[str, int]] = {}
         self.traps: dict[str, Trap] = {}  # "EXIT" (run when the shell ends) and bash's "ERR" (when a command fails)
@@ -466,7 +467,7 @@ class Shell:
         child.last_code = self.last_code
         child.nounset, child.pipefail, child.posix = self.nounset, self.pipefail, self.posix
         child.shopts, child.aliases, child.readonly = set(self.shopts), dict(self.aliases), set(self.readonly)
-        child.allexport, child.namerefs = self.allexport, dict(self.namerefs)
+        child.allexport, child.namerefs, child.noclobber = self.allexport, dict(self.namerefs), self.noclobber
         # A subshell starts without the traps (sh resets them), but bash's set -E keeps ERR.
         child.errtrace = self.errtrace
         if self.errtrace and "ERR" in self.traps:

@@ -85,3 +85,39 @@ def test_a_redirection_to_an_empty_word_fails_the_command(redirect: str) -> None
     # bash: ": No such file or directory" (status 1), and for '>&""' "Bad file descriptor"; the command never runs.
     plan = run_script(f"cp x.py /dest/o\n{redirect} || cp x.py /dest/failed\n")
     assert in_dest(plan) == ["/dest/failed", "/dest/o"]
+
+
+@pytest.mark.parametrize(("script", "run", "dest"), [
+    # A redirection that cannot open its file: bash fails the command (1), dash too (2).
+    ("echo hi > /dest/no/f\ncp x.py /dest/after$?.py\n", "bash i.sh", ["/dest/after1.py"]),
+    ("echo hi > /dest/no/f\ncp x.py /dest/after$?.py\n", "dash i.sh", ["/dest/after2.py"]),
+    # On a special builtin it ends dash's script, and bash's in POSIX mode.
+    (": > /dest/no/f\ncp x.py /dest/after$?.py\n", "bash i.sh", ["/dest/after1.py"]),
+    (": > /dest/no/f\ncp x.py /dest/after$?.py\n", "dash i.sh", []),
+    (": > /dest/no/f\ncp x.py /dest/after$?.py\n", "bash --posix i.sh", []),
+    ("echo hi > /dest/no/f\ncp x.py /dest/after$?.py\n", "bash --posix i.sh", ["/dest/after1.py"]),
+])
+def test_a_redirection_that_cannot_open_its_file_fails_with_the_shells_status(script: str, run: str,
+                                                                            dest: list[str]) -> None:
+    assert in_dest(run_script(script, run)) == dest
+
+
+@pytest.mark.parametrize("run", BOTH)
+@pytest.mark.parametrize("noclobber", ["set -C", "set -o noclobber", "set -eC\nset +e"])
+def test_under_noclobber_a_redirection_does_not_empty_a_file_that_exists(noclobber: str, run: str) -> None:
+    """bash 5.2 and dash 0.5.12: "cannot overwrite existing file"; the command does not run and fails."""
+    script = f"{noclobber}\ncp x.py /dest/a.py\necho hi > /dest/a.py || cp x.py /dest/failed.py\n"
+    assert in_dest(run_script(script, run)) == ["/dest/a.py", "/dest/failed.py"]
+
+
+@pytest.mark.parametrize("redirect", ["echo hi >| /dest/a.py", "echo hi >> /dest/a.py", "echo hi > /dest/new.py"])
+def test_under_noclobber_a_forced_append_or_new_file_is_written(redirect: str) -> None:
+    plan = run_script(f"set -C\ncp x.py /dest/a.py\n{redirect} && cp x.py /dest/ok.py\n")
+    assert "/dest/ok.py" in in_dest(plan)
+    assert ("/dest/a.py" in in_dest(plan)) == (">>" in redirect or "new" in redirect)
+
+
+def test_noclobber_is_off_again_after_set_plus_c_and_holds_in_a_subshell() -> None:
+    script = ("set -C\n(cp x.py /dest/a.py; echo hi > /dest/a.py) || cp x.py /dest/sub.py\n"
+              "set +C\necho hi > /dest/a.py && cp x.py /dest/off.py\n")
+    assert in_dest(run_script(script)) == ["/dest/off.py", "/dest/sub.py"]
