@@ -65,7 +65,7 @@ def test_a_version_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path) -> N
            "PYTHONPATH": os.pathsep.join([str(tmp_path), *filter(None, sys.path)])}
     probe = ("import locale, sys; from patcher.patchset import cache; "
              "print(locale.getpreferredencoding(False), cache._version_of('patcher_test_vendored', '_version.py'))")
-    done = subprocess.run([sys.executable, "-X", "utf8=0", "-c", probe], env=env, cwd=tmp_path,
+    done = subprocess.run([sys.executable, "-X", "utf8=0", "-c", probe], env=env,
                           capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout) == (0, "ANSI_X3.4-1968 1.9.0\n"), done.stderr
 
