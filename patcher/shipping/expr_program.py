@@ -18,6 +18,9 @@ import re
 from .shell_words import is_known
 
 _INTEGER = re.compile(r"-?[0-9]+")
+# GNU expr's integers have no bound (GMP); CPython refuses to read or print one past 4,300 digits, and a hostile
+# script's products would grow without end. Past this many digits a value is the image's to say.
+_MAX_DIGITS = 4_000
 _COMPARISONS = ("<", "<=", "=", "==", "!=", ">=", ">")
 
 
@@ -60,7 +63,17 @@ def _null(value: int | str) -> bool:
 def _integer(value: int | str) -> int | None:
     if isinstance(value, int):
         return value
-    return int(value) if _INTEGER.fullmatch(value) else None
+    if not _INTEGER.fullmatch(value):
+        return None
+    if len(value) > _MAX_DIGITS:
+        raise _Unknown
+    return int(value)
+
+
+def _bounded(number: int) -> int:
+    if number.bit_length() > _MAX_DIGITS * 3:  # 3 bits a digit at least: far fewer digits than CPython's limit
+        raise _Unknown
+    return number
 
 
 class _Reader:
@@ -111,7 +124,7 @@ class _Reader:
             right = self.multiplied(evaluate)
             if evaluate:
                 a, b = _operands(left, right)
-                left = a + b if op == "+" else a - b
+                left = _bounded(a + b if op == "+" else a - b)
         return left
 
     def multiplied(self, evaluate: bool) -> int | str:
@@ -123,7 +136,7 @@ class _Reader:
             if evaluate:
                 a, b = _operands(left, right)
                 if op == "*":
-                    left = a * b
+                    left = _bounded(a * b)
                 elif b == 0:
                     raise _Invalid("division by zero")
                 else:  # C's division: rounded toward zero, the remainder taking the dividend's sign

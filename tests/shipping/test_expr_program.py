@@ -58,6 +58,14 @@ def test_what_needs_a_regex_or_the_locale_is_left_to_the_image(args: list[str]) 
     assert run_expr(args) is None
 
 
+@pytest.mark.parametrize("args", [["9" * 5000, "=", "1"], ["9" * 5000, "+", "1"], ["9" * 3000, "*", "9" * 3000],
+                                  ["2", *["*", "9" * 900] * 20]])
+def test_a_number_past_what_the_reader_keeps_is_unknown(args: list[str]) -> None:
+    """GNU expr computes with any number of digits; the reader neither crashes nor works for minutes on them."""
+    assert run_expr(args) is None
+    assert run_expr(["9" * 5000]) == ("9" * 5000 + "\n", 0)  # a word alone is printed as it is
+
+
 @pytest.mark.parametrize(("script", "dest"), [
     ("expr 1 - 1 >/dev/null || cp x.py /dest/zero$?.py\n", ["/dest/zero1.py"]),
     ("expr '' >/dev/null || cp x.py /dest/empty$?.py\n", ["/dest/empty1.py"]),
