@@ -46,11 +46,13 @@ NO_PROGRAM = frozenset({":", "exec", "times", "eval", "export", "set", "source",
 SOME_IMAGES_PROGRAM = frozenset({"cd", "read", "getopts", "alias", "unalias", "umask", "wait", "hash", "type",
                                  "command", "fc", "fg", "bg", "jobs", "ulimit"})
 
-# What bash 5.2 and dash 0.5.12 both find without looking at PATH: their builtins (special and regular).
-SHELL_BUILTINS = frozenset({":", ".", "[", "alias", "bg", "break", "cd", "command", "continue", "echo", "eval",
-                            "exec", "exit", "export", "false", "fg", "getopts", "hash", "jobs", "kill", "local",
-                            "printf", "pwd", "read", "readonly", "return", "set", "shift", "test", "times", "trap",
-                            "true", "type", "ulimit", "umask", "unalias", "unset", "wait"})
+# POSIX's special builtins: an error in one (a redirection it cannot open) ends a non-interactive POSIX shell.
+SPECIAL_BUILTINS = frozenset({"break", ":", ".", "continue", "eval", "exec", "exit", "export", "readonly", "return",
+                              "set", "shift", "times", "trap", "unset"})
+# What bash 5.2 and dash 0.5.12 both find without looking at PATH: their builtins, special and regular.
+SHELL_BUILTINS = SPECIAL_BUILTINS | {"[", "alias", "bg", "cd", "command", "echo", "false", "fg", "getopts", "hash",
+                                     "jobs", "kill", "local", "printf", "pwd", "read", "test", "true", "type",
+                                     "ulimit", "umask", "unalias", "wait"}
 
 
 def finds_every(shell: Shell, names: list[str]) -> bool | None:

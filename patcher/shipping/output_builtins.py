@@ -10,7 +10,7 @@ from typing import Callable
 
 from .file_commands import transfer
 from .image_fs import Kind, normalise
-from .printf_format import Unsure, printf_fails, printf_output, read_escapes
+from .printf_format import Unsure, printf_outcome, printf_output, read_escapes
 from .shell_builtins import Builtin
 from .shell_interpreter import Shell
 from .shell_records import CommandContext
@@ -75,16 +75,15 @@ def _printf(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
             return True
         shell.emit_unknown()
         return True
-    text = printf_output(args[0], args[1:])
+    text, fails = printf_outcome(args[0], args[1:])
     if text is None:
         shell.emit_unknown()
-        if is_known(args[0]) and printf_fails(args[0], args[1:]):
-            shell.ended_with(1)
-            return False  # bash and dash print different things, and both fail
-        # The reader follows the build that succeeds: printf is taken to succeed.
     else:
         shell.emit(text)
-    return True
+    if fails:
+        shell.ended_with(1)
+        return False  # bash and dash print different things, and both fail
+    return True  # where the reader cannot tell, it follows the build that succeeds: printf is taken to succeed
 
 
 def _path_tool(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

@@ -25,19 +25,14 @@ _DIRECTIVE = re.compile(r"%([-+ 0]*)(\d*)(?:\.(\d*))?([sbcdiouxX%])")
 _NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 
 
-def printf_fails(fmt: str, args: list[str]) -> bool:
-    """Whether ``printf FMT ARGS...`` fails for sure: an argument of a numeric conversion is not a number."""
-    try:
-        _format_all(fmt, args)
-    except NotANumber:
-        return True
-    except (Unsure, _Stop):
-        return False
-    return False
-
-
 def printf_output(fmt: str, args: list[str]) -> str | None:
-    """What ``printf FMT ARGS...`` prints, or None when the reader cannot say exactly.
+    """What ``printf FMT ARGS...`` prints, or None when the reader cannot say exactly (see ``printf_outcome``)."""
+    return printf_outcome(fmt, args)[0]
+
+
+def printf_outcome(fmt: str, args: list[str]) -> tuple[str | None, bool]:
+    """What ``printf FMT ARGS...`` prints, or None when the reader cannot say exactly; and whether it fails for
+    sure (an argument of a numeric conversion that is no number).
 
     Only FMT is a format: ``%`` and ``\\`` in an argument are data (``%b`` reads escapes in its argument). FMT
     is used again while arguments remain; a conversion with none left gets "" (0 for numbers). Escapes in FMT:
@@ -46,13 +41,15 @@ def printf_output(fmt: str, args: list[str]) -> str | None:
     an argument %d cannot read, a byte past ASCII or a NUL) is not guessed.
     """
     if not is_known(fmt):
-        return None
+        return None, False
     try:
-        return _format_all(fmt, args)
+        return _format_all(fmt, args), False
     except _Stop as stop:
-        return str(stop)
+        return str(stop), False
+    except NotANumber:
+        return None, True
     except Unsure:
-        return None
+        return None, False
 
 
 def _format_all(fmt: str, args: list[str]) -> str:

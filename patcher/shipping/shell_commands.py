@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import replace
 
-from .command_lookup import NO_PROGRAM, SOME_IMAGES_PROGRAM, finds_every, note_program, on_path
+from .command_lookup import NO_PROGRAM, SOME_IMAGES_PROGRAM, SPECIAL_BUILTINS, finds_every, note_program, on_path
 from .file_commands import FILE_COMMANDS, folder_there, transfer
 from .image_fs import Kind
 from .output_builtins import OUTPUT_BUILTINS
@@ -64,7 +64,7 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
     except RedirectFailed:
         # dash and bash --posix end the script where a special builtin's redirection fails (': > /no/f');
         # otherwise the command fails: status 2 in dash, 1 in bash.
-        if argv and argv[0] in _SPECIAL_BUILTINS and (shell.program == "dash" or shell.program == "bash" and shell.posix):
+        if argv and argv[0] in SPECIAL_BUILTINS and (shell.program == "dash" or shell.program == "bash" and shell.posix):
             raise Exit(False, 2 if shell.program == "dash" else 1) from None
         shell.ended_with(2 if shell.program == "dash" else 1)
         return False
@@ -155,11 +155,6 @@ _NOT_DASHS = {
            "and opens the file to append nothing",
     "<<<": "bash feeds the word to the command, dash refuses the script (a syntax error)",
 }
-
-
-# POSIX's special builtins: an error in one (a redirection it cannot open) ends a non-interactive POSIX shell.
-_SPECIAL_BUILTINS = frozenset({"break", ":", ".", "continue", "eval", "exec", "exit", "export", "readonly", "return",
-                               "set", "shift", "times", "trap", "unset"})
 
 
 class RedirectFailed(Exception):
