@@ -18,7 +18,7 @@ from patcher.patchset.model import Patch, PatchSet
 from patcher.patchset.runner import FileOutcome, PatchOutcome, Status, patch_source
 
 from tests.fixtures_patches import TEMPLATES, patch_toml, refusal, write_patch_set
-from tests.fixtures_vendor import PATCHES
+from tests.fixtures_vendor import PATCHES, SHIPPED, VENDOR_TREE
 
 # A patch as an engineer writes one: a DEP-3 header, a typed knob, one step.
 GUARD = '''\
@@ -181,3 +181,90 @@ def cache_summary(outcome: Any) -> tuple[Any, ...]:
     """All a cached outcome holds: path, bytes, parse error, and each patch's id, status, detail, diagnostic, prints."""
     return (outcome.path, outcome.original, outcome.patched, outcome.parse_error,
             [(o.patch.id, o.status, o.detail, o.diagnostic, o.prints) for o in outcome.outcomes])
+
+
+# The shipped file as a large vendor drop has it: helpers around the class, members between the ones the series
+# edits (the sparse parse's tests, tests/patchset/test_large_targets.py and test_sparse_patterns.py).
+HELPERS = '''
+
+def _describe(block_tables, where=""):
+    """Say what a block table holds: 'class Fake:' and 'def forward_decode(' in a docstring."""
+    text = ("[paged_attn] %s: %s"
+            % (where,
+               tuple(block_tables.shape)))  # brackets over lines
+    note = \'\'\'
+class PagedAttention:
+    def forward_decode(self):
+        pass
+\'\'\'
+    return text + note.strip() + "it's" + 'say "hi"' + "a\\\\" + f"{where!r:>{10}}"
+    # a comment at the body's depth after the last statement
+        # and a deeper one
+
+
+@staticmethod
+# a comment between decorator and definition
+def _check(x):
+    if x:
+        return 1
+    else:
+        return 2
+            # deeper than the else block
+
+
+if TYPE_CHECKING:
+    from typing import Any
+elif False:
+    pass
+else:
+    Any = object
+# a comment at the module's depth: the next statement's
+
+
+try:
+    import os
+except ImportError:  # no os
+    os = None
+finally:
+    _LOADED = True
+
+
+total = 1 + \\
+    2
+items = [
+    "a",  # inside brackets
+    "b",
+]; other = 3
+class _Small: x = 1
+def _one(): return 0
+'''
+
+MEMBERS = '''
+    @staticmethod
+    def _validate(block_tables):  # a member the series never searches
+        """Raise on a negative block id."""
+        if block_tables.min() < 0:
+            raise RuntimeError("bad block table")
+            # deeper than the if block
+        # at the member's depth, after it
+
+    _LOG_ONCE: set = set()
+
+    class _Cache:
+        size = 0
+'''
+
+
+def vendor_file_with_helpers(variant: str) -> str:
+    """The vendor file with helpers around the class and members between the ones the series edits."""
+    head, sep, tail = (VENDOR_TREE / SHIPPED).read_text(encoding="utf-8").partition("\nclass PagedAttention:\n")
+    body, marker, rest = tail.partition("    @staticmethod\n    def forward_decode(")
+    assert sep and marker
+    text = "from typing import TYPE_CHECKING\n" + head + HELPERS + sep + body + MEMBERS + marker + rest + HELPERS
+    if variant == "tabs":  # a tab-indented helper first: the module's first indent is a tab
+        text = "def _tabbed():\n\treturn 1\n\n" + text
+    if variant == "crlf":
+        text = text.replace("\n", "\r\n")
+    if variant == "no-final-newline":
+        text = text.rstrip("\n") + "\n\ndef _last():\n    return 1"
+    return text

@@ -25,6 +25,7 @@ from patcher.patchset.runner import Status, patch_source
 from patcher.patchset.sparse import Opaque, logical_lines, parse_sparse
 from tests.fixtures_patches import patch_toml, replace_step
 from tests.fixtures_vendor import PATCHES, ROOT, SHIPPED, VENDOR_TREE
+from tests.patchset.conftest import HELPERS, MEMBERS, vendor_file_with_helpers
 
 VENDOR = (VENDOR_TREE / SHIPPED).read_text(encoding="utf-8")
 
@@ -46,91 +47,6 @@ def _patches(series: PatchSet) -> Any:
 
 # --- the shapes ------------------------------------------------------------------------------
 
-HELPERS = '''
-
-def _describe(block_tables, where=""):
-    """Say what a block table holds: 'class Fake:' and 'def forward_decode(' in a docstring."""
-    text = ("[paged_attn] %s: %s"
-            % (where,
-               tuple(block_tables.shape)))  # brackets over lines
-    note = \'\'\'
-class PagedAttention:
-    def forward_decode(self):
-        pass
-\'\'\'
-    return text + note.strip() + "it's" + 'say "hi"' + "a\\\\" + f"{where!r:>{10}}"
-    # a comment at the body's depth after the last statement
-        # and a deeper one
-
-
-@staticmethod
-# a comment between decorator and definition
-def _check(x):
-    if x:
-        return 1
-    else:
-        return 2
-            # deeper than the else block
-
-
-if TYPE_CHECKING:
-    from typing import Any
-elif False:
-    pass
-else:
-    Any = object
-# a comment at the module's depth: the next statement's
-
-
-try:
-    import os
-except ImportError:  # no os
-    os = None
-finally:
-    _LOADED = True
-
-
-total = 1 + \\
-    2
-items = [
-    "a",  # inside brackets
-    "b",
-]; other = 3
-class _Small: x = 1
-def _one(): return 0
-'''
-
-MEMBERS = '''
-    @staticmethod
-    def _validate(block_tables):  # a member the series never searches
-        """Raise on a negative block id."""
-        if block_tables.min() < 0:
-            raise RuntimeError("bad block table")
-            # deeper than the if block
-        # at the member's depth, after it
-
-    _LOG_ONCE: set = set()
-
-    class _Cache:
-        size = 0
-'''
-
-
-def _shape(variant: str) -> str:
-    """The vendor file with helpers around the class and members between the ones the series edits."""
-    head, sep, tail = VENDOR.partition("\nclass PagedAttention:\n")
-    body, marker, rest = tail.partition("    @staticmethod\n    def forward_decode(")
-    assert sep and marker
-    text = "from typing import TYPE_CHECKING\n" + head + HELPERS + sep + body + MEMBERS + marker + rest + HELPERS
-    if variant == "tabs":  # a tab-indented helper first: the module's first indent is a tab
-        text = "def _tabbed():\n\treturn 1\n\n" + text
-    if variant == "crlf":
-        text = text.replace("\n", "\r\n")
-    if variant == "no-final-newline":
-        text = text.rstrip("\n") + "\n\ndef _last():\n    return 1"
-    return text
-
-
 VARIANTS = ["lf", "tabs", "crlf", "no-final-newline"]
 
 
@@ -144,7 +60,7 @@ def _outcome(source: bytes, patches: Any, *, sparse_from: int, monkeypatch: pyte
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_a_sparse_parse_patches_as_a_whole_parse_does(series: PatchSet, variant: str,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    source = _shape(variant).encode()
+    source = vendor_file_with_helpers(variant).encode()
     patches = _patches(series)
     monkeypatch.setattr(sparse, "SPARSE_FROM", 0)
     module = parse_sparse(source, patches)
@@ -160,7 +76,7 @@ def test_a_sparse_parse_gives_each_patch_the_bytes_a_whole_parse_gives_it(series
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     # explain shows each patch's matches in the file as that patch received
     # it: a large target, parsed sparsely, must record the same inputs.
-    source = _shape("lf").encode()
+    source = vendor_file_with_helpers("lf").encode()
     patches = _patches(series)
     monkeypatch.setattr(sparse, "SPARSE_FROM", len(source) + 1)
     whole: list[bytes] = []
@@ -176,7 +92,7 @@ def test_a_sparse_parse_gives_each_patch_the_bytes_a_whole_parse_gives_it(series
 
 @pytest.mark.parametrize("encoding", ["utf-8-sig", "latin-1"])
 def test_a_bom_or_another_encoding_is_kept(series: PatchSet, encoding: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    text = _shape("lf").replace("a comment at the module's depth", "a comment: café")
+    text = vendor_file_with_helpers("lf").replace("a comment at the module's depth", "a comment: café")
     if encoding == "latin-1":
         text = "# -*- coding: latin-1 -*-\n" + text
     source = text.encode(encoding)
@@ -197,7 +113,7 @@ def test_every_parsed_statement_is_the_one_a_whole_parse_gives(series: PatchSet,
     # Comments after an opaque statement are filed as a whole parse files
     # them: a deeper one in its last block, the others above the next
     # statement, where an insert before that statement finds them.
-    source = _shape(variant).encode()
+    source = vendor_file_with_helpers(variant).encode()
     module = parse_sparse(source, _patches(series))
     whole = cst.parse_module(source)
     assert module is not None
@@ -228,7 +144,7 @@ def test_every_parsed_statement_is_the_one_a_whole_parse_gives(series: PatchSet,
 def test_a_syntax_error_where_no_patch_looks_fails_the_file_as_a_whole_parse_does(
     series: PatchSet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    source = _shape("lf").replace("def _one(): return 0", "def _one(): return 0 +").encode()
+    source = vendor_file_with_helpers("lf").replace("def _one(): return 0", "def _one(): return 0 +").encode()
     monkeypatch.setattr(sparse, "SPARSE_FROM", 0)
     assert parse_sparse(source, _patches(series)) is None
     result = patch_source("paged_attn.py", source, _patches(series))
@@ -239,7 +155,7 @@ def test_a_syntax_error_where_no_patch_looks_fails_the_file_as_a_whole_parse_doe
 def test_a_failing_patch_is_reported_from_the_whole_parse(series: PatchSet, monkeypatch: pytest.MonkeyPatch) -> None:
     # Without the forced-V1 line, three-tier-decode's step finds nothing: the
     # closest code is named in the file's lines, as a whole parse names them.
-    source = _shape("crlf").replace("        use_v1 = True  # BI-V100: the V2 kernel is not available\r\n", "").encode()
+    source = vendor_file_with_helpers("crlf").replace("        use_v1 = True  # BI-V100: the V2 kernel is not available\r\n", "").encode()
     whole = _outcome(source, _patches(series), sparse_from=len(source) + 1, monkeypatch=monkeypatch)
     assert whole[2][0][1] is Status.FAILED and whole[2][0][4] is not None
     assert _outcome(source, _patches(series), sparse_from=0, monkeypatch=monkeypatch) == whole
@@ -250,7 +166,7 @@ def test_a_second_definition_of_a_scope_hidden_in_a_clause_is_still_found(series
     # A member under `if` that defines forward_decode again: find_scope counts
     # definitions under if/try too, and so the sparse parse keeps it.
     twice = MEMBERS + "\n    if _LOG_ONCE:\n        def forward_decode(self):\n            return None\n"
-    source = _shape("lf").replace(MEMBERS, twice).encode()
+    source = vendor_file_with_helpers("lf").replace(MEMBERS, twice).encode()
     whole = _outcome(source, _patches(series), sparse_from=len(source) + 1, monkeypatch=monkeypatch)
     assert "2 definitions of 'forward_decode'" in whole[2][0][2]
     assert _outcome(source, _patches(series), sparse_from=0, monkeypatch=monkeypatch) == whole
@@ -270,7 +186,7 @@ op = "replace"
 pattern = "total = 1 + 2"
 code = "total = 3"
 ''')
-    assert parse_sparse(_shape("lf").encode(), [patch]) is None
+    assert parse_sparse(vendor_file_with_helpers("lf").encode(), [patch]) is None
 
 
 REUSE_IN_CLASS = '''

@@ -14,8 +14,7 @@ from patcher.patchset import sparse
 from patcher.patchset.sparse import (_Search, _Skeleton, _Splitter, _Unfollowed, _any_within, _filled, _names,
                                      _newline, _pattern_search, logical_lines, parse_sparse)
 from patcher.transforms.pattern import Pattern
-from tests.patchset.conftest import shipped_patches
-from tests.patchset.test_large_targets import _shape
+from tests.patchset.conftest import shipped_patches, vendor_file_with_helpers
 
 
 def _spans(text: str) -> list[tuple[int, int, int]]:
@@ -144,12 +143,12 @@ def _round_trip(text: str, monkeypatch: pytest.MonkeyPatch, patch_set) -> str:
     "if _flag:\n  x = 1\nelse:\n   y = 2\n   # deeper than the module\n",
 ])
 def test_a_sparse_parse_gives_back_the_file_byte_for_byte(tail: str, patch_set, monkeypatch: pytest.MonkeyPatch) -> None:
-    text = _shape("lf") + tail
+    text = vendor_file_with_helpers("lf") + tail
     assert _round_trip(text, monkeypatch, patch_set) == text
 
 
 def test_a_file_exactly_at_the_threshold_is_parsed_sparsely(patch_set, monkeypatch: pytest.MonkeyPatch) -> None:
-    source = _shape("lf").encode()
+    source = vendor_file_with_helpers("lf").encode()
     monkeypatch.setattr(sparse, "SPARSE_FROM", len(source))
     assert parse_sparse(source, shipped_patches(patch_set)) is not None
     monkeypatch.setattr(sparse, "SPARSE_FROM", len(source) + 1)
@@ -159,6 +158,6 @@ def test_a_file_exactly_at_the_threshold_is_parsed_sparsely(patch_set, monkeypat
 def test_a_file_that_spells_a_placeholder_name_keeps_its_own_code(patch_set, monkeypatch: pytest.MonkeyPatch) -> None:
     drawn = iter(["aaaaaaaa", "bbbbbbbb"])
     monkeypatch.setattr(sparse.secrets, "token_hex", lambda n: next(drawn))
-    text = (_shape("lf") + "# __patcher_opaque_aaaaaaaa_0__\n"
+    text = (vendor_file_with_helpers("lf") + "# __patcher_opaque_aaaaaaaa_0__\n"
             + "if __patcher_opaque_None_0__:\n    PagedAttention = PagedAttention\n")
     assert _round_trip(text, monkeypatch, patch_set) == text
