@@ -230,7 +230,7 @@ def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     for word in words:
         name, equals, value = word.partition("=")
         if equals and name.endswith("+") and shell.program != "dash" and _NAMED.fullmatch(name[:-1]):
-            name, value = name[:-1], (shell.lookup(name[:-1]) or "") + value  # bash's 'export PATH+=:/opt/bin'
+            name, value = name[:-1], shell.appended(name[:-1], value)  # bash's 'export PATH+=:/opt/bin'
         if not (NAME if shell.program == "dash" else _NAMED).fullmatch(name):
             if shell.program == "dash":
                 shell.note(ctx, "fails", f"{argv[0]} {word}: a bad variable name; dash ends the script there")

@@ -75,7 +75,7 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
         try:
             for name, value in assignments:
                 if name.endswith("+"):
-                    shell.assign(name[:-1], (shell.lookup(name[:-1]) or "") + value)
+                    shell.assign(name[:-1], shell.appended(name[:-1], value))
                 else:
                     shell.assign(name, value)
             _assign_arrays(shell, arrays, associative=False)

@@ -233,10 +233,16 @@ class Shell:
             self.variables.pop(name, None)
             self.unset.add(name)
 
-    def missing(self, name: str) -> str:
+    def appended(self, name: str, value: str) -> str:
+        """``NAME+=VALUE`` (bash): NAME's value with VALUE after it. Unset, NAME is empty, even under ``set -u``;
+        one only the base image could set makes the whole value unknown, as ``NAME=$NAME...`` would."""
+        held = self.lookup(name)
+        return (held if held is not None else self.missing(name, nounset=False)) + value
+
+    def missing(self, name: str, nounset: bool = True) -> str:
         """What ``$NAME`` gives when nothing the reader saw set it: empty if unset on purpose, else unknown."""
         unset = name in self.unset or self.clean_environment and name != "BASH_VERSION"
-        if self.nounset and (unset or name.isdigit()):
+        if nounset and self.nounset and (unset or name.isdigit()):
             raise Unbound(name)  # a name the base image could set is not known to be unset: read on
         if unset or name.isdigit() or name in "@*#?-!$":
             return "" if name not in "$!" else self.unknowns.mark(f"${name}")

@@ -65,8 +65,11 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("readlink -m /a/../b", "/b"), ("readlink -e x.py", "/w/s/x.py"), ("readlink sub", None), ("realpath $U", None),
     ("readlink -f \"$VENDOR_HOME/..\"", None),  # where .. leads depends on the unknown folder
     ("true", ""), ("A=1; echo $A", "1"),
-    # bash's += appends to the value (to nothing when unset).
-    ("A=/opt; A+=/vllm; echo $A", "/opt/vllm"), ("unset B; B+=x; echo $B", "x"),
+    # bash's += appends to the value (to nothing when unset, even under set -u); to a value only the base image
+    # could set (PATH, or any name the build never set), it gives an unknown value, as B=$B... does.
+    ("A=/opt; A+=/vllm; echo $A", "/opt/vllm"), ("unset B; B+=x; echo $B", "x"), ("B+=x; echo $B", None),
+    ("export PATH+=:/opt/bin; echo $PATH", None), ("unset B; set -u; B+=x; echo $B", "x"),
+    ("unset B; export B+=x; echo $B", "x"), ("env -i bash -c 'B+=x; echo $B'", "x"),
     # $(...) strips the trailing newlines only: blanks, and newlines before other text, stay.
     ("printf 'a \\n\\n'", "a "), ("printf ' a  \\n'", " a  "), ("printf 'a\\n \\n'", "a\n "),
     ("command -v cp", None), ("type cp", None), ("uname -m", None), ("cat /etc/os-release", None),
