@@ -181,7 +181,7 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
         if redirect.op == ">&":
             if not _writes_through_duplication(shell, redirect, ctx):
                 continue
-        elif redirect.op not in (">", ">>", ">|", "&>", "&>>"):
+        elif redirect.op not in (">", ">>", ">|", "&>", "&>>", "<>"):
             continue  # any descriptor: 'exec 3>FILE' creates (or empties) FILE as '>FILE' does
         target = shell.expand_one(redirect.target)
         if target.startswith("/dev/"):
@@ -205,11 +205,32 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
             if kind is Kind.UNKNOWN:
                 shell.unread(ctx, f"set -C: writes to {path} only if the base image does not have it", scope=(path,))
                 continue
+        if redirect.op == "<>":
+            stdin = _read_write(shell, ctx, redirect, path, stdin)
+            continue
         if redirect.op.endswith(">>") and path in shell.build.fs.files:
             held = shell.build.fs.files[path].source
             shell.unread(ctx, f"appends to {path}, which holds {held}: the image gets it changed", scope=(path,))
         elif not redirect.op.endswith(">>") or shell.build.fs.kind(path) is not Kind.FILE:
             shell.build.fs.write_other(path)
+    return stdin
+
+
+def _read_write(shell: Shell, ctx: CommandContext, redirect: Redirect, path: str, stdin: str | None) -> str | None:
+    """``[N]<>FILE`` opens FILE to read and write, making it when missing and never emptying it (bash, dash).
+
+    On standard input (no N, or 0) the command reads the file; on any other descriptor what it writes there goes
+    over the file's first bytes, so a file the build placed is changed in place. Returns the standard input.
+    """
+    kind = shell.build.fs.kind(path)
+    if redirect.fd in (None, 0):
+        stdin = "" if kind is Kind.ABSENT else _file_input(shell, path)
+    elif path in shell.build.fs.files:
+        held = shell.build.fs.files[path].source
+        shell.unread(ctx, f"writes over the start of {path}, which holds {held}: the image gets it changed",
+                     scope=(path,))
+    if kind is not Kind.FILE:
+        shell.build.fs.write_other(path)
     return stdin
 
 
@@ -252,7 +273,8 @@ SAY_WHAT_SH_MAKES_OF_THEM = frozenset({"shopt", "mapfile", "readarray"})  # thei
 
 
 def _stdout_redirected(redirects: tuple[Redirect, ...]) -> bool:
-    return any(r.op in (">", ">>", ">|", "&>", "&>>") and r.fd in (None, 1) for r in redirects)
+    return any(r.op in (">", ">>", ">|", "&>", "&>>") and r.fd in (None, 1) or r.op == "<>" and r.fd == 1
+               for r in redirects)
 
 
 def dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str] | None = None,

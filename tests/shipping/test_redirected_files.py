@@ -2,7 +2,8 @@
 
 ``cmd > FILE``, ``cmd 4> FILE`` and ``exec 3> FILE`` all empty a file the
 build placed there (the image then holds what the command wrote, not the
-context file); ``>>`` keeps it and adds to it, which the reader notes.
+context file); ``>>`` keeps it and adds to it, and ``1<>`` writes over its
+start, which the reader notes.
 Checked with bash 5.2 and dash 0.5.12.
 """
 
@@ -121,3 +122,34 @@ def test_noclobber_is_off_again_after_set_plus_c_and_holds_in_a_subshell() -> No
     script = ("set -C\n(cp x.py /dest/a.py; echo hi > /dest/a.py) || cp x.py /dest/sub.py\n"
               "set +C\necho hi > /dest/a.py && cp x.py /dest/off.py\n")
     assert in_dest(run_script(script)) == ["/dest/off.py", "/dest/sub.py"]
+
+
+@pytest.mark.parametrize("run", BOTH)
+def test_a_placed_file_opened_to_read_and_write_on_output_is_changed_in_place(run: str) -> None:
+    # bash 5.2 and dash 0.5.12: '1<>' neither empties nor appends; 'echo HI 1<> a' turns "hello world" into
+    # "HI\nlo world". The file stays where it was, holding something else at its start.
+    plan = run_script("cp x.py /dest/a.py\necho hi 1<> /dest/a.py\n", run)
+    assert in_dest(plan) == ["/dest/a.py"]
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 2, "writes over the start of /dest/a.py, which holds s/x.py: the image gets it changed")]
+
+
+@pytest.mark.parametrize("run", BOTH)
+def test_a_file_opened_to_read_and_write_on_standard_input_is_kept(run: str) -> None:
+    plan = run_script("cp x.py /dest/a.py\ncat <> /dest/a.py\n: 0<>/dest/a.py\n", run)
+    assert in_dest(plan) == ["/dest/a.py"] and plan.notes == ()
+
+
+@pytest.mark.parametrize("run", BOTH)
+def test_read_and_write_makes_a_missing_file_and_fails_in_a_missing_folder(run: str) -> None:
+    script = (": <> /dest/new.py\n[ -f /dest/new.py ] && cp x.py /dest/made.py\n"
+              "echo hi 1<> /dest/no/f || cp x.py /dest/failed$?.py\n")
+    status = "2" if run.startswith("dash") else "1"
+    assert in_dest(run_script(script, run)) == [f"/dest/failed{status}.py", "/dest/made.py"]
+
+
+@pytest.mark.parametrize("run", BOTH)
+def test_output_sent_to_a_read_write_file_is_not_heard_by_a_command_substitution(run: str) -> None:
+    # D=$(echo hi 1<>o.txt): hi goes into o.txt, D is empty; a new file read on standard input gives nothing.
+    script = 'D=$(echo hi 1<>/dest/o.txt)\nE=$(cat <> /dest/new.txt)\ncp x.py "/dest/<$D$E>.py"\n'
+    assert in_dest(run_script(script, run)) == ["/dest/<>.py"]
