@@ -87,7 +87,10 @@ def run_simple(shell: Shell, node: Simple, ctx: CommandContext) -> bool | None:
             raise NoMatch(error.name) from None
         shell.ended_with(shell.substituted_code)
         return shell.substituted  # 'X=$(cat VERSION)' fails when cat does: under set -e, the script ends
-    status = dispatch(shell, argv, ctx, dict(assignments), stdin, captured=not _stdout_redirected(node.redirects))
+    captured = not stdout_redirected(node.redirects)
+    status = dispatch(shell, argv, ctx, dict(assignments), stdin, captured=captured)
+    if not captured and argv == ["exec"]:
+        shell.output = None  # 'exec >FILE': what this shell prints from here on goes there, not to a $(...)
     if arrays:  # a declaration's (declare -a NAME=(...)): after it made NAME local or read its options
         options = "".join(a[1:] for a in argv[1:] if a.startswith("-"))
         _assign_arrays(shell, arrays, associative="A" in options)
@@ -175,8 +178,11 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
         if redirect.op == "<<<":  # bash's here-string: the word, expanded, and a newline
             stdin = shell.expand_one(redirect.target) + "\n"
             continue
-        if redirect.op == "<" and redirect.fd in (None, 0):
-            stdin = _file_input(shell, shell.expand_one(redirect.target))
+        if redirect.op == "<":
+            target = shell.expand_one(redirect.target)
+            _input_there(shell, ctx, target)
+            if redirect.fd in (None, 0):
+                stdin = _file_input(shell, target)
             continue
         if redirect.op == ">&":
             if not _writes_through_duplication(shell, redirect, ctx):
@@ -214,6 +220,20 @@ def apply_redirects(shell: Shell, redirects: tuple[Redirect, ...], ctx: CommandC
         elif not redirect.op.endswith(">>") or shell.build.fs.kind(path) is not Kind.FILE:
             shell.build.fs.write_other(path)
     return stdin
+
+
+def _input_there(shell: Shell, ctx: CommandContext, target: str) -> None:
+    """Raise RedirectFailed where ``[N]< FILE`` cannot open FILE: the build knows nothing is there (bash and dash
+    then do not run the command: 'cat < missing || fallback' takes the fallback)."""
+    if not is_known(target) or target.startswith("/dev/"):
+        return
+    if not target:
+        shell.note(ctx, "fails", "the redirection names no file (an empty word), so the command does not run")
+        raise RedirectFailed(target)
+    path = shell.path(target)
+    if shell.build.fs.kind(path) is Kind.ABSENT:
+        shell.note(ctx, "fails", f"the redirection cannot open {path}: nothing is there at this point of the build")
+        raise RedirectFailed(path)
 
 
 def _read_write(shell: Shell, ctx: CommandContext, redirect: Redirect, path: str, stdin: str | None) -> str | None:
@@ -272,9 +292,17 @@ BASH_ONLY = frozenset({"pushd", "popd", "dirs", "shopt", "declare", "typeset", "
 SAY_WHAT_SH_MAKES_OF_THEM = frozenset({"shopt", "mapfile", "readarray"})  # their own notes under sh
 
 
-def _stdout_redirected(redirects: tuple[Redirect, ...]) -> bool:
-    return any(r.op in (">", ">>", ">|", "&>", "&>>") and r.fd in (None, 1) or r.op == "<>" and r.fd == 1
-               for r in redirects)
+def stdout_redirected(redirects: tuple[Redirect, ...]) -> bool:
+    """Whether standard output goes somewhere other than a ``$(...)`` around the command: into a file, or onto
+    another descriptor (``>&2``, ``>&-``: a script's log lines, which the substitution does not hear)."""
+    for redirect in redirects:
+        if redirect.fd not in (None, 1):
+            continue
+        if redirect.op in (">", ">>", ">|", "&>", "&>>") or redirect.op == "<>" and redirect.fd == 1:
+            return True
+        if redirect.op == ">&" and plain_text(redirect.target) not in ("1", None):
+            return True
+    return False
 
 
 def dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str] | None = None,

@@ -757,17 +757,24 @@ class Shell:
             self.body_failed = False  # a function's status is the call's: set -e applies to it
             return status
         if command.redirects:
-            from .shell_commands import RedirectFailed, apply_redirects
+            from .shell_commands import RedirectFailed, apply_redirects, stdout_redirected
             try:
                 given = apply_redirects(self, command.redirects, ctx)
             except RedirectFailed:
-                return False  # sh does not run the command whose output it cannot open
+                # sh does not run the command whose file it cannot open: status 2 in dash, 1 in bash
+                self.ended_with(2 if self.program == "dash" else 1)
+                return False
+            saved_input, saved_output = self.input, self.output
             if given is not None:  # 'while read f; do ...; done <<EOF': each read takes a line of it
-                saved, self.input = self.input, Input.of(given)
-                try:
-                    return self._body_status(command, ctx)
-                finally:
-                    self.input = saved
+                self.input = Input.of(given)
+            if stdout_redirected(command.redirects):
+                self.output = None  # '{ ...; } >&2' or '> FILE': a $(...) around it hears nothing of the body
+            try:
+                return self._body_status(command, ctx)
+            finally:
+                self.output = saved_output
+                if given is not None:
+                    self.input = saved_input
         return self._body_status(command, ctx)
 
     def _body_status(self, command: Command, ctx: CommandContext) -> bool | None:

@@ -37,7 +37,7 @@ def test_a_process_substitution_names_a_pipe() -> None:
     assert placed(plan) == ["/dest/pipe.py"]
 
 
-@pytest.mark.parametrize("made", ["mapfile -t files < <(ls *.py)", "readarray files < list.txt",
+@pytest.mark.parametrize("made", ["mapfile -t files < <(ls *.py)", "readarray files < /etc/vendor/list.txt",
                                   "mapfile -n 2 -O 0 -- files < <(ls)"])
 def test_mapfile_fills_an_array_the_reader_cannot_know(made: str) -> None:
     plan = read(f'{made}\nfor f in "${{files[@]}}"; do cp "$f" /dest/; done\ncp x.py /dest/after.py\n')
@@ -71,7 +71,7 @@ def test_mapfile_without_a_name_fills_mapfile(made: str) -> None:
 
 
 def test_under_sh_mapfile_is_noted_as_bash_only() -> None:
-    plan = read("mapfile files < list.txt\ncp x.py /dest/after.py\n", run="sh i.sh")
+    plan = read("mapfile files < /etc/vendor/list.txt\ncp x.py /dest/after.py\n", run="sh i.sh")
     assert placed(plan) == ["/dest/after.py"]
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("unread", 1, "mapfile is bash's: under the base image's sh it may not exist")]

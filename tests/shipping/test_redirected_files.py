@@ -153,3 +153,27 @@ def test_output_sent_to_a_read_write_file_is_not_heard_by_a_command_substitution
     # D=$(echo hi 1<>o.txt): hi goes into o.txt, D is empty; a new file read on standard input gives nothing.
     script = 'D=$(echo hi 1<>/dest/o.txt)\nE=$(cat <> /dest/new.txt)\ncp x.py "/dest/<$D$E>.py"\n'
     assert in_dest(run_script(script, run)) == ["/dest/<>.py"]
+
+
+@pytest.mark.parametrize("script", [
+    "cat < /dest/none.txt || cp x.py /dest/failed$?.py\n",
+    "cat 3< /dest/none.txt || cp x.py /dest/failed$?.py\n",
+    'cat < "" || cp x.py /dest/failed$?.py\n',
+    "while read l; do cp x.py /dest/read.py; done < /dest/none.txt || cp x.py /dest/failed$?.py\n",
+])
+@pytest.mark.parametrize("run", BOTH)
+def test_input_from_a_file_the_build_never_made_fails_the_command(script: str, run: str) -> None:
+    # bash 5.2: status 1; dash 0.5.12: 2. The command (or the loop) never runs.
+    status = "2" if run.startswith("dash") else "1"
+    assert in_dest(run_script(script, run)) == [f"/dest/failed{status}.py"]
+
+
+@pytest.mark.parametrize("run", BOTH)
+def test_a_compound_command_whose_output_cannot_be_opened_fails_with_the_shells_status(run: str) -> None:
+    plan = run_script("{ cp x.py /dest/ran.py; } > /dest/no/o.txt || cp x.py /dest/failed$?.py\n", run)
+    assert in_dest(plan) == ["/dest/failed2.py" if run.startswith("dash") else "/dest/failed1.py"]
+
+
+def test_input_from_a_file_the_build_placed_or_the_image_may_hold_is_read() -> None:
+    plan = run_script("cat < x.py && cp x.py /dest/ok.py\ncat < /etc/os-release > /dev/null\n")
+    assert in_dest(plan) == ["/dest/ok.py"] and plan.notes == ()
