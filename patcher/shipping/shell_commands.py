@@ -23,7 +23,7 @@ from .shell_builtins import STATE_BUILTINS, Builtin
 from .shell_interpreter import Shell
 from .shell_records import CommandContext, Exit, NoMatch, ReadOnly
 from .shell_programs import SHELLS, run_context_file, run_pip, run_python, run_shell
-from .shell_nodes import DECLARATIONS, Lit, Redirect, Simple, plain_text
+from .shell_nodes import DECLARATIONS, Lit, Redirect, Simple, Word, plain_text
 from .shell_syntax import heredoc_word, split_assignment
 from .shell_words import Field, is_known
 from .tool_options import read_options
@@ -292,6 +292,14 @@ BASH_ONLY = frozenset({"pushd", "popd", "dirs", "shopt", "declare", "typeset", "
 SAY_WHAT_SH_MAKES_OF_THEM = frozenset({"shopt", "mapfile", "readarray"})  # their own notes under sh
 
 
+_STANDARD_OUTPUT = frozenset({"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+
+
+def _literal(word: Word) -> str | None:
+    """A word's text where it is all literal (quoted or not), else None."""
+    return "".join(part.text for part in word) if all(isinstance(part, Lit) for part in word) else None
+
+
 def stdout_redirected(redirects: tuple[Redirect, ...]) -> bool:
     """Whether standard output goes somewhere other than a ``$(...)`` around the command: into a file, or onto
     another descriptor (``>&2``, ``>&-``: a script's log lines, which the substitution does not hear)."""
@@ -299,6 +307,8 @@ def stdout_redirected(redirects: tuple[Redirect, ...]) -> bool:
         if redirect.fd not in (None, 1):
             continue
         if redirect.op in (">", ">>", ">|", "&>", "&>>") or redirect.op == "<>" and redirect.fd == 1:
+            if _literal(redirect.target) in _STANDARD_OUTPUT:
+                continue  # '> /dev/stdout': the same output, opened again
             return True
         if redirect.op == ">&" and plain_text(redirect.target) not in ("1", None):
             return True

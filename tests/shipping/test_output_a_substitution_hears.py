@@ -21,7 +21,7 @@ def heard(substitution: str, run: str, setup: str = "") -> list[str]:
 
 
 @pytest.mark.parametrize("substitution", [
-    "echo hi >&2", "echo hi 1>&2", "echo hi >&-", "echo hi > /dest/o.txt", "echo hi 1<> /dest/o.txt",
+    "echo hi >&2", "echo hi 1>&2", "echo hi > /dev/stderr", "echo hi >&-", "echo hi > /dest/o.txt", "echo hi 1<> /dest/o.txt",
     "{ echo hi; } >&2", "{ echo hi; } > /dest/o.txt", "(echo hi) > /dest/o.txt", "(echo hi) >&2",
     "if true; then echo hi; fi >&2", "for i in 1; do echo hi; done > /dest/o.txt",
     "exec >/dev/null; echo hi", "exec 1>&2; echo hi",
@@ -32,7 +32,8 @@ def test_output_sent_elsewhere_is_not_heard(substitution: str, run: str) -> None
 
 
 @pytest.mark.parametrize("substitution", [
-    "echo hi 1>&1", "echo hi 2>/dev/null", "{ echo hi; } 2>&1", "if true; then echo hi; fi 2>/dev/null",
+    "echo hi 1>&1", "echo hi 2>/dev/null", "echo hi > /dev/stdout", "echo hi >>'/dev/fd/1'",
+    "{ echo hi; } >/dev/stdout", "{ echo hi; } 2>&1", "if true; then echo hi; fi 2>/dev/null",
     "(exec >/dev/null); echo hi", "{ echo lo; } >&2; echo hi",
 ])
 @pytest.mark.parametrize("run", BOTH)
