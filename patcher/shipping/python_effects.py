@@ -91,6 +91,9 @@ class PythonEffects:
     removals: tuple[Removal, ...] = ()  # what it removes (not by moving it), where and how
     own_writes: tuple[str, ...] = ()  # the writes no copy or move in ``copies`` accounts for
     fails_at: int | None = None  # the line of the statement that always ends the program with a failure
+    # The files it opens to read (open(F), Path(F).read_text()...), as spelled; "" for one the reader cannot work
+    # out. What it writes after reading a file of the build may be that file by hand ('dst.write(src.read())').
+    reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,7 @@ class _Reader:
         writes: list[str] = []
         removes: list[str] = []
         self.own_writes: list[str] = []
+        self.reads: list[str] = []
         self.copies: list[Copy] = []
         self.removals: list[Removal] = []
         folders: list[Folder] = []
@@ -236,6 +240,8 @@ class _Reader:
                 if self.writing_mode(node, 1):
                     writes.append(self.path(node.args[0] if node.args else _keyword(node, "file")))
                     self.own_writes.append(writes[-1])
+                else:
+                    self.read(node.args[0] if node.args else _keyword(node, "file"))
                 continue
             made = node.args[0] if name in ("os.mkdir", "os.makedirs") and node.args else \
                 node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "mkdir" and \
@@ -267,7 +273,7 @@ class _Reader:
                 self.method(node, writes, removes)
         return PythonEffects(tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(removes)), tuple(self.copies),
                              tuple(folders), tuple(self.removals), tuple(dict.fromkeys(self.own_writes)),
-                             self.fails_at(ends))
+                             self.fails_at(ends), tuple(dict.fromkeys(self.reads)))
 
     def program_end(self) -> int:
         """The last line that can run: that of the first statement of the module (or of its ``__main__`` block)
@@ -308,6 +314,12 @@ class _Reader:
                     node, ast.Call) and self.dotted(node.func) in _EXITS):
                 return None
         return ending.lineno
+
+    def read(self, node: ast.expr | None) -> None:
+        """Keep a file the program opens to read: its path as spelled, or "" where the reader cannot work it out
+        (that is no reason to give up on the program: only what it writes is)."""
+        value = self.constant(node) if node is not None else None
+        self.reads.append(value if value is not None else "")
 
     def remove(self, node: ast.Call, path: str, how: str) -> None:
         self.removals.append(Removal(path, how, id(node) in self.certain, (node.lineno, node.col_offset)))
@@ -397,6 +409,8 @@ class _Reader:
         elif attribute == "open" and self.is_path(receiver) and self.writing_mode(node, 0):
             writes.append(self.path(receiver))
             self.own_writes.append(writes[-1])
+        elif attribute in ("open", "read_text", "read_bytes") and self.is_path(receiver):
+            self.read(receiver)
         elif attribute in ("rename", "replace") and len(node.args) == 1 and self.is_path(receiver):
             removes.append(self.path(receiver))
             writes.append(self.path(node.args[0]))

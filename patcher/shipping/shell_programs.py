@@ -282,8 +282,12 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str,
         return note_program(shell, ctx, name)
     fs = shell.build.fs
     done = _python_copies(shell, ctx, effects, name)
+    read = _context_reads(shell, effects.reads)
     for written in effects.own_writes:  # after the copies: a write to what a copy placed makes it unread
-        _python_write(shell, ctx, name, written)
+        if read and not written.startswith("/dev/"):
+            _python_hand_copy(shell, ctx, name, written, read)
+        else:
+            _python_write(shell, ctx, name, written)
     removed_in_order = {r.path for r in effects.removals}
     for removed in effects.removes:
         if removed in done or removed in removed_in_order:
@@ -301,6 +305,30 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str,
         shell.ended_with(None)  # its number (sys.exit(3): 3) is not worked out
         return False
     return None  # whether it succeeds (an import the image may lack, sys.exit, an exception) the image decides
+
+
+def _context_reads(shell: Shell, reads: tuple[str, ...]) -> list[str]:
+    """The files of the build context a Python helper reads, as placed (``qwen3_6_scripts/paged_attn.py``), and
+    "a file the reader cannot work out" for a read whose path it cannot tell: it may be one of them."""
+    from .python_effects import PACKAGE
+    fs, found = shell.build.fs, []
+    for spelled in reads:
+        if not spelled or not is_known(spelled):
+            found.append("a file the reader cannot work out")
+        elif not spelled.startswith(PACKAGE) and (placed := fs.files.get(fs.resolve(shell.path(spelled)))):
+            found.append(placed.source)
+    return list(dict.fromkeys(found))
+
+
+def _python_hand_copy(shell: Shell, ctx: CommandContext, name: str, written: str, read: list[str]) -> None:
+    """A helper that reads a context file and writes ``written`` with its own bytes may be copying it by hand
+    (``open(dst, "w").write(open(src).read())``, maybe with a ``.replace()`` between): what ``written`` holds
+    then is that file, changed or not, which the reader does not follow. Unread, scoped to that path."""
+    from .python_effects import PACKAGE
+    where = _package_scope(written) if written.startswith(PACKAGE) else shell.path(written)
+    shown = f"{where[3:]} of the installed package" if written.startswith(PACKAGE) else where
+    shell.unread(ctx, f"{name} writes {shown} itself after reading {', '.join(read)}: it may hold a copy of it, "
+                      "changed or not", scope=(where,))
 
 
 def _python_write(shell: Shell, ctx: CommandContext, name: str, written: str) -> None:
@@ -360,7 +388,7 @@ def _located(effects: "PythonEffects", script: str | None, arguments: list[str])
 
     paths = [*effects.writes, *effects.removes, *(p for c in effects.copies for p in (c.source, c.destination)),
              *(f.path for f in effects.folders)]  # removals and own_writes: among removes and writes
-    if not any(p.startswith((SCRIPT, ARGUMENT)) for p in paths):
+    if not any(p.startswith((SCRIPT, ARGUMENT)) for p in [*paths, *effects.reads]):
         return effects
     used = [int(m.group(1)) for p in paths for m in [re.match(f"{ARGUMENT}([0-9]+){ARGUMENT}", p)] if m]
     if script is None and any(p.startswith(SCRIPT) for p in paths) or \
@@ -376,12 +404,21 @@ def _located(effects: "PythonEffects", script: str | None, arguments: list[str])
             return path
         return program + path[len(own):] if path.startswith(own) else posixpath.dirname(program) + path[1:]
 
+    def place_read(path: str) -> str:
+        # A read's path the reader cannot place (no __file__, an argument it does not know) is one it cannot
+        # work out: no reason to give up on what the program writes.
+        given = re.match(f"{ARGUMENT}([0-9]+){ARGUMENT}", path)
+        if given is not None and (int(given.group(1)) >= len(arguments) or not is_known(arguments[int(given.group(1))])) \
+                or path.startswith(SCRIPT) and script is None:
+            return ""
+        return place(path)
+
     return replace(effects, writes=tuple(map(place, effects.writes)), removes=tuple(map(place, effects.removes)),
                    copies=tuple(Copy(c.how, place(c.source), place(c.destination), c.certain, c.at)
                                 for c in effects.copies),
                    folders=tuple(Folder(place(f.path), f.at) for f in effects.folders),
                    removals=tuple(replace(r, path=place(r.path)) for r in effects.removals),
-                   own_writes=tuple(map(place, effects.own_writes)))
+                   own_writes=tuple(map(place, effects.own_writes)), reads=tuple(map(place_read, effects.reads)))
 
 
 def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", name: str) -> set[str]:

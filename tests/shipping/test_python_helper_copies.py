@@ -363,3 +363,39 @@ def test_a_copy_the_reader_does_not_follow_to_an_empty_argument_is_unread_anywhe
                        'python3 h.py ""\n')
     assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
         ("unread", "h.py copies, with arguments the reader does not follow, /w/s/sub to a path", None)]
+
+
+@pytest.mark.parametrize("helper", [
+    "open('/dest/a.py', 'w').write(open('x.py').read())\n",
+    "with open('x.py') as f:\n    text = f.read().replace('1', '2')\nwith open('/dest/a.py', 'w') as f:\n    f.write(text)\n",
+    "from pathlib import Path\nPath('/dest/a.py').write_text(Path('x.py').read_text())\n",
+    "from pathlib import Path\nwith Path('x.py').open() as s, open('/dest/a.py', 'wb') as d:\n    d.write(s.read().encode())\n",
+    "import os\nhere = os.path.dirname(os.path.abspath(__file__))\n"
+    "open('/dest/a.py', 'w').write(open(os.path.join(here, 'x.py'), encoding='utf-8').read())\n",
+    "import sys\nopen('/dest/a.py', 'w').write(open(input()).read())\n",  # a file it is told at run time
+])
+def test_a_file_written_after_reading_a_context_file_may_be_a_copy_by_hand_and_is_unread_there(helper: str) -> None:
+    # CPython writes x.py's bytes (or a changed copy) at /dest/a.py: no copy call says so, the data does.
+    plan = helper_plan(helper)
+    assert in_dest(plan) == []
+    assert [(n.kind, n.line, n.scope) for n in plan.notes] == [("unread", 1, ("/dest/a.py",))]
+    assert "writes /dest/a.py itself after reading " in plan.notes[0].reason
+
+
+def test_a_hand_copy_into_an_installed_package_is_unread_wherever_the_image_has_it() -> None:
+    helper = ("import os\nimport vllm\n"
+              "dst = os.path.join(os.path.dirname(vllm.__file__), 'attention/ops/paged_attn.py')\n"
+              "with open('x.py') as f:\n    src = f.read()\nwith open(dst, 'w') as f:\n    f.write(src)\n")
+    plan = helper_plan(helper)
+    assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [(
+        "unread", "h.py writes vllm/attention/ops/paged_attn.py of the installed package itself after reading "
+                  "s/x.py: it may hold a copy of it, changed or not", ("**/vllm/attention/ops/paged_attn.py",))]
+
+
+@pytest.mark.parametrize("helper", [
+    "open('/dest/os.txt', 'w').write(open('/etc/os-release').read())\n",  # the base image's file
+    "open('/dev/null', 'w').write(open('x.py').read())\n",  # a device
+    "import json\nopen('/dest/v.json', 'w').write(json.dumps({'v': 1}))\n",  # reads nothing
+])
+def test_a_write_after_reading_no_context_file_is_no_copy(helper: str) -> None:
+    assert helper_plan(helper).notes == ()
