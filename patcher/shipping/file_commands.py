@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[str], destination: str, *,
              recursive: bool, into: bool | None, move: bool = False, link: bool = False,
-             no_clobber: bool = False, written: str | None = None, dangling: bool = False,
+             no_clobber: str | None = None, written: str | None = None, dangling: bool = False,
              through: bool | None = None, recorded: bool = True, backup: Backup | None = None,
              keep_link: bool = False, keep_inner_links: bool = False) -> bool:
     """Copy (or move, or link) image paths ``sources`` to ``destination``, as ``command`` would; False if it fails.
@@ -98,9 +98,18 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
             shell.note(ctx, "fails", f"{command} {clash}, so nothing is copied")
             ok = False
             continue
-        if no_clobber and fs.kind(target) is not Kind.ABSENT:
-            shell.note(ctx, "unread", f"{command} copies only if {target} does not exist yet, and the base image "
-                                      "may have it", scope=(target,))
+        there = fs.kind(target) if no_clobber else Kind.ABSENT
+        if there is Kind.FILE and not is_dir and no_clobber != "older":
+            # GNU -n (--update=none): the file there stays. coreutils 9.2 to 9.4 then fail (status 1); 9.1 and
+            # 9.5 on succeed: which one the base image has, only it knows.
+            shell.note(ctx, "assumed", f"{command} -n leaves {target}, which the build placed there: coreutils 9.2 "
+                                       "to 9.4 fail the command, other versions succeed; the reader takes it to "
+                                       "succeed")
+            continue
+        if there is not Kind.ABSENT:
+            why = f"{source} is newer than {target}" if no_clobber == "older" and there is Kind.FILE else \
+                f"{target} does not exist yet, and the base image may have it"
+            shell.note(ctx, "unread", f"{command} copies only if {why}", scope=(target,))
         if under(target, source) and is_dir and target != source:
             if link:
                 continue  # a link inside the folder it points to (ln -s . self): nothing to show twice
@@ -302,7 +311,7 @@ def cp(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, st
     follows_all = bool(o.flags & {"L", "dereference"})
     keeps_links = not follows_all and (recursive or bool(o.flags & {"P", "d", "no-dereference"}))
     return _copy_like(shell, ctx, "cp", o, env, recursive=recursive,
-                      through="remove-destination" not in o.flags, no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")),
+                      through="remove-destination" not in o.flags, no_clobber=_no_clobber(o),
                       keep_link=keeps_links and "H" not in o.flags, keep_inner_links=keeps_links)
 
 
@@ -310,11 +319,21 @@ def mv(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, st
     """``mv [-fnTv] [-t DIR] SRC... DEST``: like ``cp -r``, then the source is gone."""
     o = read_options("mv", args)
     return _copy_like(shell, ctx, "mv", o, env, recursive=True, move=True,
-                      no_clobber=bool(o.flags & {"n", "no-clobber", "u", "update"} or o.values.get("update") in ("none", "older")))
+                      no_clobber=_no_clobber(o))
+
+
+def _no_clobber(o: Options) -> str | None:
+    """What cp and mv do with a destination that exists: ``none`` (``-n``, ``--update=none``: leave it; -n wins
+    over -u in GNU 9.x), ``older`` (``-u``, ``--update[=older]``: replace it only with a newer file), or None."""
+    if o.flags & {"n", "no-clobber"} or o.values.get("update") == "none":
+        return "none"
+    if o.flags & {"u", "update"} or o.values.get("update") == "older":
+        return "older"
+    return None
 
 
 def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, env: dict[str, str] | None, *,
-               recursive: bool, move: bool = False, no_clobber: bool = False,
+               recursive: bool, move: bool = False, no_clobber: str | None = None,
                through: bool | None = None, keep_link: bool = False, keep_inner_links: bool = False) -> bool | None:
     if o.unknown:
         shell.unread(ctx, f"{command} with {', '.join(o.unknown)}, which the reader does not follow")

@@ -408,7 +408,8 @@ def _located(effects: "PythonEffects", script: str | None, arguments: list[str])
         # A read's path the reader cannot place (no __file__, an argument it does not know) is one it cannot
         # work out: no reason to give up on what the program writes.
         given = re.match(f"{ARGUMENT}([0-9]+){ARGUMENT}", path)
-        if given is not None and (int(given.group(1)) >= len(arguments) or not is_known(arguments[int(given.group(1))])) \
+        index = int(given.group(1)) if given is not None else 0
+        if given is not None and (index >= len(arguments) or not is_known(arguments[index])) \
                 or path.startswith(SCRIPT) and script is None:
             return ""
         return place(path)

@@ -367,6 +367,29 @@ def test_a_copy_that_may_not_overwrite_the_base_image_is_a_caveat(command: str, 
         ("unread", 1, note, ("/usr/lib/vllm/x.py",))]  # ...but what stays there is the base image's to decide
 
 
+@pytest.mark.parametrize("command", ["cp -n sub/y.py /made/x.py", "cp --no-clobber sub/y.py /made/",
+                                     "cp -nu sub/y.py /made/x.py", "cp -un sub/y.py /made/x.py",
+                                     "mv -n sub/y.py /made/x.py"])
+def test_a_no_clobber_copy_onto_a_file_the_build_placed_leaves_it_and_copies_nothing(command: str) -> None:
+    # GNU cp/mv 9.1: 'cp -n' onto a file that exists leaves it (-n wins over -u), whatever the base image holds:
+    # nothing is unread. Its status is the image's: coreutils 9.2 to 9.4 fail it, 9.1 and 9.5 on succeed.
+    plan = plan_of(script_context(f"mkdir /made\ncp x.py /made/x.py\ncp x.py /made/y.py\n{command}\n"
+                                  "[ -f sub/y.py ] && cp x.py /made/source_stays.py\n"))
+    assert {path: placed.source for path, placed in plan.image.items() if path.startswith("/made/")} == {
+        "/made/x.py": X, "/made/y.py": X, "/made/source_stays.py": X}
+    target = "/made/y.py" if command.endswith("/made/") else "/made/x.py"
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [(
+        "assumed", 4, f"{command[:2]} -n leaves {target}, which the build placed there: coreutils 9.2 to 9.4 fail "
+                      "the command, other versions succeed; the reader takes it to succeed")]
+
+
+@pytest.mark.parametrize("command", ["cp -u sub/y.py /made/x.py", "mv --update=older sub/y.py /made/x.py"])
+def test_an_update_copy_onto_a_file_the_build_placed_depends_on_which_is_newer(command: str) -> None:
+    plan = plan_of(script_context(f"mkdir /made\ncp x.py /made/x.py\n{command}\n"))
+    assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [(
+        "unread", 3, f"{command[:2]} copies only if /w/s/sub/y.py is newer than /made/x.py", ("/made/x.py",))]
+
+
 @pytest.mark.parametrize("command", ["cp --update=all x.py /usr/lib/vllm/x.py", "cp -n x.py /made/x.py",
                                      "cp --update=all -f x.py /made/y.py"])
 def test_a_copy_that_overwrites_or_lands_where_nothing_stood_is_no_caveat(command: str) -> None:

@@ -21,7 +21,8 @@ def heard(substitution: str, run: str, setup: str = "") -> list[str]:
 
 
 @pytest.mark.parametrize("substitution", [
-    "echo hi >&2", "echo hi 1>&2", "echo hi > /dev/stderr", "echo hi >&-", "echo hi > /dest/o.txt", "echo hi 1<> /dest/o.txt",
+    "echo hi >&2", "echo hi 1>&2", "echo hi > /dev/stderr", "echo hi >&-", "echo hi > /dest/o.txt",
+    "echo hi 1<> /dest/o.txt",
     "{ echo hi; } >&2", "{ echo hi; } > /dest/o.txt", "(echo hi) > /dest/o.txt", "(echo hi) >&2",
     "if true; then echo hi; fi >&2", "for i in 1; do echo hi; done > /dest/o.txt",
     "exec >/dev/null; echo hi", "exec 1>&2; echo hi",

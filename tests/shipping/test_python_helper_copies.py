@@ -367,9 +367,11 @@ def test_a_copy_the_reader_does_not_follow_to_an_empty_argument_is_unread_anywhe
 
 @pytest.mark.parametrize("helper", [
     "open('/dest/a.py', 'w').write(open('x.py').read())\n",
-    "with open('x.py') as f:\n    text = f.read().replace('1', '2')\nwith open('/dest/a.py', 'w') as f:\n    f.write(text)\n",
+    "with open('x.py') as f:\n    text = f.read().replace('1', '2')\n"
+    "with open('/dest/a.py', 'w') as f:\n    f.write(text)\n",
     "from pathlib import Path\nPath('/dest/a.py').write_text(Path('x.py').read_text())\n",
-    "from pathlib import Path\nwith Path('x.py').open() as s, open('/dest/a.py', 'wb') as d:\n    d.write(s.read().encode())\n",
+    "from pathlib import Path\nwith Path('x.py').open() as s, open('/dest/a.py', 'wb') as d:\n"
+    "    d.write(s.read().encode())\n",
     "import os\nhere = os.path.dirname(os.path.abspath(__file__))\n"
     "open('/dest/a.py', 'w').write(open(os.path.join(here, 'x.py'), encoding='utf-8').read())\n",
     "import sys\nopen('/dest/a.py', 'w').write(open(input()).read())\n",  # a file it is told at run time
