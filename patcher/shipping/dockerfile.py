@@ -559,13 +559,7 @@ class _Evaluator:
             kind = fs.kind(root)
             if kind is Kind.DIR:
                 state.fs.make_dir(dest)
-                for image, held in fs.below(root):
-                    below = image[len(root):].lstrip("/")
-                    if flags.excluded(below):
-                        continue
-                    state.fs.place(posixpath.join(dest, below),
-                                   Placement(held.source, held.steps + (step,), self.build.tick()))
-                    placed += 1
+                placed += self._carry(fs, root, state.fs, dest, step, flags.excluded)
                 continue
             target = posixpath.join(dest, posixpath.basename(root)) if several or state.fs.kind(dest) is Kind.DIR \
                 else dest
@@ -580,6 +574,24 @@ class _Evaluator:
         if unknown:
             note.unread(ctx, f"copies {', '.join(unknown)} of {origin.stage.label}, which only its base image "
                              "holds: the reader cannot see what that is", scope=(dest,))
+        return placed
+
+    def _carry(self, origin: ImageFS, root: str, fs: ImageFS, dest: str, step: Step,
+               excluded: Callable[[str], bool] = lambda below: False) -> int:
+        """Lay what another stage holds in its folder ``root`` at ``dest``: the context files it placed there, the
+        files it wrote itself (``RUN ... > /out/x``) and its folders. Returns how many context files."""
+        inside = root.rstrip("/") + "/"
+        for folder in sorted(d for d in origin.dirs if d.startswith(inside) and not excluded(d[len(inside):])):
+            fs.make_dir(posixpath.join(dest, folder[len(inside):]))
+        for other in sorted(p for p in origin.others if p.startswith(inside) and not excluded(p[len(inside):])):
+            fs.write_other(posixpath.join(dest, other[len(inside):]))
+        placed = 0
+        for image, held in origin.below(root):
+            below = image[len(root):].lstrip("/")
+            if excluded(below):
+                continue
+            fs.place(posixpath.join(dest, below), Placement(held.source, held.steps + (step,), self.build.tick()))
+            placed += 1
         return placed
 
     # -- RUN ----------------------------------------------------------------
@@ -667,9 +679,18 @@ class _Evaluator:
             if origin is not None:
                 state.uses.add(origin.stage.index)
                 root = normalise(source)
-                for image, held in origin.fs.below(root):
-                    state.fs.place(posixpath.join(where, image[len(root):].lstrip("/")),
-                                   Placement(held.source, held.steps + (step,), self.build.tick()))
+                if origin.fs.kind(root) is Kind.FILE:
+                    if root in origin.fs.files:
+                        held = origin.fs.files[root]
+                        state.fs.place(where, Placement(held.source, held.steps + (step,), self.build.tick()))
+                    else:
+                        state.fs.write_other(where)
+                    continue
+                # A folder the stage made holds only what the reader saw it write there; one of its base image
+                # may hold more, which the mount shows too: unknown, not absent.
+                state.fs.gone.discard(where)
+                state.fs.make_dir(where, new=origin.fs.made(root))
+                self._carry(origin.fs, root, state.fs, where, step)
                 continue
             relative = posixpath.normpath(source.lstrip("/"))
             found = self._matches(relative)

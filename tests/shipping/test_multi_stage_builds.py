@@ -227,6 +227,40 @@ def test_a_bind_mount_from_a_stage() -> None:
     assert image == {"/a.py": "pkg/a.py"}
 
 
+FINAL = "FROM base\nRUN mkdir /app\nCOPY main.py /main.py\n"
+
+
+@pytest.mark.parametrize("reach", [
+    "COPY --from=b /out /app/\nRUN cat /app/sub/x.txt && [ -d /app/sub/empty ] && cp /main.py /app/ok.py",
+    "RUN --mount=type=bind,from=b,source=/out,target=/o cat /o/sub/x.txt && [ -d /o/sub/empty ] && "
+    "cp /main.py /app/ok.py",
+    "RUN --mount=type=bind,from=b,source=/out/sub/x.txt,target=/o.txt cat /o.txt && cp /main.py /app/ok.py",
+])
+def test_what_a_stage_wrote_itself_reaches_a_later_stage_with_its_folders(reach: str) -> None:
+    # A folder COPY --from (or a bind mount of it) carries every file and folder the stage made, not only those
+    # it took from the context: 'cat' finds x.txt, and the RUN goes on.
+    plan = plan_of(build("FROM base AS b\nRUN mkdir -p /out/sub/empty && echo hi > /out/sub/x.txt\n"
+                         f"{FINAL}{reach}\n"))
+    assert {path: placed.source for path, placed in plan.image.items()} == {
+        "/main.py": "main.py", "/app/ok.py": "main.py"}
+    assert plan.notes == ()
+
+
+def test_a_mount_of_a_folder_the_stage_made_shows_nothing_else() -> None:
+    plan = plan_of(build("FROM base AS b\nRUN mkdir /out && echo hi > /out/x.txt\n"
+                         f"{FINAL}RUN --mount=type=bind,from=b,source=/out,target=/o cat /o/y.txt || "
+                         "cp /main.py /app/failed.py\n"))
+    assert "/app/failed.py" in plan.image
+
+
+def test_a_mount_of_a_folder_of_the_stages_base_image_may_hold_more() -> None:
+    # /opt/stuff is the base image's: what else it holds the reader cannot see, so y.txt is not known missing.
+    plan = plan_of(build(f"FROM base AS b\nCOPY main.py /opt/stuff/\n{FINAL}"
+                         "RUN --mount=type=bind,from=b,source=/opt/stuff,target=/o cat /o/y.txt || "
+                         "cp /main.py /app/failed.py\n"))
+    assert not any(n.kind == "fails" for n in plan.notes)
+
+
 def test_a_heredoc_run_is_read_as_a_script() -> None:
     image = image_of(build("FROM base\nCOPY main.py /src/\nRUN <<EOF\nset -e\nmkdir -p /opt/x\n"
                            "cp /src/main.py /opt/x/\nEOF\n"))
