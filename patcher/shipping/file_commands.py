@@ -76,10 +76,11 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
         if target is None:
             ok = False
             continue
-        if not link and (kind is Kind.FILE or contents) and command in ("cp", "mv", "install") \
+        if not link and (kind in (Kind.FILE, Kind.DIR) or contents) and command in ("cp", "mv", "install") \
                 and fs.resolve(target, last=through) == source:
             # GNU coreutils 9.1: "'x.py' and 'x.py' are the same file" (cp through a link to it too, 'cp -r D/. D'
-            # as well; mv and install replace the link itself); the file stays as it was.
+            # as well, and a folder onto itself: 'mv sub .', 'cp -rT sub sub'; mv and install replace the link
+            # itself); what is there stays as it was.
             shell.note(ctx, "fails", f"{command}: {source} and {target} are the same file, so nothing is copied")
             ok = False
             continue

@@ -97,6 +97,13 @@ def test_a_pattern_regex_cannot_read_is_a_shipping_error_naming_its_line(pattern
     assert str(caught.value).startswith(f".dockerignore:3: pattern {pattern!r} {problem}")
 
 
+def test_a_pattern_with_too_many_double_stars_inside_names_says_to_put_them_between_folders() -> None:
+    with pytest.raises(ShippingError) as caught:
+        parse_dockerignore("a**b**c**d**e**f\n")
+    assert caught.value.hint == "write '**/' between folders instead"
+    assert str(caught.value).endswith("(write '**/' between folders instead)")
+
+
 def test_a_trailing_double_star_does_not_count_against_the_limit_of_those_inside_names() -> None:
     # '/**' takes whole folders: only a '**' inside a name doubles the patterns to try.
     rules = parse_dockerignore("a**b**c**d**e/**\n")

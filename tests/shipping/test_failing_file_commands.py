@@ -134,9 +134,15 @@ def test_the_script_goes_on_after_a_failed_copy() -> None:
     assert [(n.kind, n.line) for n in plan.notes] == [("fails", 1), ("fails", 2)]
 
 
-def test_one_failed_source_of_several_does_not_stop_the_others() -> None:
-    plan = plan_of(script_context("mkdir /made\ncp -r nothere.py sub x.py /made/\n"))
-    assert {"/made/sub/y.py", "/made/x.py"} <= set(plan.image)
+# GNU coreutils 9.1 report the source they refuse (status 1) and go on to the next one.
+@pytest.mark.parametrize(("command", "copied"), [
+    ("cp -r nothere.py sub x.py /made/", {"/made/sub/y.py", "/made/x.py"}),
+    ("cp -r sub x.py sub/deep/", {"/w/s/sub/deep/x.py"}),  # "cannot copy a directory, 'sub', into itself"
+    ("ln sub x.py /made/", {"/made/x.py"}),  # "sub: hard link not allowed for directory"
+])
+def test_one_failed_source_of_several_does_not_stop_the_others(command: str, copied: set[str]) -> None:
+    plan = plan_of(script_context(f"mkdir /made\n{command}\n"))
+    assert copied <= set(plan.image)
     assert [(n.kind, n.line) for n in plan.notes] == [("fails", 2), ("fails", 4)]
 
 
@@ -163,6 +169,14 @@ def test_an_option_that_changes_where_files_land_and_is_not_known_is_unread(comm
     assert [(n.kind, n.line, n.text, n.reason, n.scope) for n in plan.notes] == [
         ("unread", 2, command, f"{why}, which the reader does not follow", None)]
     assert not any(path.startswith("/made/") for path in plan.image)
+
+
+def test_rm_with_options_the_reader_does_not_know_names_each_and_is_unread_on_what_it_names() -> None:
+    # GNU rm 9.1: "invalid option -- 'X'"; it removes nothing.
+    plan = plan_of(script_context("mkdir /made\ncp x.py /made/x.py\nrm -fXy /made/x.py\n"))
+    assert [(n.kind, n.line, n.text, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", 3, "rm -fXy /made/x.py", "rm with -X, -y, which the reader does not follow", ("/made/x.py",))]
+    assert plan.image["/made/x.py"].source == "s/x.py"
 
 
 @pytest.mark.parametrize(("command", "reason", "scope"), [
@@ -242,3 +256,12 @@ def test_a_target_of_a_kind_the_copy_can_replace_or_fill_is_no_failure(script: s
     plan = plan_of(script_context(f"{script}\n"))
     assert not [n for n in plan.notes if n.kind == "fails"]
     assert placed is None or plan.image[placed].source in ("s/sub/y.py", "s/x.py")
+
+
+# GNU mv and cp 9.1: "'sub' and './sub' are the same file" (status 1); the folder stays where it was.
+@pytest.mark.parametrize("move", ["mv -T sub sub", "mv sub .", "cp -r sub .", "cp -rT sub sub",
+                                  "ln -s /w/s /made/lk\nmv sub /made/lk/"])
+def test_a_folder_moved_or_copied_onto_itself_stays_and_the_command_fails(move: str) -> None:
+    plan = plan_of(script_context(f"mkdir /made\n{move} || cp x.py /made/failed.py\ncp -r sub /made/c\n"))
+    assert "/made/c/y.py" in plan.image and "/made/failed.py" in plan.image
+    assert [n.kind for n in plan.notes if n.line == move.count("\n") + 2] == ["fails"]

@@ -347,6 +347,10 @@ def test_ln_force_into_a_folder_replaces_what_has_the_links_name(script: str, ma
     ('ln -s x.py link.py\ncp -a link.py /made/\n', {}),
     ('ln -s x.py link.py\ncp -rL link.py /made/\n', {"/made/link.py": X}),
     ('ln -s x.py link.py\ncp -rH link.py /made/\n', {"/made/link.py": X}),
+    # --parents makes /made/link.py as the operand names it, and copies it as the rest of the line says.
+    ('ln -s x.py link.py\ncp -a --parents link.py /made/\n', {}),
+    ('ln -s x.py link.py\ncp -P --parents link.py /made/\ncp x.py /made/\n', {"/made/link.py": X, "/made/x.py": X}),
+    ('ln -s x.py link.py\ncp --parents link.py /made/\n', {"/made/link.py": X}),
     ('mkdir d\nln -s ../x.py d/l.py\ncp -r d /made/\n', {}),
     ('mkdir d\nln -s ../x.py d/l.py\ncp -rH d /made/\n', {}),
     ('mkdir d\nln -s ../x.py d/l.py\ncp -rL d /made/\n', {"/made/d/l.py": X}),
