@@ -45,3 +45,9 @@ def test_set_e_inside_a_command_substitution_follows_the_shell(prefix: str, run:
 ])
 def test_bash_clears_set_e_in_command_substitution_only(script: str, placed: list[str]) -> None:
     assert in_dest(run_script(script)) == placed
+
+
+def test_an_assignment_takes_status_1_from_a_substitution_that_failglob_ends() -> None:
+    # bash 5.2: "no match: *.nomatch" ends the $(...), and 'V=$(...)' alone then leaves $? at 1.
+    plan = run_script("shopt -s failglob\nV=$(echo *.nomatch)\ncp x.py /dest/$?.py\n")
+    assert in_dest(plan) == ["/dest/1.py"]

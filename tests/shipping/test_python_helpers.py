@@ -113,10 +113,21 @@ def test_a_helper_that_runs_programs_is_a_program_the_reader_does_not_follow() -
     assert [n.line for n in plan.caveats("s/x.py", (SHIPPED,))] == [2]
 
 
-def test_a_helper_that_removes_the_shipped_file_takes_it_out_of_the_image() -> None:
-    helper = f"import os\nos.remove('{SHIPPED}')\n"
-    plan = plan_of(script_context(f"cp x.py {SHIPPED}\npython3 fix.py\n", files={"s/fix.py": helper}))
+@pytest.mark.parametrize(("helper", "run"), [
+    (f"import os\nos.remove('{SHIPPED}')\n", "python3 fix.py"),
+    ("import os, sys\nos.remove(sys.argv[1])\n", f"python3 fix.py {SHIPPED}"),  # the path it is given
+])
+def test_a_helper_that_removes_the_shipped_file_takes_it_out_of_the_image(helper: str, run: str) -> None:
+    plan = plan_of(script_context(f"cp x.py {SHIPPED}\n{run}\n", files={"s/fix.py": helper}))
     assert SHIPPED not in plan.image
+    assert plan.notes == ()
+
+
+def test_python_m_without_a_module_runs_nothing_and_the_script_goes_on() -> None:
+    # CPython 3.11: "Argument expected for the -m option", status 2; the script (no set -e) reads on.
+    plan = plan_of(script_context("python3 -m\ncp x.py /opt/a.py\n"))
+    assert plan.image["/opt/a.py"].source == "s/x.py"
+    assert [(n.line, n.text) for n in plan.notes] == [(1, "python3 -m")]
 
 
 @pytest.mark.parametrize(("source", "writes", "removes"), [

@@ -176,6 +176,8 @@ def test_a_script_called_by_a_script_without_set_e_is_ignored_when_it_fails() ->
     ("bash -eo <<EOF\nfalse\ncp x.py /opt/r.py\nEOF", []),
     ("bash -o <<EOF\nfalse\ncp x.py /opt/s.py\nEOF", ["/opt/s.py"]),
     ("sh <<EOF\nfalse\ncp x.py /opt/k.py\nEOF", ["/opt/k.py"]),
+    # The string is the shell's whole program: its EXIT trap runs when it ends (bash 5.2, dash 0.5.12).
+    ("sh -c 'trap \"cp x.py /opt/t.py\" EXIT; true'", ["/opt/t.py"]),
     # -s: the here-document is the script and the operands are its arguments, even those after -- that look
     # like flags (a vendor installer taking --prefix=DIR).
     ("sh -s -- --prefix=/opt/v <<'EOF'\ncp x.py \"${1#--prefix=}-$#.py\"\nEOF", ["/opt/v-1.py"]),

@@ -181,6 +181,9 @@ def test_a_here_document_ends_at_a_delimiter_on_the_last_line_without_a_line_bre
     ("echo a # comment\n# whole line\necho b\\\nc d#e", "1:echo a; 3:echo bc d#e"),
     ("echo a\\\n  b\r\necho c\r\n", "1:echo a b; 3:echo c"),
     ("cp a \\\r\n  b\r\necho c\r\n", "1:cp a b; 3:echo c"),  # CRLF line endings: a continued line still continues
+    # An escape that ends a double-quoted string inside $(...): the quote closes right after it, then the ')'.
+    ('echo $(echo "a\\$") b', '1:echo $(echo "a\\$")@1 b'),
+    ('echo "$(echo "a\\\\")" b', '1:echo "$(echo "a\\\\")@1" b'),
 ])
 def test_a_script_parses_into_the_shells_grammar(script: str, tree: str) -> None:
     assert show(script) == tree
@@ -268,6 +271,29 @@ def test_a_bash_arithmetic_command_keeps_its_line() -> None:
     # Its note (N is only the image's) is dated on that line.
     plan = run_script("true\n(( N > 1 )) && cp x.py /dest/a.py\n")
     assert [(n.kind, n.line, n.text) for n in plan.notes] == [("assumed", 2, "(( N > 1 ))")]
+
+
+def test_a_command_after_a_multi_line_bash_arithmetic_command_is_numbered_by_its_own_line() -> None:
+    # bash's $LINENO on the line after '(( 1 +' and ' 2 ))' is 3; the reader dates that command, and its note, there.
+    (_, item) = parse_script("(( 1 +\n 2 ))\necho c\n", bash=True).items
+    assert item.first.commands[0].line == 3
+    plan = run_script("(( N >\n 1 ))\n(( M > 1 )) && cp x.py /dest/a.py\n")
+    assert [(n.kind, n.line, n.text) for n in plan.notes] == [("assumed", 3, "(( M > 1 ))")]
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_a_line_of_the_delimiter_and_trailing_blanks_does_not_end_a_here_document(run: str) -> None:
+    # bash and dash end the body only at a line that is the delimiter alone: 'EOF ' is a body line, so the cp
+    # after it is text cat reads, not a command, and the script goes on after the bare 'EOF'.
+    plan = run_script("cat <<EOF >/dev/null\nEOF \t\ncp x.py /dest/a.py\nEOF\ncp x.py /dest/b.py\n", run)
+    assert in_dest(plan) == ["/dest/b.py"] and plan.notes == ()
+
+
+def test_an_unclosed_ansi_c_string_ending_in_a_control_escape_is_reported_on_its_own_line() -> None:
+    # bash: "line 2: unexpected EOF while looking for matching `''"; the '\c' takes the line break after it as
+    # the character it makes a control character of, so the string is still on line 2 when the script ends.
+    plan = run_script("true\necho $'\\c\n")
+    assert [(n.kind, n.line, n.text) for n in plan.notes] == [("stop", 2, "echo $'\\c")]
 
 
 # -- what the grammar means to the reader --------------------------------------
