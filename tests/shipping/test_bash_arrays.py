@@ -59,6 +59,8 @@ def test_a_bash_array_assignment_is_read_and_the_script_goes_on() -> None:
      {"/dest/i.py": "s/sub/y.py", "/dest/j.py": "s/sub/y.py"}),
     ("files=(x.py sub/y.py); unset files; cp x.py /dest/n${#files[@]}.py", {"/dest/n0.py": "s/x.py"}),
     ('files=(x.py sub/y.py); cp "${files[*]}" /dest/ || cp x.py /dest/star.py', {"/dest/star.py": "s/x.py"}),
+    ('files=(x.py sub/y.py a b); cp "${files[*]:1:1}" /dest/; cp x.py "/dest/${files[*]:2}.py"',  # a slice of them
+     {"/dest/y.py": "s/sub/y.py", "/dest/a b.py": "s/x.py"}),
     (f'{ARRAY}cp "${{files[2]}}" /dest/ || cp x.py /dest/missing.py', {"/dest/missing.py": "s/x.py"}),
     ('files=(x.py sub/y.py); cp x.py "/dest/v${files[2]}.py"', {"/dest/v.py": "s/x.py"}),  # past the end: empty
     # One element set by its index: replaced, appended at the end, or made (element 0) where there was none.

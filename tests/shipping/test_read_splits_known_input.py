@@ -26,6 +26,7 @@ from tests.shipping.conftest import run_script
     ("a,", ",", 2, ["a"]), ("a:b:c", ":", 5, ["a", "b", "c"]), ("", " ", 2, []),
     ("a,b,", ",", 2, ["a", "b"]), ("a,b,,", ",", 2, ["a", "b,,"]), ("a  b , ", ", ", 2, ["a", "b"]),
     ("  :, :", ":,", 1, ["  :, :"]), ("a:,: :", ":,", 2, ["a", ",: :"]), ("a b", "", 2, ["a b"]),
+    ("XaXXb", "X", 5, ["", "a", "", "b"]),  # a letter in IFS is no white space: each one separates
 ])
 def test_a_line_splits_into_fields_as_sh_splits_it(line: str, ifs: str, count: int, fields: list[str]) -> None:
     assert split_fields(line, ifs, count) == fields
@@ -54,6 +55,7 @@ def test_read_from_a_here_string_or_document_gives_its_fields(script: str, files
     "ls | { read -r a; cp x.py \"/dest/$a\"; }\n",
     "read -r -d '' a <<< 'x.py'\ncp x.py \"/dest/$a\"\n",  # an option the reader does not follow
     "read -X a <<< 'x.py'\ncp x.py \"/dest/$a\"\n",  # an option read does not have (bash fails it)
+    "REPLY=x.py\nread < /etc/os-release\ncp x.py \"/dest/$REPLY\"\n",  # no name: REPLY gets the line
 ])
 def test_read_from_input_the_reader_cannot_know_gives_unknown_values(script: str) -> None:
     plan = read(script)

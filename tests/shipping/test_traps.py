@@ -105,3 +105,11 @@ def test_a_signal_named_with_sig_is_bash_s_spelling(run: str, placed: list[str])
     # "trap: SIGTERM: bad trap" and fails the command.
     plan = run_script("trap 'echo hi' SIGTERM || exit 1\ncp x.py /dest/\n", run)
     assert in_dest(plan) == placed
+
+
+def test_bash_sets_the_conditions_it_knows_after_one_it_does_not() -> None:
+    # bash 5.2: "trap: FOO: invalid signal specification", status 1, and the EXIT trap after it is set.
+    plan = run_script("trap 'cp x.py /dest/a.py' FOO EXIT || cp x.py /dest/failed.py\n", "bash i.sh")
+    assert in_dest(plan) == ["/dest/a.py", "/dest/failed.py"]
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("fails", 1, "trap: FOO is not a condition bash knows")]

@@ -1,4 +1,5 @@
-"""Edges of word expansion: field splitting under a set IFS, and parameter forms bash alone reads.
+"""Edges of word expansion: field splitting under a set IFS, parameter forms bash alone reads, and which
+``**`` is globstar's.
 
 Every expectation was checked with bash 5.2 and dash 0.5.12 (``IFS=...; set -f; for x in $V``).
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.shipping.conftest import in_dest, run_script
 from tests.shipping.test_word_expansion import Scope, fields, one
 
 # (IFS, value, the fields an unquoted $V splits into) -- bash and dash agree on each.
@@ -109,3 +111,11 @@ def test_a_bash_only_form_is_named_as_the_script_spells_it(text: str, spelled: s
     scope = ArrayScope({"F": "a/b", "R": "F"}, {"A": ["x", "yy"]})
     one(text, scope)
     assert scope.bash_forms == [spelled]
+
+
+@pytest.mark.parametrize("pattern", ['sub/*"*"/y.py', "sub/*\\*/y.py", '*"*"/y.py'])
+def test_a_double_star_with_its_second_star_quoted_is_no_globstar(pattern: str) -> None:
+    """bash 5.2 under globstar: 'sub/*"*"/y.py' names a folder whose name ends in '*', so it matches nothing
+    (sub/y.py is not found) and cp fails on the word as written."""
+    plan = run_script(f"shopt -s globstar\ncp {pattern} /dest/ || cp x.py /dest/none.py\n")
+    assert in_dest(plan) == ["/dest/none.py"]
