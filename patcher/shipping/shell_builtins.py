@@ -101,6 +101,8 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
             return True
         if word in ("-o", "+o"):
             if index + 1 < len(args):
+                if not _option_known(shell, args[index + 1], ctx):
+                    return False
                 _set_option(shell, args[index + 1], word == "-o", ctx)
             index += 2
             continue
@@ -119,6 +121,8 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
             if "C" in letters:
                 shell.noclobber = word[0] == "-"
             if "o" in letters and index + 1 < len(args):
+                if not _option_known(shell, args[index + 1], ctx):
+                    return False
                 _set_option(shell, args[index + 1], word[0] == "-", ctx)
                 index += 2
                 continue
@@ -157,12 +161,18 @@ def _shopt(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
     if mode not in ("s", "u"):
         shell.unread(ctx, f"shopt {' '.join(words)}, which the reader does not follow")
         return None
+    status = True
     for name in names:
-        if name in _FOLLOWED:
+        if is_known(name) and name not in BASH_SHOPTS:
+            # bash 5.2: "shopt: NAME: invalid shell option name"; the others are set, the command fails (status 1).
+            shell.note(ctx, "fails", f"shopt -{mode} {name}: bash has no such option; the command fails")
+            shell.ended_with(1)
+            status = False
+        elif name in _FOLLOWED:
             (shell.shopts.add if mode == "s" else shell.shopts.discard)(name)
         elif name not in _HARMLESS_SHOPTS:
             shell.unread(ctx, f"shopt -{mode} {name}, which the reader does not follow")
-    return True
+    return status
 
 
 # The shopt options the reader follows (what a pattern gives; whether $(...) keeps set -e; whether aliases
@@ -172,6 +182,50 @@ _FOLLOWED = frozenset({"nullglob", "failglob", "dotglob", "globstar", "inherit_e
 _HARMLESS_SHOPTS = frozenset({"checkwinsize", "histappend", "cmdhist", "lithist", "progcomp", "promptvars",
                               "huponexit", "checkhash", "sourcepath", "extquote", "interactive_comments",
                               "login_shell", "mailwarn"})
+
+
+# The names 'set -o' takes (bash 5.2's and dash 0.5.12's 'set -o' lists) and those of bash's shopt.
+BASH_SET_OPTIONS = frozenset({
+    "allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall", "histexpand", "history",
+    "ignoreeof", "interactive-comments", "keyword", "monitor", "noclobber", "noexec", "noglob", "nolog", "notify",
+    "nounset", "onecmd", "physical", "pipefail", "posix", "privileged", "verbose", "vi", "xtrace"})
+DASH_SET_OPTIONS = frozenset({
+    "errexit", "noglob", "ignoreeof", "interactive", "monitor", "noexec", "stdin", "xtrace", "verbose", "vi",
+    "emacs", "noclobber", "allexport", "notify", "nounset", "privileged", "nolog", "debug",
+    "pipefail"})  # dash 0.5.12 refuses pipefail, 0.5.13 takes it: set_pipefail says so
+BASH_SHOPTS = frozenset({
+    "autocd", "assoc_expand_once", "cdable_vars", "cdspell", "checkhash", "checkjobs", "checkwinsize", "cmdhist",
+    "compat31", "compat32", "compat40", "compat41", "compat42", "compat43", "compat44", "complete_fullquote",
+    "direxpand", "dirspell", "dotglob", "execfail", "expand_aliases", "extdebug", "extglob", "extquote",
+    "failglob", "force_fignore", "globasciiranges", "globskipdots", "globstar", "gnu_errfmt", "histappend",
+    "histreedit", "histverify", "hostcomplete", "huponexit", "inherit_errexit", "interactive_comments",
+    "lastpipe", "lithist", "localvar_inherit", "localvar_unset", "login_shell", "mailwarn",
+    "no_empty_cmd_completion", "nocaseglob", "nocasematch", "noexpand_translation", "nullglob",
+    "patsub_replacement", "progcomp", "progcomp_alias", "promptvars", "restricted_shell", "shift_verbose",
+    "sourcepath", "varredir_close", "xpg_echo"})
+
+
+def _option_known(shell: Shell, name: str, ctx: CommandContext) -> bool:
+    """Whether ``set -o NAME`` names an option of the shell. Where it does not, dash ends the script ("Illegal
+    option -o NAME", status 2), as bash does in POSIX mode; bash otherwise fails the command (status 2) and reads
+    on. Under sh, a name neither shell has is one of the two; a name only one has is left as the reader finds it."""
+    if not is_known(name):
+        return True
+    valid = BASH_SET_OPTIONS if shell.program == "bash" else DASH_SET_OPTIONS if shell.program == "dash" else \
+        BASH_SET_OPTIONS | DASH_SET_OPTIONS
+    if name in valid:
+        return True
+    if shell.program == "sh":
+        shell.unread(ctx, f"set -o {name}: neither bash nor dash has that option; under the base image's sh dash "
+                          "ends the script, bash fails the command")
+        shell.ended_with(2)
+        return False
+    if shell.program == "dash" or shell.posix:
+        shell.note(ctx, "fails", f"set -o {name}: {shell.program} has no such option and ends the script")
+        raise Exit(False, 2)
+    shell.note(ctx, "fails", f"set -o {name}: bash has no such option; the command fails (status 2)")
+    shell.ended_with(2)
+    return False
 
 
 def _set_option(shell: Shell, name: str, on: bool, ctx: CommandContext) -> None:

@@ -117,6 +117,22 @@ def _shell_flags(words: list[str]) -> set[str]:
     return found
 
 
+def _refused_option(program: str, flags: list[str]) -> str | None:
+    """The ``-o NAME`` or ``-O NAME`` of a shell's command line that the shell refuses before it runs anything
+    (bash 5.2: "invalid option name", "invalid shell option name"; dash 0.5.12: "Illegal option"), else None.
+    Under sh, only a name neither bash nor dash has."""
+    from .shell_builtins import BASH_SET_OPTIONS, BASH_SHOPTS, DASH_SET_OPTIONS
+    set_names = {"bash": BASH_SET_OPTIONS, "dash": DASH_SET_OPTIONS}.get(program, BASH_SET_OPTIONS | DASH_SET_OPTIONS)
+    for flag, name in zip(flags, flags[1:]):
+        if not is_known(name):
+            continue
+        if flag in ("-o", "+o") and name not in set_names:
+            return f"{flag} {name}"
+        if flag in ("-O", "+O") and (program == "dash" or program == "bash" and name not in BASH_SHOPTS):
+            return f"{flag} {name}"
+    return None
+
+
 def _start(shell: Shell, child: Shell, options: set[str], ctx: CommandContext) -> None:
     """Give a new shell the options of its command line (``-e`` is given to its constructor).
 
@@ -170,6 +186,11 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
             continue
         break
     rest = args[index:]
+    refused = _refused_option(posixpath.basename(argv[0]), flags)
+    if refused is not None:
+        shell.note(ctx, "fails", f"{argv[0]} {refused}: no option of that shell, so it runs nothing (status 2)")
+        shell.ended_with(2)
+        return False
     options = _shell_flags(flags)
     if "n" in options:
         return True  # sh -n reads without running

@@ -145,3 +145,10 @@ def test_whether_an_option_the_reader_does_not_follow_is_on_is_the_images_to_say
     plan = read("shopt -q extglob && cp x.py /dest/on.py\ncp x.py /dest/x.py\n")
     assert dest(plan) == ["/dest/on.py", "/dest/x.py"]  # the && part is read as if it ran, and that is said
     assert [(n.kind, n.line, n.text) for n in plan.notes] == [("assumed", 1, "shopt -q extglob")]
+
+
+def test_a_shopt_name_bash_does_not_have_fails_the_command_and_sets_the_others() -> None:
+    # bash 5.2: "shopt: nosuch: invalid shell option name", status 1; nullglob is set all the same.
+    plan = read("shopt -s nosuch nullglob\ncp x.py /dest/after$?.py\nfor f in none*; do cp x.py /dest/g.py; done\n")
+    assert dest(plan) == ["/dest/after1.py"]
+    assert [(n.kind, n.line) for n in plan.notes] == [("fails", 1)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import plan_of, script_context
+from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
 
 
 def printed(command: str, setup: str = "", files: dict[str, str] | None = None) -> str | None:
@@ -289,3 +289,17 @@ def test_break_or_continue_with_a_count_leaves_that_many_loops(leave: str, shell
     plan = plan_of(script_context(f"mkdir /made\n{script}", run=f"cd /w/s && {shell} i.sh"))
     assert sorted(path for path in plan.image if path.startswith("/made/")) == ["/made/after.py"]
     assert plan.notes == ()
+
+
+@pytest.mark.parametrize(("run", "dest"), [
+    ("bash i.sh", ["/dest/after2.py"]),  # bash 5.2: "set: nosuch: invalid option name", status 2, reads on
+    ("dash i.sh", []),  # dash 0.5.12: "set: Illegal option -o nosuch": the script ends (status 2)
+    ("bash --posix i.sh", []),  # a special builtin's error ends a POSIX shell
+])
+def test_set_o_with_a_name_the_shell_does_not_have_fails_as_the_shell_fails_it(run: str, dest: list[str]) -> None:
+    assert in_dest(run_script("set -o nosuch\ncp x.py /dest/after$?.py\n", run)) == dest
+
+
+def test_set_e_with_a_bad_option_name_after_it_ends_the_script_as_bash_does() -> None:
+    # 'set -e -o nosuch': -e is on when set fails (status 2), so bash ends there.
+    assert in_dest(run_script("set -e -o nosuch\ncp x.py /dest/after.py\n")) == []

@@ -234,3 +234,24 @@ def test_noglob_leaves_patterns_as_written(script: str, run: str, placed: list[s
     plan = plan_of({"Dockerfile": f"FROM base\nRUN mkdir -p /w /dest\nCOPY s /w/s\nRUN {run} || true\n",
                     "s/x.py": "", "s/i.sh": script})
     assert sorted(path for path in plan.image if path.startswith("/dest/")) == placed
+
+
+@pytest.mark.parametrize("command", [
+    "bash -O nosuch i2.sh", "bash +O nosuch i2.sh", "bash -o nosuch -c 'cp x.py /opt/ran.py'",
+    "bash -euo nosuch -c 'cp x.py /opt/ran.py'", "dash -O extglob -c 'cp x.py /opt/ran.py'",
+    "dash -o errtrace -c 'cp x.py /opt/ran.py'", "sh -o nosuch -c 'cp x.py /opt/ran.py'",
+])
+def test_a_shell_given_an_option_name_it_does_not_have_runs_nothing(command: str) -> None:
+    # bash 5.2: "nosuch: invalid option name" / "invalid shell option name"; dash 0.5.12: "Illegal option";
+    # status 2, before the script or string runs.
+    plan = plan_of(script_context(f"{command} || cp x.py /opt/failed$?.py\n",
+                                  files={"s/i2.sh": "cp x.py /opt/ran.py\n"}))
+    assert {p for p in plan.image if p.startswith("/opt/")} == {"/opt/failed2.py"}
+    assert [(n.kind, n.line) for n in plan.notes] == [("fails", 1)]
+
+
+@pytest.mark.parametrize("command", ["bash -O extglob i2.sh", "bash -o posix i2.sh", "dash -o noclobber i2.sh",
+                                     "bash +O nullglob -o pipefail i2.sh"])
+def test_a_shell_given_option_names_it_has_runs_its_script(command: str) -> None:
+    plan = plan_of(script_context(f"{command}\n", files={"s/i2.sh": "cp x.py /opt/ran.py\n"}))
+    assert "/opt/ran.py" in plan.image and plan.notes == ()
