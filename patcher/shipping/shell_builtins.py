@@ -745,6 +745,8 @@ def _trap(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
         if name not in ("EXIT", "ERR", "DEBUG", "RETURN") or name != "EXIT" and shell.program == "dash":
             shell.note(ctx, "fails", f"trap: {condition} is not a condition {shell.program} knows")
             status = False
+            if shell.program == "dash":
+                break  # dash 0.5.12 ("bad trap") sets none after it; bash sets the others
             continue
         if name in ("DEBUG", "RETURN") and action:
             shell.unread(ctx, f"a {name} trap runs its action around every command or function, which the reader "

@@ -107,6 +107,16 @@ def test_a_signal_named_with_sig_is_bash_s_spelling(run: str, placed: list[str])
     assert in_dest(plan) == placed
 
 
+@pytest.mark.parametrize(("conditions", "placed"), [
+    ("FOO EXIT", ["/dest/failed.py"]), ("SIGINT EXIT", ["/dest/failed.py"]),  # dash knows no SIG prefix
+    ("EXIT FOO", ["/dest/a.py", "/dest/failed.py"]),
+])
+def test_dash_sets_no_condition_after_one_it_does_not_know(conditions: str, placed: list[str]) -> None:
+    # dash 0.5.12: "trap: FOO: bad trap", status 1; the conditions before it are set, none after.
+    plan = run_script(f"trap 'cp x.py /dest/a.py' {conditions} || cp x.py /dest/failed.py\n", "dash i.sh")
+    assert in_dest(plan) == placed
+
+
 def test_bash_sets_the_conditions_it_knows_after_one_it_does_not() -> None:
     # bash 5.2: "trap: FOO: invalid signal specification", status 1, and the EXIT trap after it is set.
     plan = run_script("trap 'cp x.py /dest/a.py' FOO EXIT || cp x.py /dest/failed.py\n", "bash i.sh")
