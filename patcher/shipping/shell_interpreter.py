@@ -508,18 +508,23 @@ class Shell:
         try:
             status = self.run(sequence, tail)
         except Exit as end:
-            self._run_trap("EXIT", end.status)
+            # set -e ends the shell with the failed command's number: that is what $? says in the trap.
+            code = end.code if end.code is not None or end.status is not False or self.last_status is not False \
+                else self.last_code
+            self._run_trap("EXIT", end.status, code)
             raise
-        self._run_trap("EXIT", status)
+        self._run_trap("EXIT", status, self.last_code)
         return status
 
-    def _run_trap(self, condition: str, status: bool | None) -> None:
+    def _run_trap(self, condition: str, status: bool | None, code: int | None = None) -> None:
+        """Run the trap set for ``condition``, with ``$?`` the status the shell ends with (or the failed
+        command's): its number where known (``exit 2``: 2), else 0 or 1."""
         trap = self.traps.get(condition)
         if condition == "EXIT":
             self.traps.pop(condition, None)  # it runs once: an exit inside it ends the shell there
         if trap is None or not trap.action.strip() or self.trapping:
             return  # a trap's own failures run no ERR trap (bash), and an EXIT trap's exit runs none again
-        self.last_status, self.last_code = status, None  # what $? says inside the trap
+        self.last_status, self.last_code = status, code  # what $? says inside the trap
         self.trapping = True
         try:
             self.run_text(trap.action, trap.line, CommandContext(trap.line, trap.text))
@@ -668,12 +673,13 @@ class Shell:
     def part(self, command: Command, ctx: CommandContext, keep_errexit: bool) -> bool | None:
         """Run a pipe's part as this subshell's whole program: an exit ends the part only, then its EXIT trap runs."""
         try:
+            code = None
             try:
                 status = self.command(command, ctx, keep_errexit=keep_errexit)
             except Exit as end:
-                status = end.status
+                status, code = end.status, end.code
                 self.ended_with(end.code)
-            self._run_trap("EXIT", status)
+            self._run_trap("EXIT", status, code)
             return status
         except Exit as end:
             return end.status  # the trap's own exit

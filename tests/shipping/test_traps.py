@@ -123,3 +123,17 @@ def test_bash_sets_the_conditions_it_knows_after_one_it_does_not() -> None:
     assert in_dest(plan) == ["/dest/a.py", "/dest/failed.py"]
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("fails", 1, "trap: FOO is not a condition bash knows")]
+
+
+@pytest.mark.parametrize(("script", "code"), [
+    ("exit 2\n", "2"), ("(exit 3)\n", "3"), ("false\n", "1"), ("true\n", "0"), ("exit\n", "0"),
+    ("set -e\n(exit 4)\ncp x.py /dest/not_reached.py\n", "4"), ("set -e\nf() { return 7; }\nf\n", "7"),
+])
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_an_exit_traps_status_is_the_number_the_shell_ends_with(script: str, code: str, run: str) -> None:
+    # bash 5.2 and dash 0.5.12: $? in the EXIT trap is the shell's exit status, the failed command's under set -e.
+    assert in_dest(run_script(f"trap 'cp x.py /dest/t$?.py' EXIT\n{script}", run)) == [f"/dest/t{code}.py"]
+
+
+def test_dash_ends_with_status_2_on_a_special_builtins_error_and_its_exit_trap_says_so() -> None:
+    assert in_dest(run_script("trap 'cp x.py /dest/t$?.py' EXIT\nexport 1x=3\n", "dash i.sh")) == ["/dest/t2.py"]
