@@ -229,6 +229,13 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                 return note_program(shell, ctx, rest[0])
             return run_script(shell, script, body, rest[0], rest[1:], ctx, env, flags,
                               program=posixpath.basename(argv[0]))
+        from .image_fs import Kind
+        if is_known(rest[0]) and shell.build.fs.kind(script) is Kind.ABSENT:
+            # bash 5.2: "No such file or directory", status 127; dash 0.5.12: "cannot open", status 2.
+            program = posixpath.basename(argv[0])
+            shell.note(ctx, "fails", f"{argv[0]}: {script} does not exist at this point of the build")
+            shell.ended_with({"bash": 127, "dash": 2}.get(program))
+            return False
         return note_program(shell, ctx, " ".join(argv[:2]))
     if stdin is not None and is_unknown(stdin):
         return note_program(shell, ctx, f"{argv[0]} reading {shell.show(stdin)}")
@@ -273,6 +280,11 @@ def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | 
                 return note_program(shell, ctx, f"{name} reading {shell.show(stdin)}")
             return _python_text(shell, ctx, stdin, name)
         return True if not rest else note_program(shell, ctx, name)
+    if rest[0] in ("-c", "-m") and len(rest) == 1:
+        # CPython 3.11: "Argument expected for the -c option", status 2, before anything runs.
+        shell.note(ctx, "fails", f"{argv[0]} {rest[0]} needs its argument, so nothing runs (status 2)")
+        shell.ended_with(2)
+        return False
     if rest[0] == "-c" and len(rest) > 1:
         if not is_known(rest[1]):
             return note_program(shell, ctx, argv[0])
@@ -288,6 +300,12 @@ def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | 
     if path in shell.build.fs.files:
         return _python_text(shell, ctx, shell.build.read_context(shell.build.fs.files[path].source), rest[0],
                             script=path, arguments=rest)
+    from .image_fs import Kind
+    if is_known(rest[0]) and shell.build.fs.kind(path) is Kind.ABSENT:
+        # CPython: "can't open file '...': [Errno 2] No such file or directory", status 2.
+        shell.note(ctx, "fails", f"{argv[0]}: {path} does not exist at this point of the build (status 2)")
+        shell.ended_with(2)
+        return False
     return note_program(shell, ctx, f"{argv[0]} {rest[0]}")
 
 

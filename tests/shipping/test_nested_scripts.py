@@ -9,6 +9,8 @@ copy at the end of the chain.
 
 from __future__ import annotations
 
+import pytest
+
 from patcher.shipping.shell_records import MAX_DEPTH
 from tests.shipping.conftest import plan_of, script_context
 
@@ -72,3 +74,11 @@ def test_sh_given_pipefail_on_a_here_document_is_noted_at_its_command_line() -> 
     # dash 0.5.12: "sh: 0: Illegal option -o pipefail", and the here-document is not run.
     plan = plan_of(script_context("sh -o pipefail <<'EOF'\ncp x.py /w/s/got.py\nEOF\n"))
     assert [(n.kind, n.line, n.text) for n in plan.notes] == [("unread", 1, "sh -o pipefail <<'EOF'")]
+
+
+@pytest.mark.parametrize(("run", "status"), [("bash", "127"), ("dash", "2"), ("bash -x", "127")])
+def test_a_shell_given_a_script_the_build_never_made_fails_with_its_status(run: str, status: str) -> None:
+    # bash 5.2: "nothere.sh: No such file or directory", status 127; dash 0.5.12: "cannot open", status 2.
+    plan = plan_of(script_context(f"{run} nothere.sh\ncp x.py /opt/after$?.py\n"))
+    assert [p for p in plan.image if p.startswith("/opt/")] == [f"/opt/after{status}.py"]
+    assert [(n.kind, n.line) for n in plan.notes] == [("fails", 1)]

@@ -48,10 +48,10 @@ def notes(command: str) -> list[tuple[str, int, str, str, tuple[str, ...] | None
     ("pip install x.whl", "pip install x.whl"), ("pip install x-1.0.tar.gz", "pip install x-1.0.tar.gz"),
     ("pip install src.zip", "pip install src.zip"), ("pip install .", "pip install ."),
     ("pip install 'vllm @ https://x'", "pip install vllm @ https://x"),
-    ("python3 -m vllm.entrypoints", "python3 -m vllm.entrypoints"), ("python3 nothere.py", "python3 nothere.py"),
+    ("python3 -m vllm.entrypoints", "python3 -m vllm.entrypoints"), ("python3 /opt/nothere.py", "python3 /opt/nothere.py"),
     ("python3 -c 'import os; os.system(\"make install\")'", "python3 -c"),
     ("python3 -c \"$CODE\"", "python3"), ("python3 -", "python3 -"), ("python3 -m pip install -r r.txt", "pip install"),
-    ("sh nothere.sh", "sh nothere.sh"), ("bash -x nothere.sh a", "bash -x"), ("./bin.sh", "./bin.sh (not a text file)"),
+    ("sh /opt/nothere.sh", "sh /opt/nothere.sh"), ("bash -x /opt/nothere.sh a", "bash -x"), ("./bin.sh", "./bin.sh (not a text file)"),
     ("bash bin.sh", "bin.sh"), ("sh -e bin.sh", "bin.sh"),
     ("sh -s -- --prefix=/opt", "sh -s"),  # its script comes from a standard input the build does not hold
     ("./perlscript", "./perlscript"), ("./other.sh", "./other.sh"), ("PATH=$PATH:/w/s; i2.sh", "i2.sh"),

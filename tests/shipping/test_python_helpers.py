@@ -123,11 +123,13 @@ def test_a_helper_that_removes_the_shipped_file_takes_it_out_of_the_image(helper
     assert plan.notes == ()
 
 
-def test_python_m_without_a_module_runs_nothing_and_the_script_goes_on() -> None:
-    # CPython 3.11: "Argument expected for the -m option", status 2; the script (no set -e) reads on.
-    plan = plan_of(script_context("python3 -m\ncp x.py /opt/a.py\n"))
-    assert plan.image["/opt/a.py"].source == "s/x.py"
-    assert [(n.line, n.text) for n in plan.notes] == [(1, "python3 -m")]
+@pytest.mark.parametrize("command", ["python3 -m", "python3 -u -c", "python3 missing.py", "python3 ./sub/none.py a"])
+def test_python_without_a_program_to_run_fails_with_status_2_and_the_script_goes_on(command: str) -> None:
+    # CPython 3.11: "Argument expected for the -m option" / "can't open file ...: [Errno 2]", status 2; the
+    # script (no set -e) reads on.
+    plan = plan_of(script_context(f"{command}\ncp x.py /opt/a$?.py\n"))
+    assert plan.image["/opt/a2.py"].source == "s/x.py"
+    assert [(n.kind, n.line, n.text) for n in plan.notes] == [("fails", 1, command)]
 
 
 @pytest.mark.parametrize(("source", "writes", "removes"), [
