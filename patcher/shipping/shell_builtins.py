@@ -11,6 +11,7 @@ import re
 from typing import Callable
 
 from .command_lookup import note_program, on_path
+from .image_fs import Kind
 from .shell_getopts import getopts
 from .shell_interpreter import Shell
 from .shell_lexer import NAME
@@ -479,6 +480,7 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     command, name = argv[0], argv[1]
     if command == "source" and shell.program == "dash":
         shell.note(ctx, "fails", f"dash has no 'source' command: the script reads on without {name}")
+        shell.ended_with(127)  # "source: not found"
         return False
     if "/" in name or not is_known(name):
         path = shell.path(name)
@@ -504,6 +506,19 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     if command == "source" and shell.program == "sh":
         shell.note(ctx, "assumed", f"the base image's sh decides: bash reads {name}, dash has no 'source' and reads "
                                    "on without it; the reader reads it")
+    if path not in shell.build.fs.files and is_known(path) and shell.build.fs.kind(path) is Kind.ABSENT:
+        # bash 5.2: "No such file or directory", status 1, and reads on (in POSIX mode it ends there); dash
+        # 0.5.12: "cannot open", the script ends (status 2).
+        if shell.program == "dash" or shell.posix:
+            shell.note(ctx, "fails", f"{command} {name}: {path} does not exist at this point of the build, and "
+                                     f"{shell.program} ends the script")
+            raise Exit(False, 2 if shell.program == "dash" else 1)
+        shell.note(ctx, "fails", f"{command} {name}: {path} does not exist at this point of the build")
+        if shell.program == "sh":
+            shell.note(ctx, "assumed", "the base image's sh decides: dash ends the script there, bash reads on, as "
+                                       "the reader does")
+        shell.ended_with(1)
+        return False
     if path not in shell.build.fs.files:
         shell.unread(ctx, f"reads {shell.show(argv[1])} into the shell, and that is not a file of the build context")
         return None

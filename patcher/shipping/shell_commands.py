@@ -360,6 +360,13 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         path = shell.path(name)
         if path in shell.build.fs.files:
             return run_context_file(shell, path, argv, ctx, env)
+        kind = shell.build.fs.kind(path)
+        if kind in (Kind.ABSENT, Kind.DIR):
+            # bash and dash: "not found" (127), or "Permission denied" for a folder (126).
+            shell.note(ctx, "fails", f"{name}: {path} " + ("does not exist at this point of the build (status 127)"
+                                                           if kind is Kind.ABSENT else "is a folder (status 126)"))
+            shell.ended_with(127 if kind is Kind.ABSENT else 126)
+            return False
         if not path.startswith(("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/", "/usr/local/bin/")):
             return note_program(shell, ctx, name)
     elif (found := on_path(shell, name)) is not None:

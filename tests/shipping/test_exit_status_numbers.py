@@ -49,3 +49,15 @@ def test_dollar_question_is_the_number_the_last_command_ended_with(script: str, 
 def test_a_script_ends_with_the_number_its_exit_gives(run: str) -> None:
     plan = run_script("sh sub/e.sh; cp x.py /dest/e$?.py\n", run, files={"s/sub/e.sh": "cp x.py /dest/in.py\nexit 9\n"})
     assert in_dest(plan) == ["/dest/e9.py", "/dest/in.py"]
+
+
+@pytest.mark.parametrize(("command", "status"), [
+    ("./nothere.sh", "127"), ("/dest/none", "127"),  # "not found"
+    ("./sub", "126"), ("/dest", "126"),  # a folder: "Permission denied" (bash: "Is a directory")
+])
+@pytest.mark.parametrize("run", BOTH)
+def test_running_a_path_where_the_build_made_no_program_fails_with_the_shells_status(command: str, status: str,
+                                                                                      run: str) -> None:
+    plan = run_script(f"{command}\ncp x.py /dest/after$?.py\n", run)
+    assert in_dest(plan) == [f"/dest/after{status}.py"]
+    assert [n.kind for n in plan.notes] == ["fails"]

@@ -105,7 +105,7 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("sh -c 'echo hi'", "hi"), ("A=b sh -c 'echo $A'", "b"), ("sh <<EOF\necho hi\nEOF", "hi"),
     ("f() { echo hi; }; f", "hi"), ("{ echo hi; }", "hi"), ("eval 'echo hi'", "hi"), ("echo a; echo b", "a\nb"),
     ("echo /opt | tr a b", "/opt"), ("echo /opt | sed s/a/b/", None), ("echo hi | cat", "hi"), ("cat x.py | echo hi", "hi"), ("echo hi > /dev/null", ""),
-    ("echo hi 2>/dev/null", "hi"), ("bash -c 'echo $NOT_SET_HERE'", None), (". ./missing.sh", None),
+    ("echo hi 2>/dev/null", "hi"), ("bash -c 'echo $NOT_SET_HERE'", None), (". ./missing.sh", ""),
 ])
 def test_what_a_command_prints_is_heard_by_a_command_substitution(command: str, output: str | None) -> None:
     assert printed(command) == output

@@ -101,3 +101,25 @@ def test_under_dash_a_source_fails_so_the_fallback_after_its_or_runs() -> None:
     # dash says "source: not found" (status 127): the command after '||' runs (dash 0.5.12).
     assert outcome("#!/bin/dash\nsource ./lib.sh || cp x.py /fallback.py\n") == (["/fallback.py"], [
         ("fails", 2, "dash has no 'source' command: the script reads on without ./lib.sh")])
+
+
+@pytest.mark.parametrize(("script", "run", "placed"), [
+    # bash 5.2: "./nothere.sh: No such file or directory", status 1, and it reads on
+    ("source ./nothere.sh\ncp x.py /opt/after$?.py\n", "bash i.sh", ["/opt/after1.py"]),
+    (". ./nothere.sh || cp x.py /opt/or$?.py\n", "bash i.sh", ["/opt/or1.py"]),
+    # dash 0.5.12: ".: cannot open ./nothere.sh": the script ends (status 2); bash in POSIX mode ends it too
+    (". ./nothere.sh || cp x.py /opt/or$?.py\ncp x.py /opt/after.py\n", "dash i.sh", []),
+    ("source ./nothere.sh\ncp x.py /opt/after.py\n", "bash --posix i.sh", []),
+    # dash has no source: "source: not found", status 127
+    ("source ./nothere.sh\ncp x.py /opt/after$?.py\n", "dash i.sh", ["/opt/after127.py"]),
+])
+def test_reading_a_file_the_build_never_made_into_the_shell_fails_as_the_shell_fails_it(
+        script: str, run: str, placed: list[str]) -> None:
+    plan = plan_of(script_context(script, run=f"cd /w/s && {run}"))
+    assert sorted(p for p in plan.image if p.startswith("/opt/")) == placed
+
+
+def test_under_sh_reading_a_missing_file_is_the_base_images_shell_to_decide() -> None:
+    plan = plan_of(script_context(". ./nothere.sh\ncp x.py /opt/after.py\n", run="cd /w/s && sh i.sh"))
+    assert "/opt/after.py" in plan.image
+    assert [(n.kind, n.line) for n in plan.notes] == [("fails", 1), ("assumed", 1)]

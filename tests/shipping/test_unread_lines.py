@@ -58,8 +58,8 @@ def test_a_sourced_file_of_the_context_is_read_and_a_missing_one_is_not() -> Non
 
 
 def test_a_program_the_reader_does_not_follow_is_noted() -> None:
-    plan = plan_of(script_context(f"{COPY}\n./configure --prefix=/usr\nmake install\n"))
-    assert notes_of(plan, "program") == [("s/i.sh", 2, "./configure --prefix=/usr"), ("s/i.sh", 3, "make install")]
+    plan = plan_of(script_context(f"{COPY}\n/opt/src/configure --prefix=/usr\nmake install\n"))
+    assert notes_of(plan, "program") == [("s/i.sh", 2, "/opt/src/configure --prefix=/usr"), ("s/i.sh", 3, "make install")]
     assert [n.line for n in plan.caveats("s/x.py", (TARGET_IMAGE,))] == [2, 3]
 
 
