@@ -86,7 +86,7 @@ def _kind(mode: int) -> str:
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symlink")):
         if test(mode):
             return name
-    return "not a plain file"
+    return "a file of a kind this system does not name"
 
 
 def _os_problem(error: OSError) -> str:

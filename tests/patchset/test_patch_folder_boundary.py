@@ -27,7 +27,9 @@ from patcher.patchset.folder import (MAX_FILE_BYTES, MAX_NESTING, PatchFolder, n
 from patcher.patchset.load import load_outline, load_patch_set
 from patcher.patchset.templates import make_environment, render
 from tests import fixtures_hostile_patchset as hostile
+from tests.fixtures_patches import write_patch_set
 from tests.fixtures_vendor import VENDOR_ZIP
+from tests.patchset.conftest import GUARD
 
 
 def _refused(cli: Any, patches: Path, *args: Any) -> str:
@@ -83,6 +85,20 @@ def test_a_file_in_place_of_the_templates_folder_leaves_the_set_without_template
     templates.write_text("not a folder\n")
     assert PatchFolder.open(patches, templates) == PatchFolder(patches, patches.resolve(), templates, None)
     assert [p.id for p in load_patch_set(patches).patches] == ["edit"]
+
+
+def test_a_missing_templates_folder_given_keys_the_patches_on_no_templates_not_on_the_folder_beside_the_set(
+        tmp_path: Path) -> None:
+    # A set loaded with a templates folder that does not exist renders from no
+    # templates at all, never from the folder beside it: the digest the cache
+    # keys on must not follow that folder either.
+    patches = write_patch_set(tmp_path / "team", {"v1-guard.toml": GUARD}, templates={"v1-guard/route.py.j2": "x\n"})
+    missing = tmp_path / "no-templates"
+    (before,) = load_patch_set(patches, templates=missing, lazy=True).patches
+    (tmp_path / "team" / "templates" / "v1-guard" / "route.py.j2").write_text("y\n")
+    (after,) = load_patch_set(patches, templates=missing, lazy=True).patches
+    assert after.code.digest == before.code.digest
+    assert PatchFolder.open(patches, missing) == PatchFolder(patches, patches.resolve(), missing, None)
 
 
 @pytest.mark.parametrize(("entry", "said"), [
@@ -165,6 +181,57 @@ def test_a_socket_is_refused(tmp_path: Path) -> None:
             read_file(path, roots=(tmp_path,))
     finally:
         server.close()
+
+
+def test_a_file_of_a_kind_linux_does_not_have_is_refused_unopened(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # macOS and the BSDs show a whiteout (S_IFWHT, 0o160000) on a union mount, Solaris a door: kinds with no name
+    # in the reader's list. lstat is made to report one: the file is refused as no plain file, never opened.
+    path = tmp_path / "series"
+    path.write_text("edit.toml\n")
+    lstat, opened = os.lstat, []
+
+    def lstat_as_whiteout(target: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        found = lstat(target, *args, **kwargs)
+        if sys._getframe(1).f_globals["__name__"] != read_file.__module__:
+            return found
+        return os.stat_result((0o160000 | 0o644,) + tuple(found)[1:])
+
+    monkeypatch.setattr(os, "lstat", lstat_as_whiteout)
+    monkeypatch.setattr(os, "open", lambda *args, **kwargs: opened.append(args) or -1)
+    with pytest.raises(PatchSetError) as refused:
+        read_file(path, roots=(tmp_path,), what="series file")
+    assert str(refused.value) == (f"{path}: this series file is a file of a kind this system does not name, not a "
+                                  "regular file (a patch set is made of plain files)")
+    assert opened == []
+
+
+def test_a_system_without_o_nofollow_still_reads_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Windows has no O_NOFOLLOW: the reader opens without it (the fstat after
+    # the open still tells a swapped file) and reads the file as anywhere else.
+    monkeypatch.delattr(os, "O_NOFOLLOW", raising=False)
+    (tmp_path / "series").write_text("edit.toml\n")
+    assert read_file(tmp_path / "series", roots=(tmp_path,), what="series file") == b"edit.toml\n"
+
+
+def test_a_file_removed_between_its_check_and_its_open_is_refused_naming_it(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # A checkout removing the series after the reader's lstat: the open fails,
+    # and the refusal is one line naming the file, as the OS words it.
+    series = tmp_path / "series"
+    series.write_text("edit.toml\n")
+    lstat = os.lstat
+
+    def lstat_then_remove(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        found = lstat(path, *args, **kwargs)
+        if sys._getframe(1).f_globals["__name__"] == read_file.__module__:
+            os.unlink(series)
+        return found
+
+    monkeypatch.setattr(os, "lstat", lstat_then_remove)
+    with pytest.raises(PatchSetError) as refused:
+        read_file(series, roots=(tmp_path,), what="series file")
+    assert str(refused.value) == f"{series}: cannot read this series file: no such file or directory"
 
 
 def test_a_file_the_system_fails_to_read_is_refused_naming_it() -> None:

@@ -61,6 +61,8 @@ AT_THE_BOUND = [
     ("{{ 'aaaa'.replace('a', 'bb') }}", {}, 11, 7, "'replace'"),
     ("{{ 'aaaa'.replace('a', 'bbbb', 0) }}", {}, 7, 6, "an argument"),
     ("{{ text.replace('a', '') }}", {"text": "a" * 10}, 13, 12, "the text a method is called on"),
+    # Markup's own replace escapes new: each '<<' it puts in is '&lt;&lt;', 8 characters.
+    ("{{ ('aaaa'|safe).replace('a', '<<') }}", {}, 35, 31, "'replace'"),
     # a method that cannot grow its text is not weighed as replace, whatever its arguments.
     ("{{ 'utf-8utf-8'.encode('utf-8', 'strict-strict-strict') }}", {}, 23, 22, "an argument"),
     # join: the items, and the separator between each two of them.
