@@ -15,6 +15,7 @@ from .shell_builtins import Builtin
 from .shell_interpreter import Shell
 from .shell_records import CommandContext
 from .shell_words import is_known
+from .tool_options import Options, read_options
 
 
 def _echo(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -87,31 +88,84 @@ def _printf(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
 
 
 def _path_tool(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    """``pwd``, ``dirname``, ``basename``, ``realpath``, ``readlink -f``: what they print is a path the reader knows."""
+    """``pwd``, ``dirname``, ``basename``, ``realpath``, ``readlink -f``: what they print is a path the reader knows
+    (GNU coreutils 9.1's options); where a part the reader cannot know decides it, what they print is unknown."""
     head = argv[0]
-    operands = [a for a in argv[1:] if not a.startswith("-")]
     if head == "pwd":
         # -P names the folder the links lead to; the last of -L and -P counts (bash and dash print $PWD by default).
         physical = [a for a in argv[1:] if a in ("-P", "-L")][-1:] == ["-P"]
         shell.emit((shell.build.fs.resolve(shell.cwd) if physical else shell.cwd) + "\n")
-    elif head == "dirname" and operands:
-        shell.emit("\n".join(_dirname(o) for o in operands) + "\n")
-    elif head == "basename" and operands:
-        name = posixpath.basename(operands[0].rstrip("/")) or "/"
-        if len(operands) > 1 and name.endswith(operands[1]) and name != operands[1]:
-            name = name[:-len(operands[1])]
-        shell.emit(name + "\n")
-    elif head in ("realpath", "readlink") and operands and (head == "realpath" or {"-f", "-m", "-e"} & set(argv)):
-        # Both name the file the links lead to; realpath -s only cleans the name (coreutils 9.1).
-        if not is_known(operands[0]):
-            shell.emit(operands[0] + "\n")
-        elif {"-s", "--strip", "--no-symlinks"} & set(argv):
-            shell.emit(normalise(posixpath.join(shell.cwd, operands[0])) + "\n")
+        return True
+    o = read_options(head, argv[1:])
+    if o.unknown or o.flags & {"z", "zero", "n", "no-newline"}:
+        shell.emit_unknown()  # NUL-ended lines, no newline, or an option the reader does not follow
+        return None if o.unknown else True
+    operands = o.operands
+    if not operands:
+        shell.note(ctx, "fails", f"{head}: missing operand (status 1)")
+        shell.ended_with(1)
+        return False
+    if head == "basename":
+        suffix = o.values.get("s", o.values.get("suffix"))
+        names = operands if suffix is not None or o.flags & {"a", "multiple"} else operands[:1]
+        if suffix is None and not o.flags & {"a", "multiple"}:
+            if len(operands) > 2:
+                shell.note(ctx, "fails", f"basename: extra operand {operands[2]} (status 1)")
+                shell.ended_with(1)
+                return False
+            suffix = operands[1] if len(operands) == 2 else None
+        shell.emit("".join(_basename(name, suffix) + "\n" for name in names))
+    elif head == "dirname":
+        shell.emit("".join(_dirname_of(shell, o) + "\n" for o in operands))
+    elif head == "realpath" or o.flags & {"f", "e", "m", "canonicalize", "canonicalize-existing",
+                                          "canonicalize-missing"}:
+        printed = [_real(shell, operand, o) for operand in operands]
+        if any(p is None for p in printed):
+            shell.emit_unknown()
         else:
-            shell.emit(shell.build.fs.resolve(shell.path(operands[0])) + "\n")
+            shell.emit("".join(f"{p}\n" for p in printed))
     else:
-        shell.emit_unknown()
+        shell.emit_unknown()  # readlink without -f prints what a link holds
     return True
+
+
+def _basename(name: str, suffix: str | None) -> str:
+    """GNU basename: the last component (``/`` for a name of slashes only), less a SUFFIX that is not all of it."""
+    stripped = name.rstrip("/")
+    base = posixpath.basename(stripped) if stripped else ("/" if name else "")
+    if suffix and base.endswith(suffix) and base != suffix and is_known(suffix):
+        base = base[:-len(suffix)]
+    return base
+
+
+def _dirname_of(shell: Shell, path: str) -> str:
+    """``dirname PATH``; unknown where a value the reader cannot know stands in the last component (it may hold
+    a ``/`` of its own, so the folder may be deeper than the known part says)."""
+    stripped = path.rstrip("/")
+    if not is_known(stripped.rpartition("/")[2]):
+        return shell.unknowns.mark(f"$(dirname {shell.show(path)})")
+    return _dirname(path)
+
+
+def _real(shell: Shell, operand: str, o: Options) -> str | None:
+    """``realpath``/``readlink -f`` of one operand: the path the links lead to (``-s``: only cleaned), relative to
+    ``--relative-to`` where given; None where the reader cannot tell."""
+    if not is_known(operand):
+        return operand if not o.values.get("relative-to") else None
+    if o.flags & {"s", "strip", "no-symlinks"}:
+        path = normalise(posixpath.join(shell.cwd, operand))
+    else:
+        path = shell.build.fs.resolve(shell.path(operand))
+    if "relative-base" in o.values:
+        return None
+    base = o.values.get("relative-to")
+    if base is None:
+        return path
+    if not is_known(base):
+        return None
+    start = normalise(posixpath.join(shell.cwd, base)) if o.flags & {"s", "strip", "no-symlinks"} else \
+        shell.build.fs.resolve(shell.path(base))
+    return posixpath.relpath(path, start)
 
 
 def _dirname(path: str) -> str:

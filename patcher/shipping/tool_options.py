@@ -107,6 +107,15 @@ TABLES: dict[str, OptionTable] = {
         "nsz", "bcdf", "complement only-delimited zero-terminated",
         "bytes characters delimiter fields output-delimiter"),
     "tr": _table("cCdst", "", "complement delete squeeze-repeats truncate-set1", ""),
+    # The path printers (output_builtins): what they print is a path the reader works out.
+    "basename": _table("az", "s", "multiple zero", "suffix"),
+    "dirname": _table("z", "", "zero", ""),
+    "realpath": _table(
+        "emLPqsz", "", "canonicalize-existing canonicalize-missing logical physical quiet strip no-symlinks zero",
+        "relative-to relative-base"),
+    "readlink": _table(
+        "femnqsvz", "", "canonicalize canonicalize-existing canonicalize-missing no-newline quiet silent verbose "
+        "zero", ""),
     # pip install / uninstall (optparse: a long option's value follows it or its '=').
     # ls's own --help (coreutils 9.1): read only for the paths it is given (its status).
     "ls": _table(

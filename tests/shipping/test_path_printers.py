@@ -1,0 +1,52 @@
+"""``basename``, ``dirname``, ``realpath`` and ``readlink -f`` print a path the reader works out, as GNU
+coreutils 9.1 prints it: their options read by getopt's rules (``-s SUFFIX`` takes a value, ``-a`` many names,
+``--relative-to=DIR``), every operand printed, and what a value the reader cannot know decides left unknown.
+
+Each row was run with coreutils 9.1 on the same paths (``tr / _`` keeps what they print one file name).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import in_dest, run_script
+
+
+def printed(command: str, setup: str = "") -> list[str]:
+    return in_dest(run_script(f"{setup}X=$({command} | tr / _)\ncp x.py \"/dest/<$X>.py\"\n"))
+
+
+@pytest.mark.parametrize(("command", "output"), [
+    ("basename -s .py /a/b.py", "b,"), ("basename --suffix=.py /a/b.py /c/d.py", "b,d,"),
+    ("basename /a/b.py .py", "b,"), ("basename -a /a/b /c/d", "b,d,"), ("basename --multiple x/y", "y,"),
+    ("basename /a/b/", "b,"), ("basename /", "_,"), ("basename ''", ","), ("basename .py .py", ".py,"),
+    ("basename -- -x", "-x,"),
+    ("dirname /a/b/c.py", "_a_b,"), ("dirname /a/b/ /c", "_a,_,"), ("dirname //", "_,"), ("dirname a/", ".,"),
+    ("realpath --relative-to=/w /w/s/x.py", "s_x.py,"), ("realpath --relative-to /w/s/sub /w/s/x.py", ".._x.py,"),
+    ("realpath -s sub/../x.py", "_w_s_x.py,"), ("realpath x.py sub", "_w_s_x.py,_w_s_sub,"),
+    ("readlink -f x.py", "_w_s_x.py,"), ("readlink -e x.py", "_w_s_x.py,"),
+    ("realpath -m /w/s/none/../x.py", "_w_s_x.py,"),
+])
+def test_a_path_printer_prints_what_coreutils_prints(command: str, output: str) -> None:
+    # Each line it prints, its newline made a comma.
+    assert printed(f"{command} | tr '\\n' ,") == [f"/dest/<{output}>.py"]
+
+
+@pytest.mark.parametrize("command", ['dirname "$VENDOR_HOME"', 'dirname "/opt/${V}x"', 'dirname "$VENDOR_HOME/"',
+                                     'realpath --relative-to="$VENDOR_HOME" x.py'])
+def test_a_folder_that_hangs_on_an_unknown_last_component_is_unknown(command: str) -> None:
+    # $VENDOR_HOME may hold '/opt/vendor': its dirname is '/opt', not '.'; '/opt/${V}x' with V=a/b is '/opt/a'.
+    plan = run_script(f"X=$({command})\ncp x.py \"/dest/<$X>.py\"\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
+def test_a_folder_above_an_unknown_value_is_known_up_to_it() -> None:
+    plan = run_script('cp x.py "$(dirname "$VENDOR_HOME/lib/x.py")/y.py"\n')
+    assert [n.reason for n in plan.notes] == [
+        "cp $VENDOR_HOME/lib/y.py: a path that depends on a value the reader cannot work out"]
+
+
+@pytest.mark.parametrize(("command", "status"), [("basename", "1"), ("dirname", "1"), ("basename a b c", "1")])
+def test_a_path_printer_without_its_operands_fails(command: str, status: str) -> None:
+    # coreutils 9.1: "missing operand" / "extra operand 'c'", status 1.
+    assert in_dest(run_script(f"{command}\ncp x.py /dest/after$?.py\n")) == [f"/dest/after{status}.py"]
