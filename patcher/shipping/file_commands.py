@@ -650,6 +650,12 @@ def mkdir(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str,
             shell.note(ctx, "fails", f"{path} already exists, so mkdir fails (without -p)")
             ok = False
             continue
+        if not parents and shell.build.fs.kind(posixpath.dirname(path)) is Kind.ABSENT:
+            # GNU mkdir 9.1: "cannot create directory: No such file or directory" (status 1); -p makes the parents.
+            shell.note(ctx, "fails", f"{posixpath.dirname(path)} does not exist, so mkdir cannot make {path} "
+                                     "(without -p)")
+            ok = False
+            continue
         if kind is Kind.FILE:
             shell.note(ctx, "fails", f"{path} is a file, so mkdir -p fails")
             ok = False

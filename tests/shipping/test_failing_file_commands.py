@@ -56,6 +56,9 @@ RUN_FAILS = ("fails", 4, "this RUN fails as the reader follows it, so 'docker bu
     ("mkdir -p x.py", "/w/s/x.py is a file, so mkdir -p fails"),
     ("mkdir -p x.py/a/b", "/w/s/x.py is a file, so mkdir cannot make /w/s/x.py/a/b"),  # GNU: "Not a directory"
     ("mkdir x.py/a", "/w/s/x.py is a file, so mkdir cannot make /w/s/x.py/a"),
+    # GNU mkdir 9.1: "cannot create directory '/made/q/r': No such file or directory"; -p makes /made/q first.
+    ("mkdir /made/q/r", "/made/q does not exist, so mkdir cannot make /made/q/r (without -p)"),
+    ("mkdir /made/a /made/q/r", "/made/q does not exist, so mkdir cannot make /made/q/r (without -p)"),
     ("rm x.py/", "x.py/ names a folder, and /w/s/x.py is a file, so rm fails"),
     ("install -d x.py/a", "/w/s/x.py is a file, so install -d cannot make /w/s/x.py/a"),
     ("install -d /made x.py", "/w/s/x.py is a file, so install -d cannot make /w/s/x.py"),
