@@ -502,14 +502,19 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, st
             # has) is linked all the same, and shows at the link whatever the build puts there later.
             made_at = normalise(posixpath.join(link_path, posixpath.basename(target))) if inside else link_path
             made_at = fs.resolve(made_at, last=False)
-            fs.links[made_at] = resolved
-            fs.relative.pop(made_at, None)
-            if relative:
-                fs.relative[made_at] = posixpath.relpath(fs.resolve(resolved), fs.resolve(posixpath.dirname(made_at)))
-            elif not target.startswith("/"):
-                fs.relative[made_at] = target
+            keep_link(fs, made_at, resolved, posixpath.relpath(fs.resolve(resolved), fs.resolve(
+                posixpath.dirname(made_at))) if relative else target)
         ok &= made
     return ok
+
+
+def keep_link(fs: ImageFS, at: str, target: str, spelled: str) -> None:
+    """Keep the symbolic link made at ``at`` to the image path ``target``: it shows whatever the build puts there
+    later; one ``spelled`` relative keeps that text (a move reads it again from the link's new folder)."""
+    fs.links[at] = target
+    fs.relative.pop(at, None)
+    if not spelled.startswith("/"):
+        fs.relative[at] = spelled
 
 
 def rsync(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:

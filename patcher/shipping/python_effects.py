@@ -46,7 +46,7 @@ _FUNCTIONS: dict[str, tuple[int | None, int | None]] = {
 # Functions that copy or move a file or folder to a new path: how each treats its destination (see Copy).
 _COPIES = {"shutil.copy": "copy", "shutil.copy2": "copy", "shutil.copyfile": "copyfile",
            "shutil.copytree": "copytree", "shutil.move": "move", "os.rename": "rename", "os.replace": "rename",
-           "os.renames": "renames"}
+           "os.renames": "renames", "os.symlink": "symlink", "os.link": "link"}
 _PATH_METHODS = {"write_text": "write", "write_bytes": "write", "touch": "write", "symlink_to": "write",
                  "hardlink_to": "write", "unlink": "remove", "rmdir": "remove"}
 _SYSTEM_EXIT = frozenset({"SystemExit", "builtins.SystemExit"})
@@ -397,7 +397,13 @@ class _Reader:
         attribute, receiver = node.func.attr, node.func.value
         if attribute in ("extractall", "extract"):
             raise _Unknown(attribute)
-        if attribute in _PATH_METHODS and self.is_path(receiver):
+        if attribute in ("symlink_to", "hardlink_to") and self.is_path(receiver):
+            # Path(LINK).symlink_to(TARGET): os.symlink(TARGET, LINK), the link made at the receiver.
+            writes.append(self.path(receiver))
+            how = "symlink" if attribute == "symlink_to" else "link"
+            if not self.copy(node, how, _argument(node, 0), receiver, plain=len(node.args) == 1):
+                self.own_writes.append(writes[-1])
+        elif attribute in _PATH_METHODS and self.is_path(receiver):
             if _PATH_METHODS[attribute] == "write":
                 writes.append(self.path(receiver))
                 self.own_writes.append(writes[-1])

@@ -490,6 +490,11 @@ def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", 
             shell.unread(ctx, f"{name} copies what the reader cannot work out to "
                               f"{where[3:] if where.startswith('**/') else where}", scope=(where,))
             continue
+        if action.how in ("symlink", "link") and not action.destination.startswith(PACKAGE) \
+                and not action.source.startswith(PACKAGE):
+            _python_link(shell, ctx, name, action)
+            done.update((action.source, action.destination))
+            continue
         if action.source.startswith(PACKAGE) or not (
                 (source := fs.resolve(shell.path(action.source), last=False)) in fs.files or fs.below(source)):
             # Nothing of the context (a file of an installed package is the base image's): a write like any other.
@@ -533,6 +538,32 @@ def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", 
         shell.unread(ctx, f"{name} removes {path} in code that may not run (a function, a loop, a condition): "
                           "what the build placed there may stay", scope=(path,))
     return done
+
+
+def _python_link(shell: Shell, ctx: CommandContext, name: str, link: "Copy") -> None:
+    """``os.symlink(TARGET, LINK)`` (or ``Path(LINK).symlink_to(TARGET)``) as ``ln -s`` makes it: a relative TARGET
+    is read from LINK's folder, and may not exist yet. ``os.link`` as ``ln``: TARGET from the current folder, and it
+    must exist. CPython makes LINK itself, never inside a folder there, and refuses a LINK that exists."""
+    from .file_commands import keep_link, transfer
+    from .image_fs import Kind, normalise
+    fs = shell.build.fs
+    at = shell.path(link.destination)
+    if fs.kind(at) in (Kind.FILE, Kind.DIR) or fs.resolve(at, last=False) in fs.links:
+        shell.note(ctx, "fails", f"{name} cannot make the link {at}: something stands there (FileExistsError)")
+        return
+    symbolic = link.how == "symlink"
+    if symbolic and not link.source.startswith("/"):
+        target = fs.physical(normalise(posixpath.join(posixpath.dirname(at), link.source)))
+    else:
+        target = shell.path(link.source)
+    made = transfer(shell, ctx, name, [target], at, recursive=True, into=False, link=True,
+                    written=link.destination, dangling=symbolic)
+    if symbolic and made:
+        # As 'ln -s': the link shows whatever the build puts at its target later (a relative one keeps its text).
+        keep_link(fs, fs.resolve(at, last=False), target, link.source)
+    if not link.certain:
+        shell.note(ctx, "assumed", f"{name} links {at} to {target} in code that may not run (a function, a loop, a "
+                                   "condition): the reader takes it to run once")
 
 
 def _package_scope(path: str) -> str:

@@ -401,3 +401,28 @@ def test_a_hand_copy_into_an_installed_package_is_unread_wherever_the_image_has_
 ])
 def test_a_write_after_reading_no_context_file_is_no_copy(helper: str) -> None:
     assert helper_plan(helper).notes == ()
+
+
+@pytest.mark.parametrize(("helper", "placed"), [
+    ("import os\nos.symlink('/w/s/x.py', '/dest/l.py')\n", {"/dest/l.py": "s/x.py"}),
+    ("import os\nos.symlink('../w/s/x.py', '/dest/l.py')\n", {"/dest/l.py": "s/x.py"}),  # read from /dest
+    ("import os\nos.symlink('x.py', '/dest/l.py')\n", {}),  # /dest/x.py: nothing there, a dangling link
+    ("import os\nos.symlink('x.py', '/dest/l.py')\nimport shutil\nshutil.copy('sub/y.py', '/dest/x.py')\n",
+     {"/dest/l.py": "s/sub/y.py", "/dest/x.py": "s/sub/y.py"}),  # what later lands where it points shows there
+    ("import os\nos.link('x.py', '/dest/h.py')\n", {"/dest/h.py": "s/x.py"}),  # a hard link: from here
+    ("from pathlib import Path\nPath('/dest/p.py').symlink_to('/w/s/sub/y.py')\n", {"/dest/p.py": "s/sub/y.py"}),
+    ("import os\nos.symlink('/w/s/sub', '/dest/d')\n", {"/dest/d/y.py": "s/sub/y.py"}),
+])
+def test_a_link_a_helper_makes_shows_what_it_points_at_as_ln_would(helper: str, placed: dict[str, str]) -> None:
+    # CPython 3.11 run on the same tree: the files reached through /dest are these.
+    plan = helper_plan(helper)
+    assert {p: v.source for p, v in plan.image.items() if p.startswith("/dest/")} == placed
+    assert plan.notes == ()
+
+
+def test_a_link_over_what_stands_there_is_refused_and_leaves_it() -> None:
+    # os.symlink never replaces: FileExistsError, and /dest/e.py keeps x.py.
+    plan = helper_plan("import os, shutil\nshutil.copy('x.py', '/dest/e.py')\nos.symlink('/w/s/sub/y.py', '/dest/e.py')\n")
+    assert plan.image["/dest/e.py"].source == "s/x.py"
+    assert [(n.kind, n.reason) for n in plan.notes] == [
+        ("fails", "h.py cannot make the link /dest/e.py: something stands there (FileExistsError)")]
