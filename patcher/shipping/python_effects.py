@@ -160,6 +160,54 @@ def python_effects(source: str) -> PythonEffects | None:
         return None
 
 
+def _percent_format(template: str, values: list[str]) -> str | None:
+    """``template % values`` where each conversion is ``%s`` (or ``%%``) and the counts agree, else None (CPython
+    raises, or formats in a way the reader does not follow)."""
+    parts = re.split(r"(%.)", template)
+    out, given = [], iter(values)
+    for part in parts:
+        if part == "%%":
+            out.append("%")
+        elif part == "%s":
+            value = next(given, None)
+            if value is None:
+                return None
+            out.append(value)
+        elif part.startswith("%") and len(part) == 2 or part == "%":
+            return None
+        else:
+            out.append(part)
+    return "".join(out) if next(given, None) is None else None
+
+
+def _brace_format(template: str, values: list[str], named: dict[str, str]) -> str | None:
+    """``template.format(*values, **named)`` for plain ``{}``, ``{0}`` and ``{name}`` fields, else None."""
+    import string
+    out, auto = [], 0
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return None
+    for literal, field, spec, conversion in fields:
+        out.append(literal)
+        if field is None:
+            continue
+        if spec or conversion:
+            return None
+        if field == "":
+            if auto >= len(values):
+                return None
+            out.append(values[auto])
+            auto += 1
+        elif field.isdigit() and int(field) < len(values):
+            out.append(values[int(field)])
+        elif field in named:
+            out.append(named[field])
+        else:
+            return None
+    return "".join(out)
+
+
 def _pure(path: str) -> str:
     """``path`` as a ``pathlib`` path spells it: no empty or ``.`` parts, no slash at the end (``..`` stays)."""
     parts = [part for part in path.split("/") if part not in ("", ".")]
@@ -487,6 +535,24 @@ class _Reader:
                     return None
                 parts.append(text)
             return "".join(parts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and not self.is_path(node.left):
+            # "%s/ops/x.py" % folder: printf-style, with %s (and %%) only; a tuple of values or one value.
+            template = self.constant(node.left, depth + 1)
+            values = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            texts = [self.constant(v, depth + 1) for v in values]
+            if template is None or any(t is None for t in texts):
+                return None
+            return _percent_format(template, texts)  # type: ignore[arg-type]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+                and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str):
+            # "{}/ops/{}".format(folder, name): plain fields only (no conversion or spec), by order, number or name.
+            template = self.constant(node.func.value, depth + 1)
+            texts = [self.constant(a, depth + 1) for a in node.args]
+            named = {k.arg: self.constant(k.value, depth + 1) for k in node.keywords if k.arg is not None}
+            if template is None or any(t is None for t in [*texts, *named.values()]) or \
+                    len(named) != len(node.keywords):
+                return None
+            return _brace_format(template, texts, named)  # type: ignore[arg-type]
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Div)):
             # str + str joins texts, Path / str joins paths; str / str and Path + str are a TypeError.
             if isinstance(node.op, ast.Add) == (self.is_path(node.left) or self.is_path(node.right)):

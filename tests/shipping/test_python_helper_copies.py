@@ -426,3 +426,26 @@ def test_a_link_over_what_stands_there_is_refused_and_leaves_it() -> None:
     assert plan.image["/dest/e.py"].source == "s/x.py"
     assert [(n.kind, n.reason) for n in plan.notes] == [
         ("fails", "h.py cannot make the link /dest/e.py: something stands there (FileExistsError)")]
+
+
+@pytest.mark.parametrize(("destination", "placed"), [
+    ("'/dest/%s' % 'pct.py'", "/dest/pct.py"), ("'/dest/%s_%s.py' % ('a', 'b')", "/dest/a_b.py"),
+    ("'/dest/100%%_%s.py' % 'p'", "/dest/100%_p.py"), ("'%s/%s' % (D, 'd.py')", "/dest/d.py"),
+    ("'/dest/{}'.format('fmt.py')", "/dest/fmt.py"), ("'/dest/{0}{0}.py'.format('d')", "/dest/dd.py"),
+    ("'/dest/{n}.py'.format(n='kw')", "/dest/kw.py"), ("'{}/{{b}}.py'.format(D)", "/dest/{b}.py"),
+])
+def test_a_destination_formatted_with_s_or_plain_fields_is_read(destination: str, placed: str) -> None:
+    # CPython 3.11 puts x.py there.
+    plan = helper_plan(f"import shutil\nD = '/dest'\nshutil.copy('x.py', {destination})\n")
+    assert {p: v.source for p, v in plan.image.items() if p.startswith("/dest/")} == {placed: "s/x.py"}
+    assert plan.notes == ()
+
+
+@pytest.mark.parametrize("destination", ["'/dest/%d.py' % 3", "'/dest/{!r}.py'.format('r')",
+                                         "'/dest/{:>4}.py'.format('r')", "'/dest/%s_%s.py' % ('a',)",
+                                         "'/dest/%(n)s.py' % {'n': 'x'}", "'/dest/{2}.py'.format('a')"])
+def test_a_destination_formatted_in_a_way_the_reader_does_not_follow_leaves_the_helper_unread(
+        destination: str) -> None:
+    plan = helper_plan(f"import shutil\nshutil.copy('x.py', {destination})\n")
+    assert not any(p.startswith("/dest/") for p in plan.image)
+    assert [n.kind for n in plan.notes] == ["program"]
