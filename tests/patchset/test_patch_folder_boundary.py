@@ -16,7 +16,7 @@ import socket
 import sys
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -183,6 +183,21 @@ def test_a_socket_is_refused(tmp_path: Path) -> None:
         server.close()
 
 
+def between_check_and_open(monkeypatch: pytest.MonkeyPatch, change: Callable[[], None]) -> None:
+    """Run ``change`` once, right after read_file's own lstat of the file answers: the file then changes between
+    the reader's check and its open, as another process (an editor, a checkout) could change it."""
+    lstat, done = os.lstat, []
+
+    def lstat_then_change(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        found = lstat(path, *args, **kwargs)
+        if sys._getframe(1).f_globals["__name__"] == read_file.__module__ and not done:
+            done.append(True)
+            change()
+        return found
+
+    monkeypatch.setattr(os, "lstat", lstat_then_change)
+
+
 def test_a_file_of_a_kind_linux_does_not_have_is_refused_unopened(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     # macOS and the BSDs show a whiteout (S_IFWHT, 0o160000) on a union mount, Solaris a door: kinds with no name
@@ -220,15 +235,7 @@ def test_a_file_removed_between_its_check_and_its_open_is_refused_naming_it(tmp_
     # and the refusal is one line naming the file, as the OS words it.
     series = tmp_path / "series"
     series.write_text("edit.toml\n")
-    lstat = os.lstat
-
-    def lstat_then_remove(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        found = lstat(path, *args, **kwargs)
-        if sys._getframe(1).f_globals["__name__"] == read_file.__module__:
-            os.unlink(series)
-        return found
-
-    monkeypatch.setattr(os, "lstat", lstat_then_remove)
+    between_check_and_open(monkeypatch, lambda: os.unlink(series))
     with pytest.raises(PatchSetError) as refused:
         read_file(series, roots=(tmp_path,), what="series file")
     assert str(refused.value) == f"{series}: cannot read this series file: no such file or directory"
@@ -265,21 +272,15 @@ def test_a_file_changed_between_its_check_and_its_open_is_refused(tmp_path: Path
     aside = tmp_path / "aside"
     if swap == "another file":
         aside.write_text("evil.toml\n")
-    swapped: list[bool] = []
-    lstat = os.lstat
 
-    def lstat_then_swap(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        found = lstat(path, *args, **kwargs)
-        if sys._getframe(1).f_globals["__name__"] == read_file.__module__ and not swapped:
-            swapped.append(True)
-            if swap == "another file":
-                os.replace(aside, series)
-            else:
-                os.replace(series, aside)
-                series.symlink_to(aside)
-        return found
+    def swapped() -> None:
+        if swap == "another file":
+            os.replace(aside, series)
+        else:
+            os.replace(series, aside)
+            series.symlink_to(aside)
 
-    monkeypatch.setattr(os, "lstat", lstat_then_swap)
+    between_check_and_open(monkeypatch, swapped)
     with pytest.raises(PatchSetError) as refused:
         read_file(series, roots=(patches,), what="series file")
     assert str(refused.value) == f"{series}: this series file changed while it was read (run again)"
