@@ -165,6 +165,16 @@ def test_a_relative_link_made_in_a_base_image_folder_is_read_from_that_folder() 
         "/usr/local/bin/x.py": X, "/usr/local/bin/y.py": Y, "/usr/local/sbin/x.py": X}
 
 
+def test_a_link_made_into_a_base_image_folder_named_with_a_slash_is_made_inside_it() -> None:
+    # 'ln -s TARGET /usr/local/libexec/': the slash names a folder, so the link is /usr/local/libexec/y.py, and
+    # shows what the build writes at its target afterwards.
+    script = ("mkdir -p /usr/local/lib/app\ncp sub/y.py /usr/local/lib/app/\n"
+              "ln -s /usr/local/lib/app/y.py /usr/local/libexec/\ncp x.py /usr/local/lib/app/y.py\n")
+    image = image_of(script_context(script))
+    assert {path: image[path] for path in image if path.startswith("/usr/local/")} == {
+        "/usr/local/lib/app/y.py": X, "/usr/local/libexec/y.py": X}
+
+
 def test_rm_of_a_link_to_nothing_succeeds() -> None:
     assert notes("ln -s /made/none /made/l\nrm /made/l\n") == []
 
@@ -263,8 +273,11 @@ def test_a_link_made_again_with_an_absolute_target_forgets_its_relative_text() -
 # -- ln -r: the target named from the current folder, the link holding the way from its own -------------------------
 
 
-def test_a_relative_link_made_with_minus_r_leads_to_the_target_named_from_the_current_folder() -> None:
-    assert placed("mkdir /made/d\nln -sr sub /made/d/s\n") == {"/made/d/s/y.py": Y, "/made/d/s/deep/z.py": "s/sub/deep/z.py"}
+@pytest.mark.parametrize("options", ["-sr", "-s --relative"])
+def test_a_relative_link_made_with_minus_r_leads_to_the_target_named_from_the_current_folder(options: str) -> None:
+    # GNU ln 9.1: 'ln -s --relative sub /made/d/s' run in /w/s holds '../../w/s/sub'.
+    assert placed(f"mkdir /made/d\nln {options} sub /made/d/s\n") == {
+        "/made/d/s/y.py": Y, "/made/d/s/deep/z.py": "s/sub/deep/z.py"}
 
 
 def test_a_minus_r_link_moved_elsewhere_reads_its_relative_way_from_there() -> None:
@@ -276,6 +289,7 @@ def test_a_minus_r_link_moved_elsewhere_reads_its_relative_way_from_there() -> N
 
 def test_minus_r_without_minus_s_fails() -> None:
     assert notes("ln -r x.py /made/h.py\n")[0] == ("fails", 2, "ln cannot do --relative without --symbolic")
+    assert placed("ln -r x.py /made/h.py || cp x.py /made/f.py\n") == {"/made/f.py": X}
 
 
 @pytest.mark.parametrize("links", [21, 25, 40])
@@ -309,10 +323,16 @@ def test_a_relative_link_ending_in_a_slash_keeps_naming_the_link_it_leads_throug
     ("ln -s /nowhere /made/a\nln -s /w/s/x.py /made/a || cp x.py /made/f", {"/made/f": X}),
     ("ln -s x.py /made/\nln -s x.py /made/ || cp x.py /made/f", {"/made/f": X}),  # /made/x.py leads to nothing
     ("ln /w/s/x.py /made/h\nln /w/s/x.py /made/h || cp x.py /made/f", {"/made/h": X, "/made/f": X}),
+    # The link already there stays; ln goes on to the next target, and fails at the end.
+    ("ln -s /w/s/x.py /made/x.py\nln -s /w/s/x.py /w/s/sub/y.py /made/ || cp x.py /made/f",
+     {"/made/x.py": X, "/made/y.py": Y, "/made/f": X}),
     ("ln -s /w/s/sub /made/d\nln -sn /w/s/x.py /made/d || cp x.py /made/f",
      {"/made/d/y.py": Y, "/made/d/deep/z.py": "s/sub/deep/z.py", "/made/f": X}),
     ("mkdir /made/d\nln -sT /w/s/x.py /made/d || cp x.py /made/f", {"/made/f": X}),
+    ("mkdir /made/d\nln -s --no-target-directory /w/s/x.py /made/d || cp x.py /made/f", {"/made/f": X}),
     ("ln /w/s/sub /made/a || cp x.py /made/f", {"/made/f": X}),
+    # The hard link to the folder is refused; ln goes on to the next target, and fails at the end.
+    ("ln /w/s/sub /w/s/x.py /made/ || cp x.py /made/f", {"/made/x.py": X, "/made/f": X}),
 ])
 def test_ln_without_force_leaves_what_the_build_made_at_the_link(script: str, made: dict[str, str]) -> None:
     assert placed(script) == made
@@ -330,9 +350,50 @@ def test_ln_says_why_it_leaves_what_is_there() -> None:
                                                                                          "/made/after.py": X}),
     ("cp x.py /made/y.py\nln -sf /w/s/sub/y.py /made/", {"/made/y.py": Y}),
     ("mkdir /made/y.py\nln -sf /w/s/sub/y.py /made/ || cp x.py /made/f", {"/made/f": X}),
+    ("mkdir /made/y.py\nln -sf /w/s/sub/y.py /w/s/x.py /made/ || cp x.py /made/f", {"/made/x.py": X, "/made/f": X}),
 ])
 def test_ln_force_into_a_folder_replaces_what_has_the_links_name(script: str, made: dict[str, str]) -> None:
     assert placed(script) == made
+
+
+@pytest.mark.parametrize("options", ["-sfT", "-sf --no-target-directory", "-sfn", "-sf --no-dereference"])
+def test_ln_force_with_no_target_directory_replaces_a_link_to_a_folder(options: str) -> None:
+    # GNU ln 9.1: -T and -n take LINK as the link itself, not the folder it leads to; the folder keeps its files.
+    assert placed(f"ln -s /w/s/sub /made/d\nln {options} /w/s/x.py /made/d\n") == {"/made/d": X}
+
+
+def test_ln_with_options_the_reader_does_not_know_names_each_and_makes_nothing() -> None:
+    # GNU ln 9.1: "invalid option -- 'q'"; it makes no link.
+    assert notes("ln -sqy x.py /made/\n") == [("unread", 2, "ln with -q, -y, which the reader does not follow")]
+    assert placed("ln -sqy x.py /made/\n") == {}
+
+
+# GNU ln 9.1 with -b (or --backup, or -S): what stood at LINK is kept under its backup name, '~' or, as
+# $VERSION_CONTROL or --backup=numbered asks, '.~N~'; a link made inside a folder backs up nothing.
+@pytest.mark.parametrize(("script", "made"), [
+    ("cp x.py /made/a\nln -sb /w/s/sub/y.py /made/a", {"/made/a~": X, "/made/a": Y}),
+    ("cp x.py /made/a\nVERSION_CONTROL=numbered ln -sb /w/s/sub/y.py /made/a", {"/made/a.~1~": X, "/made/a": Y}),
+    ("mkdir /made/d\ncp sub/y.py /made/d/\nln -sb /w/s/x.py /made/d", {"/made/d/y.py": Y, "/made/d/x.py": X}),
+    # An unknown backup type: ln fails, and the file at LINK stays.
+    ("cp x.py /made/a\nln --backup=bogus -s /w/s/sub/y.py /made/a || cp x.py /made/f", {"/made/a": X, "/made/f": X}),
+])
+def test_ln_backup_keeps_what_stood_at_the_link(script: str, made: dict[str, str]) -> None:
+    assert placed(script) == made
+
+
+def test_ln_says_which_backup_type_it_does_not_know() -> None:
+    assert notes("cp x.py /made/a\nln --backup=bogus -s /w/s/sub/y.py /made/a || true\n") == [
+        ("fails", 3, "ln: invalid argument 'bogus' for 'backup type'")]
+
+
+def test_a_backup_ln_makes_names_the_ln_line_after_the_steps_of_the_file_it_keeps() -> None:
+    plan = plan_of(script_context("mkdir /made\ncp x.py /made/a\nln -sb /w/s/sub/y.py /made/a\n"))
+    backup = plan.image["/made/a~"].steps
+    assert [(s.file, s.line, s.command, s.hides_failure, s.stops_on_error, s.stage) for s in backup] == [
+        ("Dockerfile", 3, "COPY", (), True, "stage 0"), ("s/i.sh", 2, "cp", (), False, "stage 0"),
+        ("s/i.sh", 3, "ln", (), False, "stage 0")]
+    # The backup is made after the cp and before the link takes its place.
+    assert backup[1].order < backup[2].order < plan.image["/made/a"].steps[-1].order
 
 
 # GNU cp 9.1 copies a link as a link under -P, -d, -a, and -r without -L or -H (-H follows the operands only);
