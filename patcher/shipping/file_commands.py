@@ -464,20 +464,21 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, st
         into = True  # -n: the link goes inside the folder, as without it
     ok = True
     for target in targets:
+        # -f removes what stands at LINK; a folder there (without -T or -n), or LINK written with a slash, takes the
+        # link inside it instead, named as the target's last component ('ln -s /a/app/ DIR/' makes DIR/app).
+        inside = into if into is not None else (link_at.endswith("/") or shell.build.fs.kind(link_path) is Kind.DIR)
+        name = posixpath.basename(target.rstrip("/"))
         if symbolic and not target.startswith("/") and not relative:
             # A relative symlink target is read from the link's own folder, not from the current one.
-            base = link_path if into or shell.build.fs.kind(link_path) is Kind.DIR else posixpath.dirname(link_path)
+            base = link_path if inside else posixpath.dirname(link_path)
             resolved = fs.physical(posixpath.join(base, target))
         else:
             resolved = shell.path(target)
-        # -f removes what stands at LINK; a folder there (without -T or -n) takes the link inside it instead.
-        inside = into if into is not None else (link_at.endswith("/") or shell.build.fs.kind(link_path) is Kind.DIR)
         if not symbolic and fs.kind(resolved) is Kind.DIR:
             shell.note(ctx, "fails", f"ln cannot make a hard link to the folder {resolved}")
             ok = False
             continue
-        at = fs.resolve(normalise(posixpath.join(link_path, posixpath.basename(target))) if inside else link_path,
-                        last=False)
+        at = fs.resolve(normalise(posixpath.join(link_path, name)) if inside else link_path, last=False)
         if backup is None and not o.flags & {"f", "force"} and (at in fs.links or fs.kind(at) in (Kind.FILE, Kind.DIR)):
             # GNU ln 9.1: "failed to create symbolic link: File exists"; what stands there stays.
             shell.note(ctx, "fails", f"ln cannot make {at}: something the build made is there (no -f)")
@@ -500,7 +501,7 @@ def ln(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, st
         if symbolic and made:
             # ln -s does not look at its target: one that does not exist yet (or that only the base image
             # has) is linked all the same, and shows at the link whatever the build puts there later.
-            made_at = normalise(posixpath.join(link_path, posixpath.basename(target))) if inside else link_path
+            made_at = normalise(posixpath.join(link_path, name)) if inside else link_path
             made_at = fs.resolve(made_at, last=False)
             keep_link(fs, made_at, resolved, posixpath.relpath(fs.resolve(resolved), fs.resolve(
                 posixpath.dirname(made_at))) if relative else target)

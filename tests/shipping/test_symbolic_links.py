@@ -425,3 +425,18 @@ def test_a_backup_ln_makes_names_the_ln_line_after_the_steps_of_the_file_it_keep
 ])
 def test_a_copy_keeps_a_link_as_a_link_unless_told_to_follow_it(script: str, expected: dict[str, str]) -> None:
     assert placed(script) == expected
+
+
+def test_a_relative_link_made_into_a_base_image_folder_named_with_a_slash_is_read_from_that_folder() -> None:
+    # GNU ln 9.1: 'ln -s ../lib/app/y.py /usr/local/libexec/' makes libexec/y.py -> /usr/local/lib/app/y.py.
+    script = ("mkdir -p /usr/local/lib/app\ncp sub/y.py /usr/local/lib/app/\n"
+              "ln -s ../lib/app/y.py /usr/local/libexec/\n")
+    assert image_of(script_context(script)).get("/usr/local/libexec/y.py") == Y
+
+
+@pytest.mark.parametrize("made", ["mkdir -p /usr/local/lib/app /usr/local/libexec\n", "mkdir -p /usr/local/lib/app\n"])
+def test_a_link_to_a_folder_named_with_a_slash_is_made_inside_the_folder_given(made: str) -> None:
+    # GNU ln 9.1: 'ln -s /usr/local/lib/app/ /usr/local/libexec/' makes libexec/app -> /usr/local/lib/app/.
+    script = f"{made}ln -s /usr/local/lib/app/ /usr/local/libexec/\ncp x.py /usr/local/lib/app/n.py\n"
+    image = image_of(script_context(script))
+    assert {p: image[p] for p in image if p.startswith("/usr/local/libexec")} == {"/usr/local/libexec/app/n.py": X}
