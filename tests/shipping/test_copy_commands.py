@@ -78,6 +78,7 @@ def test_cp_into_a_folder_that_already_holds_the_copy_merges_into_it() -> None:
     ("install -m 644 x.py /made/mode.py", {"/made/mode.py": X}),
     ("install --mode=644 -o root -g root x.py /made/", {"/made/x.py": X}),
     ("install -t /made -m 0755 x.py sub/y.py", {"/made/x.py": X, "/made/y.py": Y}),
+    ("ln -s x.py l && install l /made/", {"/made/l": X}),  # GNU install 9.1 copies the file a link leads to
     ("install -Dt /opt/t x.py", {"/opt/t/x.py": X}),
     ("install -d /made/d && install x.py /made/d", {"/made/d/x.py": X}),
 ])
@@ -134,6 +135,7 @@ def test_ln_s_shows_the_target_at_the_link() -> None:
     ("rsync -av sub/ /made/copy", {"/made/copy/y.py": Y, "/made/copy/deep/z.py": Z}),
     ("rsync --archive --progress x.py /made/", {"/made/x.py": X}),
     ("rsync -r sub x.py /made", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z, "/made/x.py": X}),
+    ("mkdir /made/x.py\nrsync x.py /made/", {"/made/x.py": X}),  # rsync 3.2.7 replaces an empty folder (status 0)
 ])
 def test_rsync_forms(command: str, expected: dict[str, str]) -> None:
     assert placed(f"mkdir /made\n{command}\n") == expected
@@ -436,6 +438,8 @@ def test_a_base_image_destination_read_the_way_its_spelling_says(command: str, i
     ("tee /made/paged_attn.py < x.py > /dev/null", {"/made/paged_attn.py": X}),
     ("D=/made\ncat \"$D/../w/s/x.py\" > \"$D/paged_attn.py\"", {"/made/paged_attn.py": X}),
     ("tee /made/a.py /made/b.py < x.py", {"/made/a.py": X, "/made/b.py": X}),  # each file tee names
+    # A redirection onto a link writes through it: the file it leads to gets SRC's bytes, the link stays.
+    ("cp sub/y.py /made/t.py\nln -s t.py /made/l\ncat x.py > /made/l", {"/made/t.py": X, "/made/l": X}),
     # An append onto what is not there yet makes the file with SRC's bytes alone (a folder 'mkdir -p' made may be
     # the base image's, with files of its own: a plain mkdir makes a new one).
     ("mkdir /made/n\ncat x.py >> /made/n/paged_attn.py", {"/made/n/paged_attn.py": X}),
@@ -522,3 +526,50 @@ def test_a_copy_under_bashs_version_is_unread_and_shown_as_written() -> None:
     plan = run_script("cp x.py /opt/$BASH_VERSION/\n")
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("unread", 1, "cp /opt/$BASH_VERSION/: a path that depends on a value the reader cannot work out")]
+
+
+# GNU cp 9.1 reports the source it refuses or leaves ("-r not specified; omitting directory", "are the same file",
+# "not writing through dangling symlink", "cannot overwrite non-directory ... with directory", -n) and goes on.
+@pytest.mark.parametrize(("script", "expected"), [
+    ("cp sub x.py /dest/\n", {"/dest/x.py": X}),
+    ("cp x.py /dest/\ncp /dest/x.py sub/y.py /dest/\n", {"/dest/x.py": X, "/dest/y.py": Y}),
+    ("ln -s /dest/no/x.py /dest/x.py\ncp x.py sub/y.py /dest/\n", {"/dest/y.py": Y}),
+    ("ln -s none.py /dest/x.py\ncp x.py sub/y.py /dest/\n", {"/dest/y.py": Y}),
+    ("cp x.py /dest/sub\ncp -r sub x.py /dest/\n", {"/dest/sub": X, "/dest/x.py": X}),
+    ("cp sub/y.py /dest/x.py\ncp -n x.py sub/y.py /dest/\n", {"/dest/x.py": Y, "/dest/y.py": Y}),
+])
+def test_a_source_cp_refuses_or_leaves_does_not_stop_the_sources_after_it(script: str, expected: dict[str, str]) -> None:
+    plan = run_script(script)
+    assert {path: plan.image[path].source for path in in_dest(plan)} == expected
+
+
+# Each of these fails in GNU coreutils 9.1 (status 1): as the RUN's last command, it fails the RUN.
+@pytest.mark.parametrize(("script", "line"), [
+    ("ln -s none.py /dest/x.py\ncp x.py /dest/\n", 2),  # "not writing through dangling symlink"
+    ("cp x.py /dest/sub\ncp -r sub /dest/\n", 2),  # "cannot overwrite non-directory '/dest/sub' with directory"
+    ("mkdir /dest/d\nln -s d /dest/x.py\ncp x.py /dest/\n", 3),  # "cannot overwrite directory ... non-directory"
+    ("ln -s x.py l\ncp -P nothere.py l /dest/\n", 2),  # "cannot stat 'nothere.py'", though the link is copied
+])
+def test_a_copy_cp_refuses_fails_the_run_it_ends(script: str, line: int) -> None:
+    plan = run_script(script)
+    assert [(n.kind, n.line) for n in plan.notes] == [("fails", line), ("fails", 4)]
+    assert "/dest/x.py" not in plan.image and "/dest/d/x.py" not in plan.image
+
+
+def test_copytree_copies_what_a_link_in_the_folder_leads_to() -> None:
+    # CPython 3.11: shutil.copytree follows links by default (symlinks=False): /dest/t/l is a copy of x.py.
+    plan = run_script("ln -s ../x.py sub/l\npython3 h.py\n",
+                      files={"s/h.py": "import shutil\nshutil.copytree('sub', '/dest/t')\n"})
+    assert {path: plan.image[path].source for path in in_dest(plan)} == {"/dest/t/l": X, "/dest/t/y.py": Y}
+
+
+@pytest.mark.parametrize(("script", "stops"), [("set -e\ncp x.py /dest/\n", True), ("cp x.py /dest/\n", False)])
+def test_a_copys_step_says_whether_a_failure_there_stops_the_build(script: str, stops: bool) -> None:
+    assert run_script(script).image["/dest/x.py"].steps[-1].stops_on_error is stops
+
+
+def test_the_files_a_moved_link_shows_name_mv_as_their_last_step() -> None:
+    # GNU mv 9.1 renames the link: /dest/l leads to /w/s/sub, and shows y.py.
+    plan = run_script("ln -s /w/s/sub l\nmv l /dest/\n")
+    step = plan.image["/dest/l/y.py"].steps[-1]
+    assert (plan.image["/dest/l/y.py"].source, step.line, step.command) == (Y, 2, "mv")
