@@ -367,11 +367,24 @@ def _copy_like(shell: "Shell", ctx: "CommandContext", command: str, o: Options, 
             shell.note(ctx, "fails", f"{command} needs a source and a destination")
             return False
         *sources, destination = operands
+        if _extra_operand(shell, ctx, command, o, operands):
+            return False
         into = False if o.flags & {"T", "no-target-directory"} else (True if len(sources) > 1 else None)
     return transfer(shell, ctx, command, [shell.path(s, keep_slash=True) for s in sources], shell.path(destination),
                     recursive=recursive, into=into, move=move, no_clobber=no_clobber,
                     written=shell.path(destination, keep_slash=True), through=through, backup=backup,
                     keep_link=keep_link, keep_inner_links=keep_inner_links)
+
+
+def _extra_operand(shell: "Shell", ctx: "CommandContext", command: str, o: Options, operands: list[str]) -> bool:
+    """Whether -T (one source, DEST its new name) was given more: GNU 9.1 says "extra operand" and copies nothing
+    (status 1)."""
+    if not o.flags & {"T", "no-target-directory"} or len(operands) <= 2:
+        return False
+    shell.note(ctx, "fails", f"{command} -T takes one source and its new name: extra operand {operands[2]}, so "
+                             "nothing is copied")
+    shell.ended_with(1)
+    return True
 
 
 def install(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str, str] | None = None) -> bool | None:
@@ -404,6 +417,8 @@ def install(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[st
         shell.note(ctx, "fails", "install needs a source and a destination")
         return False
     *sources, destination = o.operands
+    if _extra_operand(shell, ctx, "install", o, o.operands):
+        return False
     written = shell.path(destination, keep_slash=True)
     into: bool | None = True if len(sources) > 1 else None
     if o.flags & {"T", "no-target-directory"}:
@@ -537,6 +552,14 @@ def rsync(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str,
     started = shell.build.counter  # what this rsync writes is placed after this point of the build
     synced: list[str] = []  # the folders a folder source makes match it (--delete empties them of the rest)
     several = len(sources) > 1 or destination.endswith("/")
+    above = posixpath.dirname(target_dir)
+    if "mkpath" not in o.flags and fs.kind(target_dir) is not Kind.DIR and fs.kind(above) in (Kind.ABSENT, Kind.FILE):
+        # rsync 3.2.7 makes the destination folder, never the folders above it (--mkpath does): "mkdir ... failed"
+        # (code 11), or for a file's new name "change_dir ... failed" (code 3). Nothing is copied.
+        folder = several or any(fs.kind(shell.path(s)) is Kind.DIR for s in sources)
+        shell.note(ctx, "fails", f"rsync cannot make {target_dir}: {above} is not a folder at this point of the build")
+        shell.ended_with(11 if folder else 3)
+        return False
     ok = True
     for source in sources:
         path = shell.path(source)

@@ -573,3 +573,30 @@ def test_the_files_a_moved_link_shows_name_mv_as_their_last_step() -> None:
     plan = run_script("ln -s /w/s/sub l\nmv l /dest/\n")
     step = plan.image["/dest/l/y.py"].steps[-1]
     assert (plan.image["/dest/l/y.py"].source, step.line, step.command) == (Y, 2, "mv")
+
+
+@pytest.mark.parametrize(("command", "status"), [
+    ("rsync x.py /dest/new/x.py", "3"),  # rsync 3.2.7: change_dir "/dest/new" failed (code 3)
+    ("rsync -a sub/ /dest/new/deeper/", "11"),  # mkdir "/dest/new/deeper" failed (code 11)
+    ("rsync -a x.py sub /dest/new/deeper", "11"),
+])
+def test_rsync_makes_the_destination_folder_but_not_the_folders_above_it(command: str, status: str) -> None:
+    plan = run_script(f"{command} || cp x.py /dest/failed$?.py\n")
+    assert in_dest(plan) == [f"/dest/failed{status}.py"]
+
+
+@pytest.mark.parametrize(("command", "placed"), [
+    ("rsync -a sub/ /dest/new/", ["/dest/new/y.py"]), ("rsync x.py /dest/made/", ["/dest/made/x.py"]),
+    ("rsync --mkpath x.py /dest/a/b/x.py", ["/dest/a/b/x.py"]),
+])
+def test_rsync_makes_one_folder_or_with_mkpath_all_of_them(command: str, placed: list[str]) -> None:
+    assert in_dest(run_script(f"{command}\n")) == placed
+
+
+@pytest.mark.parametrize("command", ["cp -rT x.py sub /dest/", "mv -T x.py sub/y.py /dest/",
+                                     "install --no-target-directory x.py sub/y.py /dest/"])
+def test_no_target_directory_with_more_than_one_source_copies_nothing(command: str) -> None:
+    # GNU coreutils 9.1: "extra operand '...'", status 1; nothing copied, nothing moved.
+    plan = run_script(f"{command} || cp x.py /dest/failed$?.py\n")
+    assert in_dest(plan) == ["/dest/failed1.py"]
+    assert "/w/s/sub/y.py" in plan.image
