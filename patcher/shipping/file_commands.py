@@ -580,6 +580,15 @@ def rsync(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str,
                            through=False)  # rsync writes a new file and renames it over what stood there
         else:
             into = True if several or fs.kind(target_dir) is Kind.DIR else False
+            at = posixpath.join(target_dir, posixpath.basename(path)) if into else target_dir
+            if fs.kind(at) is Kind.DIR and any(under(p, at) and p != at for held in (fs.files, fs.others, fs.dirs)
+                                               for p in held):
+                # rsync 3.2.7 replaces an empty folder with the file, not one that holds anything: "cannot delete
+                # non-empty directory" (code 23).
+                shell.note(ctx, "fails", f"rsync cannot put the file {path} over the folder {at}: it is not empty")
+                shell.ended_with(23)
+                ok = False
+                continue
             if into:
                 fs.make_dir(target_dir)
             ok &= transfer(shell, ctx, "rsync", [path], target_dir, recursive=recursive, into=into, written=written,

@@ -600,3 +600,12 @@ def test_no_target_directory_with_more_than_one_source_copies_nothing(command: s
     plan = run_script(f"{command} || cp x.py /dest/failed$?.py\n")
     assert in_dest(plan) == ["/dest/failed1.py"]
     assert "/w/s/sub/y.py" in plan.image
+
+
+@pytest.mark.parametrize(("setup", "command"), [("mkdir -p /dest/x.py/inner", "rsync x.py /dest/"),
+                                                ("mkdir /dest/x.py; cp x.py /dest/x.py/", "rsync -a x.py /dest")])
+def test_rsync_does_not_put_a_file_over_a_folder_that_holds_anything(setup: str, command: str) -> None:
+    # rsync 3.2.7: "cannot delete non-empty directory" (code 23); the folder stays.
+    plan = run_script(f"{setup}\n{command} || cp x.py /dest/failed$?.py\n")
+    assert "/dest/failed23.py" in in_dest(plan)
+    assert [n.kind for n in plan.notes] == ["fails"]
