@@ -44,6 +44,8 @@ def shipped(script: str, shell: str = "bash") -> dict[str, str]:
     ("cp x.py /dest/z.py; mv -b sub/y.py /dest/z.py\n", {"/dest/z.py": Y, "/dest/z.py~": X}),
     ("install -b x.py /dest/f.py; install -b -S .prev sub/y.py /dest/f.py\n", {"/dest/f.py": Y, "/dest/f.py.prev": X}),
     ("cp x.py /dest/q.py; ln -sb /w/s/sub/y.py /dest/q.py\n", {"/dest/q.py": Y, "/dest/q.py~": X}),
+    # a file the build wrote itself (touch) replaces the placed one, which stays under its backup name
+    ("touch t; cp x.py /dest/f.py; cp -b t /dest/f.py\n", {"/dest/f.py~": X}),
     ("mkdir /dest/d; cp x.py /dest/d/x.py; cp -rb . /dest/d/ 2>/dev/null\n",  # each file of a folder copy
      {"/dest/d/x.py": X, "/dest/d/x.py~": X, "/dest/d/sub/y.py": Y, "/dest/d/i.sh": "s/i.sh"}),
 ])

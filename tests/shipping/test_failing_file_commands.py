@@ -142,6 +142,11 @@ def test_the_script_goes_on_after_a_failed_copy() -> None:
     ("cp -r nothere.py sub x.py /made/", {"/made/sub/y.py", "/made/x.py"}),
     ("cp -r sub x.py sub/deep/", {"/w/s/sub/deep/x.py"}),  # "cannot copy a directory, 'sub', into itself"
     ("ln sub x.py /made/", {"/made/x.py"}),  # "sub: hard link not allowed for directory"
+    ("touch t; cp nothere.py t x.py /made/", {"/made/x.py"}),  # t, a file the build wrote, is copied too
+    ("ln -s /w/s/sub/y.py /made/l; mkdir /made/d; mv nothere.py /made/l x.py /made/d/",  # the link moves as a link
+     {"/made/d/l", "/made/d/x.py"}),
+    # a folder holding a link copies after the failed source, and cp still fails
+    ("mkdir src; ln -s /w/s/x.py src/l; cp -r nothere.py src /made/", {"/made/src/l"}),
 ])
 def test_one_failed_source_of_several_does_not_stop_the_others(command: str, copied: set[str]) -> None:
     plan = plan_of(script_context(f"mkdir /made\n{command}\n"))
@@ -259,6 +264,20 @@ def test_a_target_of_a_kind_the_copy_can_replace_or_fill_is_no_failure(script: s
     plan = plan_of(script_context(f"{script}\n"))
     assert not [n for n in plan.notes if n.kind == "fails"]
     assert placed is None or plan.image[placed].source in ("s/sub/y.py", "s/x.py")
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    # GNU cp 9.1 writes through the link: a.py is the empty file now; mv replaces the link itself.
+    ("cp x.py /d/a.py\nln -s /d/a.py /d/l\ntouch t\ncp t /d/l", {}),
+    ("cp x.py /d/a.py\nln -s /d/a.py /d/l\ntouch t\nmv t /d/l", {"/d/a.py": "s/x.py"}),
+    # mv replaces a link to nothing with the link it moves; nothing is made where the old one led
+    ("ln -s /w/s/x.py /d/a\nln -s /d/nowhere /d/b\nmv /d/a /d/b", {"/d/b": "s/x.py"}),
+])
+def test_a_link_at_the_target_is_written_through_by_cp_and_replaced_by_mv(script: str,
+                                                                           placed: dict[str, str]) -> None:
+    plan = plan_of(script_context(f"mkdir /d\n{script}\n"))
+    assert not plan.notes
+    assert {path: plan.image[path].source for path in plan.image if path.startswith("/d/")} == placed
 
 
 # GNU mv and cp 9.1: "'sub' and './sub' are the same file" (status 1); the folder stays where it was.
