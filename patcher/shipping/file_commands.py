@@ -163,8 +163,9 @@ def transfer(shell: "Shell", ctx: "CommandContext", command: str, sources: list[
         if move and not link:
             fs.remove(source)
         for path, pointed, written_as in inner:
-            ok &= _relink(shell, ctx, command, posixpath.join(fs.resolve(target, last=False), path[len(source):].lstrip("/")),
-                          pointed, written_as)
+            # The new link's own path, with the links on the way to it followed ('cp -r src/. LINK_TO_DIR').
+            at = fs.resolve(posixpath.join(target, path[len(source):].lstrip("/")), last=False)
+            ok &= _relink(shell, ctx, command, at, pointed, written_as)
     return ok
 
 

@@ -40,3 +40,10 @@ def test_a_link_copied_into_a_folder_through_a_link_to_it_is_the_folder_s_own() 
                       "cp -r src/. /dest/l\nrm /dest/d/k\ncp -r /dest/d /dest/e\n")
     assert in_dest(plan) == []
     assert not plan.notes
+
+
+def test_a_link_copied_into_a_folder_through_a_link_shows_what_its_target_holds_later() -> None:
+    # GNU cp 9.1: /dest/d/k is made a link to ../../w/s/x.py; once x.py holds y.py's bytes, so do d/k and l/k.
+    plan = run_script("mkdir -p /dest/d\nln -s /dest/d /dest/l\nmkdir src\nln -s ../../w/s/x.py src/k\n"
+                      "cp -r src/. /dest/l\ncp sub/y.py x.py\n")
+    assert {p: plan.image[p].source for p in in_dest(plan)} == {"/dest/d/k": "s/sub/y.py", "/dest/l/k": "s/sub/y.py"}
