@@ -183,6 +183,7 @@ def _test(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
         # Under bash '[[ ... ]]' is a compound command (bash_conditional.py); a command named [[ is sh's.
         if shell.program == "dash":
             shell.note(ctx, "fails", "dash has no [[ ... ]]: the command [[ is not found")
+            shell.ended_with(127)
             return False
         shell.unread(ctx, "[[ ... ]] is bash's: under the base image's sh it may not exist, and its '&&' or '||' "
                           "would end the command")

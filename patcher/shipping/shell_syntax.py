@@ -437,7 +437,8 @@ class _Parser:
                 else:
                     words.append(token.word)
                     keyword = plain_text(token.word)
-                    testing = keyword == "[[" if len(words) == 1 else testing and keyword != "]]"
+                    # dash has no [[: there it is a command like any other, and '&&' ends it.
+                    testing = keyword == "[[" and not self.dash if len(words) == 1 else testing and keyword != "]]"
                 self._advance()
                 end = token.end
             else:

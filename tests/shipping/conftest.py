@@ -8,6 +8,7 @@ import pytest
 
 from patcher.checks import examples
 from patcher.shipping import ShipPlan, plan_shipping
+from patcher.shipping import shell_words
 from patcher.shipping.python_effects import python_effects
 
 
@@ -24,6 +25,14 @@ class MemoryTree(examples.MemoryTree):
 def helpers_read_afresh() -> Iterator[None]:
     """Each test reads its Python helpers itself, not from what an earlier test (or run in this process) cached."""
     python_effects.cache_clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
+def separators_built_afresh() -> Iterator[None]:
+    """Each test builds the IFS separators it splits with, not one an earlier test left in the module's cache
+    (which would hide a change to how they are built)."""
+    shell_words._separators.clear()
     yield
 
 

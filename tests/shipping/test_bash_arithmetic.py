@@ -64,6 +64,13 @@ def test_an_endless_arithmetic_loop_is_read_to_its_limit() -> None:
     assert placed(plan) == [] and [(n.kind, n.line) for n in plan.notes] == [("stop", 1)]
 
 
+def test_the_note_on_an_endless_arithmetic_loop_after_other_commands_shows_the_loop_alone() -> None:
+    # bash 5.2 never leaves this loop: the note names the loop as written, not the lines before it.
+    plan = read("cp x.py /dest/before.py\nfor ((;;)); do :; done\ncp x.py /dest/after.py\n")
+    assert placed(plan) == ["/dest/before.py"]
+    assert [(n.kind, n.line, n.text) for n in plan.notes] == [("stop", 2, "for ((;;)); do :; done")]
+
+
 def test_an_arithmetic_loop_without_its_three_expressions_is_a_syntax_error_at_its_line() -> None:
     # The step forgotten: bash 5.2 says "arithmetic expression required" on line 2 and runs only line 1.
     plan = read("cp x.py /dest/before.py\nfor ((i=0; i<3)); do cp x.py /dest/x$i.py; done\ncp x.py /dest/after.py\n")

@@ -202,3 +202,12 @@ def test_a_regular_expression_is_read_in_bounded_time() -> None:
 ])
 def test_a_tilde_starting_a_regular_expression_is_the_home_folder(script: str, placed: list[str]) -> None:
     assert in_dest(run_script(script)) == placed
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    # dash 0.5.12: "[[: not found", status 127; '&&' at a line's end joins the next line, which does not run.
+    ("[[ -f x.py &&\ncp x.py /dest/a.py\ncp x.py /dest/after$?.py\n", ["/dest/after127.py"]),
+    ("[[ -f x.py ]] || cp x.py /dest/c$?.py\n", ["/dest/c127.py"]),
+])
+def test_under_dash_double_brackets_are_a_command_not_found_and_and_and_ends_it(script: str, placed: list[str]) -> None:
+    assert in_dest(run_script(script, "dash i.sh")) == placed
