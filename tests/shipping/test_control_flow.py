@@ -149,6 +149,17 @@ def test_a_jump_only_the_base_image_decides_is_noted_and_not_taken(script: str, 
     assert all(n[0] == "assumed" for n in notes)
 
 
+def test_a_list_the_base_image_decides_is_noted_though_an_earlier_line_noted_a_program_it_does_not_follow() -> None:
+    # The program's note is about line 1; whether line 2's test holds is still the base image's to decide.
+    placed, notes = outcome("frobnicate --now\n[ -d /opt/u ] && cp x.py /a.py\n")
+    assert placed == ["/a.py"]
+    assert notes == [
+        ("program", 1, "frobnicate --now",
+         "runs frobnicate, which the reader does not follow: it could change any file"),
+        ("assumed", 2, "[ -d /opt/u ]", "the base image decides whether this succeeds: the reader runs each command "
+                                         "after it in the list, as if each ran")]
+
+
 def test_a_case_on_an_unknown_value_notes_it_once_and_reads_each_body() -> None:
     placed, notes = outcome("case $U in\n  y) ;;\n  z) cp x.py /z.py ;;\n  *) cp x.py /star.py ;;\nesac\n")
     assert placed == ["/star.py", "/z.py"]

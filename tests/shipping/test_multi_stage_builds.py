@@ -221,6 +221,18 @@ def test_a_bind_mount_shows_context_files_only_during_its_run() -> None:
     assert image == {"/opt/pkg/a.py": "pkg/a.py", "/opt/pkg/sub/b.py": "pkg/sub/b.py"}
 
 
+@pytest.mark.parametrize("mount", ["type=cache,target=/cache", "type=tmpfs,target=/cache"])
+def test_a_file_written_outside_a_mount_point_is_still_there_after_the_run(mount: str) -> None:
+    # Only what stood under the mount point is put back after the RUN; x.txt, written elsewhere (before, or by
+    # the RUN itself), stays: 'cat' finds it, and no '|| cp' runs.
+    plan = plan_of(build("FROM base\nCOPY main.py /main.py\nRUN mkdir /out && echo hi > /out/x.txt\n"
+                         f"RUN --mount={mount} echo hi > /out/y.txt\n"
+                         "RUN cat /out/x.txt || cp /main.py /x-failed.py\n"
+                         "RUN cat /out/y.txt || cp /main.py /y-failed.py\n"))
+    assert {path: placed.source for path, placed in plan.image.items()} == {"/main.py": "main.py"}
+    assert not any(n.kind == "fails" for n in plan.notes)
+
+
 def test_a_bind_mount_from_a_stage() -> None:
     image = image_of(build("FROM base AS b\nCOPY pkg /p\nFROM base\n"
                            "RUN --mount=type=bind,from=b,source=/p,target=/m cp /m/a.py /a.py\n"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from patcher.shipping.shell_records import MAX_DEPTH
-from tests.shipping.conftest import plan_of, script_context
+from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
 
 
 def chain(length: int) -> dict[str, str | bytes]:
@@ -82,3 +82,13 @@ def test_a_shell_given_a_script_the_build_never_made_fails_with_its_status(run: 
     plan = plan_of(script_context(f"{run} nothere.sh\ncp x.py /opt/after$?.py\n"))
     assert [p for p in plan.image if p.startswith("/opt/")] == [f"/opt/after{status}.py"]
     assert [(n.kind, n.line) for n in plan.notes] == [("fails", 1)]
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+@pytest.mark.parametrize("nested", ["eval 'cp x.py /dest/e.py'", ". ./step.sh"])
+def test_eval_and_a_sourced_file_run_in_the_shell_without_running_its_exit_trap(nested: str, run: str) -> None:
+    # bash 5.2 and dash 0.5.12: the EXIT trap runs when the shell ends, not when an eval or a sourced file does,
+    # so t.py is not there yet at line 3.
+    plan = run_script(f"trap 'cp x.py /dest/t.py' EXIT\n{nested}\n[ -f /dest/t.py ] && cp x.py /dest/early.py\ntrue\n",
+                      run=run, files={"s/step.sh": "cp x.py /dest/s.py\n"})
+    assert "/dest/early.py" not in in_dest(plan) and "/dest/t.py" in in_dest(plan)

@@ -169,6 +169,14 @@ def test_input_from_a_file_the_build_never_made_fails_the_command(script: str, r
 
 
 @pytest.mark.parametrize("run", BOTH)
+def test_input_from_an_empty_word_is_noted_as_a_failure_of_its_command(run: str) -> None:
+    # bash 5.2: ": No such file or directory"; dash 0.5.12: "cannot open : No such file". cat never runs.
+    plan = run_script('cat < ""\n', run)
+    assert [(n.kind, n.line, n.reason) for n in plan.notes][0] == (
+        "fails", 1, "the redirection names no file (an empty word), so the command does not run")
+
+
+@pytest.mark.parametrize("run", BOTH)
 def test_a_compound_command_whose_output_cannot_be_opened_fails_with_the_shells_status(run: str) -> None:
     plan = run_script("{ cp x.py /dest/ran.py; } > /dest/no/o.txt || cp x.py /dest/failed$?.py\n", run)
     assert in_dest(plan) == ["/dest/failed2.py" if run.startswith("dash") else "/dest/failed1.py"]
