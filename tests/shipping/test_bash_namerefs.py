@@ -30,3 +30,11 @@ def test_a_nameref_reads_and_sets_the_variable_it_names(script: str, placed: lis
 def test_a_nameref_under_sh_is_unread() -> None:
     plan = run_script("declare -n r=D\nD=/dest\ncp x.py $r/n.py\n", "sh i.sh")
     assert [(n.kind, n.line) for n in plan.notes][:1] == [("unread", 1)]
+
+
+def test_a_nameref_to_a_name_the_reader_cannot_work_out_is_unread_and_its_value_unknown() -> None:
+    # $VENDOR names the variable r stands for: what $r holds depends on it.
+    plan = run_script("declare -n r=$VENDOR\ncp x.py $r/n.py\n")
+    assert in_dest(plan) == [] and [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("unread", 1, "r is a nameref to $VENDOR, which the reader does not follow"),
+        ("unread", 2, "cp $r/n.py: a path that depends on a value the reader cannot work out")]

@@ -50,3 +50,9 @@ def test_a_folder_above_an_unknown_value_is_known_up_to_it() -> None:
 def test_a_path_printer_without_its_operands_fails(command: str, status: str) -> None:
     # coreutils 9.1: "missing operand" / "extra operand 'c'", status 1.
     assert in_dest(run_script(f"{command}\ncp x.py /dest/after$?.py\n")) == [f"/dest/after{status}.py"]
+
+
+@pytest.mark.parametrize("command", ["basename -z /a/b", "basename --zero /a/b", "dirname -z a/b", "realpath -z x.py"])
+def test_a_path_printer_that_ends_its_lines_with_nul_succeeds(command: str) -> None:
+    # coreutils 9.1: status 0 (what it prints, NUL-ended, the reader leaves unknown).
+    assert in_dest(run_script(f"{command}\ncp x.py /dest/after$?.py\n")) == ["/dest/after0.py"]

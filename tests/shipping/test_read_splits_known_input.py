@@ -38,6 +38,7 @@ def read(script: str, run: str = "bash i.sh") -> ShipPlan:
 
 @pytest.mark.parametrize(("script", "files"), [
     ("IFS=, read -r a b <<< 'x.py,y'\ncp \"$a\" /dest/$b.py\n", ["/dest/y.py"]),
+    ("IFS=,\nread -r a b <<< 'x.py,y'\ncp \"$a\" /dest/$b.py\n", ["/dest/y.py"]),  # the shell's IFS splits too
     ("read -r name rest <<EOF\nx.py  and more\nEOF\ncp \"$name\" \"/dest/${rest// /_}.py\"\n", ["/dest/and_more.py"]),
     ("read -r -a parts <<< 'one two'\ncp x.py /dest/${parts[1]}.py\n", ["/dest/two.py"]),
     ("read <<< 'a\\b c'\ncp x.py \"/dest/$REPLY.py\"\n", ["/dest/ab c.py"]),  # without -r a backslash escapes

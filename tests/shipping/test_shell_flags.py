@@ -70,6 +70,8 @@ def test_a_command_string_copies_and_set_e_decides_whether_a_failure_stops_the_b
     ("set -eo\n", "cd /w/s && ./i.sh", True),
     ("set -xo errexit\n", "cd /w/s && ./i.sh", True),  # the cluster's 'o' names the option that follows  # -o last names no option: set lists them, and -e holds
     ("set -o\n", "cd /w/s && ./i.sh", False),
+    # bash: "set: -O: invalid option" (status 2), and -e holds
+    ("#!/bin/bash\nset -e\nset -O errexit || true\n", "cd /w/s && ./i.sh", True),
     ("set -o errexit +x\n", "cd /w/s && ./i.sh", True),  # -o names the word after it, not the last one
     ("set -x -e\n", "cd /w/s && ./i.sh", True),
     ("set -e\nset +e\n", "cd /w/s && ./i.sh", False),

@@ -110,6 +110,8 @@ def test_under_dash_a_source_fails_so_the_fallback_after_its_or_runs() -> None:
     # dash 0.5.12: ".: cannot open ./nothere.sh": the script ends (status 2); bash in POSIX mode ends it too
     (". ./nothere.sh || cp x.py /opt/or$?.py\ncp x.py /opt/after.py\n", "dash i.sh", []),
     ("source ./nothere.sh\ncp x.py /opt/after.py\n", "bash --posix i.sh", []),
+    (". ./nothere.sh\n", "dash i.sh; cp x.py /opt/status$?.py", ["/opt/status2.py"]),
+    ("source ./nothere.sh\n", "bash --posix i.sh; cp x.py /opt/status$?.py", ["/opt/status1.py"]),
     # dash has no source: "source: not found", status 127
     ("source ./nothere.sh\ncp x.py /opt/after$?.py\n", "dash i.sh", ["/opt/after127.py"]),
 ])

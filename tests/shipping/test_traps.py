@@ -99,6 +99,13 @@ def test_a_trap_around_every_command_is_unread(condition: str) -> None:
                       "does not follow")]
 
 
+def test_a_trap_around_every_function_still_sets_the_exit_trap_named_with_it() -> None:
+    # bash 5.2: no function returns here, so only the EXIT trap runs its action.
+    plan = run_script("trap 'cp x.py /dest/a.py' RETURN EXIT\n")
+    assert in_dest(plan) == ["/dest/a.py"]
+    assert [(n.kind, n.line) for n in plan.notes] == [("unread", 1)]
+
+
 @pytest.mark.parametrize(("run", "placed"), [("bash i.sh", ["/dest/x.py"]), ("dash i.sh", [])])
 def test_a_signal_named_with_sig_is_bash_s_spelling(run: str, placed: list[str]) -> None:
     # bash 5.2 takes SIGTERM for TERM (a trap that never runs in a build); dash 0.5.12 says
