@@ -29,8 +29,11 @@ def _cd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str],
         if args[0] == "--":
             args = args[1:]
             break
-        if not set(args[0][1:]) <= set("LPe@"):
+        # bash 5.2 on Linux takes -L, -P and -e (its -@ needs extended attributes Linux's build lacks); dash 0.5.12
+        # -L and -P only.
+        if not set(args[0][1:]) <= set("LP" if shell.program == "dash" else "LPe"):
             shell.note(ctx, "fails", f"cd has no option {args[0]}: it fails and the directory does not change")
+            shell.ended_with(2)
             return False  # bash: "invalid option", dash: "Illegal option"; both fail with status 2
         for letter in args[0][1:]:  # the last of -L and -P counts
             physical = {"P": True, "L": False}.get(letter, physical)
@@ -109,6 +112,8 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
             continue
         if word[:1] in "-+" and len(word) > 1:
             letters = word[1:]
+            if not _letters_known(shell, word, ctx):
+                return False
             if "e" in letters:
                 shell.set_errexit(word[0] == "-")
             if "f" in letters:
@@ -204,6 +209,26 @@ BASH_SHOPTS = frozenset({
     "no_empty_cmd_completion", "nocaseglob", "nocasematch", "noexpand_translation", "nullglob",
     "patsub_replacement", "progcomp", "progcomp_alias", "promptvars", "restricted_shell", "shift_verbose",
     "sourcepath", "varredir_close", "xpg_echo"})
+
+
+# The letters 'set' takes (bash 5.2's and dash 0.5.12's, each tried), besides -o.
+_SET_LETTERS = {"bash": frozenset("abefhkmnprtuvxBCEHPTo"), "dash": frozenset("abefimnpsuvxCEIVo")}
+
+
+def _letters_known(shell: Shell, word: str, ctx: CommandContext) -> bool:
+    """Whether each letter of ``set -LETTERS`` is one of the shell's; where one is not, bash fails the command
+    (status 2, none of its letters set, the arguments kept) and dash ends the script, as bash does in POSIX
+    mode. Under sh, only a letter neither has."""
+    known = _SET_LETTERS.get(shell.program, _SET_LETTERS["bash"] | _SET_LETTERS["dash"])
+    bad = [letter for letter in word[1:] if letter not in known]
+    if not bad:
+        return True
+    if shell.program == "dash" or shell.posix:
+        shell.note(ctx, "fails", f"set {word}: {shell.program} has no option -{bad[0]} and ends the script")
+        raise Exit(False, 2)
+    shell.note(ctx, "fails", f"set {word}: no option -{bad[0]}; the command fails (status 2) and sets nothing")
+    shell.ended_with(2)
+    return False
 
 
 def _option_known(shell: Shell, name: str, ctx: CommandContext) -> bool:

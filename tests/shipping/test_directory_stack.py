@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import image_of, notes_of, plan_of, script_context
+from tests.shipping.conftest import image_of, in_dest, notes_of, plan_of, run_script, script_context
 
 
 def installed(script: str, **files: str) -> dict[str, str]:
@@ -134,3 +134,11 @@ def test_a_dockerfile_run_that_cds_into_a_missing_folder_stops_that_run_only() -
     plan = plan_of(files)
     assert "/b/x.py" in plan.image and "/a/x.py" not in plan.image
     assert [(n.file, n.line, n.kind) for n in plan.notes] == [("Dockerfile", 4, "stop")]
+
+
+@pytest.mark.parametrize(("run", "option"), [("bash i.sh", "-@"), ("bash i.sh", "-LPe@"), ("dash i.sh", "-e"),
+                                             ("dash i.sh", "-Pe"), ("dash i.sh", "-@")])
+def test_cd_with_an_option_this_shell_does_not_have_fails_and_the_directory_stays(run: str, option: str) -> None:
+    # bash 5.2 on Linux: "cd: -@: invalid option"; dash 0.5.12 has only -L and -P ("Illegal option -e"); status 2.
+    plan = run_script(f"cd {option} sub || cp /w/s/x.py /dest/failed$?.py\ncp x.py /dest/here.py\n", run)
+    assert in_dest(plan) == ["/dest/failed2.py", "/dest/here.py"]

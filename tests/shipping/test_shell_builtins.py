@@ -303,3 +303,14 @@ def test_set_o_with_a_name_the_shell_does_not_have_fails_as_the_shell_fails_it(r
 def test_set_e_with_a_bad_option_name_after_it_ends_the_script_as_bash_does() -> None:
     # 'set -e -o nosuch': -e is on when set fails (status 2), so bash ends there.
     assert in_dest(run_script("set -e -o nosuch\ncp x.py /dest/after.py\n")) == []
+
+
+@pytest.mark.parametrize(("run", "dest"), [
+    ("bash i.sh", ["/dest/after2-a.py"]),  # bash 5.2: "set: -O: invalid option", status 2; -e and $1 stay as they were
+    ("dash i.sh", []),  # dash 0.5.12: "set: Illegal option -O": the script ends (status 2)
+    ("bash --posix i.sh", []),
+])
+def test_set_with_a_letter_the_shell_does_not_have_fails_as_the_shell_fails_it(run: str, dest: list[str]) -> None:
+    plan = run_script("set -- a\nset -eO errexit\ncp x.py /dest/after$?-$1.py\nfalse\ncp x.py /dest/not_ended.py\n", run)
+    assert [p for p in in_dest(plan) if p != "/dest/not_ended.py"] == dest
+    assert ("/dest/not_ended.py" in in_dest(plan)) == (run == "bash i.sh")
