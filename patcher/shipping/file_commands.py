@@ -557,9 +557,9 @@ def rsync(shell: "Shell", ctx: "CommandContext", args: list[str], env: dict[str,
     if "mkpath" not in o.flags and fs.kind(target_dir) is not Kind.DIR and fs.kind(above) in (Kind.ABSENT, Kind.FILE):
         # rsync 3.2.7 makes the destination folder, never the folders above it (--mkpath does): "mkdir ... failed"
         # (code 11), or for a file's new name "change_dir ... failed" (code 3). Nothing is copied.
-        folder = several or any(fs.kind(shell.path(s)) is Kind.DIR for s in sources)
+        makes_folder = several or any(fs.kind(shell.path(s)) is Kind.DIR for s in sources)
         shell.note(ctx, "fails", f"rsync cannot make {target_dir}: {above} is not a folder at this point of the build")
-        shell.ended_with(11 if folder else 3)
+        shell.ended_with(11 if makes_folder else 3)
         return False
     ok = True
     for source in sources:

@@ -275,15 +275,14 @@ class ImageFS:
         A symbolic link at ``path`` is removed itself, its target kept.
         """
         path = self.resolve(path, last=False)
+        removed: list[str] = []
         if path in self.links:
             # The link goes, and with it what it showed at every path that shows the link (through a link to
             # its folder).
-            removed = []
             for alias in self.aliases(path):
                 if alias == path or self.links.get(alias) != path:  # a link to this link stays, leading nowhere
                     removed += self._remove(alias, own_links=True)
             return removed
-        removed: list[str] = []
         for number, alias in enumerate(self.aliases(path)):
             # Where the path is shown through a link, the link stays (pointing at nothing for now).
             removed += self._remove(alias, own_links=number == 0)

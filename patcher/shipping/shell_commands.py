@@ -297,7 +297,8 @@ _STANDARD_OUTPUT = frozenset({"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
 
 def _literal(word: Word) -> str | None:
     """A word's text where it is all literal (quoted or not), else None."""
-    return "".join(part.text for part in word) if all(isinstance(part, Lit) for part in word) else None
+    texts = [part.text for part in word if isinstance(part, Lit)]
+    return "".join(texts) if len(texts) == len(word) else None
 
 
 def stdout_redirected(redirects: tuple[Redirect, ...]) -> bool:
