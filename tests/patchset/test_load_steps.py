@@ -66,3 +66,16 @@ def test_patch_code_is_built_once_and_compared_by_its_digest() -> None:
     assert code.built == ((), (), ())
     assert calls == [1]
     assert code == PatchCode("d1", lambda: ((), (), ())) and code != PatchCode("d2", build)
+
+
+@pytest.mark.parametrize("value", ["1.5", "2e10", "3j", "x", "f(1)", "'s'", "(a + b)"])
+def test_an_expression_value_that_is_one_operand_is_written_as_it_is(value: str) -> None:
+    from patcher.patchset.load import code_text
+
+    assert code_text("expression", value) == value
+
+
+def test_an_expression_value_of_several_operands_is_put_in_parentheses() -> None:
+    from patcher.patchset.load import code_text
+
+    assert code_text("expression", "a + 1.5") == "(a + 1.5)"

@@ -692,3 +692,30 @@ def test_a_template_linked_to_a_file_of_the_patch_folder_is_refused_as_outside_t
     assert str(refused.value) == (f"{templates / 'link.j2'}: this template leads outside the templates folder "
                                   f"(it resolves to {os.path.realpath(patches / 'edit.toml')}) "
                                   "(a patch set reads only files inside its own folders)")
+
+
+def test_a_name_too_long_for_the_file_system_is_shown_cut_to_300_characters(tmp_path: Path) -> None:
+    # A name of 301 characters is refused before the OS is asked: shown as its first 297, then "...", 300 in all.
+    with pytest.raises(PatchSetError) as refused:
+        read_file(Path("a" * 301), roots=(tmp_path,), what="template")
+    assert str(refused.value) == (f"{'a' * 297}...: cannot read this template: its name is too long for the file "
+                                  "system (301 bytes; at most 255)")
+
+
+def test_a_multiline_basic_string_on_one_line_is_skipped_from_its_opening_quotes(tmp_path: Path) -> None:
+    # The brackets are the string's text, not arrays: nothing nests.
+    text = 'a = """' + "[" * 100 + '"""\n'
+    assert nesting_problem(text) is None
+    assert parse_toml(text, tmp_path / "x.toml") == {"a": "[" * 100}
+
+
+def test_inline_tables_line_after_line_each_close_at_their_brace(tmp_path: Path) -> None:
+    # Forty one-level inline tables, one a line, are one level each, not forty.
+    text = "".join(f"t{n} = {{a = 1}}\n" for n in range(40))
+    assert nesting_problem(text) is None
+    assert parse_toml(text, tmp_path / "x.toml")["t39"] == {"a": 1}
+
+
+def test_a_dotted_key_after_a_comma_in_an_inline_table_is_counted() -> None:
+    # The key after the comma is 34 levels deep inside the table: 35 in all.
+    assert nesting_problem("a = {b = 1, " + "c." * 33 + "d = 1}\n") == (1, 33)

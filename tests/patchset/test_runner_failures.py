@@ -180,3 +180,12 @@ def test_a_later_patch_runs_on_the_code_before_one_that_could_not_be_saved(load_
     statuses = run_series(load_patch, source, ("euro", replace_step("y = 2", 'y = "\u20ac"')),
                           ("plain", replace_step("x = 1", "x = 3")))
     assert [(name, status) for name, status, _ in statuses] == [("euro", Status.FAILED), ("plain", Status.APPLIED)]
+
+
+def test_a_file_libcst_cannot_tokenize_is_left_unpatched_saying_what_libcst_stopped_at() -> None:
+    # A NUL in the source: libcst's tokenizer names it, and Python 3.11 cannot place it on a line (ValueError).
+    source = b"x = 1\x00\n"
+    result = patch_source("x.py", source, [])
+    assert result.patched == source
+    assert result.parse_error.startswith("line 1: tokenizer error: '\\0' is not a valid character")
+    assert "it does not parse under Python" in result.parse_error
