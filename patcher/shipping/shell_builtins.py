@@ -216,40 +216,33 @@ _SET_LETTERS = {"bash": frozenset("abefhkmnprtuvxBCEHPTo"), "dash": frozenset("a
 
 
 def _letters_known(shell: Shell, word: str, ctx: CommandContext) -> bool:
-    """Whether each letter of ``set -LETTERS`` is one of the shell's; where one is not, bash fails the command
-    (status 2, none of its letters set, the arguments kept) and dash ends the script, as bash does in POSIX
-    mode. Under sh, only a letter neither has."""
+    """Whether each letter of ``set -LETTERS`` is one of the shell's (none of the cluster is set where one is not).
+    Under sh, only a letter neither bash nor dash has is refused."""
     known = _SET_LETTERS.get(shell.program, _SET_LETTERS["bash"] | _SET_LETTERS["dash"])
     bad = [letter for letter in word[1:] if letter not in known]
-    if not bad:
-        return True
-    if shell.program == "dash" or shell.posix:
-        shell.note(ctx, "fails", f"set {word}: {shell.program} has no option -{bad[0]} and ends the script")
-        raise Exit(False, 2)
-    shell.note(ctx, "fails", f"set {word}: no option -{bad[0]}; the command fails (status 2) and sets nothing")
-    shell.ended_with(2)
-    return False
+    return not bad or _set_refuses(shell, ctx, f"{word} (-{bad[0]})")
 
 
 def _option_known(shell: Shell, name: str, ctx: CommandContext) -> bool:
-    """Whether ``set -o NAME`` names an option of the shell. Where it does not, dash ends the script ("Illegal
-    option -o NAME", status 2), as bash does in POSIX mode; bash otherwise fails the command (status 2) and reads
-    on. Under sh, a name neither shell has is one of the two; a name only one has is left as the reader finds it."""
-    if not is_known(name):
-        return True
+    """Whether ``set -o NAME`` names an option of the shell. Under sh, only a name neither bash nor dash has is
+    refused; a name only one has is left as the reader finds it."""
     valid = BASH_SET_OPTIONS if shell.program == "bash" else DASH_SET_OPTIONS if shell.program == "dash" else \
         BASH_SET_OPTIONS | DASH_SET_OPTIONS
-    if name in valid:
-        return True
+    return not is_known(name) or name in valid or _set_refuses(shell, ctx, f"-o {name}")
+
+
+def _set_refuses(shell: Shell, ctx: CommandContext, what: str) -> bool:
+    """``set WHAT`` names an option the shell does not have: dash ends the script ("Illegal option", status 2),
+    as bash does in POSIX mode; bash fails the command (status 2), sets nothing of it and reads on. Under sh,
+    which of the two is the base image's. Returns False, the command's status."""
     if shell.program == "sh":
-        shell.unread(ctx, f"set -o {name}: neither bash nor dash has that option; under the base image's sh dash "
-                          "ends the script, bash fails the command")
-        shell.ended_with(2)
-        return False
-    if shell.program == "dash" or shell.posix:
-        shell.note(ctx, "fails", f"set -o {name}: {shell.program} has no such option and ends the script")
+        shell.unread(ctx, f"set {what}: neither bash nor dash has that option; under the base image's sh dash ends "
+                          "the script, bash fails the command")
+    elif shell.program == "dash" or shell.posix:
+        shell.note(ctx, "fails", f"set {what}: {shell.program} has no such option and ends the script")
         raise Exit(False, 2)
-    shell.note(ctx, "fails", f"set -o {name}: bash has no such option; the command fails (status 2)")
+    else:
+        shell.note(ctx, "fails", f"set {what}: bash has no such option; the command fails (status 2)")
     shell.ended_with(2)
     return False
 
