@@ -119,14 +119,38 @@ def _path_tool(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str
         shell.emit("".join(_dirname_of(shell, o) + "\n" for o in operands))
     elif head == "realpath" or o.flags & {"f", "e", "m", "canonicalize", "canonicalize-existing",
                                           "canonicalize-missing"}:
-        printed = [_real(shell, operand, o) for operand in operands]
+        missing = [operand for operand in operands if _not_there(shell, operand, o)]
+        printed = [_real(shell, operand, o) for operand in operands if operand not in missing]
         if any(p is None for p in printed):
             shell.emit_unknown()
         else:
             shell.emit("".join(f"{p}\n" for p in printed))
+        if missing:
+            # coreutils 9.1: "No such file or directory", status 1; the other operands are printed.
+            shell.note(ctx, "fails", f"{head}: {shell.path(missing[0])} is not there at this point of the build")
+            shell.ended_with(1)
+            return False
     else:
-        shell.emit_unknown()  # readlink without -f prints what a link holds
+        # readlink without -f prints what a link holds: of a file the build placed that is no link, nothing
+        # (status 1).
+        path = shell.path(operands[0]) if is_known(operands[0]) else ""
+        if path and shell.build.fs.resolve(path, last=False) not in shell.build.fs.links and \
+                shell.build.fs.kind(path) in (Kind.FILE, Kind.DIR, Kind.ABSENT) and len(operands) == 1:
+            shell.ended_with(1)
+            return False
+        shell.emit_unknown()
     return True
+
+
+def _not_there(shell: Shell, operand: str, o: Options) -> bool:
+    """Whether realpath/readlink -f cannot name ``operand``: -e wants it there; the default (and -f) the folder
+    it is in; -m nothing. A path of the base image may be there."""
+    if not is_known(operand) or o.flags & {"m", "canonicalize-missing"}:
+        return False
+    path = shell.build.fs.resolve(shell.path(operand))
+    if o.flags & {"e", "canonicalize-existing"}:
+        return shell.build.fs.kind(path) is Kind.ABSENT
+    return shell.build.fs.kind(posixpath.dirname(path)) in (Kind.ABSENT, Kind.FILE)
 
 
 def _basename(name: str, suffix: str | None) -> str:

@@ -56,3 +56,15 @@ def test_a_path_printer_without_its_operands_fails(command: str, status: str) ->
 def test_a_path_printer_that_ends_its_lines_with_nul_succeeds(command: str) -> None:
     # coreutils 9.1: status 0 (what it prints, NUL-ended, the reader leaves unknown).
     assert in_dest(run_script(f"{command}\ncp x.py /dest/after$?.py\n")) == ["/dest/after0.py"]
+
+
+@pytest.mark.parametrize(("command", "status"), [
+    ("realpath /dest/none/x", "1"), ("realpath -e /dest/new", "1"), ("readlink -f /dest/none/x", "1"),
+    ("readlink -e x.py/y", "1"), ("realpath x.py/y", "1"), ("readlink x.py", "1"),  # a file, not a link
+    ("realpath /dest/new", "0"), ("realpath -m /dest/none/x", "0"), ("readlink -f /dest/new", "0"),
+    ("realpath /opt/vendor/none/x", "0"),  # the base image may have /opt/vendor/none
+])
+def test_a_path_printer_fails_where_coreutils_cannot_name_the_path(command: str, status: str) -> None:
+    # coreutils 9.1: realpath and readlink -f want the folder the path is in, -e the path itself, -m nothing;
+    # readlink alone wants a link.
+    assert in_dest(run_script(f"{command} > /dev/null\ncp x.py /dest/after$?.py\n")) == [f"/dest/after{status}.py"]
