@@ -22,7 +22,7 @@ from .printing_programs import PRINTING, run_mktemp, run_printing
 from .shell_builtins import STATE_BUILTINS, Builtin
 from .shell_interpreter import Shell
 from .shell_records import CommandContext, Exit, NoMatch, ReadOnly
-from .shell_programs import SHELLS, run_context_file, run_pip, run_python, run_shell
+from .shell_programs import SHELLS, absent_program, run_context_file, run_pip, run_python, run_shell
 from .shell_nodes import DECLARATIONS, Lit, Redirect, Simple, Word, plain_text
 from .shell_syntax import heredoc_word, split_assignment
 from .shell_words import Field, is_known
@@ -361,12 +361,11 @@ def _dispatch(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         path = shell.path(name)
         if path in shell.build.fs.files:
             return run_context_file(shell, path, argv, ctx, env)
-        kind = shell.build.fs.kind(path)
-        if kind in (Kind.ABSENT, Kind.DIR):
-            # bash and dash: "not found" (127), or "Permission denied" for a folder (126).
-            shell.note(ctx, "fails", f"{name}: {path} " + ("does not exist at this point of the build (status 127)"
-                                                           if kind is Kind.ABSENT else "is a folder (status 126)"))
-            shell.ended_with(127 if kind is Kind.ABSENT else 126)
+        if absent_program(shell, ctx, name, name, path, 127):  # bash and dash: "not found"
+            return False
+        if shell.build.fs.kind(path) is Kind.DIR:  # bash and dash: "Permission denied" / "Is a directory"
+            shell.note(ctx, "fails", f"{name}: {path} is a folder (status 126)")
+            shell.ended_with(126)
             return False
         if not path.startswith(("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/", "/usr/local/bin/")):
             return note_program(shell, ctx, name)

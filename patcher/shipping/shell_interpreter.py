@@ -508,9 +508,9 @@ class Shell:
         try:
             status = self.run(sequence, tail)
         except Exit as end:
-            # set -e ends the shell with the failed command's number: that is what $? says in the trap.
-            code = end.code if end.code is not None or end.status is not False or self.last_status is not False \
-                else self.last_code
+            code = end.code
+            if code is None and end.status is False and self.last_status is False:
+                code = self.last_code  # set -e ends the shell with the failed command's number: $? in the trap
             self._run_trap("EXIT", end.status, code)
             raise
         self._run_trap("EXIT", status, self.last_code)

@@ -25,6 +25,18 @@ if TYPE_CHECKING:
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "zsh", "busybox-sh"})
 
 
+def absent_program(shell: Shell, ctx: CommandContext, name: str, spelled: str, path: str, code: int | None) -> bool:
+    """Whether the program file ``spelled`` (at image path ``path``) is one the build knows is not there; then
+    ``name`` fails, with status ``code`` (None: which number, the base image's shell says), and a note says so."""
+    from .image_fs import Kind
+    if not is_known(spelled) or shell.build.fs.kind(path) is not Kind.ABSENT:
+        return False
+    status = f" (status {code})" if code is not None else ""
+    shell.note(ctx, "fails", f"{name}: {path} does not exist at this point of the build{status}")
+    shell.ended_with(code)
+    return True
+
+
 def run_context_file(shell: Shell, path: str, argv: list[str], ctx: CommandContext, env: dict[str, str]) -> bool | None:
     """Execute a context file placed at ``path`` as a program: by its ``#!`` line, else with the calling shell."""
     source = shell.build.fs.files[path].source
@@ -229,12 +241,9 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
                 return note_program(shell, ctx, rest[0])
             return run_script(shell, script, body, rest[0], rest[1:], ctx, env, flags,
                               program=posixpath.basename(argv[0]))
-        from .image_fs import Kind
-        if is_known(rest[0]) and shell.build.fs.kind(script) is Kind.ABSENT:
-            # bash 5.2: "No such file or directory", status 127; dash 0.5.12: "cannot open", status 2.
-            program = posixpath.basename(argv[0])
-            shell.note(ctx, "fails", f"{argv[0]}: {script} does not exist at this point of the build")
-            shell.ended_with({"bash": 127, "dash": 2}.get(program))
+        # bash 5.2: "No such file or directory", status 127; dash 0.5.12: "cannot open", status 2.
+        code = {"bash": 127, "dash": 2}.get(posixpath.basename(argv[0]))
+        if absent_program(shell, ctx, argv[0], rest[0], script, code):
             return False
         return note_program(shell, ctx, " ".join(argv[:2]))
     if stdin is not None and is_unknown(stdin):
@@ -300,11 +309,7 @@ def run_python(shell: Shell, argv: list[str], ctx: CommandContext, stdin: str | 
     if path in shell.build.fs.files:
         return _python_text(shell, ctx, shell.build.read_context(shell.build.fs.files[path].source), rest[0],
                             script=path, arguments=rest)
-    from .image_fs import Kind
-    if is_known(rest[0]) and shell.build.fs.kind(path) is Kind.ABSENT:
-        # CPython: "can't open file '...': [Errno 2] No such file or directory", status 2.
-        shell.note(ctx, "fails", f"{argv[0]}: {path} does not exist at this point of the build (status 2)")
-        shell.ended_with(2)
+    if absent_program(shell, ctx, argv[0], rest[0], path, 2):  # CPython: "can't open file ...: [Errno 2]"
         return False
     return note_program(shell, ctx, f"{argv[0]} {rest[0]}")
 
