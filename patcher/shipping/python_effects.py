@@ -160,6 +160,16 @@ def python_effects(source: str) -> PythonEffects | None:
         return None
 
 
+# A formatted path longer than this is none the file system opens (PATH_MAX): the reader stops building it, so a
+# hostile helper's '{0}{0}{0}...'.format(big) cannot fill memory.
+_MAX_FORMATTED = 4096
+
+
+def _bounded(parts: list[str]) -> str | None:
+    """The parts joined, or None past _MAX_FORMATTED characters."""
+    return "".join(parts) if sum(map(len, parts)) <= _MAX_FORMATTED else None
+
+
 def _percent_format(template: str, values: list[str]) -> str | None:
     """``template % values`` where each conversion is ``%s`` (or ``%%``) and the counts agree, else None (CPython
     raises, or formats in a way the reader does not follow)."""
@@ -177,7 +187,7 @@ def _percent_format(template: str, values: list[str]) -> str | None:
             return None
         else:
             out.append(part)
-    return "".join(out) if next(given, None) is None else None
+    return _bounded(out) if next(given, None) is None else None
 
 
 def _brace_format(template: str, values: list[str], named: dict[str, str]) -> str | None:
@@ -205,7 +215,7 @@ def _brace_format(template: str, values: list[str], named: dict[str, str]) -> st
             out.append(named[field])
         else:
             return None
-    return "".join(out)
+    return _bounded(out)
 
 
 def _pure(path: str) -> str:

@@ -449,3 +449,18 @@ def test_a_destination_formatted_in_a_way_the_reader_does_not_follow_leaves_the_
     plan = helper_plan(f"import shutil\nshutil.copy('x.py', {destination})\n")
     assert not any(p.startswith("/dest/") for p in plan.image)
     assert [n.kind for n in plan.notes] == ["program"]
+
+
+@pytest.mark.parametrize("spelling", ["'{fields}'.format(A)", "'{percents}' % ({values})"])
+def test_a_formatted_path_past_what_a_file_system_opens_leaves_the_helper_unread(spelling: str) -> None:
+    # A hostile helper repeats one long name 3,000 times: no path that long can be opened (PATH_MAX 4096), so the
+    # reader stops building it rather than hold megabytes for it.
+    destination = spelling.format(fields="{0}" * 3000, percents="%s" * 3000, values="A, " * 3000)
+    plan = helper_plan(f"import shutil\nA = '{'a' * 2000}'\nshutil.copy('x.py', {destination})\n")
+    assert [n.kind for n in plan.notes] == ["program"]
+    assert not any(p.startswith("/dest/") for p in plan.image)
+
+
+def test_a_formatted_path_up_to_that_length_is_read() -> None:
+    plan = helper_plan(f"import shutil\nshutil.copy('x.py', '/dest/{{}}.py'.format('{'a' * 200}'))\n")
+    assert {p for p in plan.image if p.startswith("/dest/")} == {f"/dest/{'a' * 200}.py"}
