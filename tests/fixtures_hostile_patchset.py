@@ -44,24 +44,24 @@ def escape_payload(marker: Path) -> str:
 ESCAPE_LINE = 2  # the line of the template the payload sits on
 
 
-def sandbox_escape(tmp_path: Path, marker: Path) -> Path:
-    """A set whose thresholds template runs ``touch MARKER`` (on its line 2) when rendered without a sandbox."""
+def _payload_in(tmp_path: Path, name: str, marker: Path) -> Path:
+    """A set whose template ``name`` carries the escape payload, as a comment, on line ``ESCAPE_LINE``."""
     patches = copy_patch_set(tmp_path)
-    template = templates_of(patches) / THRESHOLDS
+    template = templates_of(patches) / name
     lines = template.read_text().splitlines(keepends=True)
     lines.insert(ESCAPE_LINE - 1, "# " + escape_payload(marker) + "\n")
     template.write_text("".join(lines))
     return patches
+
+
+def sandbox_escape(tmp_path: Path, marker: Path) -> Path:
+    """A set whose thresholds template runs ``touch MARKER`` (on its line 2) when rendered without a sandbox."""
+    return _payload_in(tmp_path, THRESHOLDS, marker)
 
 
 def sandbox_escape_in_new_template(tmp_path: Path, marker: Path) -> Path:
     """A set whose own new-patch template (what 'patcher new' renders) carries the payload on line 2."""
-    patches = copy_patch_set(tmp_path)
-    template = templates_of(patches) / NEW_PATCH_TEMPLATE
-    lines = template.read_text().splitlines(keepends=True)
-    lines.insert(ESCAPE_LINE - 1, "# " + escape_payload(marker) + "\n")
-    template.write_text("".join(lines))
-    return patches
+    return _payload_in(tmp_path, NEW_PATCH_TEMPLATE, marker)
 
 
 # Templates that never end or fill memory outside a budget, each one line.
@@ -187,24 +187,24 @@ def series_entry(tmp_path: Path, entry: str) -> Path:
     return patches
 
 
+def _moved_out_and_symlinked(tmp_path: Path, name: str) -> Path:
+    """A set whose ``patches/NAME`` is moved to ``tmp_path/outside/NAME`` and replaced by a symlink to it."""
+    patches = copy_patch_set(tmp_path)
+    outside = tmp_path / "outside" / name
+    outside.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(patches / name), outside)
+    (patches / name).symlink_to(outside)
+    return patches
+
+
 def patch_file_symlinked_out(tmp_path: Path) -> Path:
     """A set whose three-tier-decode.toml is a symlink to a copy outside the folder."""
-    patches = copy_patch_set(tmp_path)
-    outside = tmp_path / "outside" / "three-tier-decode.toml"
-    outside.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(str(patches / "three-tier-decode.toml"), outside)
-    (patches / "three-tier-decode.toml").symlink_to(outside)
-    return patches
+    return _moved_out_and_symlinked(tmp_path, "three-tier-decode.toml")
 
 
 def policy_symlinked_out(tmp_path: Path) -> Path:
     """A set whose policy.toml is a symlink to a copy outside the folder."""
-    patches = copy_patch_set(tmp_path)
-    outside = tmp_path / "outside" / "policy.toml"
-    outside.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(str(patches / "policy.toml"), outside)
-    (patches / "policy.toml").symlink_to(outside)
-    return patches
+    return _moved_out_and_symlinked(tmp_path, "policy.toml")
 
 
 def fifo_in_place_of(tmp_path: Path, relative: str) -> Path:
