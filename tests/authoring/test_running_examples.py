@@ -21,6 +21,15 @@ from tests.fixtures_patches import edit_file, one_error_line
 from tests.fixtures_vendor import PATCHES
 
 
+def _test_after_edit(cli: Any, patches: Path, path: Path, old: str, new: str, *patch_ids: str, exit_code: int,
+                     occurs: int = 1) -> list[str]:
+    """Edit PATH (OLD to NEW), run 'patcher test PATCH_IDS' on PATCHES, check its exit code; return its stdout lines."""
+    edit_file(path, old, new, occurs=occurs)
+    result = cli("test", *patch_ids, "--patches", patches)
+    assert result.exit_code == exit_code, result.output
+    return result.stdout.splitlines()
+
+
 def test_test_passes_every_case_of_the_bundled_set(cli: Any) -> None:
     result = cli("test", "--patches", PATCHES)
     assert result.exit_code == 0, result.output
@@ -37,11 +46,8 @@ def test_test_passes_every_case_of_the_bundled_set(cli: Any) -> None:
 
 def test_a_broken_example_fails_with_a_diff_of_expected_against_got(cli: Any, team: Path) -> None:
     # The comment the template writes says 8192; the first example now claims 9999.
-    edit_file(team / "three-tier-decode.toml", "# three-tier-decode): V1 up to 8192 tokens",
-              "# three-tier-decode): V1 up to 9999 tokens", occurs=2)
-    result = cli("test", "--patches", team)
-    assert result.exit_code == 1, result.output
-    lines = result.stdout.splitlines()
+    lines = _test_after_edit(cli, team, team / "three-tier-decode.toml", "# three-tier-decode): V1 up to 8192 tokens",
+                             "# three-tier-decode): V1 up to 9999 tokens", exit_code=1, occurs=2)
     fail = f"FAIL  three-tier-decode: {FIRST_EXAMPLE} [LF]: the result differs from 'after'"
     assert fail in lines
     diff = lines[lines.index(fail) + 1 : lines.index(fail) + 12]
@@ -56,22 +62,19 @@ def test_a_broken_example_fails_with_a_diff_of_expected_against_got(cli: Any, te
 
 def test_a_difference_in_line_endings_alone_is_shown(cli: Any, team: Path) -> None:
     # 'after' loses its final newline: the same lines, so the diff names the endings.
-    edit_file(team / "three-tier-decode.toml", "        return output\n'''\n\n[[examples]]\nname = \"upstream",
-              "        return output'''\n\n[[examples]]\nname = \"upstream")
-    result = cli("test", "three-tier-decode", "--patches", team)
-    assert result.exit_code == 1
-    lines = result.stdout.splitlines()
+    lines = _test_after_edit(cli, team, team / "three-tier-decode.toml",
+                             "        return output\n'''\n\n[[examples]]\nname = \"upstream",
+                             "        return output'''\n\n[[examples]]\nname = \"upstream", "three-tier-decode",
+                             exit_code=1)
     assert "    -        return output" in lines
     assert "    +        return output\\n" in lines
     assert "    +        return output\\r\\n" in lines  # and in the CRLF variant
 
 
 def test_an_error_example_that_no_longer_fails_as_expected_is_a_failure(cli: Any, team: Path) -> None:
-    edit_file(team / "prefix-buffer-reuse.toml", "error = \"'m_new' escapes through an assignment\"",
-              "error = \"'m_new' is never used\"")
-    result = cli("test", "prefix-buffer-reuse", "--patches", team)
-    assert result.exit_code == 1
-    lines = result.stdout.splitlines()
+    lines = _test_after_edit(cli, team, team / "prefix-buffer-reuse.toml",
+                             "error = \"'m_new' escapes through an assignment\"", "error = \"'m_new' is never used\"",
+                             "prefix-buffer-reuse", exit_code=1)
     fail = next(line for line in lines if line.startswith("FAIL") and "[LF]" in line)
     assert "expected an error containing \"'m_new' is never used\"" in fail
     assert "failed: step 1 (reuse-buffers): 'm_new' escapes through an assignment" in fail
@@ -117,11 +120,10 @@ def test_a_patch_set_outside_the_repository_uses_its_own_templates(cli: Any, tea
     inside = tmp_path / "inside"
     shutil.copytree(team, inside)
     shutil.copytree(team.parent / "templates", inside / "templates")
-    edit_file(inside / "templates" / "three-tier-decode" / "dispatch.py.j2", "falls back to V1 for good",
-              "falls back to V1 for ever")
-    result = cli("test", "three-tier-decode", "--patches", inside)
-    assert result.exit_code == 1  # the examples still say "for good": the set's own template was used
-    assert "    +        # falls back to V1 for ever if this build has no V2 kernel." in result.stdout.splitlines()
+    # The examples still say "for good": failing them shows the set's own template was used.
+    lines = _test_after_edit(cli, inside, inside / "templates" / "three-tier-decode" / "dispatch.py.j2",
+                             "falls back to V1 for good", "falls back to V1 for ever", "three-tier-decode", exit_code=1)
+    assert "    +        # falls back to V1 for ever if this build has no V2 kernel." in lines
 
 
 def test_a_missing_template_is_a_patch_set_that_does_not_load(cli: Any, team: Path) -> None:
@@ -178,14 +180,13 @@ def test_an_error_example_is_matched_against_the_closest_code_too(cli: Any, team
     # The example's code: the heuristic on line 9, the dispatch up to line 13, no override.
     path = team / "three-tier-decode.toml"
     closest = "closest: lines 9-13, statement 2 differs: pattern 'use_v1 = True', code 'if use_v1: ...'"
-    edit_file(path, "error = \"step 2 (replace): expected 'use_v1 = $HEURISTIC / use_v1 = True\"", f'error = "{closest}"')
-    result = cli("test", "three-tier-decode", "--patches", team)
-    assert result.exit_code == 0, result.stdout
-    assert f"ok    three-tier-decode: {NO_OVERRIDE} [CRLF]" in result.stdout.splitlines()
+    lines = _test_after_edit(cli, team, path,
+                             "error = \"step 2 (replace): expected 'use_v1 = $HEURISTIC / use_v1 = True\"",
+                             f'error = "{closest}"', "three-tier-decode", exit_code=0)
+    assert f"ok    three-tier-decode: {NO_OVERRIDE} [CRLF]" in lines
     # A closest code that is not the one the patch names fails, showing the whole message.
-    edit_file(path, closest, closest.replace("statement 2", "statement 3"))
-    result = cli("test", "three-tier-decode", "--patches", team)
-    assert result.exit_code == 1
-    fail = next(line for line in result.stdout.splitlines() if line.startswith(f"FAIL  three-tier-decode: {NO_OVERRIDE} [LF]"))
+    lines = _test_after_edit(cli, team, path, closest, closest.replace("statement 2", "statement 3"), "three-tier-decode",
+                             exit_code=1)
+    fail = next(line for line in lines if line.startswith(f"FAIL  three-tier-decode: {NO_OVERRIDE} [LF]"))
     assert f"expected an error containing {closest.replace('statement 2', 'statement 3')!r}" in fail
     assert fail.endswith(f"found it 0 times in PagedAttention.forward_decode; {closest}")
