@@ -7,6 +7,7 @@ import textwrap
 import libcst as cst
 import pytest
 
+from patcher.patchset.runner import Status
 from patcher.records import Closest
 from patcher.transforms.closest import find_closest
 from patcher.transforms.pattern import Pattern
@@ -125,3 +126,14 @@ def closest_summary(closest: Closest | None) -> tuple[object, ...]:
     assert closest is not None
     return (closest.first_line, closest.last_line, closest.statement, closest.matched,
             closest.pattern, closest.code, closest.inside)
+
+
+@pytest.fixture
+def apply_steps(run_steps):  # type: ignore[no-untyped-def]
+    """Run STEPS on SOURCE as ``run_steps`` does, check that the patch applied, and return the patched text."""
+    def apply(steps: str, source: str, scope: str = "") -> str:
+        patched, outcome = run_steps(steps, source, scope)
+        assert outcome.status is Status.APPLIED, outcome.detail
+        return patched  # type: ignore[no-any-return]
+
+    return apply
