@@ -20,45 +20,35 @@ from patcher.transforms.replace import Replace
 from tests.fixtures_patches import replace_step, step
 
 
-def test_a_captured_statement_is_spliced_back_whole(run_steps) -> None:  # type: ignore[no-untyped-def]
-    steps = replace_step("$DECODE\nreturn output\n", "$DECODE\ntorch.cuda.synchronize()\nreturn output\n")
-    source = ("def f(q, use_v1):\n    if use_v1:\n        output = v1(q)\n    else:\n        output = v2(q)\n"
-              "    return output\n")
-    patched, outcome = run_steps(steps, source, scope="f")
-    assert outcome.status is Status.APPLIED, outcome.detail
-    assert patched == ("def f(q, use_v1):\n    if use_v1:\n        output = v1(q)\n    else:\n        output = v2(q)\n"
-                       "    torch.cuda.synchronize()\n    return output\n")
-
-
-def test_arguments_captured_after_a_fixed_one_fill_another_call(run_steps) -> None:  # type: ignore[no-untyped-def]
-    steps = replace_step("ops.paged_attention_v1(output, $...REST)", "output = _decode_pytorch($...REST)")
-    source = "def f(output, q, k):\n    ops.paged_attention_v1(output, q, k, scale=0.5)  # vendor kernel\n"
-    patched, outcome = run_steps(steps, source, scope="f")
-    assert outcome.status is Status.APPLIED, outcome.detail
-    assert patched == "def f(output, q, k):\n    output = _decode_pytorch(q, k, scale=0.5)  # vendor kernel\n"
-
-
-def test_spliced_arguments_are_separated_as_written(run_steps) -> None:  # type: ignore[no-untyped-def]
-    steps = replace_step("y = g($...ARGS)", "y = h($...ARGS, extra)")
-    patched, outcome = run_steps(steps, "y = g(a, b)\n")
-    assert outcome.status is Status.APPLIED, outcome.detail
-    assert patched == "y = h(a, b, extra)\n"
-
-
-def test_spliced_arguments_keep_their_line_breaks(run_steps) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(("steps", "source", "scope", "patched"), [
+    pytest.param(replace_step("$DECODE\nreturn output\n", "$DECODE\ntorch.cuda.synchronize()\nreturn output\n"),
+                 "def f(q, use_v1):\n    if use_v1:\n        output = v1(q)\n    else:\n        output = v2(q)\n"
+                 "    return output\n",
+                 "f",
+                 "def f(q, use_v1):\n    if use_v1:\n        output = v1(q)\n    else:\n        output = v2(q)\n"
+                 "    torch.cuda.synchronize()\n    return output\n",
+                 id="a-captured-statement-comes-back-whole"),
+    pytest.param(replace_step("ops.paged_attention_v1(output, $...REST)", "output = _decode_pytorch($...REST)"),
+                 "def f(output, q, k):\n    ops.paged_attention_v1(output, q, k, scale=0.5)  # vendor kernel\n",
+                 "f",
+                 "def f(output, q, k):\n    output = _decode_pytorch(q, k, scale=0.5)  # vendor kernel\n",
+                 id="arguments-captured-after-a-fixed-one-fill-another-call"),
+    pytest.param(replace_step("y = g($...ARGS)", "y = h($...ARGS, extra)"), "y = g(a, b)\n", "",
+                 "y = h(a, b, extra)\n",
+                 id="spliced-arguments-are-separated-as-written"),
     # The vendor wrote one argument a line: the rewritten call keeps that layout.
-    steps = replace_step("y = g($...ARGS)", "y = h($...ARGS)")
-    patched, outcome = run_steps(steps, "y = g(\n    a,\n    b,\n)\n")
-    assert outcome.status is Status.APPLIED, outcome.detail
-    assert patched == "y = h(\n    a,\n    b,\n)\n"
-
-
-def test_a_run_captured_twice_is_rebuilt_with_its_first_layout(run_steps) -> None:  # type: ignore[no-untyped-def]
-    steps = replace_step("validate_inputs($...ARGS)\nout = decode($...ARGS)\n", "out = decode_v2($...ARGS)")
-    source = "def f(query, key_cache):\n    validate_inputs(\n        query, key_cache)\n    out = decode(query, key_cache)\n"
-    patched, outcome = run_steps(steps, source, scope="f")
-    assert outcome.status is Status.APPLIED, outcome.detail
-    assert patched == "def f(query, key_cache):\n    out = decode_v2(\n        query, key_cache)\n"
+    pytest.param(replace_step("y = g($...ARGS)", "y = h($...ARGS)"), "y = g(\n    a,\n    b,\n)\n", "",
+                 "y = h(\n    a,\n    b,\n)\n",
+                 id="spliced-arguments-keep-their-line-breaks"),
+    pytest.param(replace_step("validate_inputs($...ARGS)\nout = decode($...ARGS)\n", "out = decode_v2($...ARGS)"),
+                 "def f(query, key_cache):\n    validate_inputs(\n        query, key_cache)\n    out = decode(query, key_cache)\n",
+                 "f",
+                 "def f(query, key_cache):\n    out = decode_v2(\n        query, key_cache)\n",
+                 id="a-run-captured-twice-is-rebuilt-with-its-first-layout"),
+])
+def test_a_capture_is_spliced_back_as_it_was_written(  # type: ignore[no-untyped-def]
+        apply_steps, steps: str, source: str, scope: str, patched: str) -> None:
+    assert apply_steps(steps, source, scope) == patched
 
 
 @pytest.mark.parametrize("step", [
