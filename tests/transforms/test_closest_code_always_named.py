@@ -63,24 +63,22 @@ def test_a_loop_whose_header_lost_an_argument_is_closer_than_a_look_alike() -> N
         2, 5, 1, 0, "for tile_blk in range(0, num_ctx_blocks, $TILE): ...", "for tile_blk in range(num_ctx_blocks): ...", "")
 
 
-def test_a_header_that_differs_is_named_before_a_block_that_differs() -> None:
+@pytest.mark.parametrize(("pattern", "summary"), [
+    pytest.param("if actual_max > 8192:\n    out = v1(q)\n",
+                 (2, 3, 1, 0, "if actual_max > 8192: ...", "if actual_max > 16384: ...", ""),
+                 id="a-header-that-differs-is-named-before-a-block-that-differs"),
+    pytest.param("if actual_max > $LIMIT:\n    out = v1(q)\n",
+                 (2, 3, 1, 0, "out = v1(q)", "out = v2(q)", "in its body, statement 1"),
+                 id="a-header-a-metavariable-covers-agrees-and-the-block-is-named"),
+])
+def test_a_compound_statement_is_compared_header_first_then_block(pattern: str, summary: tuple[object, ...]) -> None:
     closest = closest_in('''\
         def forward_decode(q, actual_max):
             if actual_max > 16384:
                 out = v2(q)
             return out
-        ''', "if actual_max > 8192:\n    out = v1(q)\n", "forward_decode")
-    assert closest_summary(closest) == (2, 3, 1, 0, "if actual_max > 8192: ...", "if actual_max > 16384: ...", "")
-
-
-def test_a_header_a_metavariable_covers_agrees_and_the_block_is_named() -> None:
-    closest = closest_in('''\
-        def forward_decode(q, actual_max):
-            if actual_max > 16384:
-                out = v2(q)
-            return out
-        ''', "if actual_max > $LIMIT:\n    out = v1(q)\n", "forward_decode")
-    assert closest_summary(closest) == (2, 3, 1, 0, "out = v1(q)", "out = v2(q)", "in its body, statement 1")
+        ''', pattern, "forward_decode")
+    assert closest_summary(closest) == summary
 
 
 # --- through the runner, with the bundled series ---------------------------------------------------------
