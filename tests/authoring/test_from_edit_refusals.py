@@ -31,15 +31,47 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def _refused(cli: Any, tmp_path: Path, edit: Callable[[str], str], *extra: str, vendor: Path = VENDOR_ZIP,
-             original_text: str = VENDOR_TEXT) -> str:
+             original_text: str = VENDOR_TEXT, patch_id: str = "hand-edit") -> str:
     team = copy_patch_set(tmp_path / "team")
     before = _snapshot(team)
     original = write(tmp_path / "orig.py", original_text)
     edited = write(tmp_path / "edited.py", edit(original_text))
-    line = one_error_line(cli("new", "hand-edit", "--from-edit", vendor, original, edited, *extra, "--patches", team))
+    line = one_error_line(cli("new", patch_id, "--from-edit", vendor, original, edited, *extra, "--patches", team))
     assert _snapshot(team) == before  # nothing written, the series untouched
     assert not list(team.glob(".*"))  # no temporary left behind
     return line
+
+
+def _cannot_turn(tmp_path: Path, where: str, where_edited: str, scope: str, why: str, hint: str) -> str:
+    """The error line for an edit at WHERE of orig.py (WHERE_EDITED of edited.py), in SCOPE, that no step can say."""
+    original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
+    return (f"error: {original}: cannot turn the edit {where} of {original} ({where_edited} of {edited}), in {scope}, "
+            f"into a step: {why}; nothing written ({hint})")
+
+
+def _by_hand(scope: str) -> str:
+    """The hint's way out that writes the step by hand in SCOPE."""
+    return ("write that step by hand: 'patcher new hand-edit --target vllm/attention/ops/paged_attn.py --scope "
+            f"{scope}' starts the patch")
+
+
+def _not_unique(tmp_path: Path, where: str, where_edited: str, scope: str, statement: str, times: int) -> str:
+    """The error line for an edit whose STATEMENT is found TIMES times in SCOPE, nothing around it telling it apart."""
+    return _cannot_turn(tmp_path, where, where_edited, scope,
+                        f"'{statement}' is found {times} times in {scope}, and neither 3 statements on either side "
+                        "nor the statements around it tell this place apart (a pattern must be unique in its scope)",
+                        f"make the same edit in all {times} places (one step then rewrites them all), or "
+                        + _by_hand(scope))
+
+
+def _learned(cli: Any, tmp_path: Path, folder: str, patch_id: str, original_text: str, edited_text: str, *extra: str,
+             vendor: Path = VENDOR_ZIP) -> Path:
+    """Learn ORIGINAL_TEXT -> EDITED_TEXT as PATCH_ID into a copy of the patch set in FOLDER; return its patches/."""
+    team = copy_patch_set(tmp_path / folder)
+    original, edited = write(tmp_path / "o.py", original_text), write(tmp_path / "e.py", edited_text)
+    result = cli("new", patch_id, "--from-edit", vendor, original, edited, *extra, "--patches", team)
+    assert result.exit_code == 0, result.output
+    return team
 
 
 def test_a_comment_only_edit_is_refused_naming_its_lines(cli: Any, tmp_path: Path) -> None:
@@ -61,67 +93,44 @@ def test_a_changed_file_header_is_refused(cli: Any, tmp_path: Path) -> None:
 def test_an_edit_outside_the_scope_asked_for_is_refused_naming_it(cli: Any, tmp_path: Path) -> None:
     # add_helper_method edits the class and forward_prefix: neither is in forward_decode.
     line = _refused(cli, tmp_path, add_helper_method, "--scope", "PagedAttention.forward_decode")
-    original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
-    assert line == (f"error: {original}: cannot turn the edit after line 166 of {original} (lines 167-172 of "
-                    f"{edited}), in PagedAttention.forward_decode, into a step: the change is outside --scope "
-                    "PagedAttention.forward_decode; nothing written (leave --scope out: this change is in "
-                    "PagedAttention)")
+    assert line == _cannot_turn(tmp_path, "after line 166", "lines 167-172", "PagedAttention.forward_decode",
+                                "the change is outside --scope PagedAttention.forward_decode",
+                                "leave --scope out: this change is in PagedAttention")
     # The same edit without --scope is learned: the hint's way out works.
-    team = copy_patch_set(tmp_path / "ok")
-    original, edited = write(tmp_path / "o.py", VENDOR_TEXT), write(tmp_path / "e.py", add_helper_method(VENDOR_TEXT))
-    assert cli("new", "helper", "--from-edit", VENDOR_ZIP, original, edited, "--patches", team).exit_code == 0
+    _learned(cli, tmp_path, "ok", "helper", VENDOR_TEXT, add_helper_method(VENDOR_TEXT))
 
 
 def test_a_scope_the_file_does_not_have_is_refused_naming_the_one_that_holds_the_change(
         cli: Any, tmp_path: Path) -> None:
     line = _refused(cli, tmp_path, add_guard, "--scope", "PagedAttention.forward_decode_v2")
-    original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
-    assert line == (f"error: {original}: cannot turn the edit at lines 193-196 of {original} (lines 193-199 of "
-                    f"{edited}), in PagedAttention.forward_decode_v2, into a step: --scope "
-                    "PagedAttention.forward_decode_v2: no class or function 'forward_decode_v2' in PagedAttention; "
-                    "nothing written (leave --scope out: this change is in PagedAttention.forward_decode)")
+    assert line == _cannot_turn(tmp_path, "at lines 193-196", "lines 193-199", "PagedAttention.forward_decode_v2",
+                                "--scope PagedAttention.forward_decode_v2: no class or function 'forward_decode_v2' "
+                                "in PagedAttention",
+                                "leave --scope out: this change is in PagedAttention.forward_decode")
     # Asked for, the scope that holds the change works, and so does a scope around it.
     for scope in ("PagedAttention.forward_decode", "PagedAttention"):
-        team = copy_patch_set(tmp_path / scope)
-        original, edited = write(tmp_path / "o.py", VENDOR_TEXT), write(tmp_path / "e.py", add_guard(VENDOR_TEXT))
-        result = cli("new", "guard", "--from-edit", VENDOR_ZIP, original, edited, "--scope", scope, "--patches", team)
-        assert result.exit_code == 0, result.output
+        team = _learned(cli, tmp_path, scope, "guard", VENDOR_TEXT, add_guard(VENDOR_TEXT), "--scope", scope)
         assert f'scope = "{scope}"' in (team / "guard.toml").read_text()
 
 
 def test_code_holding_a_dollar_is_refused_and_the_hint_spelling_works(cli: Any, tmp_path: Path) -> None:
     line = _refused(cli, tmp_path, dollar_edit)
-    original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
     # Only the spelling is offered: a patch written by hand could not hold the '$' either.
-    assert line == (f"error: {original}: cannot turn the edit after line 196 of {original} (line 197 of "
-                    f"{edited}), in PagedAttention.forward_decode, into a step: the code holds '$', which patterns "
-                    "and templates read as a metavariable; no step can write it; nothing written (spell it '\\x24' "
-                    "inside the string (\"\\x245\" is \"$5\"), then run this again)")
-    team = copy_patch_set(tmp_path / "ok")
-    spelt = dollar_edit(VENDOR_TEXT).replace("$5", "\\x245")
-    original, edited = write(tmp_path / "o.py", VENDOR_TEXT), write(tmp_path / "e.py", spelt)
-    assert cli("new", "budget-log", "--from-edit", VENDOR_ZIP, original, edited, "--patches", team).exit_code == 0
+    assert line == _cannot_turn(tmp_path, "after line 196", "line 197", "PagedAttention.forward_decode",
+                                "the code holds '$', which patterns and templates read as a metavariable; no step "
+                                "can write it",
+                                "spell it '\\x24' inside the string (\"\\x245\" is \"$5\"), then run this again")
+    _learned(cli, tmp_path, "ok", "budget-log", VENDOR_TEXT, dollar_edit(VENDOR_TEXT).replace("$5", "\\x245"))
 
 
 def test_one_of_three_identical_runs_edited_is_refused_as_not_unique(cli: Any, vendor_copy: Path,
                                                                      tmp_path: Path) -> None:
-    unrolled = with_unrolled_updates(VENDOR_TEXT)
-    write(vendor_copy / SHIPPED, unrolled)
-    line = _refused(cli, tmp_path, edit_middle_copy, vendor=vendor_copy, original_text=unrolled)
-    original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
+    line, unrolled = _refused_in_three_runs(cli, tmp_path, vendor_copy, edit_middle_copy)
     middle = _middle_copy_line(unrolled, "corr = torch.exp(m - m_new)")
-    assert line == (f"error: {original}: cannot turn the edit at line {middle} of {original} (line {middle} of {edited}), in "
-                    "_online_softmax_unrolled, into a step: 'corr = torch.exp(m - m_new)' is found 3 times in "
-                    "_online_softmax_unrolled, and neither 3 statements on either side nor the statements around it "
-                    "tell this place apart (a pattern must be unique in its scope); nothing written (make the same "
-                    "edit in all 3 places (one step then rewrites them all), or write that step by hand: 'patcher "
-                    "new hand-edit --target vllm/attention/ops/paged_attn.py --scope _online_softmax_unrolled' "
-                    "starts the patch)")
+    assert line == _not_unique(tmp_path, f"at line {middle}", f"line {middle}", "_online_softmax_unrolled",
+                               "corr = torch.exp(m - m_new)", 3)
     # Both ways out the hint names work on this very input.
-    team = copy_patch_set(tmp_path / "ok")
-    original, edited = write(tmp_path / "o.py", unrolled), write(tmp_path / "e.py", edit_every_copy(unrolled))
-    result = cli("new", "clamp-corr", "--from-edit", vendor_copy, original, edited, "--patches", team)
-    assert result.exit_code == 0, result.output
+    team = _learned(cli, tmp_path, "ok", "clamp-corr", unrolled, edit_every_copy(unrolled), vendor=vendor_copy)
     assert "expect = 3" in (team / "clamp-corr.toml").read_text()
     by_hand = cli("new", "hand-edit", "--target", "vllm/attention/ops/paged_attn.py", "--scope",
                   "_online_softmax_unrolled", "--patches", team)
@@ -130,20 +139,11 @@ def test_one_of_three_identical_runs_edited_is_refused_as_not_unique(cli: Any, v
 
 def test_a_line_added_in_one_of_three_identical_runs_names_the_statements_around_it(
         cli: Any, vendor_copy: Path, tmp_path: Path) -> None:
-    unrolled = with_unrolled_updates(VENDOR_TEXT)
-    write(vendor_copy / SHIPPED, unrolled)
-    line = _refused(cli, tmp_path, insert_in_middle_copy, vendor=vendor_copy, original_text=unrolled)
-    original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
+    line, unrolled = _refused_in_three_runs(cli, tmp_path, vendor_copy, insert_in_middle_copy)
     middle = _middle_copy_line(unrolled, "m.copy_(m_new)")
     # Nothing was removed: the statements on either side of the new line are what is not unique.
-    assert line == (f"error: {original}: cannot turn the edit after line {middle} of {original} (line {middle + 1} "
-                    f"of {edited}), "
-                    "in _online_softmax_unrolled, into a step: 'm.copy_(m_new) / l.mul_(corr).add_(exp_s.sum(dim=-1))' "
-                    "is found 3 times in _online_softmax_unrolled, and neither 3 statements on either side nor the "
-                    "statements around it tell this place apart (a pattern must be unique in its scope); nothing "
-                    "written (make the same edit in all 3 places (one step then rewrites them all), or write that "
-                    "step by hand: 'patcher new hand-edit --target vllm/attention/ops/paged_attn.py --scope "
-                    "_online_softmax_unrolled' starts the patch)")
+    assert line == _not_unique(tmp_path, f"after line {middle}", f"line {middle + 1}", "_online_softmax_unrolled",
+                               "m.copy_(m_new) / l.mul_(corr).add_(exp_s.sum(dim=-1))", 3)
 
 
 def test_a_line_added_first_in_one_of_five_identical_loops_names_the_statement_after_it(
@@ -153,13 +153,7 @@ def test_a_line_added_first_in_one_of_five_identical_loops_names_the_statement_a
     five = "import torch\n\n\ndef online_max(scores, m):\n" + loop * 5 + "    return m\n"
     at = five.index(loop, five.index(loop, five.index(loop) + 1) + 1) + len("    for s in scores:\n")
     line = _refused_here(cli, tmp_path, five, five[:at] + "        s = s.float()\n" + five[at:])
-    original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
-    assert line == (f"error: {original}: cannot turn the edit before line 12 of {original} (line 12 of {edited}), in "
-                    "online_max, into a step: 'm_blk = s.amax(dim=-1)' is found 5 times in online_max, and neither 3 "
-                    "statements on either side nor the statements around it tell this place apart (a pattern must be "
-                    "unique in its scope); nothing written (make the same edit in all 5 places (one step then "
-                    "rewrites them all), or write that step by hand: 'patcher new hand-edit --target "
-                    "vllm/attention/ops/paged_attn.py --scope online_max' starts the patch)")
+    assert line == _not_unique(tmp_path, "before line 12", "line 12", "online_max", "m_blk = s.amax(dim=-1)", 5)
 
 
 def test_an_edit_that_leaves_nothing_to_recognise_it_by_is_refused(cli: Any, tmp_path: Path) -> None:
@@ -183,12 +177,11 @@ def test_a_blank_line_moved_by_the_edit_is_refused_and_keeping_it_works(cli: Any
              "        return query\n"
     line = _refused_here(cli, tmp_path, decode, decode.replace("class PagedAttention:\n\n",
                                                                 "class PagedAttention:\n    _V2 = None\n\n"))
-    original, edited = tmp_path / "orig.py", tmp_path / "edited.py"
-    assert line == (f"error: {original}: cannot turn the edit before line 6 of {original} (line 5 of {edited}), in "
-                    "PagedAttention, into a step: no step reproduces the edited code byte for byte: the operations "
-                    "would put its comments or blank lines elsewhere; nothing written (keep the comments and blank "
-                    "lines around the change as they were, or write that step by hand: 'patcher new hand-edit "
-                    "--target vllm/attention/ops/paged_attn.py --scope PagedAttention' starts the patch)")
+    assert line == _cannot_turn(tmp_path, "before line 6", "line 5", "PagedAttention",
+                                "no step reproduces the edited code byte for byte: the operations would put its "
+                                "comments or blank lines elsewhere",
+                                "keep the comments and blank lines around the change as they were, or "
+                                + _by_hand("PagedAttention"))
     from patcher.authoring.from_edit import learn_patch
 
     kept = decode.replace("class PagedAttention:\n\n", "class PagedAttention:\n\n    _V2 = None\n\n")
@@ -205,6 +198,14 @@ def _middle_copy_line(text: str, statement: str) -> int:
     found = [n.lineno for n in helper.body if ast.unparse(n) == statement]
     assert len(found) == 3
     return found[1]
+
+
+def _refused_in_three_runs(cli: Any, tmp_path: Path, vendor_copy: Path,
+                           edit: Callable[[str], str]) -> tuple[str, str]:
+    """Refuse EDIT of a vendor copy whose shipped file has three identical runs; return the line and that text."""
+    unrolled = with_unrolled_updates(VENDOR_TEXT)
+    write(vendor_copy / SHIPPED, unrolled)
+    return _refused(cli, tmp_path, edit, vendor=vendor_copy, original_text=unrolled), unrolled
 
 
 def _refused_here(cli: Any, tmp_path: Path, original_text: str, edited_text: str) -> str:
@@ -235,12 +236,8 @@ def test_an_edited_file_that_does_not_parse_is_refused(cli: Any, tmp_path: Path)
 
 @pytest.mark.parametrize("patch_id", ["three-tier-decode", "Bad_Id"])
 def test_an_existing_or_malformed_id_is_refused(cli: Any, tmp_path: Path, patch_id: str) -> None:
-    team = copy_patch_set(tmp_path / "team")
-    before = _snapshot(team)
-    original, edited = write(tmp_path / "o.py", VENDOR_TEXT), write(tmp_path / "e.py", add_guard(VENDOR_TEXT))
-    line = one_error_line(cli("new", patch_id, "--from-edit", VENDOR_ZIP, original, edited, "--patches", team))
+    line = _refused(cli, tmp_path, add_guard, patch_id=patch_id)
     assert "already exists" in line or "is not a patch id" in line
-    assert _snapshot(team) == before
 
 
 def test_wrong_arguments_are_usage_errors(cli: Any, tmp_path: Path) -> None:
