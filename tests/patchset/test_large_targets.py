@@ -350,21 +350,33 @@ def test_the_runner_uses_the_sparse_parse() -> None:
     assert runner.parse_sparse is sparse.parse_sparse
 
 
-def test_a_member_a_pattern_with_metavariables_can_match_is_parsed(load_patch: Callable[[str], Any],
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    # '$LIMIT' stands for any expression: the member must name 'max_len', never
-    # the metavariable, to be kept for the search; the member naming
-    # nothing of the pattern is not.
+def _config_patched_sparsely(load_patch: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch, source: bytes,
+                             patched_line: bytes) -> Any:
+    """Parse SOURCE sparsely for a patch of ``Config.max_len`` and return the module.
+
+    SOURCE ends in ``class Config`` with members ``max_len`` and ``block_size``.
+    Checks that max_len is parsed and block_size kept opaque, and that the patch
+    applies (PATCHED_LINE in the result) as it does on a whole parse.
+    """
     patch = load_patch(patch_toml("limit", replace_step("max_len = $LIMIT", "max_len = 16384"), scope="Config"))
-    source = ("import os\n\n\ndef _unrelated():\n    return 1\n\n\nclass Config:\n    max_len = 8192\n"
-              "    block_size = 16\n").encode()
     monkeypatch.setattr(sparse, "SPARSE_FROM", 0)
     module = parse_sparse(source, [patch])
     assert module is not None and module.bytes == source
     assert [type(s) for s in module.body[-1].body.body] == [cst.SimpleStatementLine, Opaque]
     result = _outcome(source, [patch], sparse_from=0, monkeypatch=monkeypatch)
-    assert b"max_len = 16384\n" in result[0] and result[2][0][1] is Status.APPLIED
+    assert patched_line in result[0] and result[2][0][1] is Status.APPLIED
     assert result == _outcome(source, [patch], sparse_from=len(source) + 1, monkeypatch=monkeypatch)
+    return module
+
+
+def test_a_member_a_pattern_with_metavariables_can_match_is_parsed(load_patch: Callable[[str], Any],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # '$LIMIT' stands for any expression: the member must name 'max_len', never
+    # the metavariable, to be kept for the search; the member naming
+    # nothing of the pattern is not.
+    source = ("import os\n\n\ndef _unrelated():\n    return 1\n\n\nclass Config:\n    max_len = 8192\n"
+              "    block_size = 16\n").encode()
+    _config_patched_sparsely(load_patch, monkeypatch, source, b"max_len = 16384\n")
 
 
 def test_the_members_of_a_decorated_class_on_a_scopes_path_are_decided_one_by_one(
@@ -372,17 +384,10 @@ def test_the_members_of_a_decorated_class_on_a_scopes_path_are_decided_one_by_on
     # '@dataclass' above 'class Config:': the definition is found below its
     # decorators, so the class is split as an undecorated one is, and its
     # member naming nothing of the pattern stays opaque.
-    patch = load_patch(patch_toml("limit", replace_step("max_len = $LIMIT", "max_len = 16384"), scope="Config"))
     source = ("import dataclasses\n\n\ndef _unrelated():\n    return 1\n\n\n@dataclasses.dataclass\n"
               "@functools.total_ordering\nclass Config:\n    max_len = 8192\n    block_size = 16\n").encode()
-    monkeypatch.setattr(sparse, "SPARSE_FROM", 0)
-    module = parse_sparse(source, [patch])
-    assert module is not None and module.bytes == source
+    module = _config_patched_sparsely(load_patch, monkeypatch, source, b"    max_len = 16384\n")
     assert type(module.body[-1]) is cst.ClassDef and len(module.body[-1].decorators) == 2
-    assert [type(s) for s in module.body[-1].body.body] == [cst.SimpleStatementLine, Opaque]
-    result = _outcome(source, [patch], sparse_from=0, monkeypatch=monkeypatch)
-    assert b"    max_len = 16384\n" in result[0] and result[2][0][1] is Status.APPLIED
-    assert result == _outcome(source, [patch], sparse_from=len(source) + 1, monkeypatch=monkeypatch)
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
