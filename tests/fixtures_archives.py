@@ -21,13 +21,17 @@ from collections.abc import Mapping, Set
 from functools import partial
 from pathlib import Path
 
+import pytest
+
 import tests.fixtures_vendor  # noqa: F401  (puts fixtures/ on sys.path)
 
 import make_bad_archives as corpus  # noqa: E402
 
-from patcher.archive import OutputFile, OutputFormat
+from patcher.archive import Limits, OutputFile, OutputFormat
 from patcher.archive.gzip_stream import GzipWriter
 from patcher.archive.layout import Entry
+from patcher.archive.zip_source import ZipSource
+from patcher.errors import BadArchive
 
 # --- the corpus of bad zips and hostile variants of its base tree ----------------------------
 
@@ -45,6 +49,13 @@ def corpus_zip(path: Path, *extra: corpus.Member) -> Path:
     """Write the corpus's minimal valid tree plus EXTRA members at PATH and return PATH."""
     path.write_bytes(corpus.with_base(*extra))
     return path
+
+
+def zip_refusal(path: Path, limits: Limits | None = None) -> str:
+    """Return the message of the BadArchive that opening the zip at PATH (under LIMITS, else the defaults) raises."""
+    with pytest.raises(BadArchive) as caught:
+        ZipSource(path) if limits is None else ZipSource(path, limits)
+    return str(caught.value)
 
 
 def corpus_files() -> list[OutputFile]:
