@@ -129,10 +129,16 @@ class Removal:
 
 @dataclass(frozen=True)
 class Folder:
-    """A call that makes the folder ``path`` (and, taken so, those above it)."""
+    """A call that makes the folder ``path``: ``parents``, those above it too (``os.makedirs``, ``Path.mkdir(
+    parents=True)``); ``exist_ok``, a folder already there is no error (None: a value the reader does not weigh).
+    CPython raises where the folder (or a file) stands already, or, without ``parents``, where the folder above is
+    not there. ``certain`` and ``at`` as for a Copy."""
 
     path: str
     at: tuple[int, int]
+    parents: bool = True
+    exist_ok: bool | None = True
+    certain: bool = False
 
 
 NOTHING = PythonEffects((), ())
@@ -305,7 +311,7 @@ class _Reader:
                 node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "mkdir" and \
                 self.is_path(node.func.value) else None
             if made is not None and (folder := self.constant(made)) is not None:
-                folders.append(Folder(folder, (node.lineno, node.col_offset)))
+                folders.append(self.folder(node, name, folder))
             if name in _FUNCTIONS:
                 written, removed = _FUNCTIONS[name]
                 copied = name in _COPIES and self.copy(node, _COPIES[name], _argument(node, 0), _argument(node, 1),
@@ -403,7 +409,22 @@ class _Reader:
         self.copies.append(Copy(how, spelled, target, id(node) in self.certain, (node.lineno, node.col_offset)))
         return True
 
-    def truth(self, node: ast.expr | None) -> bool | None:
+    def folder(self, node: ast.Call, name: str | None, path: str) -> Folder:
+        """``os.mkdir(P)``, ``os.makedirs(P, mode, exist_ok)`` or ``Path(P).mkdir(mode, parents, exist_ok)``."""
+        at, certain = (node.lineno, node.col_offset), id(node) in self.certain
+        if name == "os.mkdir":
+            return Folder(path, at, parents=False, exist_ok=False, certain=certain)
+        exist_ok = _keyword(node, "exist_ok") or _argument(node, 2)
+        if name == "os.makedirs":
+            return Folder(path, at, parents=True, exist_ok=self.truth(exist_ok, False), certain=certain)
+        parents = self.truth(_keyword(node, "parents") or _argument(node, 1), False)
+        # parents=VALUE the reader does not weigh: taken to make them, as before (no failure claimed)
+        return Folder(path, at, parents=parents is not False, exist_ok=self.truth(exist_ok, False), certain=certain)
+
+    def truth(self, node: ast.expr | None, absent: bool | None = None) -> bool | None:
+        """A True or False the code spells (``absent``: the default, where it spells none), else None."""
+        if node is None:
+            return absent
         return node.value if isinstance(node, ast.Constant) and isinstance(node.value, bool) else None
 
     def refuse_passed_writers(self) -> None:

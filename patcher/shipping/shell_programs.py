@@ -325,7 +325,7 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str,
     if effects is None:
         return note_program(shell, ctx, name)
     fs = shell.build.fs
-    done = _python_copies(shell, ctx, effects, name)
+    done, raised = _python_copies(shell, ctx, effects, name)
     read = _context_reads(shell, effects.reads)
     for written in effects.own_writes:  # after the copies: a write to what a copy placed makes it unread
         if read and not written.startswith("/dev/"):
@@ -343,6 +343,9 @@ def _python_text(shell: Shell, ctx: CommandContext, text: str | None, name: str,
                                   "files", scope=(scope,))
             continue
         fs.remove(shell.path(removed))
+    if raised:
+        shell.ended_with(1)  # an uncaught exception: CPython prints the traceback and ends with 1
+        return False
     if effects.fails_at is not None:
         # It ends with 'sys.exit(1)' or a raise and nothing before can end it otherwise: it fails, whatever else.
         shell.note(ctx, "fails", f"{name} ends with a failure at its line {effects.fails_at}")
@@ -413,10 +416,10 @@ def _python_removal(shell: Shell, ctx: CommandContext, name: str,
     if not removal.certain:
         return {p: (path, placed) for p, placed in fs.files.items() if under(p, path)}
     if removal.how == "file" and kind is Kind.DIR and path not in fs.links:
-        shell.note(ctx, "fails", f"{name} cannot remove the folder {path} as a file (IsADirectoryError)")
+        _fails(shell, ctx, removal, f"{name} cannot remove the folder {path} as a file (IsADirectoryError)")
     elif removal.how == "folder" and kind is Kind.DIR and any(
             under(p, path) and p != path for paths in (fs.files, fs.others, fs.dirs) for p in paths):
-        shell.note(ctx, "fails", f"{name} cannot remove {path}: the folder is not empty (OSError)")
+        _fails(shell, ctx, removal, f"{name} cannot remove {path}: the folder is not empty (OSError)")
     else:
         fs.remove(path)
     return {}
@@ -428,7 +431,7 @@ def _located(effects: "PythonEffects", script: str | None, arguments: list[str])
     import re
     from dataclasses import replace
 
-    from .python_effects import ARGUMENT, SCRIPT, SCRIPT_NAME, Copy, Folder
+    from .python_effects import ARGUMENT, SCRIPT, SCRIPT_NAME, Copy
 
     paths = [*effects.writes, *effects.removes, *(p for c in effects.copies for p in (c.source, c.destination)),
              *(f.path for f in effects.folders)]  # removals and own_writes: among removes and writes
@@ -461,88 +464,151 @@ def _located(effects: "PythonEffects", script: str | None, arguments: list[str])
     return replace(effects, writes=tuple(map(place, effects.writes)), removes=tuple(map(place, effects.removes)),
                    copies=tuple(Copy(c.how, place(c.source), place(c.destination), c.certain, c.at)
                                 for c in effects.copies),
-                   folders=tuple(Folder(place(f.path), f.at) for f in effects.folders),
+                   folders=tuple(replace(f, path=place(f.path)) for f in effects.folders),
                    removals=tuple(replace(r, path=place(r.path)) for r in effects.removals),
                    own_writes=tuple(map(place, effects.own_writes)), reads=tuple(map(place_read, effects.reads)))
 
 
-def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", name: str) -> set[str]:
+class _Raised(Exception):
+    """A call the program certainly makes (a statement of its top level) raises: nothing after it runs."""
+
+
+def _fails(shell: Shell, ctx: CommandContext, action: "Copy | Folder | Removal", reason: str) -> None:
+    """Note that ``action`` raises; where the program certainly makes that call, it ends there."""
+    shell.note(ctx, "fails", reason)
+    if action.certain:
+        raise _Raised(reason)
+
+
+def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", name: str) -> tuple[set[str], bool]:
     """Carry out the copies and moves a Python helper makes of what the build placed, as CPython would make them.
 
     Each goes where its call puts it (``shutil.copy`` into a folder standing at the destination, ``os.replace``
     onto the name itself, ``copytree`` making the folders above it...). A call the program may never reach (in a
     function, a loop, an ``if``) is placed all the same and noted as the reader's assumption. Gives the paths, as
-    spelled, that these calls account for: their writes and removes need no other reading.
+    spelled, that these calls account for (their writes and removes need no other reading), and whether a call the
+    program certainly makes raises (an uncaught exception: what comes after it never runs, and the program fails).
     """
-    from .file_commands import transfer
-    from .image_fs import Kind
+    done: set[str] = set()
+    try:
+        _python_actions(shell, ctx, effects, name, done)
+    except _Raised:
+        return done, True
+    return done, False
+
+
+def _python_actions(shell: Shell, ctx: CommandContext, effects: "PythonEffects", name: str, done: set[str]) -> None:
+    """The copies, moves, links, folders and removals of ``_python_copies``, in the program's order."""
     from .python_effects import PACKAGE, Folder, Removal
     fs = shell.build.fs
-    done: set[str] = set()
     maybe_removed: dict[str, tuple[str, object]] = {}  # what a removal in code that may not run would take away
     actions: list[Copy | Folder | Removal] = [*effects.copies, *effects.folders, *effects.removals]
-    for action in sorted(actions, key=lambda a: a.at):
-        if isinstance(action, Folder):
-            if not action.path.startswith(PACKAGE):
-                fs.make_dir(shell.path(action.path))
-            continue
-        if isinstance(action, Removal):
-            maybe_removed.update(_python_removal(shell, ctx, name, action))
-            continue
-        if not action.source:  # a source the code does not spell out: a loop's file, a listing's
-            where = _package_scope(action.destination) if action.destination.startswith(PACKAGE) else \
-                shell.path(action.destination)
-            shell.unread(ctx, f"{name} copies what the reader cannot work out to "
-                              f"{where[3:] if where.startswith('**/') else where}", scope=(where,))
-            continue
-        if action.how in ("symlink", "link") and not action.destination.startswith(PACKAGE) \
-                and not action.source.startswith(PACKAGE):
-            _python_link(shell, ctx, name, action)
-            done.update((action.source, action.destination))
-            continue
-        if action.source.startswith(PACKAGE) or not (
-                (source := fs.resolve(shell.path(action.source), last=False)) in fs.files or fs.below(source)):
-            # Nothing of the context (a file of an installed package is the base image's): a write like any other.
-            if action.destination:
-                _python_write(shell, ctx, name, action.destination)
-            continue
-        done.update((action.source, action.destination))
-        how = "copies" if action.how != "other" else "copies, with arguments the reader does not follow,"
-        if action.destination.startswith(PACKAGE):
-            scope = _package_scope(action.destination)
-            shell.unread(ctx, f"{name} {how} {source} to {scope[3:]} of the installed package, wherever the image "
-                              "has it", scope=(scope,))
-            continue
-        if action.how == "other":
-            written = shell.path(action.destination) if action.destination else None
-            shell.unread(ctx, f"{name} {how} {source} to {shell.show(action.destination) or 'a path'}",
-                         scope=(written,) if written else None)
-            continue
-        destination = shell.path(action.destination)
-        is_dir = fs.kind(source) is Kind.DIR
-        if action.how in ("copy", "copyfile") and is_dir or action.how in ("copytree", "merge") and not is_dir:
-            shell.note(ctx, "fails", f"{name} cannot {action.how} {source}: it is a {'folder' if is_dir else 'file'}")
-            continue
-        there = fs.kind(destination)
-        if action.how == "copytree" and there is not Kind.ABSENT:
-            if there is not Kind.UNKNOWN:
-                shell.note(ctx, "fails", f"{name} cannot copytree to {destination}: a folder or file stands there")
+    try:
+        for action in sorted(actions, key=lambda a: a.at):
+            if isinstance(action, Folder):
+                if not action.path.startswith(PACKAGE):
+                    _python_folder(shell, ctx, name, action)
                 continue
-            shell.unread(ctx, f"{name} copies {source} to {destination} only if nothing may stand there in the base "
-                              "image", scope=(destination,))
-        if action.how in ("copytree", "merge", "renames"):
-            fs.make_dir(posixpath.dirname(destination))  # os.makedirs: the folders above it too
-        transfer(shell, ctx, name, [source], destination, recursive=action.how != "copyfile",
-                 into=None if action.how in ("copy", "move") else False,
-                 move=action.how in ("move", "rename", "renames"), written=action.destination)
-        if not action.certain:
-            shell.note(ctx, "assumed", f"{name} copies {source} to {destination} in code that may not run (a "
-                                       "function, a loop, a condition): the reader takes it to run once")
-    # What such a removal would take and nothing after it replaced: the image holds it or not, as the code runs.
-    for path in sorted({removed for p, (removed, placed) in maybe_removed.items() if fs.files.get(p) is placed}):
-        shell.unread(ctx, f"{name} removes {path} in code that may not run (a function, a loop, a condition): "
-                          "what the build placed there may stay", scope=(path,))
-    return done
+            if isinstance(action, Removal):
+                maybe_removed.update(_python_removal(shell, ctx, name, action))
+                continue
+            _python_copy(shell, ctx, name, action, done)
+    finally:
+        # What such a removal would take and nothing after it replaced: the image holds it or not, as the code runs.
+        for path in sorted({removed for p, (removed, placed) in maybe_removed.items() if fs.files.get(p) is placed}):
+            shell.unread(ctx, f"{name} removes {path} in code that may not run (a function, a loop, a condition): "
+                              "what the build placed there may stay", scope=(path,))
+
+
+def _python_folder(shell: Shell, ctx: CommandContext, name: str, folder: "Folder") -> None:
+    """``os.mkdir``, ``os.makedirs`` or ``Path.mkdir`` as CPython makes the folder, or raises: FileExistsError where a
+    file stands there, or the folder without ``exist_ok``; FileNotFoundError without ``parents`` where the folder
+    above is not there. What the base image may hold the reader does not weigh against it."""
+    from .image_fs import Kind
+    fs = shell.build.fs
+    path = shell.path(folder.path)
+    there = fs.kind(path)
+    if there is Kind.FILE:
+        _fails(shell, ctx, folder, f"{name} cannot make the folder {path}: a file stands there (FileExistsError)")
+    elif there is Kind.DIR and folder.exist_ok is False:
+        _fails(shell, ctx, folder, f"{name} cannot make the folder {path}: it exists (FileExistsError)")
+    elif not folder.parents and fs.kind(posixpath.dirname(path)) in (Kind.ABSENT, Kind.FILE):
+        _fails(shell, ctx, folder, f"{name} cannot make the folder {path}: the folder above it is not there "
+                                   "(FileNotFoundError)")
+    elif folder.parents and any(fs.kind(above) is Kind.FILE for above in _folders_above(path)):
+        _fails(shell, ctx, folder, f"{name} cannot make the folder {path}: a file stands on the way "
+                                   "(NotADirectoryError)")
+    else:
+        fs.make_dir(path)
+
+
+def _folders_above(path: str) -> list[str]:
+    above = []
+    while path != "/" and path:
+        path = posixpath.dirname(path)
+        above.append(path)
+    return above
+
+
+def _python_copy(shell: Shell, ctx: CommandContext, name: str, action: "Copy", done: set[str]) -> None:
+    """One copy, move or link of a Python helper (see ``_python_copies``)."""
+    from .file_commands import transfer
+    from .image_fs import Kind
+    from .python_effects import PACKAGE
+    fs = shell.build.fs
+    if not action.source:  # a source the code does not spell out: a loop's file, a listing's
+        where = _package_scope(action.destination) if action.destination.startswith(PACKAGE) else \
+            shell.path(action.destination)
+        shell.unread(ctx, f"{name} copies what the reader cannot work out to "
+                          f"{where[3:] if where.startswith('**/') else where}", scope=(where,))
+        return
+    if action.how in ("symlink", "link") and not action.destination.startswith(PACKAGE) \
+            and not action.source.startswith(PACKAGE):
+        _python_link(shell, ctx, name, action)
+        done.update((action.source, action.destination))
+        return
+    if action.source.startswith(PACKAGE) or not (
+            (source := fs.resolve(shell.path(action.source), last=False)) in fs.files or fs.below(source)):
+        # Nothing of the context (a file of an installed package is the base image's): a write like any other.
+        if action.destination:
+            _python_write(shell, ctx, name, action.destination)
+        return
+    done.update((action.source, action.destination))
+    how = "copies" if action.how != "other" else "copies, with arguments the reader does not follow,"
+    if action.destination.startswith(PACKAGE):
+        scope = _package_scope(action.destination)
+        shell.unread(ctx, f"{name} {how} {source} to {scope[3:]} of the installed package, wherever the image "
+                          "has it", scope=(scope,))
+        return
+    if action.how == "other":
+        written = shell.path(action.destination) if action.destination else None
+        shell.unread(ctx, f"{name} {how} {source} to {shell.show(action.destination) or 'a path'}",
+                     scope=(written,) if written else None)
+        return
+    destination = shell.path(action.destination)
+    is_dir = fs.kind(source) is Kind.DIR
+    if action.how in ("copy", "copyfile") and is_dir or action.how in ("copytree", "merge") and not is_dir:
+        _fails(shell, ctx, action, f"{name} cannot {action.how} {source}: it is a {'folder' if is_dir else 'file'}")
+        return
+    there = fs.kind(destination)
+    if action.how == "copytree" and there is not Kind.ABSENT:
+        if there is not Kind.UNKNOWN:
+            _fails(shell, ctx, action, f"{name} cannot copytree to {destination}: a folder or file stands there")
+            return
+        shell.unread(ctx, f"{name} copies {source} to {destination} only if nothing may stand there in the base "
+                          "image", scope=(destination,))
+    if action.how in ("copytree", "merge", "renames"):
+        fs.make_dir(posixpath.dirname(destination))  # os.makedirs: the folders above it too
+    if action.how in ("rename", "renames") and fs.resolve(destination, last=False) == source:
+        return  # os.rename(P, P) does nothing, and succeeds (mv says "are the same file")
+    if not transfer(shell, ctx, name, [source], destination, recursive=action.how != "copyfile",
+                    into=None if action.how in ("copy", "move") else False,
+                    move=action.how in ("move", "rename", "renames"), written=action.destination):
+        if action.certain:
+            raise _Raised(f"{name} cannot copy {source} to {destination}")  # transfer said why
+    if not action.certain:
+        shell.note(ctx, "assumed", f"{name} copies {source} to {destination} in code that may not run (a "
+                                   "function, a loop, a condition): the reader takes it to run once")
 
 
 def _python_link(shell: Shell, ctx: CommandContext, name: str, link: "Copy") -> None:
@@ -554,7 +620,7 @@ def _python_link(shell: Shell, ctx: CommandContext, name: str, link: "Copy") -> 
     fs = shell.build.fs
     at = shell.path(link.destination)
     if fs.kind(at) in (Kind.FILE, Kind.DIR) or fs.resolve(at, last=False) in fs.links:
-        shell.note(ctx, "fails", f"{name} cannot make the link {at}: something stands there (FileExistsError)")
+        _fails(shell, ctx, link, f"{name} cannot make the link {at}: something stands there (FileExistsError)")
         return
     symbolic = link.how == "symlink"
     if symbolic and not link.source.startswith("/"):
@@ -563,6 +629,8 @@ def _python_link(shell: Shell, ctx: CommandContext, name: str, link: "Copy") -> 
         target = shell.path(link.source)
     made = transfer(shell, ctx, name, [target], at, recursive=True, into=False, link=True,
                     written=link.destination, dangling=symbolic)
+    if not made and link.certain:
+        raise _Raised(f"{name} cannot make the link {at}")
     if symbolic and made:
         # As 'ln -s': the link shows whatever the build puts at its target later (a relative one keeps its text).
         keep_link(fs, fs.resolve(at, last=False), target, link.source)
