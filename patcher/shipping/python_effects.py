@@ -119,12 +119,15 @@ class Copy:
 class Removal:
     """A call that removes ``path``: ``how`` is ``file`` (``os.remove``, ``Path.unlink``: not a folder),
     ``folder`` (``os.rmdir``, ``os.removedirs``, ``Path.rmdir``: an empty one) or ``tree`` (``shutil.rmtree``).
-    ``certain`` and ``at`` as for a Copy: the removals, copies and folders run in the order of ``at``."""
+    ``certain`` and ``at`` as for a Copy: the removals, copies and folders run in the order of ``at``.
+    ``missing_ok``: nothing there is no error (``Path.unlink(missing_ok=True)``, ``rmtree(P, ignore_errors=True)``);
+    False: FileNotFoundError; None: the reader does not weigh it (an ``onerror`` handler, a value it cannot tell)."""
 
     path: str
     how: str
     certain: bool
     at: tuple[int, int]
+    missing_ok: bool | None = True
 
 
 @dataclass(frozen=True)
@@ -385,8 +388,15 @@ class _Reader:
         value = self.constant(node) if node is not None else None
         self.reads.append(value if value is not None else "")
 
-    def remove(self, node: ast.Call, path: str, how: str) -> None:
-        self.removals.append(Removal(path, how, id(node) in self.certain, (node.lineno, node.col_offset)))
+    def remove(self, node: ast.Call, path: str, how: str, method: bool = False) -> None:
+        if how == "tree":  # shutil.rmtree(path, ignore_errors=False, onerror=None, *, onexc=None)
+            handled = _keyword(node, "onerror") or _keyword(node, "onexc") or _argument(node, 2)
+            missing_ok = None if handled else self.truth(_keyword(node, "ignore_errors") or _argument(node, 1), False)
+        elif method and how == "file":  # Path.unlink(missing_ok=False)
+            missing_ok = self.truth(_keyword(node, "missing_ok") or _argument(node, 0), False)
+        else:  # os.remove, os.unlink, os.rmdir, os.removedirs, Path.rmdir
+            missing_ok = False
+        self.removals.append(Removal(path, how, id(node) in self.certain, (node.lineno, node.col_offset), missing_ok))
 
     def copy(self, node: ast.Call, how: str, source: ast.expr | None, destination: ast.expr | None, *,
              plain: bool) -> bool:
@@ -488,7 +498,7 @@ class _Reader:
                 self.own_writes.append(writes[-1])
             else:
                 removes.append(self.path(receiver))
-                self.remove(node, removes[-1], _REMOVERS[attribute])
+                self.remove(node, removes[-1], _REMOVERS[attribute], method=True)
         elif attribute in _PATH_ONLY_METHODS:
             raise _Unknown(f"{attribute} on a path the reader cannot work out")  # only a path has these
         elif attribute == "open" and self.is_path(receiver) and self.writing_mode(node, 0):

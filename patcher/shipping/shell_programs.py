@@ -415,7 +415,11 @@ def _python_removal(shell: Shell, ctx: CommandContext, name: str,
     kind = fs.kind(path)
     if not removal.certain:
         return {p: (path, placed) for p, placed in fs.files.items() if under(p, path)}
-    if removal.how == "file" and kind is Kind.DIR and path not in fs.links:
+    if kind is Kind.ABSENT and removal.missing_ok is False and fs.resolve(path, last=False) not in fs.links:
+        _fails(shell, ctx, removal, f"{name} cannot remove {path}: nothing is there (FileNotFoundError)")
+    elif removal.how in ("folder", "tree") and kind is Kind.FILE and path not in fs.links:
+        _fails(shell, ctx, removal, f"{name} cannot remove the file {path} as a folder (NotADirectoryError)")
+    elif removal.how == "file" and kind is Kind.DIR and path not in fs.links:
         _fails(shell, ctx, removal, f"{name} cannot remove the folder {path} as a file (IsADirectoryError)")
     elif removal.how == "folder" and kind is Kind.DIR and any(
             under(p, path) and p != path for paths in (fs.files, fs.others, fs.dirs) for p in paths):
@@ -566,6 +570,12 @@ def _python_copy(shell: Shell, ctx: CommandContext, name: str, action: "Copy", d
             and not action.source.startswith(PACKAGE):
         _python_link(shell, ctx, name, action)
         done.update((action.source, action.destination))
+        return
+    if not action.source.startswith(PACKAGE) and fs.kind(shell.path(action.source)) is Kind.ABSENT and not (
+            action.how in ("move", "rename", "renames") and fs.resolve(shell.path(action.source), last=False) in fs.links):
+        # Nothing there (a link is moved as itself, even one that leads nowhere): CPython raises FileNotFoundError.
+        _fails(shell, ctx, action, f"{name} cannot copy {shell.path(action.source)}: nothing is there "
+                                   "(FileNotFoundError)")
         return
     if action.source.startswith(PACKAGE) or not (
             (source := fs.resolve(shell.path(action.source), last=False)) in fs.files or fs.below(source)):

@@ -30,6 +30,27 @@ RUN_FAILS = ("fails", "this RUN fails as the reader follows it, so 'docker build
                  "shutil.copy('x.py', '/dest/')\n", ["/dest/e.py"], id="symlink-onto-a-file"),
     pytest.param("import shutil\nshutil.copy('sub', '/dest/')\nshutil.copy('x.py', '/dest/')\n", [],
                  id="copy-of-a-folder"),
+    # /w/s is the build's own folder: what is not in it is known to be missing.
+    pytest.param("import shutil\nshutil.copy('missing.py', '/dest/')\nshutil.copy('x.py', '/dest/')\n", [],
+                 id="copy-of-a-file-not-there"),
+    pytest.param("import os, shutil\nos.remove('/dest/none.py')\nshutil.copy('x.py', '/dest/')\n", [],
+                 id="remove-of-a-file-not-there"),
+    pytest.param("import os, shutil\nos.unlink('gone.py')\nshutil.copy('x.py', '/dest/')\n", [],
+                 id="unlink-of-a-file-not-there"),
+    pytest.param("import os, shutil\nos.removedirs('/dest/none')\nshutil.copy('x.py', '/dest/')\n", [],
+                 id="removedirs-of-a-folder-not-there"),
+    pytest.param("import shutil\nshutil.rmtree('/dest/none')\nshutil.copy('x.py', '/dest/')\n", [],
+                 id="rmtree-of-a-folder-not-there"),
+    pytest.param("from pathlib import Path\nimport shutil\nPath('/dest/none.py').unlink()\nshutil.copy('x.py', '/dest/')\n",
+                 [], id="path-unlink-of-a-file-not-there"),
+    pytest.param("from pathlib import Path\nimport shutil\nPath('/dest/none').rmdir()\nshutil.copy('x.py', '/dest/')\n",
+                 [], id="path-rmdir-of-a-folder-not-there"),
+    pytest.param("import os, shutil\nshutil.copy('x.py', '/dest/f')\nos.rmdir('/dest/f')\nshutil.copy('x.py', '/dest/')\n",
+                 ["/dest/f"], id="rmdir-of-a-file"),
+    pytest.param("import shutil\nshutil.copy('x.py', '/dest/f')\nshutil.rmtree('/dest/f')\nshutil.copy('x.py', '/dest/')\n",
+                 ["/dest/f"], id="rmtree-of-a-file"),
+    pytest.param("import os, shutil\nshutil.copy('x.py', '/dest/f')\nos.remove('/dest/f')\nos.remove('/dest/f')\n"
+                 "shutil.copy('x.py', '/dest/')\n", [], id="remove-twice"),
 ])
 def test_what_comes_after_a_raising_call_never_runs(helper: str, placed: list[str]) -> None:
     plan = run_script("python3 h.py || true\n", files={"s/h.py": helper})
@@ -61,6 +82,20 @@ def test_a_helper_whose_call_raises_fails_its_run(helper: str) -> None:
                  id="rename-onto-itself-does-nothing"),
     pytest.param("import os, shutil\nos.replace('/w/s/x.py', '/w/s/./x.py')\nshutil.copy('x.py', '/dest/')\n",
                  ["/dest/x.py"], id="replace-onto-itself-does-nothing"),
+    pytest.param("import shutil\nshutil.rmtree('/dest/none', ignore_errors=True)\nshutil.copy('x.py', '/dest/')\n",
+                 ["/dest/x.py"], id="rmtree-ignoring-errors"),
+    pytest.param("import shutil\nshutil.rmtree('/dest/none', True)\nshutil.copy('x.py', '/dest/')\n",
+                 ["/dest/x.py"], id="rmtree-ignoring-errors-by-position"),
+    pytest.param("import shutil\nshutil.rmtree('/dest/none', onerror=lambda *a: None)\nshutil.copy('x.py', '/dest/')\n",
+                 ["/dest/x.py"], id="rmtree-with-an-error-handler"),
+    pytest.param("from pathlib import Path\nimport shutil\nPath('/dest/none.py').unlink(missing_ok=True)\n"
+                 "shutil.copy('x.py', '/dest/')\n", ["/dest/x.py"], id="path-unlink-missing-ok"),
+    pytest.param("from pathlib import Path\nimport shutil\nPath('/dest/none.py').unlink(True)\n"
+                 "shutil.copy('x.py', '/dest/')\n", ["/dest/x.py"], id="path-unlink-missing-ok-by-position"),
+    pytest.param("import os, shutil\nos.symlink('/dest/nothing', '/dest/l')\nos.remove('/dest/l')\n"
+                 "shutil.copy('x.py', '/dest/')\n", ["/dest/x.py"], id="remove-of-a-link-that-leads-nowhere"),
+    pytest.param("import os, shutil\nos.symlink('/dest/nothing', '/dest/l')\nos.rename('/dest/l', '/dest/m')\n"
+                 "shutil.copy('x.py', '/dest/')\n", ["/dest/x.py"], id="rename-of-a-link-that-leads-nowhere"),
 ])
 def test_a_call_cpython_carries_out_raises_nothing(helper: str, placed: list[str]) -> None:
     plan = run_script("python3 h.py\n", files={"s/h.py": helper})

@@ -72,8 +72,9 @@ def test_a_helper_that_rewrites_the_shipped_file_is_a_caveat() -> None:
 
 
 def test_a_helper_that_rewrites_a_folder_the_build_filled_is_a_caveat() -> None:
-    # copytree over /opt/ONNX replaces what the build placed under it: the folder counts, not only a file.
-    helper = "import shutil\nshutil.copytree('onnx', '/opt/ONNX', dirs_exist_ok=True)\n"
+    # copytree over /opt/ONNX replaces what the build placed under it: the folder counts, not only a file. (The
+    # source is the base image's: one in /w/s, which the build made, would be known to be missing, and raise.)
+    helper = "import shutil\nshutil.copytree('/usr/share/onnx', '/opt/ONNX', dirs_exist_ok=True)\n"
     plan = plan_of(script_context("mkdir -p /opt/ONNX\ncp x.py /opt/ONNX/ops.py\npython3 fix.py\n",
                                   files={"s/fix.py": helper}))
     assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
