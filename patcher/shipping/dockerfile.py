@@ -665,7 +665,23 @@ class _Evaluator:
             if kind != "bind":
                 # What stood there is hidden during the RUN: a tmpfs starts empty, a cache holds what builds left.
                 state.fs.remove(where)
-                state.fs.make_dir(where, new=kind == "tmpfs")
+                if kind == "tmpfs":
+                    state.fs.make_dir(where, new=True)
+                    continue
+                state.fs.gone.discard(where)  # what earlier builds left there is unknown, not absent
+                state.fs.make_dir(where)
+                state.fs.owned.discard(where)
+                # BuildKit keys a cache by its id (by default its target): a later RUN of this build that mounts
+                # the same cache finds what an earlier one left in it.
+                cache_id = options.get("id") or target
+                kept = self.build.caches.get(cache_id, {})
+                for relative, placed in kept.items():
+                    state.fs.place(posixpath.join(where, relative), placed)
+                if kept:
+                    top.note(ctx, "assumed", f"the cache {cache_id} is taken to hold what this build's earlier RUNs "
+                                             f"left in it ({', '.join(sorted(kept)[:3])}"
+                                             f"{', ...' if len(kept) > 3 else ''})")
+                undo.append(_cache_keeper(state.fs, where, self.build.caches, cache_id))
                 continue
             step = Step("Dockerfile", instruction.line, "RUN --mount", stage=state.stage.label,
                         order=self.build.tick())
@@ -728,6 +744,18 @@ def _snapshot(fs: ImageFS, folder: str) -> _Snapshot:
     return ({p: v for p, v in fs.files.items() if inside(p)}, {p for p in fs.others if inside(p)},
             {d for d in fs.dirs if inside(d)}, {d for d in fs.owned if inside(d)}, {g for g in fs.gone if inside(g)},
             {k: v for k, v in fs.links.items() if inside(k)})
+
+
+def _cache_keeper(fs: ImageFS, folder: str, caches: dict[str, dict[str, Placement]],
+                  cache_id: str) -> Callable[[], None]:
+    """What keeps, when the RUN ends, the files it left in a cache mount at ``folder``, for the next RUN that
+    mounts the same cache."""
+    prefix = folder.rstrip("/") + "/"
+
+    def keep() -> None:
+        caches[cache_id] = {path[len(prefix):]: placed for path, placed in fs.files.items() if path.startswith(prefix)}
+
+    return keep
 
 
 def _restorer(fs: ImageFS, folder: str, saved: _Snapshot) -> Callable[[], None]:

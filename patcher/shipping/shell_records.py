@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..errors import ShippingError
-from .image_fs import ImageFS
+from .image_fs import ImageFS, Placement
 from .shell_words import Unknowns, is_known
 
 MAX_DEPTH = 16  # scripts, functions, eval and source nested in one another
@@ -92,6 +92,7 @@ class Build:
         self.commands = 0
         self.globbed = 0
         self.stage = ""  # the stage being built, for the steps and notes made now
+        self.caches: dict[str, dict[str, Placement]] = {}  # RUN --mount=type=cache: id -> what RUNs left in it
         self.bash_version = self.unknowns.mark("$BASH_VERSION", word=True)  # what bash sets: a version, not empty
 
     def tick(self) -> int:

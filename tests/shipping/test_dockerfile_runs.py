@@ -121,6 +121,41 @@ def test_a_run_mount_shows_files_during_that_run_only(run: str, placed: dict[str
     assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes if n.kind != "fails"] == found
 
 
+@pytest.mark.parametrize("mount", ["type=cache,target=/cache", "type=cache,target=/w/cache"])
+def test_a_cache_mount_holds_what_earlier_builds_left_there(mount: str) -> None:
+    # A warm cache may hold m.py: 'cp' from it is not known to fail (a tmpfs, which starts empty, would be), and
+    # the reader goes on to the copy after it. (/w is the build's own folder: the cache still is not.)
+    target = mount.split("target=")[1]
+    plan = built(f"FROM base\nCOPY main.py /src/\nRUN mkdir /w\nRUN --mount={mount} cp {target}/m.py /g.py "
+                 "&& cp /src/main.py /after.py\n")
+    assert {path: p.source for path, p in plan.image.items()} == {"/src/main.py": "main.py", "/after.py": "main.py"}
+    assert not [n for n in plan.notes if n.kind == "fails"]
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("type=cache,target=/cache", "type=cache,target=/cache"),
+    ("type=cache,id=pip,target=/a", "type=cache,id=pip,target=/b"),  # the id names the cache, not the target
+    ("type=cache,id=/b,target=/a", "type=cache,target=/b"),  # a cache without an id is its target's
+])
+def test_a_later_run_finds_what_an_earlier_one_left_in_the_same_cache(first: str, second: str) -> None:
+    there = second.split("target=")[1]
+    plan = built(f"FROM base\nCOPY main.py /src/\nRUN --mount={first} cp /src/main.py {first.split('target=')[1]}/\n"
+                 f"RUN --mount={second} cp {there}/main.py /k.py\n")
+    assert {path: p.source for path, p in plan.image.items()} == {"/src/main.py": "main.py", "/k.py": "main.py"}
+    cache = "pip" if "id=pip" in first else there
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("assumed", 4, f"the cache {cache} is taken to hold what this build's earlier RUNs left in it (main.py)")]
+
+
+@pytest.mark.parametrize("second", ["type=cache,target=/other", "type=cache,id=x,target=/cache", "type=tmpfs,target=/cache"])
+def test_another_cache_or_a_tmpfs_does_not_hold_what_a_run_left_in_a_cache(second: str) -> None:
+    plan = built("FROM base\nCOPY main.py /src/\nRUN --mount=type=cache,target=/cache cp /src/main.py /cache/\n"
+                 f"RUN --mount={second} cp {second.split('target=')[1]}/main.py /k.py || true\n"
+                 "RUN cp /cache/main.py /after.py || true\n")  # nor does the image, once the RUN is over
+    assert {path: p.source for path, p in plan.image.items()} == {"/src/main.py": "main.py"}
+    assert not [n for n in plan.notes if n.kind == "assumed"]
+
+
 def test_a_bind_mount_over_a_placed_folder_gives_it_back_afterwards() -> None:
     plan = built("FROM base\nCOPY pkg/sub /m\nRUN --mount=type=bind,source=pkg,target=/m cp /m/a.py /a.py\n"
                  "RUN cp /m/b.py /b.py\n")
