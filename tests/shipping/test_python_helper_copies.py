@@ -162,6 +162,22 @@ def test_a_copy_into_an_installed_packages_folder_is_unread_where_it_lands() -> 
         plan.shipped_copy("vllm/attention/ops/paged_attn.py")
 
 
+@pytest.mark.parametrize("move", [
+    "shutil.move(os.path.join(os.path.dirname(vllm.__file__), 'attention/ops/paged_attn.py'), '/tmp/p.py')",
+    "os.rename(os.path.join(os.path.dirname(vllm.__file__), 'attention/ops/paged_attn.py'), '/tmp/p.py')",
+    "(Path(vllm.__file__).parent / 'attention/ops/paged_attn.py').rename('/tmp/p.py')",
+])
+def test_a_move_out_of_an_installed_packages_folder_where_the_build_placed_files_is_unread_there(move: str) -> None:
+    # CPython 3.11, with the build's copy at SITE/vllm/attention/ops/paged_attn.py: the move takes it away from
+    # there. Which site-packages holds vllm only the image knows: the removal is unread wherever it is.
+    site = "/usr/lib/python3/dist-packages/vllm/attention/ops"
+    plan = helper_plan(f"import os, shutil, vllm\nfrom pathlib import Path\n{move}\n",
+                       script=f"mkdir -p {site}\ncp x.py {site}/paged_attn.py\npython3 h.py\n")
+    assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
+        ("unread", "h.py removes vllm/attention/ops/paged_attn.py of the installed package, where the build placed "
+                   "files", ("**/vllm/attention/ops/paged_attn.py",))]
+
+
 @pytest.mark.parametrize("helper", [
     "import shutil\nshutil.copytree('sub', '/dest/s', ignore=shutil.ignore_patterns('*.pyc'))\n",
     # the same ignore passed by position: copytree(src, dst, symlinks, ignore)
@@ -415,6 +431,9 @@ def test_a_write_after_reading_no_context_file_is_no_copy(helper: str) -> None:
     ("import os\nos.symlink('x.py', '/dest/l.py')\nimport shutil\nshutil.copy('sub/y.py', '/dest/x.py')\n",
      {"/dest/l.py": "s/sub/y.py", "/dest/x.py": "s/sub/y.py"}),  # what later lands where it points shows there
     ("import os\nos.link('x.py', '/dest/h.py')\n", {"/dest/h.py": "s/x.py"}),  # a hard link: from here
+    # Path(LINK).hardlink_to(TARGET) is os.link(TARGET, LINK): 'x.py' is /w/s/x.py, read from the folder it runs
+    # in (CPython 3.11: /dest/h.py shares x.py's inode); as a symlink it would point at /dest/x.py and dangle.
+    ("from pathlib import Path\nPath('/dest/h.py').hardlink_to('x.py')\n", {"/dest/h.py": "s/x.py"}),
     ("from pathlib import Path\nPath('/dest/p.py').symlink_to('/w/s/sub/y.py')\n", {"/dest/p.py": "s/sub/y.py"}),
     ("import os\nos.symlink('/w/s/sub', '/dest/d')\n", {"/dest/d/y.py": "s/sub/y.py"}),
 ])
@@ -423,6 +442,15 @@ def test_a_link_a_helper_makes_shows_what_it_points_at_as_ln_would(helper: str, 
     plan = helper_plan(helper)
     assert {p: v.source for p, v in plan.image.items() if p.startswith("/dest/")} == placed
     assert plan.notes == ()
+
+
+def test_a_link_the_program_may_not_reach_is_made_and_noted_as_assumed() -> None:
+    # CPython 3.11 runs f() and makes /dest/l.py -> /w/s/x.py; the reader cannot know the call runs, and says so.
+    plan = helper_plan("import os\ndef f():\n    os.symlink('/w/s/x.py', '/dest/l.py')\nf()\n")
+    assert {p: v.source for p, v in plan.image.items() if p.startswith("/dest/")} == {"/dest/l.py": "s/x.py"}
+    assert [(n.kind, n.reason) for n in plan.notes] == [
+        ("assumed", "h.py links /dest/l.py to /w/s/x.py in code that may not run (a function, a loop, a condition): "
+                    "the reader takes it to run once")]
 
 
 def test_a_link_over_what_stands_there_is_refused_and_leaves_it() -> None:
