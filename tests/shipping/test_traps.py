@@ -30,6 +30,8 @@ from tests.shipping.conftest import in_dest, run_script
     ("f() { trap 'cp x.py /dest/f.py' EXIT; }\nf\necho hi\n", ["/dest/f.py"]),  # set in a function: the shell's
     ("trap 'cp x.py /dest/a.py' EXIT INT TERM\n", ["/dest/a.py"]),
     ("trap 'cp x.py /dest/a.py' exit\n", ["/dest/a.py"]),  # the name in any case
+    ("trap -- 'cp x.py /dest/a.py' EXIT\n", ["/dest/a.py"]),  # '--' ends the options: the action follows it
+    ("trap -- 'cp x.py /dest/a.py' EXIT\ntrap -- - EXIT\n", []),
     ("trap 'cp x.py /dest/a.py' INT TERM HUP\n", []),  # no signal reaches a build's shell
     ("trap 'cp x.py /dest/a.py' EXIT\ntrap - EXIT\n", []),
     ("trap 'cp x.py /dest/a.py' EXIT\ntrap EXIT\n", []),
