@@ -215,6 +215,9 @@ def test_a_base_image_reading_the_reader_assumes_is_noted() -> None:
      "--one-file-system --remove-destination --strip-trailing-slashes --debug x.py /made/a.py", {"/made/a.py": X}),
     ("cp --parents sub/y.py x.py /made/", {"/made/sub/y.py": Y, "/made/x.py": X}),
     ("cp --parents -r sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
+    # GNU cp 9.1: an absolute source keeps its whole path below DEST (the leading '/' dropped).
+    ("cp --parents /w/s/x.py /made/", {"/made/w/s/x.py": X}),
+    ("cp --parents -r /w/s/sub /made", {"/made/w/s/sub/y.py": Y, "/made/w/s/sub/deep/z.py": Z}),
     ("cp -r sub/ /made/copy", {"/made/copy/y.py": Y, "/made/copy/deep/z.py": Z}),
     ("mv -t /made x.py sub", {"/made/x.py": X, "/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
     ("mv -T sub /made/t", {"/made/t/y.py": Y, "/made/t/deep/z.py": Z}),
