@@ -1,10 +1,18 @@
 """Print how many tests and assertions tests/ holds, so a reorganisation can show it lost none.
 
     python benchmarks/count_tests.py [TESTS_DIR]
+    python benchmarks/count_tests.py --run TEST_FILE...
 
 Counts test functions (``def test_*``), collected test cases (parametrised
 ones counted per case, through ``pytest --collect-only``), ``assert``
 statements, and ``pytest.raises``/``pytest.warns`` calls.
+
+Folding tests written out one by one into one parametrised test lowers the
+written ``assert`` count while every case still asserts the same, so
+``--run`` counts what the static count cannot: the assertions that pass
+while those files run (pytest's ``pytest_assertion_pass`` hook). Run it on
+the same files before and after a change (``git worktree add`` the commit
+before) to show nothing asserted is lost.
 """
 
 from __future__ import annotations
@@ -46,7 +54,33 @@ def count_collected(folder: Path) -> int:
     return sum(1 for line in done.stdout.splitlines() if "::" in line)
 
 
+class _AssertionCounter:
+    """A pytest plugin: counts the assertions that pass."""
+
+    def __init__(self) -> None:
+        self.passed = 0
+
+    def pytest_assertion_pass(self) -> None:
+        self.passed += 1
+
+
+def count_run(arguments: list[str]) -> dict[str, int]:
+    """Run pytest on ``arguments`` and count the assertions that pass and the tests."""
+    import pytest
+
+    counter = _AssertionCounter()
+    status = pytest.main(["-q", "-p", "no:cacheprovider", "-o", "enable_assertion_pass_hook=true", *arguments],
+                         plugins=[counter])
+    if status != 0:
+        raise SystemExit(f"count_tests: pytest ended with {int(status)}: the counts would not be comparable")
+    return {"asserts_run": counter.passed}
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--run"]:
+        counts = count_run(sys.argv[2:])
+        print(" ".join(f"{name}={value}" for name, value in counts.items()))
+        return
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else "tests")
     counts = count_source(folder)
     counts["collected"] = count_collected(folder)
