@@ -92,14 +92,17 @@ def test_test_alone_fails() -> None:
     assert in_dest(plan) == ["/dest/f.py"]
 
 
-@pytest.mark.parametrize("test", ["[[ -f == -f ]]", "[[ ]]", "[[ a b ]]", "[[ ( -f x.py ]]", "[[ -f x.py && ]]"])
+@pytest.mark.parametrize("test", ["[[ -f == -f ]]", "[[ ]]", "[[ ! ]]", "[[ a b ]]", "[[ ( -f x.py ]]", "[[ ( ]]",
+                                  "[[ -f x.py && ]]"])
 def test_brackets_bash_cannot_parse_stop_the_script_there(test: str) -> None:
-    # bash refuses the line ('syntax error in conditional expression', 'conditional binary operator expected')
-    # and reads no further; the lines before it have run.
+    # bash 5.2 refuses the line ('syntax error in conditional expression', 'conditional binary operator expected',
+    # "unexpected token `]]', expected `)'"; nothing at all for '[[ ]]' and '[[ ! ]]') and reads no further; the
+    # lines before it have run.
     plan = run_script(f"cp x.py /dest/a.py\n{test} && cp x.py /dest/same.py\ncp x.py /dest/b.py\n")
     assert in_dest(plan) == ["/dest/a.py"]
-    assert [(n.kind, n.line) for n in plan.notes] == [("stop", 2)]
-    assert "syntax error in conditional expression" in plan.notes[0].reason
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("stop", 2, "cannot be parsed as shell (syntax error in conditional expression): s/i.sh is not read from "
+                    "here on")]
 
 
 @pytest.mark.parametrize(("script", "placed"), [
