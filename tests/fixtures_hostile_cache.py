@@ -15,9 +15,10 @@ import hmac
 import os
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,6 +112,27 @@ def link_to(entry: Path, target: Path) -> Path:
     _clear(entry)
     entry.symlink_to(target)
     return entry
+
+
+def link_to_a_copy(entry: Path) -> Path:
+    """Make ``entry`` a symbolic link to a copy of itself elsewhere: following the link would be a hit."""
+    copy = entry.parent.parent / "elsewhere"
+    copy.write_bytes(entry.read_bytes())
+    return link_to(entry, copy)
+
+
+def not_a_file(max_entry: int, folder_files: int = 2) -> dict[str, Callable[[Path], Any]]:
+    """Each thing that can stand where a cache entry should be a small regular file, by name: a maker that puts it
+    at the entry's path (a socket's maker gives back what closes it). ``max_entry``: the largest payload the cache
+    reads; the huge file is one byte past it and its tag."""
+    return {
+        "fifo": fifo,
+        "socket": lambda entry: unix_socket(entry).close,
+        "empty-folder": folder_at,
+        "full-folder": lambda entry: folder_at(entry, files=folder_files),
+        "link": link_to_a_copy,
+        "huge": lambda entry: huge(entry, max_entry + TAG_SIZE + 1),
+    }
 
 
 def user_files(folder: Path, count: int = 700) -> dict[Path, bytes]:

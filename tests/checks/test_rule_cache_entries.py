@@ -13,9 +13,7 @@ from patcher.checks import cache as rule_cache
 from patcher.checks import load_policy, run_rules, runner
 from patcher.checks.base import PythonSource
 from patcher.checks.cache import MAX_ENTRY, RuleCache
-from patcher.cache_store import TAG_SIZE
-from tests.fixtures_hostile_cache import (deep_json, fifo, folder_at, forge, huge, link_to, never_blocks, payload_of,
-                                          private_config, sign, unix_socket)
+from tests.fixtures_hostile_cache import deep_json, forge, never_blocks, not_a_file, payload_of, private_config, sign
 from tests.fixtures_vendor import PATCHES
 
 __all__ = ["private_config"]  # the autouse fixture: the key goes to tmp, never ~/.config
@@ -141,24 +139,7 @@ def test_running_out_of_memory_while_decoding_is_a_miss(warm: Warm, judged: list
     assert _found() == warm.expected and judged == ["qwen3_6_scripts/a.py"]
 
 
-def _socket_at(entry: Path) -> Callable[[], None]:
-    return unix_socket(entry).close
-
-
-def _link_to_a_copy(entry: Path) -> None:
-    copy = entry.parent.parent / "elsewhere"
-    copy.write_bytes(entry.read_bytes())  # following the link would be a hit
-    link_to(entry, copy)
-
-
-NOT_A_FILE: dict[str, Callable[[Path], Any]] = {
-    "fifo": fifo,
-    "socket": _socket_at,
-    "empty-folder": folder_at,
-    "full-folder": lambda entry: folder_at(entry, files=2),
-    "link": _link_to_a_copy,
-    "huge": lambda entry: huge(entry, MAX_ENTRY + TAG_SIZE + 1),
-}
+NOT_A_FILE = not_a_file(MAX_ENTRY)
 
 
 @pytest.mark.parametrize("kind", sorted(NOT_A_FILE))

@@ -10,13 +10,11 @@ from typing import Any
 
 import pytest
 
-from patcher.cache_store import TAG_SIZE
 from patcher.patchset import cache
 from patcher.patchset.cache import MAX_ENTRY, cached_patch_source
 from patcher.patchset.model import Patch, PatchSet
 from patcher.patchset.runner import patch_source
-from tests.fixtures_hostile_cache import (deep_json, fifo, folder_at, forge, huge, link_to, never_blocks, payload_of,
-                                          private_config, sign, unix_socket)
+from tests.fixtures_hostile_cache import deep_json, forge, never_blocks, not_a_file, payload_of, private_config, sign
 from tests.fixtures_vendor import SHIPPED, VENDOR_TREE
 from tests.patchset.conftest import cache_summary, shipped_patches
 
@@ -264,29 +262,7 @@ def test_running_out_of_memory_while_decoding_is_a_miss(warm: Warm, patches: tup
 # --- not a file at all ----------------------------------------------------------------
 
 
-def _socket_at(entry: Path) -> Callable[[], None]:
-    return unix_socket(entry).close
-
-
-def _huge(entry: Path) -> None:
-    huge(entry, MAX_ENTRY + TAG_SIZE + 1)
-
-
-def _link_to_a_copy(entry: Path) -> None:
-    # Where the link points holds the very entry: following it would be a hit.
-    copy = entry.parent.parent / "elsewhere"
-    copy.write_bytes(entry.read_bytes())
-    link_to(entry, copy)
-
-
-NOT_A_FILE: dict[str, Callable[[Path], Any]] = {
-    "fifo": fifo,
-    "socket": _socket_at,
-    "empty-folder": folder_at,
-    "full-folder": lambda entry: folder_at(entry, files=3),
-    "link": _link_to_a_copy,
-    "huge": _huge,
-}
+NOT_A_FILE = not_a_file(MAX_ENTRY, folder_files=3)
 
 
 @pytest.mark.parametrize("kind", sorted(NOT_A_FILE))
