@@ -31,6 +31,8 @@ from tests.shipping.conftest import in_dest, plan_of, run_script
     ("function f {\n  cp x.py /dest/f.py\n}\ncp x.py /dest/b.py\n", ["/dest/b.py"], ["/dest/f.py"]),
     ("cp x.py /dest/$'q\\x41'.py\n", ["/dest/qA.py"], ["/dest/$q\\x41.py"]),
     ('cp x.py /dest/$"loc".py\n', ["/dest/loc.py"], ["/dest/$loc.py"]),
+    # A here-document's $(...) is read when it runs, by the shell running it: dash's is a '$' and then 'q'.
+    ("cat >/dev/null <<EOF\n$(cp x.py /dest/$'q'.py)\nEOF\n", ["/dest/q.py"], ["/dest/$q.py"]),
 ])
 @pytest.mark.parametrize("shell", ["bash", "dash"])
 def test_bash_syntax_is_read_as_each_shell_reads_it(script: str, bash: list[str], dash: list[str], shell: str) -> None:
