@@ -22,8 +22,12 @@ def test_unalias_of_a_missing_alias_fails_the_script() -> None:
     assert notes_of(plan, "fails") and not notes_of(plan, "assumed")
 
 
-def test_prefix_assignment_reaches_the_child_script() -> None:
-    plan = run_script("F=x.py bash j.sh\n", files={"s/j.sh": 'cp "$F" /dest/\n'})
+@pytest.mark.parametrize("script", ["F=x.py bash j.sh\n", "F=x.py ./j.sh\n", "PATH=/w/s:$PATH\nF=x.py j.sh\n"])
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_prefix_assignment_reaches_the_child_script(script: str, run: str) -> None:
+    # bash 5.2 and dash 0.5.12: F is in the environment of the script, whether run by a shell, by its path or
+    # found on PATH (an executable j.sh without '#!' is run by the shell as a script).
+    plan = run_script(script, run, files={"s/j.sh": 'cp "$F" /dest/\n'})
     assert in_dest(plan) == ["/dest/x.py"]
     assert not notes_of(plan, "unread")
 
