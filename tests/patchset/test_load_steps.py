@@ -68,7 +68,9 @@ def test_patch_code_is_built_once_and_compared_by_its_digest() -> None:
     assert code == PatchCode("d1", lambda: ((), (), ())) and code != PatchCode("d2", build)
 
 
-@pytest.mark.parametrize("value", ["1.5", "2e10", "3j", "x", "f(1)", "'s'", "(a + b)"])
+@pytest.mark.parametrize("value", ["1.5", "2e10", "3j", "x", "f(1)", "'s'", "(a + b)", "a.b", "a[1]", "'a' 'b'",
+                                   "f'{a}'", "[a, b]", "{1: 2}", "{1, 2}", "[x for x in y]", "{x for x in y}",
+                                   "{k: v for k, v in y}", "..."])
 def test_an_expression_value_that_is_one_operand_is_written_as_it_is(value: str) -> None:
     from patcher.patchset.load import code_text
 

@@ -158,6 +158,31 @@ def test_a_template_that_runs_out_of_memory_is_one_line_saying_so() -> None:
         "template error at line 1: it needs more memory than this machine gives it")
 
 
+def test_a_named_template_that_runs_out_of_memory_is_named(tmp_path: Path) -> None:
+    patches = hostile.runaway_template(tmp_path, "{{ v }}")
+    env = make_environment(PatchFolder.open(patches, hostile.templates_of(patches)))
+    with pytest.raises(TemplateFailure) as failed:
+        render(env, name=hostile.THRESHOLDS, values={"v": _OutOfMemory()})
+    assert str(failed.value) == (f"template error at line 1 of '{hostile.THRESHOLDS}': it needs more memory than this "
+                                 "machine gives it")
+
+
+def test_a_template_that_runs_out_of_memory_before_it_runs_is_named(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # Compiling a template (no line of it running yet) can exhaust memory too: the template's name says where.
+    patches = hostile.runaway_template(tmp_path, "{{ v }}")
+    env = make_environment(PatchFolder.open(patches, hostile.templates_of(patches)))
+
+    def exhausted(name: str) -> Any:
+        raise MemoryError
+
+    monkeypatch.setattr(env, "get_template", exhausted)
+    with pytest.raises(TemplateFailure) as failed:
+        render(env, name=hostile.THRESHOLDS, values={})
+    assert str(failed.value) == (f"template error in '{hostile.THRESHOLDS}': it needs more memory than this machine "
+                                 "gives it")
+
+
 # The two that recurse without end reach Python's own recursion limit first; every other one must be stopped by a
 # budget or a size estimate, before the value is built (not by running out of memory).
 RECURSING = {"a macro that calls itself", "a recursive loop"}
@@ -212,6 +237,14 @@ def test_the_cpu_deadline_stops_a_slow_template(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(templates, "_clock", lambda: float(next(ticks)))
     message = _refusal("{% for i in range(100) %}{{ i }}{% endfor %}")
     assert message == "template error at line 1: the template runs past its budget of 10 CPU seconds"
+
+
+def test_a_template_that_ends_on_its_deadline_is_within_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The clock reads 0 when the render starts and exactly the budget's 10 seconds at every look after: the
+    # budget is used up, not exceeded.
+    ticks = itertools.chain([0.0], itertools.repeat(10.0))
+    monkeypatch.setattr(templates, "_clock", lambda: next(ticks))
+    assert _render("{% for i in range(3) %}{{ i }}{% endfor %}") == "012"
 
 
 def test_each_render_gets_a_budget_of_its_own() -> None:
