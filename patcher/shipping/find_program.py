@@ -85,6 +85,18 @@ class _Refused(_Unread):
     """A line find itself refuses (a test or -exec without its argument, an unclosed parenthesis): status 1."""
 
 
+def _check_types(operand: str) -> None:
+    """``-type LIST`` as GNU find 4.9 reads it: one letter of ``bcdpfls`` each, separated by commas, none twice
+    (else find refuses the line, status 1); the reader evaluates ``f``, ``d`` and ``l``."""
+    letters = operand.split(",")
+    if "" in letters[:-1] or operand == "" or any(len(letter) > 1 for letter in letters) \
+            or any(letter not in "bcdpfls" for letter in letters if letter) or len(set(letters)) < len(letters) \
+            or letters[-1] == "":
+        raise _Refused(f"find -type {operand}: find refuses that list of file types")
+    if not set(letters) <= {"f", "d", "l"}:
+        raise _Unread(f"find -type {operand}")
+
+
 @dataclass(frozen=True)
 class Unevaluated:
     reason: str
@@ -185,8 +197,8 @@ class _Parser:
             return _Test("-true")
         if token in _TESTS:
             operand = self.take()
-            if token == "-type" and not set(operand.split(",")) <= {"f", "d", "l"}:
-                raise _Unread(f"find -type {operand}")
+            if token == "-type":
+                _check_types(operand)
             name = {"-wholename": "-path", "-iwholename": "-ipath"}.get(token, token)
             if name == "-type":
                 return _Test(name, operand)

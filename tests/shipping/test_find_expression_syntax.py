@@ -63,6 +63,12 @@ def test_find_prints_each_match_only_without_an_action_of_its_own(line: str) -> 
     ("find sub \\( -name y.py", "a find expression that ends too soon (a test without its argument)"),
     ("find sub -exec cp {} /dest/", "find -exec without its ';' or '+'"),
     ("find sub -name '*.py' -exec cp {} /dest/ +", "find -exec without a command, or its '+' not right after '{}'"),
+    # GNU find 4.9: "Unknown argument to -type: x", "Duplicate file type 'f' ...", "Must separate multiple
+    # arguments to -type using: ','", "Last file type in list argument to -type is missing", "... at least one
+    # letter", and -type D ("Solaris doors are not supported"): each status 1, nothing run.
+    *((f"find sub -type {types} -exec cp {{}} /dest/ \\;", f"find -type {shown}: find refuses that list of file types")
+      for types, shown in [("x", "x"), ("f,f", "f,f"), ("fd", "fd"), ("f,", "f,"), (",f", ",f"), ("''", ""),
+                           ("D", "D"), ("f,,d", "f,,d")]),
 ])
 def test_a_line_find_refuses_is_noted_with_why(line: str, reason: str) -> None:
     plan = run_script(f"{line} || cp x.py /dest/refused.py\n")
