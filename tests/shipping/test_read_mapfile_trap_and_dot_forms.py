@@ -1,0 +1,84 @@
+"""Less common forms of ``read``, ``mapfile``, ``trap`` and ``.``, read as bash 5.2 and dash 0.5.12 run them.
+
+``read -n N`` inside a pipe takes part of a line: what the next ``read``
+gets is then unknown to the reader (bash gives it the rest of the input).
+``read -a ARRAY`` with an option the reader does not follow leaves ARRAY
+unknown, never the elements it held before. ``mapfile`` on the script's
+own standard input (not a pipe, a here-document or a loop's) gives an
+unknown array. ``trap -- ACTION EXIT`` sets the trap as ``trap ACTION
+EXIT`` does; ``trap``, ``trap -p`` and ``trap -l`` print what only the
+image's shell knows, and succeed. ``.`` with no file is dash's no-op
+(status 0). Each expected result was checked by running the script under
+bash 5.2.15 and dash 0.5.12.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.shipping.conftest import in_dest, run_script
+
+UNWORKED = "a path that depends on a value the reader cannot work out"
+
+
+def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+
+
+def test_a_read_n_in_a_pipe_leaves_what_the_next_read_gets_unknown() -> None:
+    # bash: read -n 2 takes "a" and the newline, the next read takes "b" (/dest/l-b).
+    plan = run_script('printf "a\\nb\\n" | { read -n 2 c; read l; cp x.py "/dest/l-$l"; }\n')
+    assert in_dest(plan) == []  # never /dest/l-a, the line the reader would take next
+    assert notes(plan) == [("unread", 1, 'cp x.py "/dest/l-$l"', f"cp /dest/l-$(read l): {UNWORKED}")]
+
+
+def test_read_a_with_an_option_not_followed_leaves_the_array_unknown() -> None:
+    # bash: read -a arr -n 3 takes "new": arr=(new), so the copy lands at /dest/new.
+    plan = run_script('arr=(old)\nread -a arr -n 3 <<< "new b"\ncp x.py "/dest/${arr[0]}"\n')
+    assert in_dest(plan) == []  # never /dest/old
+    assert notes(plan) == [("unread", 3, 'cp x.py "/dest/${arr[0]}"', f"cp /dest/${{arr[0]}}: {UNWORKED}")]
+
+
+def test_mapfile_on_the_scripts_own_input_gives_an_unknown_array() -> None:
+    plan = run_script('arr=(old)\nmapfile -t arr\ncp x.py "/dest/${arr[0]}-n${#arr[@]}"\n')
+    assert in_dest(plan) == []
+    assert notes(plan) == [("unread", 3, 'cp x.py "/dest/${arr[0]}-n${#arr[@]}"',
+                            f"cp /dest/${{arr[0]}}-n${{#arr[@]}}: {UNWORKED}")]
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_trap_double_dash_sets_the_exit_trap(run: str) -> None:
+    plan = run_script('trap -- "cp x.py /dest/t" EXIT\ncp x.py /dest/a\n', run=run)
+    assert in_dest(plan) == ["/dest/a", "/dest/t"]
+    assert notes(plan) == []
+
+
+@pytest.mark.parametrize("listing", ["trap -l", "trap -p", "trap"])
+def test_a_trap_listing_prints_what_only_the_image_knows_and_succeeds(listing: str) -> None:
+    plan = run_script(f'V=$({listing})\ncp x.py "/dest/a$V"\n{listing} > /dev/null && cp x.py /dest/ok\n')
+    assert in_dest(plan) == ["/dest/ok"]
+    assert notes(plan) == [("unread", 2, 'cp x.py "/dest/a$V"', f"cp /dest/a$({listing}): {UNWORKED}")]
+
+
+def test_a_dot_with_no_file_does_nothing_in_dash() -> None:
+    plan = run_script(". || cp x.py /dest/failed\ncp x.py /dest/after\n", run="dash i.sh")
+    assert in_dest(plan) == ["/dest/after"]
+    assert notes(plan) == []
+
+
+@pytest.mark.xfail(strict=True, reason="reader bug: bash 5.2's '.' and 'source' with no file fail (status 2, "
+                                       "'filename argument required'); the reader has them succeed")
+@pytest.mark.parametrize("command", [".", "source"])
+def test_a_dot_or_source_with_no_file_fails_in_bash(command: str) -> None:
+    plan = run_script(f"{command} || cp x.py /dest/failed\ncp x.py /dest/after\n")
+    assert in_dest(plan) == ["/dest/after", "/dest/failed"]
+
+
+@pytest.mark.xfail(strict=True, reason="reader bug: read's -d/-n/-N/-t/-u do not consume their value, so a "
+                                       "'-a ARRAY' after one is taken as variable names and the array keeps "
+                                       "elements bash replaces")
+@pytest.mark.parametrize("options", ["-d ,", "-t 5", "-n 9"])
+def test_read_a_after_an_option_with_a_value_replaces_the_whole_array(options: str) -> None:
+    # bash: arr=(a): ${arr[1]} is empty, so the copy lands at /dest/[] (or the reader cannot say).
+    plan = run_script(f'arr=(x y)\nread {options} -a arr <<< "a,b"\ncp x.py "/dest/[${{arr[1]}}]"\n')
+    assert "/dest/[y]" not in in_dest(plan)
