@@ -80,6 +80,19 @@ def test_a_link_onto_a_file_in_a_function_is_noted_and_leaves_the_file() -> None
                              "h.py cannot make the link /w/s/sub/y.py: something stands there (FileExistsError)")]
 
 
+def test_a_hard_link_to_nothing_in_a_function_is_noted_and_the_program_goes_on() -> None:
+    plan = _helper("import os, shutil\n"
+                   "def unused():\n"
+                   "    os.link('missing.py', '/dest/l.py')\n"
+                   "shutil.copy('x.py', '/dest/x.py')\n")
+    assert in_dest(plan) == ["/dest/x.py"]
+    assert _notes(plan) == [
+        ("fails", "s/i.sh", 1, "/w/s/missing.py does not exist at this point of the build, so nothing is copied"),
+        ("assumed", "s/i.sh", 1, "h.py links /dest/l.py to /w/s/missing.py in code that may not run (a function, "
+                                 "a loop, a condition): the reader takes it to run once"),
+    ]
+
+
 def test_a_link_in_a_function_is_made_and_noted_as_assumed() -> None:
     plan = _helper("import os, shutil\n"
                    "def unused():\n"

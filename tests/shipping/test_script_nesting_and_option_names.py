@@ -30,6 +30,11 @@ def test_a_script_nesting_too_deeply_to_run_is_a_stop_at_the_line_that_runs_it()
     assert in_dest(plan) == []
     assert [(n.kind, n.file, n.line, n.text, n.reason) for n in plan.notes] == [
         ("stop", "Dockerfile", 4, "bash i.sh", "s/i.sh nests too deeply to be read; the reader stops there")]
+    # Whether the script succeeded the reader cannot say: $? after it is unknown (bash 5.2: 0).
+    plan = run_script(_nested(depth), run="bash i.sh; cp x.py /dest/$?")
+    assert in_dest(plan) == []
+    assert [(n.kind, n.reason, n.scope) for n in plan.notes][1:] == [
+        ("unread", "cp /dest/$?: a path that depends on a value the reader cannot work out", ("/dest",))]
 
 
 def test_a_shell_option_named_by_an_unknown_value_is_not_refused() -> None:
