@@ -2,11 +2,11 @@
 
 Pins: a script the parser reads but whose commands nest deeper than the
 reader can run (Python's recursion limit) is a ``stop`` noted on the line
-that runs it, in the Dockerfile, nothing of it is placed and its status
-(``$?`` after it) is unknown (bash 5.2 and
-dash 0.5.12 run 160 nested braces and copy the file; the reader says it
-cannot tell). ``bash -o NAME FILE`` with a NAME the reader cannot know is not
-refused: the script runs (bash 5.2 with NAME=errexit runs it and copies).
+that runs it, in the Dockerfile; nothing of it is placed, and its status
+(``$?`` after it) is unknown (bash 5.2 and dash 0.5.12 run 160 nested
+braces, copy the file and succeed; the reader says it cannot tell).
+``bash -o NAME FILE`` with a NAME the reader cannot know is not refused:
+the script runs (bash 5.2 with NAME=errexit runs it and copies).
 """
 
 from __future__ import annotations
