@@ -182,7 +182,7 @@ def _bounded(parts: list[str]) -> str | None:
 def _percent_format(template: str, values: list[str]) -> str | None:
     """``template % values`` where each conversion is ``%s`` (or ``%%``) and the counts agree, else None (CPython
     raises, or formats in a way the reader does not follow)."""
-    parts = re.split(r"(%.)", template)
+    parts = re.split(r"(%[\s\S]?)", template)  # a '%' ending the template is a part of its own: CPython refuses it
     out, given = [], iter(values)
     for part in parts:
         if part == "%%":

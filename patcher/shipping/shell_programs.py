@@ -560,6 +560,10 @@ def _python_copy(shell: Shell, ctx: CommandContext, name: str, action: "Copy", d
     from .image_fs import Kind
     from .python_effects import PACKAGE
     fs = shell.build.fs
+    if not action.destination:  # '' names no file: CPython's open('') and rename(..., '') raise
+        _fails(shell, ctx, action, f"{name} cannot {'link' if action.how in ('symlink', 'link') else 'copy'} to '': "
+                                   "no such file or folder (FileNotFoundError)")
+        return
     if not action.source:  # a source the code does not spell out: a loop's file, a listing's
         where = _package_scope(action.destination) if action.destination.startswith(PACKAGE) else \
             shell.path(action.destination)

@@ -84,9 +84,6 @@ def test_a_rename_of_a_base_image_file_takes_it_away() -> None:
     assert _notes(plan) == []
 
 
-@pytest.mark.xfail(strict=True, reason="reader bug: a copy to '' is taken to succeed (the base image's file is "
-                                       "skipped as a write to nothing; a context file is copied into the current "
-                                       "folder), where CPython raises FileNotFoundError and the helper ends")
 @pytest.mark.parametrize("source", ["/etc/hostname", "x.py"])
 def test_a_copy_to_an_empty_path_raises_and_ends_the_helper(source: str) -> None:
     # CPython 3.11: shutil.copy(SRC, '') opens '' to write: FileNotFoundError: [Errno 2] No such file or
