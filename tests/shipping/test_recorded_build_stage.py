@@ -90,3 +90,12 @@ def test_a_target_that_one_of_two_contexts_does_not_record_is_refused_naming_tha
         pair_stages(drop("old.tar.gz", "runtime"), drop("new.tar.gz", "build"), "build")
     assert (refused.value.where, refused.value.message) == (
         f"old.tar.gz: {MANIFEST}", "records build stage 'runtime', but --target names 'build'")
+
+
+@pytest.mark.parametrize("manifest", ["not JSON", "{}", '{"input": {"name": "vendor.zip"}, "stage": 3}'])
+def test_a_manifest_that_does_not_read_records_no_stage(manifest: str) -> None:
+    # As apply's note says: nothing is recorded, so --target (or the last stage) is the image, and the other
+    # drop compared with it sets the stage of both.
+    unreadable = MemoryTree({**DOCKERFILE, MANIFEST: manifest})
+    assert (image_stage(unreadable, None), image_stage(unreadable, "build")) == (None, "build")
+    assert pair_stages(unreadable, drop("new.tar.gz", "runtime"), None) == ("runtime", "runtime")
