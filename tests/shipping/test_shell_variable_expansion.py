@@ -27,6 +27,8 @@ def test_expand_variables_keeps_a_word_within_the_longest_value_it_builds() -> N
     assert expand_variables("$A/${A}", {"A": half}, unknown) == half + "/${A}"
     assert expand_variables("${A}/$A", {"A": half}, unknown) == half + "/$A"
     assert unknown == {"A"}
+    # Without a set to record it in (the pip-install check's calls), the expansion stays as written all the same.
+    assert expand_variables("$A/${A}", {"A": half}) == half + "/${A}"
 
 
 def test_expand_variables_assigns_and_records_unknown_names() -> None:
