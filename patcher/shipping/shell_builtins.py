@@ -492,14 +492,35 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     then tries the current folder. Under sh (dash, or bash as sh) a ``.``
     that finds nothing ends the script, a ``source`` fails and the script
     reads on; dash has no ``source`` at all.
+
+    With no FILE (a ``--`` before the file ends the options, in both
+    shells), bash fails the command ("filename argument required", status 2)
+    and reads on, in POSIX mode too; dash's ``.`` does nothing and succeeds.
     """
-    if len(argv) < 2:
-        return True
-    command, name = argv[0], argv[1]
-    if command == "source" and shell.program == "dash":
-        shell.note(ctx, "fails", f"dash has no 'source' command: the script reads on without {name}")
+    if argv[1:2] == ["--"]:
+        argv = [argv[0], *argv[2:]]
+    if argv[0] == "source" and shell.program == "dash":
+        shell.note(ctx, "fails", f"dash has no 'source' command: the script reads on without {argv[1]}"
+                   if len(argv) > 1 else "dash has no 'source' command: it fails and the script reads on")
         shell.ended_with(127)  # "source: not found"
         return False
+    if len(argv) < 2:
+        if shell.program == "bash":
+            shell.note(ctx, "fails", f"{argv[0]} with no file: bash fails it (\"filename argument required\", "
+                                     "status 2) and reads on")
+            shell.ended_with(2)
+            return False
+        if shell.program == "sh" and argv[0] == "source":
+            shell.note(ctx, "fails", "source with no file: under the base image's sh it fails (dash has no "
+                                     "'source', bash wants a file); the script reads on")
+            shell.ended_with(None)
+            return False
+        if shell.program == "sh":
+            shell.unread(ctx, ". with no file: under the base image's sh dash does nothing and succeeds, bash fails "
+                              "it (status 2)")
+            return None
+        return True  # dash's '.' with no file does nothing
+    command, name = argv[0], argv[1]
     if "/" in name or not is_known(name):
         path = shell.path(name)
     else:
