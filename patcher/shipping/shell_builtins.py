@@ -619,25 +619,29 @@ def _read(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
 
 
 def _read_line(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
-    """``read [-r] [-a ARRAY] [-p PROMPT] [NAME...]``: one line of standard input split by IFS, the rest of it
-    to the last NAME (REPLY without one). Only a known input's line is known (a here-document's, here-string's
-    or file's, the input of a loop or pipe around it, each read taking the next line); any other input, or
-    another option (-d, -n, -t, -u), gives unknown values."""
-    args, raw, array, other = argv[1:], False, None, False
-    while args and args[0][:1] == "-" and len(args[0]) > 1 and args[0] != "--":
-        option, args = args[0], args[1:]
-        raw = raw or "r" in option
-        if option in ("-a", "-p") and args:
-            array, args = (args[0], args[1:]) if option == "-a" else (array, args[1:])
-        elif not set(option[1:]) <= set("rse"):
-            other = True  # -d, -n, -N, -t, -u: how much it takes, or from where, is not followed
+    """``read [-ers] [-a ARRAY] [-p PROMPT] [-i TEXT] [NAME...]``: one line of standard input split by IFS, the
+    rest of it to the last NAME (REPLY without one). Only a known input's line is known (a here-document's,
+    here-string's or file's, the input of a loop or pipe around it, each read taking the next line); any other
+    input, or another option (-d, -n, -N, -t, -u), gives unknown values. Options are read as
+    ``_read_options`` says; a usage error fails the command."""
+    options, names, problem = _read_options(argv[1:])
+    if problem:
+        # bash: "invalid option" / "option requires an argument", dash: "Illegal option" / "No arg": status 2,
+        # nothing read or assigned, and (read being no special builtin) the script reads on.
+        shell.note(ctx, "fails", f"read {problem}: read fails (status 2) and assigns nothing")
+        shell.ended_with(2)
+        return False
+    raw = any(letter == "r" for letter, _ in options)
+    array = next((value for letter, value in reversed(options) if letter == "a"), None)
+    # -d, -n, -N, -t, -u: how much it takes, or from where, is not followed; nor is an option only known at build
+    # time. -p's prompt and -e/-i's line editing are for a terminal, which a build's read never has; -s neither.
+    other = any(letter in "dnNtu?" for letter, _ in options)
     feed = shell.input if stdin is None else None  # the input of a loop or a pipe around it
     start = 0
     if feed is not None:
         stdin, start = feed.text, feed.at
         if other:
             shell.input = None  # what it leaves of the input is unknown
-    names = args[1:] if args[:1] == ["--"] else args
     ifs = env.get("IFS", shell.lookup("IFS"))  # 'IFS=, read a b' splits at commas
     ifs = " \t\n" if ifs is None else ifs  # unset (or never set: sh takes no IFS from the environment)
     if other or stdin is None or ifs is None or feed is None and not is_known(stdin) or not is_known(ifs):
@@ -661,6 +665,41 @@ def _read_line(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str
         for name, value in zip(names, split_fields(line, ifs, len(names)) + [""] * len(names)):
             shell.assign(name, value)
     return bool(newline)  # read fails at the end of input without a newline
+
+
+def _read_options(words: list[str]) -> tuple[list[tuple[str, str]], list[str], str | None]:
+    """``read``'s options as bash 5.2's getopts-style parser takes them ("ersa:d:i:n:p:t:u:N:"): letters may be
+    clustered (``-rs``); one that takes a value takes the rest of its word (``-d,``, ``-rd,``) or else the next
+    word (``-d ,``, ``-d ''``). Options end at ``--`` (dropped), ``-`` or the first word not starting with ``-``.
+
+    Returns the (letter, value) pairs in order, the words after the options, and a usage error (an unknown
+    letter; a value missing at the end) or None. A word only known at build time gives the letter ``?``.
+    dash 0.5.12's read takes ``-p PROMPT`` and ``-r`` alike (and fails at the other letters).
+    """
+    options: list[tuple[str, str]] = []
+    while words and words[0][:1] == "-" and len(words[0]) > 1:
+        word, words = words[0], words[1:]
+        if word == "--":
+            break
+        if not is_known(word):
+            options.append(("?", word))
+            continue
+        at = 1
+        while at < len(word):
+            letter, at = word[at], at + 1
+            if letter in "ers":
+                options.append((letter, ""))
+            elif letter not in "adinptuN":
+                return options, words, f"-{letter}: no such option"
+            elif at < len(word):
+                options.append((letter, word[at:]))
+                at = len(word)
+            elif words:
+                options.append((letter, words[0]))
+                words = words[1:]
+            else:
+                return options, words, f"-{letter}: the option wants a value"
+    return options, words, None
 
 
 # One line of read's input; without -r a backslash escapes the next character, and a backslash-newline joins

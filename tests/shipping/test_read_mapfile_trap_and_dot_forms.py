@@ -3,7 +3,10 @@
 ``read -n N`` inside a pipe takes part of a line: what the next ``read``
 gets is then unknown to the reader (bash gives it the rest of the input).
 ``read -a ARRAY`` with an option the reader does not follow leaves ARRAY
-unknown, never the elements it held before. ``mapfile`` on the script's
+unknown, never the elements it held before. ``read``'s options take a
+value attached (``-d,``, ``-rd,``) or from the next word (``-d ,``), as
+bash's parser reads them; a usage error (an unknown letter, a missing value)
+fails read (status 2) and assigns nothing. ``mapfile`` on the script's
 own standard input (not a pipe, a here-document or a loop's) gives an
 unknown array. ``trap -- ACTION EXIT`` sets the trap as ``trap ACTION
 EXIT`` does; ``trap``, ``trap -p`` and ``trap -l`` print what only the
@@ -84,11 +87,24 @@ def test_a_dot_or_source_with_no_file_after_double_dash_or_in_dash(command: str,
     assert in_dest(plan) == placed
 
 
-@pytest.mark.xfail(strict=True, reason="reader bug: read's -d/-n/-N/-t/-u do not consume their value, so a "
-                                       "'-a ARRAY' after one is taken as variable names and the array keeps "
-                                       "elements bash replaces")
 @pytest.mark.parametrize("options", ["-d ,", "-t 5", "-n 9"])
 def test_read_a_after_an_option_with_a_value_replaces_the_whole_array(options: str) -> None:
     # bash: arr=(a): ${arr[1]} is empty, so the copy lands at /dest/[] (or the reader cannot say).
     plan = run_script(f'arr=(x y)\nread {options} -a arr <<< "a,b"\ncp x.py "/dest/[${{arr[1]}}]"\n')
     assert "/dest/[y]" not in in_dest(plan)
+
+
+@pytest.mark.parametrize("options", ["-d,", "-rd,", "-rd ,", "-p '> '", "-rp ''"])
+def test_read_takes_an_options_value_attached_or_from_the_next_word(options: str) -> None:
+    # bash: -a arr after the option is read as an option, never as names; with -p alone arr=(a,b c), known to the reader.
+    plan = run_script(f'arr=(x y z)\nread {options} -a arr <<< "a,b c"\ncp x.py "/dest/[${{arr[2]}}]"\n')
+    assert "/dest/[z]" not in in_dest(plan)
+    if "-p" in options:
+        assert in_dest(plan) == ["/dest/[]"]
+
+
+@pytest.mark.parametrize("options", ["-x", "-rx", "-d", "-a", "-rp"])
+def test_a_read_usage_error_fails_and_assigns_nothing(options: str) -> None:
+    # bash 5.2: "invalid option", or "option requires an argument": status 2, REPLY keeps its value, reads on.
+    plan = run_script(f'REPLY=old\nread {options} <<< "new" || cp x.py /dest/failed$?\ncp x.py "/dest/[$REPLY]"\n')
+    assert in_dest(plan) == ["/dest/[old]", "/dest/failed2"]
