@@ -63,28 +63,50 @@ def _dash_echo(args: list[str]) -> str | None:
 def _printf(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     """``printf FORMAT [ARG...]`` as POSIX printf: what it cannot work out exactly is unknown output, never a guess."""
     args = argv[1:]
-    if args[:1] == ["--"]:
+    options_end = args[:1] == ["--"]
+    if options_end:
         args = args[1:]
     if not args:
         return True
-    if args[0].startswith("-") and args[0] != "-":
-        if args[0] == "-v" and len(args) > 1 and is_known(args[1]):
-            # bash's printf -v NAME FORMAT ARGS: NAME holds what it would print (dash has no -v, and fails).
+    if not options_end and args[0].startswith("-") and args[0] != "-" and is_known(args[0]):
+        if args[0] == "-v" and len(args) > 2 and shell.program != "dash":
+            # bash's printf -v NAME FORMAT ARGS: NAME holds what it would print.
+            if not is_known(args[1]):
+                shell.emit_unknown()
+                return True
             rest = args[3:] if args[2:3] == ["--"] else args[2:]
             text = printf_output(rest[0], rest[1:]) if rest and shell.program == "bash" else None
             shell.assign(args[1], text if text is not None else shell.unknowns.mark(f"$({' '.join(argv)})"))
+            if shell.program == "sh":
+                shell.note(ctx, "assumed", "printf -v is bash's: under the base image's sh, dash refuses it "
+                                           "(status 2); the reader reads on as bash does")
             return True
-        shell.emit_unknown()
-        return True
-    text, fails = printf_outcome(args[0], args[1:])
+        # An option printf does not have (dash has none; bash only -v NAME): "invalid option", status 2 in both.
+        shell.note(ctx, "fails", "printf -v without a name and a format prints nothing and fails (status 2)"
+                   if args[0] == "-v" and shell.program != "dash" else
+                   f"printf has no option {args[0]}: it prints nothing and fails (status 2)")
+        shell.ended_with(2)
+        return False
+    text, failure = printf_outcome(args[0], args[1:])
     if text is None:
         shell.emit_unknown()
     else:
         shell.emit(text)
-    if fails:
-        shell.ended_with(1)
-        return False  # bash and dash print different things, and both fail
-    return True  # where the reader cannot tell, it follows the build that succeeds: printf is taken to succeed
+    if failure is None:
+        return True  # where the reader cannot tell, it follows the build that succeeds: printf is taken to succeed
+    status = failure.bash if shell.program == "bash" else failure.dash if shell.program == "dash" else \
+        failure.bash if failure.bash == failure.dash else -1
+    if status == -1:  # under sh: the image's sh decides (only one of them fails, or with another number)
+        if failure.bash is None or failure.dash is None:
+            shell.note(ctx, "assumed", "under the base image's sh, bash's printf succeeds here and dash's fails "
+                                       "(a number past 64 bits); the reader reads on as bash does")
+            return True
+        shell.ended_with(None)
+        return False
+    if status is None:
+        return True
+    shell.ended_with(status)
+    return False
 
 
 def _path_tool(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

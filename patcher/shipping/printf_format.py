@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .shell_words import MAX_WORD, is_known
 
@@ -14,6 +15,24 @@ class Unsure(Exception):
 class NotANumber(Unsure):
     """A numeric conversion's argument is text printf cannot read as a number: bash and dash both fail (status
     1), after printing what each makes of it (0, or the digits it read)."""
+
+
+class BadDirective(Unsure):
+    """A ``%`` directive printf refuses (``%5%``: a ``%%`` with a flag or a width): bash fails it (status 1),
+    dash too (status 2); what each prints is not guessed."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The status each shell's printf ends with where it fails, None where that one succeeds."""
+
+    bash: int | None
+    dash: int | None
+
+
+_NOT_A_NUMBER = Failure(bash=1, dash=1)
+_BAD_DIRECTIVE = Failure(bash=1, dash=2)
+_OUT_OF_RANGE = Failure(bash=None, dash=1)  # bash only warns ("Numerical result out of range")
 
 
 class _Stop(Exception):
@@ -30,9 +49,11 @@ def printf_output(fmt: str, args: list[str]) -> str | None:
     return printf_outcome(fmt, args)[0]
 
 
-def printf_outcome(fmt: str, args: list[str]) -> tuple[str | None, bool]:
-    """What ``printf FMT ARGS...`` prints, or None when the reader cannot say exactly; and whether it fails for
-    sure (an argument of a numeric conversion that is no number).
+def printf_outcome(fmt: str, args: list[str]) -> tuple[str | None, Failure | None]:
+    """What ``printf FMT ARGS...`` prints, or None when the reader cannot say exactly; and how bash and dash fail
+    it, where one of them does for sure (an argument of a numeric conversion that is no number, or past 64 bits;
+    a directive printf refuses). A number past 64 bits prints as the nearest one that fits (``%d``), or as 2^64 - 1
+    (``%o %u %x %X``), as both shells' strtoimax and strtoumax give it.
 
     Only FMT is a format: ``%`` and ``\\`` in an argument are data (``%b`` reads escapes in its argument). FMT
     is used again while arguments remain; a conversion with none left gets "" (0 for numbers). Escapes in FMT:
@@ -41,31 +62,36 @@ def printf_outcome(fmt: str, args: list[str]) -> tuple[str | None, bool]:
     an argument %d cannot read, a byte past ASCII or a NUL) is not guessed.
     """
     if not is_known(fmt):
-        return None, False
+        return None, None
+    clamped: list[int] = []  # a number past 64 bits, printed as the nearest that fits: dash fails it
     try:
-        return _format_all(fmt, args), False
+        text = _format_all(fmt, args, clamped)
     except _Stop as stop:
-        return str(stop), False
+        text = str(stop)
     except NotANumber:
-        return None, True
+        return None, _NOT_A_NUMBER
+    except BadDirective:
+        return None, _BAD_DIRECTIVE
     except Unsure:
-        return None, False
+        return None, _OUT_OF_RANGE if clamped else None
+    return text, _OUT_OF_RANGE if clamped else None
 
 
-def _format_all(fmt: str, args: list[str]) -> str:
+def _format_all(fmt: str, args: list[str], clamped: list[int]) -> str:
     out: list[str] = []
     remaining = list(args)
     try:
         while True:
-            used = _format_once(fmt, remaining, out)
+            used = _format_once(fmt, remaining, out, clamped)
             if not remaining or not used:
                 return "".join(out)
     except _Stop as stop:
         raise _Stop("".join(out) + str(stop)) from None
 
 
-def _format_once(fmt: str, remaining: list[str], out: list[str]) -> int:
-    """Print ``fmt`` once into ``out``, taking its arguments from ``remaining``; return how many it took."""
+def _format_once(fmt: str, remaining: list[str], out: list[str], clamped: list[int]) -> int:
+    """Print ``fmt`` once into ``out``, taking its arguments from ``remaining``; return how many it took (the
+    numbers past 64 bits it printed clamped are added to ``clamped``)."""
     used = 0
     index = 0
     size = sum(map(len, out))  # what earlier uses of the format printed
@@ -90,7 +116,7 @@ def _format_once(fmt: str, remaining: list[str], out: list[str]) -> int:
         flags, width, precision, conversion = match.groups()
         if conversion == "%":
             if flags or width or precision is not None:
-                raise Unsure("%% with flags")
+                raise BadDirective("%% with flags")
             out.append("%")
             size += 1
             continue
@@ -100,14 +126,15 @@ def _format_once(fmt: str, remaining: list[str], out: list[str]) -> int:
             raise Unsure("a width past the reader's limit")
         arg = remaining.pop(0) if remaining else None
         used += arg is not None
-        out.append(_convert(conversion, flags, width, precision, arg))
+        out.append(_convert(conversion, flags, width, precision, arg, clamped))
         size += len(out[-1])
     if size > MAX_WORD:
         raise Unsure("output past the reader's limit")
     return used
 
 
-def _convert(conversion: str, flags: str, width: str, precision: str | None, arg: str | None) -> str:
+def _convert(conversion: str, flags: str, width: str, precision: str | None, arg: str | None,
+             clamped: list[int]) -> str:
     """One conversion of one argument (None: none was left)."""
     dot = "" if precision is None else "." + (precision or "0")
     if conversion in "sbc":
@@ -130,6 +157,9 @@ def _convert(conversion: str, flags: str, width: str, precision: str | None, arg
             raise Unsure("the width of an unknown value")
         return f"%{flags}{width}{dot}s" % text
     number = _integer(arg)
+    if not -(1 << 63) <= number < 1 << 63:  # past 64 bits: strtoimax and strtoumax give the nearest they hold
+        clamped.append(number)
+        number = (1 << 64) - 1 if conversion in "ouxX" else max(-(1 << 63), min(number, (1 << 63) - 1))
     if conversion in "ouxX" and number < 0:
         raise Unsure("a negative number printed unsigned")
     if dot:
@@ -153,13 +183,11 @@ def _integer(arg: str | None) -> int:
     if match is None:
         raise NotANumber(f"{arg} is not a number: printf fails")
     sign, digits = match.groups()
-    if len(digits) > 24:  # past 64 bits in any base; int() also refuses thousands of decimal digits
-        raise Unsure("a number out of range")
-    value = int(digits, 16 if digits[:2] in ("0x", "0X") else 8 if digits.startswith("0") else 10)
-    value = -value if sign == "-" else value
-    if not -(1 << 63) <= value < 1 << 63:
-        raise Unsure("a number out of range")
-    return value
+    if len(digits) > 24:  # past 64 bits in any base (int() would also refuse thousands of decimal digits)
+        value = 1 << 64
+    else:
+        value = int(digits, 16 if digits[:2] in ("0x", "0X") else 8 if digits.startswith("0") else 10)
+    return -value if sign == "-" else value
 
 
 def read_escapes(text: str) -> tuple[str, bool]:

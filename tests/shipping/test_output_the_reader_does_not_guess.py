@@ -5,36 +5,50 @@ than guess (a path built from it is unread, scoped to the folder it is in,
 and nothing is placed), and the command is taken to succeed: ``%%`` with a
 width, a flag C leaves undefined for ``%s``, ``\\c`` in a ``%b`` with a
 width, ``%c`` of nothing (a NUL), ``%d`` of an unknown value, of the code of
-a character past ASCII (bash 5.2 prints 233 for 'é, dash 0.5.12 195) or of a
-number past 64 bits (both print the limit; bash succeeds, dash fails), a
+a character past ASCII (bash 5.2 prints 233 for 'é, dash 0.5.12 195), a
 backslash escape dash's echo has no meaning for, bash's ``printf -v`` into a
 name the reader cannot know, ``readlink`` of a base image's path, and
-``realpath --relative-base``. Where the shell that runs such a printf fails
-it (an option-like format, ``%%`` with a width, dash past 64 bits), the
-reader still takes it to succeed: those are reader bugs, kept as xfail.
+``realpath --relative-base``. Where the shell that runs a printf fails it
+(an option-like format, ``%%`` with a width, dash and a number past 64 bits,
+which both shells print as the limit), the reader fails it too.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from patcher.shipping.printf_format import printf_outcome
+from patcher.shipping.printf_format import Failure, printf_outcome
 from tests.shipping.conftest import in_dest, run_script
 
 
 @pytest.mark.parametrize(("fmt", "args"), [
-    ("%5%", []),  # bash: "invalid format character" (1), dash: "invalid directive" (2)
     ("%05s", ["a"]),  # both print '    a'
     ("%+s", ["a"]),  # both print 'a'
     ("%5b|", ["a\\c"]),  # both print '    a' and stop there
     ("%c", [""]),  # both print a NUL
     ("%d", ["'\u00e9"]),  # bash 233, dash 195
     ("%d", ["'"]),  # a quote and no character: both print 0
-    ("%d", ["99999999999999999999"]),  # both 9223372036854775807: bash succeeds (a warning), dash fails (1)
-    ("%d", ["-99999999999999999999"]),  # both -9223372036854775808
 ])
 def test_printf_output_the_reader_cannot_say_exactly_is_none_and_no_sure_failure(fmt: str, args: list[str]) -> None:
-    assert printf_outcome(fmt, args) == (None, False)
+    assert printf_outcome(fmt, args) == (None, None)
+
+
+@pytest.mark.parametrize(("fmt", "args", "outcome"), [
+    ("%5%", [], (None, Failure(bash=1, dash=2))),  # bash: "invalid format character", dash: "invalid directive"
+    ("a%-%", [], (None, Failure(bash=1, dash=2))),
+    # Past 64 bits both print the limit strtoimax/strtoumax give; bash only warns, dash fails (1).
+    ("%d", ["99999999999999999999"], ("9223372036854775807", Failure(bash=None, dash=1))),
+    ("%d", ["-99999999999999999999"], ("-9223372036854775808", Failure(bash=None, dash=1))),
+    ("%5d|", ["99999999999999999999"], ("9223372036854775807|", Failure(bash=None, dash=1))),
+    ("%x", ["18446744073709551616"], ("ffffffffffffffff", Failure(bash=None, dash=1))),
+    ("%x", ["-99999999999999999999"], ("ffffffffffffffff", Failure(bash=None, dash=1))),
+    ("%u", ["99999999999999999999"], ("18446744073709551615", Failure(bash=None, dash=1))),
+    ("%d", ["9223372036854775807"], ("9223372036854775807", None)),  # the limit itself fits
+    ("%d", ["abc"], (None, Failure(bash=1, dash=1))),
+])
+def test_printf_that_a_shell_fails_says_how_each_shell_fails_it(fmt: str, args: list[str],
+                                                               outcome: tuple[str | None, Failure | None]) -> None:
+    assert printf_outcome(fmt, args) == outcome
 
 
 @pytest.mark.parametrize(("command", "shell"), [
@@ -44,7 +58,6 @@ def test_printf_output_the_reader_cannot_say_exactly_is_none_and_no_sure_failure
     ("printf 'a%c'", "bash i.sh"),
     ("printf '%d' \"$(cat /opt/n)\"", "bash i.sh"),
     ("printf '%d' \"'\u00e9\"", "sh i.sh"),
-    ("printf '%d' 99999999999999999999", "bash i.sh"),
     ("echo 'a\\x41b'", "dash i.sh"),  # dash 0.5.12 prints 'a\x41b'
     ("readlink /usr/bin/python3", "bash i.sh"),  # the base image's link, if it is one
     ("realpath --relative-base=/w/s /w/s/x.py", "bash i.sh"),  # coreutils 9.1: x.py
@@ -66,7 +79,6 @@ def test_a_command_printing_what_the_reader_does_not_guess_succeeds(command: str
         assert plan.notes == ()
 
 
-@pytest.mark.xfail(strict=True, reason="reader bug: printf is taken to succeed where the shell running it fails it")
 @pytest.mark.parametrize(("command", "shell"), [
     ('printf "-%s-" a', "bash i.sh"),  # bash 5.2: "-%: invalid option", status 2
     ('printf "-%s-" a', "dash i.sh"),  # dash 0.5.12: "Illegal option -%", status 2
@@ -77,3 +89,27 @@ def test_a_command_printing_what_the_reader_does_not_guess_succeeds(command: str
 def test_a_printf_the_shell_refuses_ends_a_set_e_script(command: str, shell: str) -> None:
     plan = run_script(f"set -e\n{command} >/dev/null\ncp x.py /dest/\n", shell)
     assert in_dest(plan) == []
+
+
+@pytest.mark.parametrize(("command", "shell", "placed"), [
+    ('printf "-%s-" a', "bash i.sh", "/dest/s2.py"),
+    ('printf "-%s-" a', "dash i.sh", "/dest/s2.py"),
+    ("printf -x", "bash i.sh", "/dest/s2.py"),
+    ("printf -v V", "bash i.sh", "/dest/s2.py"),  # -v NAME and no format: bash's usage line, status 2
+    ("printf -v V %s a", "dash i.sh", "/dest/s2.py"),  # dash's printf has no -v
+    ("printf -- -x", "dash i.sh", "/dest/s0.py"),  # after --, -x is the format: it prints '-x'
+    ("printf 'a%5%'", "bash i.sh", "/dest/s1.py"),
+    ("printf 'a%5%'", "dash i.sh", "/dest/s2.py"),
+    ("printf '%d' 99999999999999999999", "dash i.sh", "/dest/s1.py"),
+    ("printf '%d' 99999999999999999999", "bash i.sh", "/dest/s0.py"),  # bash only warns
+])
+def test_a_printf_ends_with_the_status_its_shell_gives(command: str, shell: str, placed: str) -> None:
+    # bash 5.2 and dash 0.5.12, run on each line.
+    plan = run_script(f"{command} >/dev/null\ncp x.py /dest/s$?.py\n", shell)
+    assert in_dest(plan) == [placed]
+
+
+def test_a_number_past_64_bits_prints_as_the_limit() -> None:
+    # bash 5.2 and dash 0.5.12 both print 9223372036854775807 (dash then fails, so it is left of ||).
+    plan = run_script("v=$(printf '%d' 99999999999999999999 || true)\ncp x.py \"/dest/$v\"\n", "dash i.sh")
+    assert in_dest(plan) == ["/dest/9223372036854775807"]
