@@ -232,14 +232,20 @@ def _option_known(shell: Shell, name: str, ctx: CommandContext) -> bool:
 
 
 def _set_refuses(shell: Shell, ctx: CommandContext, what: str) -> bool:
-    """``set WHAT`` names an option the shell does not have: dash ends the script ("Illegal option", status 2),
-    as bash does in POSIX mode; bash fails the command (status 2), sets nothing of it and reads on. Under sh,
-    which of the two is the base image's. Returns False, the command's status."""
+    """``set WHAT`` names an option the shell does not have: dash ends the script ("Illegal option", status 2);
+    bash fails the command (status 2), sets nothing of it and reads on. bash in POSIX mode (set -o posix,
+    bash --posix) ends the script too (status 2), but only where set -e would: where the status is tested
+    (``set -Z || ...``, ``if set -Z``, ``!``, a function called so) it fails the command and reads on. Under
+    sh, which of the two is the base image's. Returns False, the command's status."""
     if shell.program == "sh":
         shell.unread(ctx, f"set {what}: neither bash nor dash has that option; under the base image's sh dash ends "
                           "the script, bash fails the command")
-    elif shell.program == "dash" or shell.posix:
-        shell.note(ctx, "fails", f"set {what}: {shell.program} has no such option and ends the script")
+    elif shell.program == "dash":
+        shell.note(ctx, "fails", f"set {what}: dash has no such option and ends the script")
+        raise Exit(False, 2)
+    elif shell.posix and not ctx.exempt and not shell.ignoring_errexit:
+        shell.note(ctx, "fails", f"set {what}: bash has no such option, and in POSIX mode it ends the script "
+                                 "(status 2) where the status is not tested")
         raise Exit(False, 2)
     else:
         shell.note(ctx, "fails", f"set {what}: bash has no such option; the command fails (status 2)")

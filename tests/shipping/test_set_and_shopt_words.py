@@ -3,7 +3,10 @@
 ``set -eo NAME`` sets the letters of the cluster, then refuses an option
 NAME the shell lacks: bash fails the command (status 2, so under the -e
 just set the script ends), dash ends the script; under sh (dash or bash as
-sh) the reader leaves it to the image. ``set -o errtrace`` makes bash's ERR
+sh) the reader leaves it to the image. bash in POSIX mode (``set -o posix``,
+``bash --posix``) ends the script there too, but only where set -e would: a
+refused option whose status is tested (``set -Z || ...``, ``if``, ``!``, a
+function called so) fails the command and the script reads on. ``set -o errtrace`` makes bash's ERR
 trap run inside functions; ``set -o xtrace`` changes nothing read.
 ``shopt -s -- NAME`` sets NAME (``--`` ends the options); ``shopt -su NAME``
 is bash's usage error ("cannot set and unset shell options
@@ -90,9 +93,21 @@ def test_shopt_with_letters_other_than_s_or_u_alone_is_not_followed(line: str) -
                             f"{line}, which the reader does not follow")]
 
 
-@pytest.mark.xfail(strict=True, reason="reader bug: after 'set -o posix' bash 5.2 still only fails a refused set "
-                                       "option (status 2) and reads on; the reader ends the script")
 @pytest.mark.parametrize("line", ["set -o bogus", "set -Z"])
 def test_bash_in_posix_mode_reads_on_after_a_refused_set_option(line: str) -> None:
     plan = run_script(f"set -o posix\n{line} || cp x.py /dest/failed\ncp x.py /dest/after\n")
     assert in_dest(plan) == ["/dest/after", "/dest/failed"]
+
+
+@pytest.mark.parametrize(("script", "run", "placed"), [
+    ("set -o posix\nset -Z\n", "bash i.sh", []),
+    ("set -o bogus\n", "bash --posix i.sh", []),
+    ("set -o posix\nf() { set -Z; cp x.py /dest/in; }\nf || cp x.py /dest/failed\n", "bash i.sh",
+     ["/dest/after", "/dest/in"]),  # f's body runs where set -e is off: set -Z only fails
+    ("set -o posix\nif set -o bogus; then :; fi\n", "bash i.sh", ["/dest/after"]),
+    ("set -o posix\n{ set -Z; cp x.py /dest/in; } | cat\n", "bash i.sh", ["/dest/after"]),  # the pipe's part ends
+])
+def test_bash_in_posix_mode_ends_the_script_at_a_refused_set_option_where_set_e_would(
+        script: str, run: str, placed: list[str]) -> None:
+    plan = run_script(f"{script}cp x.py /dest/after\n", run=run)
+    assert in_dest(plan) == placed
