@@ -424,6 +424,11 @@ def _parameter(part: Param, scope: Scope, assignment: bool = False) -> str:
     colon = op.startswith(":") and len(op) == 2
     unset = value is None or (colon and value == "")
     kind = op[-1] if op[0] == ":" and len(op) == 2 else op
+    if colon and kind in "-=+?" and value is not None and not is_known(value) and _MARK.sub("", value) == "" \
+            and not scope.unknowns.nonempty(value):
+        # NAME holds only values the reader cannot work out ($(cat FILE) of a file the base image may lack): it
+        # may be empty, and then ':-', ':=', ':+' and ':?' take the other way.
+        return scope.unknowns.mark(spelled)
     if kind in "-=":
         if not unset:
             return value or ""
