@@ -99,24 +99,31 @@ def _delimiter(text: str) -> str | None:
 
 def split_input(line: XargsLine, text: str) -> list[str] | None:
     """The items xargs reads from ``text``; None where its quoting is one xargs refuses (an unmatched quote)."""
+    items, unmatched = read_input(line, text)
+    return None if unmatched else items
+
+
+def read_input(line: XargsLine, text: str) -> tuple[list[str], bool]:
+    """The items xargs reads from ``text`` up to an unmatched quote, and whether it meets one: GNU xargs then runs
+    the command for the items it has read before the one the quote is in (the line it is on, under -I), and fails."""
     if "0" in line.options:
-        return [item for item in text.split("\0") if item] if text else []
+        return ([item for item in text.split("\0") if item] if text else []), False
     if "d" in line.options:
         delimiter = _delimiter(line.options["d"])
         assert delimiter is not None
         items = text.split(delimiter)
-        return items[:-1] if items and items[-1] == "" else items
+        return (items[:-1] if items and items[-1] == "" else items), False
     if "I" in line.options:
         # Each line is one item: blanks inside it stay, those it starts with go (isspace's: \r, \v and \f as
         # well), quotes still group, and a backslash before the newline joins the next line to it.
         items = []
         for raw in _lines(text):
-            words = _words(raw.lstrip(" \t\r\v\f"), blanks_split=False)
-            if words is None:
-                return None
+            words, unmatched = _words(raw.lstrip(" \t\r\v\f"), blanks_split=False)
+            if unmatched:
+                return items, True
             if words:
                 items.append(words[0])
-        return items
+        return items, False
     return _words(text, blanks_split=True)
 
 
@@ -135,7 +142,8 @@ def _lines(text: str) -> list[str]:
     return lines
 
 
-def _words(text: str, blanks_split: bool) -> list[str] | None:
+def _words(text: str, blanks_split: bool) -> tuple[list[str], bool]:
+    """The words of ``text`` up to an unmatched quote (not the one it is in), and whether there is one."""
     words: list[str] = []
     current: list[str] = []
     started = False
@@ -145,7 +153,7 @@ def _words(text: str, blanks_split: bool) -> list[str] | None:
         if char in "'\"":
             end = text.find(char, index + 1)
             if end < 0 or "\n" in text[index + 1:end]:
-                return None  # xargs: unmatched quote
+                return words, True  # xargs: unmatched quote
             current.append(text[index + 1:end])
             started, index = True, end + 1
             continue
@@ -164,7 +172,7 @@ def _words(text: str, blanks_split: bool) -> list[str] | None:
         index += 1
     if started:
         words.append("".join(current))
-    return words
+    return words, False
 
 
 def commands(line: XargsLine, items: list[str]) -> list[list[str]]:
@@ -197,8 +205,8 @@ def run_xargs(shell: "Shell", argv: list[str], ctx: "CommandContext", stdin: str
     if not all(is_known(word) for word in line.command):
         return note_program(shell, ctx, "xargs with a command the reader cannot work out")
     text = _standard_input(shell, stdin)
-    items = split_input(line, text) if text is not None else None
-    if items is None and text is not None:
+    items, unmatched = read_input(line, text) if text is not None else (None, False)
+    if unmatched and not items:
         shell.note(ctx, "fails", "xargs finds an unmatched quote in its input (status 1) and runs nothing")
         return False
     built = commands(line, items) if items is not None and len(items) <= _MAX_ITEMS else None
@@ -223,6 +231,12 @@ def run_xargs(shell: "Shell", argv: list[str], ctx: "CommandContext", stdin: str
             status = False  # xargs goes on, and ends with 123
         elif result is None and status:
             status = None
+    if unmatched:
+        # It runs the command for the items before the quote, then fails: 123 where one of those failed, else 1.
+        shell.note(ctx, "fails", "xargs finds an unmatched quote in its input: it runs the command for the items "
+                                 "before it, then fails (status 1, or 123 where one of those commands failed)")
+        shell.ended_with(123 if status is False else 1 if status else None)
+        return False
     if status is False:
         shell.ended_with(123)
     return status

@@ -60,8 +60,6 @@ def test_xargs_i_whose_first_line_holds_an_unmatched_quote_runs_nothing_and_fail
                             "xargs finds an unmatched quote in its input (status 1) and runs nothing")]
 
 
-@pytest.mark.xfail(strict=True, reason="reader bug: GNU xargs 4.9 runs the command for the items read before an "
-                                       "unmatched quote (then fails, status 1); the reader has it run nothing")
 @pytest.mark.parametrize("options", ["-I{} cp x.py /dest/{}", "-n1 cp x.py -t /dest"])
 def test_xargs_runs_the_items_before_an_unmatched_quote(options: str) -> None:
     plan = run_script(f"cp x.py ok\nxargs {options} <<EOF\nok\nit's\nEOF\n")
