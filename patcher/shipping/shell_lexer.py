@@ -231,6 +231,8 @@ class Lexer:
                     self.line += 1
                 elif following:
                     literal(following, True)
+                elif self.dash:  # one that ends the text: dash keeps it as a character of the word, bash drops it
+                    literal("\\", True)
             elif char == "'":
                 end = text.find("'", self.pos + 1)
                 if end < 0:

@@ -73,8 +73,6 @@ def test_bash_drops_a_backslash_that_ends_the_script(script: str) -> None:
     assert notes(plan) == []
 
 
-@pytest.mark.xfail(strict=True, reason="reader bug: dash 0.5.12 keeps a backslash that ends the script (no newline "
-                                       "after it) as a character of the word: the copy lands at /dest/a\\")
 def test_dash_keeps_a_backslash_that_ends_the_script() -> None:
     assert in_dest(run_script("cp x.py /dest/a\\", run="dash i.sh")) == ["/dest/a\\"]
 
