@@ -601,9 +601,14 @@ def split_element_assignment(word: Word) -> tuple[str, str, Word] | None:
             value: list[Part] = [Lit(rest, False)] if rest else []
             return match.group(1) + match.group(3), match.group(2), tuple(value) + word[index + 1:]
         head += part.text
-        if "=" in head or "]" in head:
+        if not _ELEMENT_HEAD.fullmatch(head):  # past NAME[ and its subscript's start: not NAME[SUBSCRIPT]=
             return None
     return None
+
+
+# What may come before the end of NAME[SUBSCRIPT]=: the name, then the subscript read so far, which may hold
+# '=' (bash's arr[x=$i]=v sets x to $i, then arr's element $i to v).
+_ELEMENT_HEAD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*)?")
 
 
 def split_assignment(word: Word) -> tuple[str, Word] | None:
