@@ -333,7 +333,7 @@ class _Parser:
             if token.kind == "word" and plain_text(token.word) == "=~" and items:
                 items.append(token.word)
                 self._advance()
-                items.append(self._regex_word(line))
+                items.append(self._regex_word(line, items.count("(") > items.count(")")))
                 continue
             if token.kind == "word":
                 items.append(token.word)
@@ -348,9 +348,11 @@ class _Parser:
         expression = _ConditionParser(items, line).parse()
         return Conditional(expression, line, self._text(start, self.tokens[self.index - 1].end))
 
-    def _regex_word(self, line: int) -> Word:
+    def _regex_word(self, line: int, grouped: bool = False) -> Word:
         """The right side of ``=~``: one word running on through ``(``, ``)``, ``|``, ``<`` and ``>`` written
-        against it, and through blanks inside parentheses, as bash reads a regular expression."""
+        against it, and through blanks inside parentheses, as bash reads a regular expression. ``grouped``: the
+        test is inside a ``( ... )`` of the ``[[ ]]``, whose ``)`` ends the regex (``[[ ( ab =~ a) ]]``) where
+        it closes no ``(`` of the regex."""
         parts: list[Part] = []
         depth, end = 0, None
         while self.token.kind in ("word", "op"):
@@ -361,6 +363,8 @@ class _Parser:
             if token.kind == "op" and token.value not in ("(", ")", "|", "<", ">"):
                 break
             if token.kind == "op":
+                if token.value == ")" and not depth and grouped:  # closes the group around the test
+                    break
                 depth += {"(": 1, ")": -1}.get(token.value, 0)
                 if depth < 0:
                     break

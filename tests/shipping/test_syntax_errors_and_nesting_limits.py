@@ -2,7 +2,8 @@
 
 A ``[[`` left open at the end, or holding ``;``, is bash's syntax error: the
 commands on the lines before it run, nothing from its line on does. So is a
-regex whose ``)`` closes nothing (``[[ ab =~ a) ]]``). When a list of
+regex whose ``)`` closes nothing (``[[ ab =~ a) ]]``); one that closes a
+``(`` of the ``[[ ]]`` around the test ends the regex (``[[ ( ab =~ a) ]]``). When a list of
 commands runs on over several lines inside quotes, and a compound command on
 its last line is left open, nothing of that list runs. A backslash that is
 the script's last character (no newline after it) is dropped by bash. An
@@ -40,8 +41,6 @@ def test_a_conditional_bash_cannot_parse_stops_the_script_at_its_line(line: str,
     assert notes(plan) == [("stop", 2, line, f"cannot be parsed as shell ({why}): s/i.sh is not read from here on")]
 
 
-@pytest.mark.xfail(strict=True, reason="reader bug: in '[[ ( ab =~ a) ]]' bash ends the regex at the ')' that closes "
-                                       "the group and matches; the reader takes it as a syntax error and stops")
 def test_a_regex_inside_parentheses_ends_at_the_closing_one() -> None:
     plan = run_script("cp x.py /dest/a\n[[ ( ab =~ a) ]] && cp x.py /dest/b\ncp x.py /dest/c\n")
     assert in_dest(plan) == ["/dest/a", "/dest/b", "/dest/c"]
