@@ -362,6 +362,8 @@ def run_find(shell: "Shell", argv: list[str], ctx: "CommandContext", operands: "
     for kept_path in [*found.undeletable, *_delete(fs, found.deleted)]:
         shell.note(ctx, "fails", f"find cannot delete {kept_path}: it stays, and find fails")
         status = False
+    if _deletes_all(line):
+        _delete_trees(fs, line, roots)
     _note_order(shell, ctx, found, operands)
     batches: dict[_Test, list[str]] = {}
     for test, shown in found.runs:
@@ -431,6 +433,35 @@ def _delete(fs: ImageFS, paths: list[str]) -> list[str]:
             kept.append(folder)  # the base image's own folder may hold files too: that failure is its to say
     fs.remove_all(emptied)
     return kept
+
+
+def _deletes_all(line: FindLine) -> bool:
+    """Whether ``line`` deletes every path it walks at or past its -mindepth: no -maxdepth, and an expression of
+    -delete with only tests that hold of every path (``find DIR -delete``, ``find DIR -depth -print -delete``)."""
+    def parts(node: _Node) -> list[_Node]:
+        return parts(node.left) + parts(node.right) if isinstance(node, _Both) and not node.either else [node]
+
+    found = parts(line.expression)
+    return line.maxdepth is None and any(isinstance(n, _Test) and n.name == "-delete" for n in found) and all(
+        isinstance(n, _Test) and n.name in ("-true", "-print", "-print0", "-delete") for n in found)
+
+
+def _delete_trees(fs: ImageFS, line: FindLine, roots: list[str]) -> None:
+    """find -delete of every path below a folder: depth first, each folder once it is empty, so what the base image
+    holds there goes too (run as root, nothing there refuses it). With -mindepth 0 the folder it starts from goes
+    as well (a root find could not walk, the base image's alone, is absent either way); with -mindepth 1, or from
+    '.', which find never removes, the folder stays, known to be empty."""
+    for written, root in zip(line.roots, roots):
+        name = posixpath.basename(written.rstrip("/")) or written
+        if name == ".." or name == "." and written != "." or root in fs.links or root == "/":
+            continue  # find fails on '..' and './' (noted by the walk); '/' the reader does not empty
+        if line.mindepth == 0 and name != ".":
+            if root in fs.dirs or root not in fs.files and root not in fs.others:
+                fs.remove_all([root])
+        elif line.mindepth <= 1 and root in fs.dirs and len(fs.aliases(root)) == 1:
+            fs.remove_all([p for p in itertools.chain(fs.files, fs.others, fs.dirs, fs.links)
+                           if p != root and posixpath.dirname(p) == root])
+            fs.owned.add(root)  # what the build writes into it from now on is all it holds
 
 
 def _tests(node: _Node) -> list[_Test]:
