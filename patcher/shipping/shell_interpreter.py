@@ -110,7 +110,9 @@ class Shell:
 
     def referred(self, name: str) -> str:
         """The variable ``name`` stands for: itself, or what a nameref (``declare -n``) points at, hop by hop."""
-        for _ in range(10):  # bash stops a chain of namerefs that loops; so does the reader
+        # bash follows at most 8 hops (NAMEREF_MAX): a longer chain, or one that loops, gives it an empty value
+        # (a loop with a warning); the reader ends on a name that is still a nameref, whose value it does not know.
+        for _ in range(8):
             if name not in self.namerefs:
                 break
             name = self.namerefs[name][0]
