@@ -678,13 +678,17 @@ class Shell:
             code = None
             try:
                 status = self.command(command, ctx, keep_errexit=keep_errexit)
+                code = self.next_code  # $? in the trap: the part's number, where known
             except Exit as end:
                 status, code = end.status, end.code
                 self.ended_with(end.code)
+            ended = self.next_code
             self._run_trap("EXIT", status, code)
+            self.next_code = ended  # a trap that does not exit leaves the part's status as it was
             return status
         except Exit as end:
-            return end.status  # the trap's own exit
+            self.ended_with(end.code)  # the trap's own exit: its number is the part's ('exit 3': 3)
+            return end.status
         except NoMatch:
             return False  # bash's failglob ends that part of the pipe, which fails
 
