@@ -858,8 +858,12 @@ class Shell:
                               "the base image decides whether this holds: the reader follows the branch for "
                               "'yes', then the one for 'no'")
                 first = body.items[0].first.commands[0] if body.items else None
+                failed = self.last_code if self.last_code else None  # the condition's number, where known
                 if first is not None:
+                    self.last_status, self.last_code = True, 0  # $? in the branch for 'yes'
                     self.either(lambda: self.run(body, ctx.tail), first)
+                # In what runs for 'no', $? is the condition's failure, not what the branch for 'yes' left.
+                self.last_status, self.last_code = False, failed
                 rest = If(node.branches[index + 1:], node.orelse, node.line, node.text)
                 otherwise = rest.orelse.items[0].first.commands[0] if rest.orelse and rest.orelse.items else None
                 if rest.branches or otherwise is not None:
