@@ -330,7 +330,7 @@ class Shell:
         except NoMatch:  # bash's failglob ends the $(...) where it is
             status = False
         except Stop:
-            pass
+            heard.unknown = True  # what it prints past where the reader stopped is not known
         if not sub.process:
             self.substituted, self.substituted_code = status, code  # an assignment alone has its last $(...)'s
         if sub.process:
