@@ -69,8 +69,6 @@ def test_a_nameref_chain_of_eleven_hops_is_not_followed_to_its_end() -> None:
     assert notes(plan) == [("unread", 13, 'cp x.py "/dest/[$v0]"', f"cp /dest/[$v0]: {UNWORKED}")]
 
 
-@pytest.mark.xfail(strict=True, reason="reader bug: NAME[SUBSCRIPT]=VALUE whose subscript holds '=' before a $NAME "
-                                       "(arr[x=$i]=v) is taken as a program's name; bash assigns arr[2] and x")
 def test_an_element_assignment_with_an_assignment_in_its_subscript() -> None:
     plan = run_script('i=2\narr[x=$i]=v\ncp x.py "/dest/${arr[2]}-$x"\n')
     assert all(n.kind != "program" for n in plan.notes)
