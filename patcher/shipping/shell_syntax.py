@@ -129,22 +129,30 @@ def parse_runnable(text: str, first_line: int = 1, bash: bool = False,
 
     sh reads a script (a ``-c`` string, ``eval``'s text, a sourced file) a line at a time and runs each
     complete command as it is read: the commands on the lines before the one a syntax error is on run; the
-    commands on that line, and a compound command still open around it, do not.
+    commands on that line, and a compound command still open around it, do not (nor a list of commands run on
+    over lines inside quotes to the error's line).
+
+    One lexing and one parse, each in time linear in the text, however far back the last complete command
+    is (no retry line by line): the parser keeps the script's commands a newline ended before the error; a
+    lexing error keeps the tokens read up to the last newline before it, and parses those.
     """
+    text = text.replace("\r\n", "\n")  # as parse_script reads it
+    lexer = Lexer(text, first_line, bash, heredoc_to_end=True, dash=dash)
+    found: ShellSyntaxError | None = None
     try:
-        return parse_script(text, first_line, bash, dash=dash), None
-    except ShellSyntaxError as error:
+        tokens = lexer.run()
+    except ShellSyntaxError as error:  # a quote (or a substitution) left open: the lines before its own
         found = error
-    lines = text.replace("\r\n", "\n").split("\n")
-    stop = found.start
-    for _ in range(4):  # the lines before a command left open parse: two tries in practice, four at most
-        if stop <= first_line:
-            break
-        try:
-            return parse_script("\n".join(lines[:stop - first_line]) + "\n", first_line, bash, dash=dash), found
-        except ShellSyntaxError as again:  # the lines kept end inside a compound command: drop all of it
-            stop = min(again.start, stop - 1)
-    return Sequence(()), found
+        tokens = lexer.tokens
+        last = next((at for at in range(len(tokens) - 1, -1, -1) if tokens[at].kind == "newline"), -1)
+        ended = tokens[last] if last >= 0 else None
+        tokens = tokens[:last + 1] + [Token("eof", "", ended.line + 1 if ended else first_line,
+                                            ended.end if ended else 0, ended.end if ended else 0)]
+    parser = _Parser(tokens, text, bash, 0, dash)
+    try:
+        return parser.program(), found
+    except ShellSyntaxError as error:  # the commands on the lines before the one the error stops in run
+        return Sequence(tuple(parser.top_items[:parser.complete])), found or error
 
 
 class _Parser:
@@ -156,6 +164,10 @@ class _Parser:
         self.dash = dash
         self.index = 0
         self.top_line = tokens[0].line  # where the script's command being read starts
+        # The script's own commands parsed so far, and how many of them a newline has ended: those sh has run
+        # when a syntax error stops it further on.
+        self.top_items: list[AndOr] = []
+        self.complete = 0
 
     @property
     def token(self) -> Token:
@@ -228,10 +240,15 @@ class _Parser:
     def sequence(self, ends: tuple[str, ...]) -> Sequence:
         """Commands until one of the reserved words (or operators) ``ends`` starts a token."""
         items: list[AndOr] = []
+        if not ends:
+            self.top_items = items
         while True:
+            read = self.index
             self._linebreak()
             if not ends:  # the script's own list: where each of its commands starts
                 self.top_line = self.token.line
+                if self.index > read:  # a newline ends the commands before it: sh runs them before reading on
+                    self.complete = len(items)
             if self.token.kind == "eof" or self._is_word(*ends) or self._is_op(*ends):
                 return Sequence(tuple(items))
             if self._is_op(";;", ";&", ";;&"):

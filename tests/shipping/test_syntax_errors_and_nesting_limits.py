@@ -57,11 +57,15 @@ def test_a_list_run_on_through_quoted_newlines_to_an_open_if_runs_none_of_it(run
                                            "not read from here on")]
 
 
-@pytest.mark.xfail(strict=True, reason="reader bug: after four tries at the lines before a syntax error the reader "
-                                       "runs none of the script; bash and dash still run the complete command on "
-                                       "line 1")
 def test_the_commands_before_a_long_run_on_list_still_run() -> None:
     plan = run_script(f"cp x.py /dest/a\n{QUOTED_LINES}")
+    assert in_dest(plan) == ["/dest/a"]
+
+
+def test_the_commands_thousands_of_lines_before_the_error_still_run() -> None:
+    # However far back the last complete command is, the reader finds it in one parse (bash and dash run it).
+    run_on = "cp x.py /dest/b; " + 'echo "1\n2"; ' * 3000 + "if true; then\n"
+    plan = run_script(f"cp x.py /dest/a\n{run_on}")
     assert in_dest(plan) == ["/dest/a"]
 
 
