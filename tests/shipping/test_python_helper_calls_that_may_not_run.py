@@ -12,6 +12,8 @@ top-level copy of x.py to /dest/x.py happens, and it ends with 0.
 
 from __future__ import annotations
 
+import pytest
+
 from patcher.shipping import ShipPlan
 from tests.shipping.conftest import in_dest, run_script
 
@@ -24,85 +26,40 @@ def _notes(plan: ShipPlan) -> list[tuple[str, str, int, str]]:
     return [(n.kind, n.file, n.line, n.reason) for n in plan.notes]
 
 
-def test_a_copy_of_nothing_in_a_function_is_noted_and_the_program_goes_on() -> None:
-    plan = _helper("import shutil\n"
-                   "def unused():\n"
-                   "    shutil.copy('missing.py', 'sub/y.py')\n"
-                   "shutil.copy('x.py', '/dest/x.py')\n")
-    assert in_dest(plan) == ["/dest/x.py"]
-    assert plan.image["/w/s/sub/y.py"].source == "s/sub/y.py"
-    # Only the failure: the file the build placed at the destination is not taken to be rewritten.
-    assert _notes(plan) == [("fails", "s/i.sh", 1,
-                             "h.py cannot copy /w/s/missing.py: nothing is there (FileNotFoundError)")]
+ASSUMED = "in code that may not run (a function, a loop, a condition): the reader takes it to run once"
 
 
-def test_a_copyfile_of_a_folder_in_a_function_is_noted_and_places_nothing() -> None:
-    plan = _helper("import shutil\n"
-                   "def unused():\n"
-                   "    shutil.copyfile('sub', '/dest/sub')\n"
-                   "shutil.copy('x.py', '/dest/x.py')\n")
-    assert in_dest(plan) == ["/dest/x.py"]
-    assert _notes(plan) == [("fails", "s/i.sh", 1, "h.py cannot copyfile /w/s/sub: it is a folder")]
-
-
-def test_a_copytree_onto_a_folder_in_a_function_is_noted_and_places_nothing() -> None:
-    plan = _helper("import shutil\n"
-                   "def unused():\n"
-                   "    shutil.copytree('sub', '/dest')\n"
-                   "shutil.copy('x.py', '/dest/x.py')\n")
-    assert in_dest(plan) == ["/dest/x.py"]
-    assert _notes(plan) == [("fails", "s/i.sh", 1,
-                             "h.py cannot copytree to /dest: a folder or file stands there")]
-
-
-def test_a_copy_into_a_missing_folder_in_a_function_fails_there_and_the_program_goes_on() -> None:
-    plan = _helper("import shutil\n"
-                   "def unused():\n"
-                   "    shutil.copy('x.py', '/dest/missing/x.py')\n"
-                   "shutil.copy('x.py', '/dest/x.py')\n")
-    assert in_dest(plan) == ["/dest/x.py"]
-    assert _notes(plan) == [
-        ("fails", "s/i.sh", 1, "h.py cannot create /dest/missing/x.py: /dest/missing is not a folder at this point "
-                               "of the build"),
-        ("assumed", "s/i.sh", 1, "h.py copies /w/s/x.py to /dest/missing/x.py in code that may not run (a "
-                                 "function, a loop, a condition): the reader takes it to run once"),
-    ]
-
-
-def test_a_link_onto_a_file_in_a_function_is_noted_and_leaves_the_file() -> None:
-    plan = _helper("import os, shutil\n"
-                   "def unused():\n"
-                   "    os.symlink('x.py', 'sub/y.py')\n"
-                   "shutil.copy('x.py', '/dest/x.py')\n")
-    assert in_dest(plan) == ["/dest/x.py"]
-    assert plan.image["/w/s/sub/y.py"].source == "s/sub/y.py"
-    assert _notes(plan) == [("fails", "s/i.sh", 1,
-                             "h.py cannot make the link /w/s/sub/y.py: something stands there (FileExistsError)")]
-
-
-def test_a_hard_link_to_nothing_in_a_function_is_noted_and_the_program_goes_on() -> None:
-    plan = _helper("import os, shutil\n"
-                   "def unused():\n"
-                   "    os.link('missing.py', '/dest/l.py')\n"
-                   "shutil.copy('x.py', '/dest/x.py')\n")
-    assert in_dest(plan) == ["/dest/x.py"]
-    assert _notes(plan) == [
-        ("fails", "s/i.sh", 1, "/w/s/missing.py does not exist at this point of the build, so nothing is copied"),
-        ("assumed", "s/i.sh", 1, "h.py links /dest/l.py to /w/s/missing.py in code that may not run (a function, "
-                                 "a loop, a condition): the reader takes it to run once"),
-    ]
-
-
-def test_a_link_in_a_function_is_made_and_noted_as_assumed() -> None:
-    plan = _helper("import os, shutil\n"
-                   "def unused():\n"
-                   "    os.symlink('/w/s/x.py', '/dest/l.py')\n"
-                   "shutil.copy('x.py', '/dest/x.py')\n")
-    assert {path: plan.image[path].source for path in in_dest(plan)} == {"/dest/l.py": "s/x.py",
-                                                                         "/dest/x.py": "s/x.py"}
-    assert _notes(plan) == [("assumed", "s/i.sh", 1, "h.py links /dest/l.py to /w/s/x.py in code that may not run "
-                                                     "(a function, a loop, a condition): the reader takes it to run "
-                                                     "once")]
+@pytest.mark.parametrize(("call", "placed", "found"), [
+    pytest.param("shutil.copy('missing.py', 'sub/y.py')", {},
+                 # Only the failure: the file the build placed at the destination is not taken to be rewritten.
+                 [("fails", "h.py cannot copy /w/s/missing.py: nothing is there (FileNotFoundError)")],
+                 id="copy-of-nothing"),
+    pytest.param("shutil.copyfile('sub', '/dest/sub')", {},
+                 [("fails", "h.py cannot copyfile /w/s/sub: it is a folder")], id="copyfile-of-a-folder"),
+    pytest.param("shutil.copytree('sub', '/dest')", {},
+                 [("fails", "h.py cannot copytree to /dest: a folder or file stands there")],
+                 id="copytree-onto-a-folder"),
+    pytest.param("shutil.copy('x.py', '/dest/missing/x.py')", {},
+                 [("fails", "h.py cannot create /dest/missing/x.py: /dest/missing is not a folder at this point of the "
+                            "build"),
+                  ("assumed", f"h.py copies /w/s/x.py to /dest/missing/x.py {ASSUMED}")],
+                 id="copy-into-a-missing-folder"),
+    pytest.param("os.symlink('x.py', 'sub/y.py')", {},
+                 [("fails", "h.py cannot make the link /w/s/sub/y.py: something stands there (FileExistsError)")],
+                 id="link-onto-a-file"),
+    pytest.param("os.link('missing.py', '/dest/l.py')", {},
+                 [("fails", "/w/s/missing.py does not exist at this point of the build, so nothing is copied"),
+                  ("assumed", f"h.py links /dest/l.py to /w/s/missing.py {ASSUMED}")],
+                 id="hard-link-to-nothing"),
+    pytest.param("os.symlink('/w/s/x.py', '/dest/l.py')", {"/dest/l.py": "s/x.py"},
+                 [("assumed", f"h.py links /dest/l.py to /w/s/x.py {ASSUMED}")], id="link-that-works"),
+])
+def test_a_call_in_a_function_is_noted_and_the_program_goes_on(call: str, placed: dict[str, str],
+                                                              found: list[tuple[str, str]]) -> None:
+    plan = _helper(f"import os, shutil\ndef unused():\n    {call}\nshutil.copy('x.py', '/dest/x.py')\n")
+    assert {path: plan.image[path].source for path in in_dest(plan)} == {**placed, "/dest/x.py": "s/x.py"}
+    assert plan.image["/w/s/sub/y.py"].source == "s/sub/y.py"  # what the build placed stays
+    assert _notes(plan) == [(kind, "s/i.sh", 1, reason) for kind, reason in found]
 
 
 def test_a_stored_rename_called_under_a_condition_is_noted_as_assumed() -> None:
