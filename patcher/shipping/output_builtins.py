@@ -116,6 +116,9 @@ def _path_tool(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str
     if head == "pwd":
         # -P names the folder the links lead to; the last of -L and -P counts (bash and dash print $PWD by default).
         physical = [a for a in argv[1:] if a in ("-P", "-L")][-1:] == ["-P"]
+        if shell.lost is not None:  # after a cd into a folder the reader cannot name
+            shell.emit_unknown()
+            return True
         shell.emit((shell.build.fs.resolve(shell.cwd) if physical else shell.cwd) + "\n")
         return True
     o = read_options(head, argv[1:])
@@ -199,7 +202,7 @@ def _real(shell: Shell, operand: str, o: Options) -> str | None:
     if not is_known(operand):
         return operand if not o.values.get("relative-to") else None
     if o.flags & {"s", "strip", "no-symlinks"}:
-        path = normalise(posixpath.join(shell.cwd, operand))
+        path = normalise(shell.path(operand, keep_slash=True))
     else:
         path = shell.build.fs.resolve(shell.path(operand))
     if "relative-base" in o.values:
@@ -209,7 +212,7 @@ def _real(shell: Shell, operand: str, o: Options) -> str | None:
         return path
     if not is_known(base):
         return None
-    start = normalise(posixpath.join(shell.cwd, base)) if o.flags & {"s", "strip", "no-symlinks"} else \
+    start = normalise(shell.path(base, keep_slash=True)) if o.flags & {"s", "strip", "no-symlinks"} else \
         shell.build.fs.resolve(shell.path(base))
     return posixpath.relpath(path, start)
 

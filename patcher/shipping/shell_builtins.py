@@ -58,6 +58,7 @@ def _pushd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
     if args and args[0][:1] in "+-" and args[0][1:].isdigit():
         shell.unread(ctx, "rotates the directory stack, which the reader does not follow")
         return None
+    shell.path(".")  # it keeps the folder it leaves: where the reader cannot name it, the reading stops
     if not args:
         if not shell.stack:
             shell.note(ctx, "fails", "pushd: no other directory")
@@ -82,7 +83,8 @@ def _popd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
     if not shell.stack:
         shell.note(ctx, "fails", "popd: the directory stack is empty, so the directory does not change")
         return False
-    shell.oldpwd, shell.cwd = shell.cwd, shell.stack.pop()
+    shell.oldpwd, shell.cwd = (shell.cwd if shell.lost is None else None), shell.stack.pop()
+    shell.lost = None  # back in a folder the reader knows
     shell.emit_unknown()
     return True
 
@@ -91,6 +93,9 @@ def _dirs(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
     if "-c" in argv[1:]:
         shell.stack.clear()
         return True  # dirs -c prints nothing
+    if shell.lost is not None:
+        shell.emit_unknown()
+        return True
     shell.emit(" ".join([shell.cwd, *reversed(shell.stack)]) + "\n")
     return True
 

@@ -40,6 +40,9 @@ class Shell:
         self.file = file
         self.cwd = normalise(cwd)
         self.oldpwd: str | None = None
+        # A cd the reader took to succeed into a folder it cannot name (its command, how it was written): what a
+        # relative path names from there, $PWD and pwd are unknown; cwd still holds the folder before it.
+        self.lost: tuple[CommandContext, str] | None = None
         self.stack: list[str] = []
         self.variables = dict(variables)
         self.exported = set(variables)
@@ -123,7 +126,7 @@ class Shell:
         if self.namerefs:
             name = self.referred(name)
         if name == "PWD":
-            return self.cwd
+            return self.cwd if self.lost is None else self.unknowns.mark(f"$PWD (in {self.lost[1]})")
         if name == "OLDPWD":
             return self.oldpwd
         if name in ("0", "BASH_SOURCE", "BASH_SOURCE[0]"):
@@ -385,6 +388,10 @@ class Shell:
         The current directory is the shell's logical one (``$PWD``, maybe through a link); the kernel walks a
         program's path from where that link leads, so ``..`` goes up from there (``ImageFS.physical``).
         """
+        if self.lost is not None and not text.startswith("/"):
+            self.stop(self.lost[0], f"cd into {self.lost[1]}, which the reader cannot work out, was taken to "
+                                    f"succeed: what {text or 'the current folder'} names from there is not known, "
+                                    f"and the rest of {self._what()} is not read")
         joined = posixpath.join(self.cwd, text)
         if keep_slash:
             return joined
@@ -467,6 +474,7 @@ class Shell:
         child.clean_environment = self.clean_environment
         child.arrays = {name: list(values) for name, values in self.arrays.items()}
         child.oldpwd, child.stack, child.functions = self.oldpwd, list(self.stack), dict(self.functions)
+        child.lost = self.lost
         child.frames, child.sourcing = [dict(frame) for frame in self.frames], self.sourcing
         child.began_within = (len(self.frames), self.sourcing)
         child.ignoring_errexit, child.output = self.ignoring_errexit, self.output
@@ -1012,10 +1020,13 @@ class Shell:
         """
         if not is_known(target):
             if ctx.exempt:
+                # Taken to succeed (a test of it reads on), into a folder the reader cannot name: from here what a
+                # relative path names is unknown, not the old folder's.
+                self.oldpwd, self.lost = (self.cwd if self.lost is None else None), (ctx, self.show(target))
                 return True
             self.stop(ctx, f"cd into {self.show(target)}, which the reader cannot work out: the rest of "
                            f"{self._what()} is not read")
-        joined = posixpath.join(self.cwd, target)
+        joined = self.path(target, keep_slash=True)
         path = self.build.fs.resolve(self.build.fs.physical(joined)) if physical else normalise(joined)
         kind = self.build.fs.kind(path)
         if kind in (Kind.ABSENT, Kind.FILE):
@@ -1023,7 +1034,8 @@ class Shell:
                 return False
             self.stop(ctx, f"cd into {path}, which is not a folder at this point of the build: the rest of "
                            f"{self._what()} is not read")
-        self.oldpwd, self.cwd = self.cwd, path
+        self.oldpwd, self.cwd = (self.cwd if self.lost is None else None), path
+        self.lost = None
         return True
 
     def _what(self) -> str:

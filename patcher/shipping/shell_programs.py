@@ -63,6 +63,7 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
         shell.unread(ctx, f"scripts nest more than {MAX_DEPTH} deep; the reader does not follow this one")
         return None
     source = shell.build.fs.files[path].source
+    shell.path(".")  # a child starts in this shell's folder: where the reader cannot name it, the reading stops
     record = ScriptRecord(source, path, shell.run_line, shell.cwd, shell.environment(env))
     shell.build.scripts.append(record)
     options = _shell_flags(flags)
@@ -214,6 +215,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         if not is_known(text):
             shell.unread(ctx, f"runs the command string {shell.show(text)}, which the reader cannot work out")
             return None
+        shell.path(".")  # the child starts in this shell's folder
         child = Shell(
             shell.build, shell.file, shell.cwd, shell.environment(env), argv0=name, positional=positional,
             errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
@@ -254,6 +256,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
     elif stdin is None and shell.piped_unknown:
         return note_program(shell, ctx, f"{argv[0]} reading what the pipe feeds it")
     if stdin is not None:
+        shell.path(".")  # the child starts in this shell's folder
         child = Shell(shell.build, shell.file, shell.cwd, shell.environment(env), argv0=argv[0], positional=rest,
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
