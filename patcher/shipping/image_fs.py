@@ -74,7 +74,7 @@ def under(path: str, folder: str) -> bool:
     return folder == "/" or path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _self_and_parents(path: str) -> list[str]:
+def self_and_parents(path: str) -> list[str]:
     """``path`` and each folder above it, up to ``/``: what ``under(path, folder)`` can be true for."""
     found = [path]
     while path != "/":
@@ -122,7 +122,7 @@ class ImageFS:
             return Kind.DIR
         if path in self.files or path in self.others:
             return Kind.FILE
-        if self.gone and not self.gone.isdisjoint(_self_and_parents(path)):
+        if self.gone and not self.gone.isdisjoint(self_and_parents(path)):
             return Kind.ABSENT
         parent = posixpath.dirname(path)
         while True:
@@ -208,7 +208,7 @@ class ImageFS:
         while index < len(found):
             current = found[index]
             index += 1
-            for target in _self_and_parents(current):
+            for target in self_and_parents(current):
                 for link in by_target.get(target, ()):
                     alias = link + (current[len(target):] if target != "/" else current)
                     if alias not in found:
@@ -299,7 +299,7 @@ class ImageFS:
         One pass over what the build holds for all the paths no link shows or leads into (find -delete of
         thousands of files would otherwise pass over them once a file); the others one by one, as ``remove``.
         """
-        targets = {folder for target in self.links.values() for folder in _self_and_parents(target)}
+        targets = {folder for target in self.links.values() for folder in self_and_parents(target)}
         removed: list[str] = []
         plain: set[str] = set()
         for path in paths:
@@ -312,7 +312,7 @@ class ImageFS:
             return removed
 
         def went(path: str) -> bool:
-            return not plain.isdisjoint(_self_and_parents(path))
+            return not plain.isdisjoint(self_and_parents(path))
 
         gone = [p for p in self.files if went(p)]
         for p in gone:
@@ -326,7 +326,7 @@ class ImageFS:
 
     def made(self, path: str) -> bool:
         """Whether the build made ``path`` or a folder above it: nothing the base image holds can be below it."""
-        return not self.owned.isdisjoint(_self_and_parents(path))
+        return not self.owned.isdisjoint(self_and_parents(path))
 
     def _remove(self, path: str, own_links: bool) -> list[str]:
         gone = [p for p in self.files if under(p, path)]
@@ -343,7 +343,7 @@ class ImageFS:
     def _revive(self, path: str) -> None:
         """Writing at ``path`` brings it and its folders back from a removal."""
         if self.gone:
-            self.gone.difference_update(_self_and_parents(path))  # callers pass it normalised
+            self.gone.difference_update(self_and_parents(path))  # callers pass it normalised
 
     def names(self) -> list[str]:
         """Every path the build knows of (files and folders), for glob matching."""

@@ -94,18 +94,18 @@ def _printf(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
         shell.emit(text)
     if failure is None:
         return True  # where the reader cannot tell, it follows the build that succeeds: printf is taken to succeed
-    status = failure.bash if shell.program == "bash" else failure.dash if shell.program == "dash" else \
-        failure.bash if failure.bash == failure.dash else -1
-    if status == -1:  # under sh: the image's sh decides (only one of them fails, or with another number)
-        if failure.bash is None or failure.dash is None:
-            shell.note(ctx, "assumed", "under the base image's sh, bash's printf succeeds here and dash's fails "
-                                       "(a number past 64 bits); the reader reads on as bash does")
+    if shell.program in ("bash", "dash"):
+        status = failure.bash if shell.program == "bash" else failure.dash
+        if status is None:
             return True
-        shell.ended_with(None)
+        shell.ended_with(status)
         return False
-    if status is None:
+    # Under sh the image's sh decides: where only one of them fails, the reader reads on as bash does.
+    if failure.bash is None or failure.dash is None:
+        shell.note(ctx, "assumed", "under the base image's sh, bash's printf succeeds here and dash's fails "
+                                   "(a number past 64 bits); the reader reads on as bash does")
         return True
-    shell.ended_with(status)
+    shell.ended_with(failure.bash if failure.bash == failure.dash else None)
     return False
 
 

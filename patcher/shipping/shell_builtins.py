@@ -58,17 +58,15 @@ def _pushd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
     if args and args[0][:1] in "+-" and args[0][1:].isdigit():
         shell.unread(ctx, "rotates the directory stack, which the reader does not follow")
         return None
-    shell.path(".")  # it keeps the folder it leaves: where the reader cannot name it, the reading stops
+    previous = shell.here()  # the folder it keeps on the stack: where the reader cannot name it, it stops
     if not args:
         if not shell.stack:
             shell.note(ctx, "fails", "pushd: no other directory")
             return False
-        previous = shell.cwd
         shell.cwd, shell.stack[-1] = shell.stack[-1], previous
         shell.oldpwd = previous
         shell.emit_unknown()  # it prints the stack, as pushd DIR does
         return True
-    previous = shell.cwd
     if not shell.change_directory(args[0], ctx):
         return False
     shell.stack.append(previous)
@@ -83,8 +81,7 @@ def _popd(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
     if not shell.stack:
         shell.note(ctx, "fails", "popd: the directory stack is empty, so the directory does not change")
         return False
-    shell.oldpwd, shell.cwd = (shell.cwd if shell.lost is None else None), shell.stack.pop()
-    shell.lost = None  # back in a folder the reader knows
+    shell.enter(shell.stack.pop())  # back in a folder the reader knows
     shell.emit_unknown()
     return True
 

@@ -388,14 +388,24 @@ class Shell:
         The current directory is the shell's logical one (``$PWD``, maybe through a link); the kernel walks a
         program's path from where that link leads, so ``..`` goes up from there (``ImageFS.physical``).
         """
-        if self.lost is not None and not text.startswith("/"):
-            self.stop(self.lost[0], f"cd into {self.lost[1]}, which the reader cannot work out, was taken to "
-                                    f"succeed: what {text or 'the current folder'} names from there is not known, "
-                                    f"and the rest of {self._what()} is not read")
-        joined = posixpath.join(self.cwd, text)
+        joined = text if text.startswith("/") else posixpath.join(self.here(text or "."), text)
         if keep_slash:
             return joined
         return self.build.fs.physical(joined)
+
+    def here(self, text: str = ".") -> str:
+        """The current folder, where ``text`` (a relative path) is read from; after a cd into a folder the reader
+        cannot name, the reading stops here instead."""
+        if self.lost is not None:
+            self.stop(self.lost[0], f"cd into {self.lost[1]}, which the reader cannot work out, was taken to "
+                                    f"succeed: what {text} names from there is not known, and the rest of "
+                                    f"{self._what()} is not read")
+        return self.cwd
+
+    def enter(self, folder: str) -> None:
+        """Make the known ``folder`` the current one; the one left is ``$OLDPWD`` (unknown where it was lost)."""
+        self.oldpwd, self.cwd = (self.cwd if self.lost is None else None), folder
+        self.lost = None
 
     def show(self, text: str) -> str:
         """``text`` with unknown values spelled as written."""
@@ -1034,8 +1044,7 @@ class Shell:
                 return False
             self.stop(ctx, f"cd into {path}, which is not a folder at this point of the build: the rest of "
                            f"{self._what()} is not read")
-        self.oldpwd, self.cwd = (self.cwd if self.lost is None else None), path
-        self.lost = None
+        self.enter(path)
         return True
 
     def _what(self) -> str:

@@ -63,11 +63,11 @@ def run_script(shell: Shell, path: str, text: str, argv0: str, args: list[str], 
         shell.unread(ctx, f"scripts nest more than {MAX_DEPTH} deep; the reader does not follow this one")
         return None
     source = shell.build.fs.files[path].source
-    shell.path(".")  # a child starts in this shell's folder: where the reader cannot name it, the reading stops
-    record = ScriptRecord(source, path, shell.run_line, shell.cwd, shell.environment(env))
+    cwd = shell.here()  # a child starts in this shell's folder: where the reader cannot name it, the reading stops
+    record = ScriptRecord(source, path, shell.run_line, cwd, shell.environment(env))
     shell.build.scripts.append(record)
     options = _shell_flags(flags)
-    child = Shell(shell.build, source, shell.cwd, shell.environment(env), argv0=argv0, positional=args,
+    child = Shell(shell.build, source, cwd, shell.environment(env), argv0=argv0, positional=args,
                   errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                   run_line=shell.run_line, record=record, depth=shell.depth + 1, program=program)
     record.errexit_first = child.errexit
@@ -215,9 +215,8 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
         if not is_known(text):
             shell.unread(ctx, f"runs the command string {shell.show(text)}, which the reader cannot work out")
             return None
-        shell.path(".")  # the child starts in this shell's folder
         child = Shell(
-            shell.build, shell.file, shell.cwd, shell.environment(env), argv0=name, positional=positional,
+            shell.build, shell.file, shell.here(), shell.environment(env), argv0=name, positional=positional,
             errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
             run_line=shell.run_line, record=shell.record, depth=shell.depth + 1, dockerfile=shell.dockerfile,
             program=posixpath.basename(argv[0]))
@@ -256,8 +255,7 @@ def run_shell(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str,
     elif stdin is None and shell.piped_unknown:
         return note_program(shell, ctx, f"{argv[0]} reading what the pipe feeds it")
     if stdin is not None:
-        shell.path(".")  # the child starts in this shell's folder
-        child = Shell(shell.build, shell.file, shell.cwd, shell.environment(env), argv0=argv[0], positional=rest,
+        child = Shell(shell.build, shell.file, shell.here(), shell.environment(env), argv0=argv[0], positional=rest,
                       errexit="e" in options, propagates=shell.fails_build(ctx), inherited=shell.child_hides(ctx),
                       run_line=shell.run_line, record=shell.record, depth=shell.depth + 1,
                       dockerfile=shell.dockerfile, program=posixpath.basename(argv[0]))
@@ -488,7 +486,8 @@ def _fails(shell: Shell, ctx: CommandContext, action: "Copy | Folder | Removal",
 
 
 def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", name: str) -> tuple[set[str], bool]:
-    """Carry out the copies and moves a Python helper makes of what the build placed, as CPython would make them.
+    """Carry out the copies and moves a Python helper makes of what the build placed, as CPython would make them,
+    in the program's order with its folders and removals.
 
     Each goes where its call puts it (``shutil.copy`` into a folder standing at the destination, ``os.replace``
     onto the name itself, ``copytree`` making the folders above it...). A call the program may never reach (in a
@@ -496,18 +495,10 @@ def _python_copies(shell: Shell, ctx: CommandContext, effects: "PythonEffects", 
     spelled, that these calls account for (their writes and removes need no other reading), and whether a call the
     program certainly makes raises (an uncaught exception: what comes after it never runs, and the program fails).
     """
-    done: set[str] = set()
-    try:
-        _python_actions(shell, ctx, effects, name, done)
-    except _Raised:
-        return done, True
-    return done, False
-
-
-def _python_actions(shell: Shell, ctx: CommandContext, effects: "PythonEffects", name: str, done: set[str]) -> None:
-    """The copies, moves, links, folders and removals of ``_python_copies``, in the program's order."""
     from .python_effects import PACKAGE, Folder, Removal
     fs = shell.build.fs
+    done: set[str] = set()
+    raised = False
     maybe_removed: dict[str, tuple[str, object]] = {}  # what a removal in code that may not run would take away
     actions: list[Copy | Folder | Removal] = [*effects.copies, *effects.folders, *effects.removals]
     try:
@@ -515,23 +506,24 @@ def _python_actions(shell: Shell, ctx: CommandContext, effects: "PythonEffects",
             if isinstance(action, Folder):
                 if not action.path.startswith(PACKAGE):
                     _python_folder(shell, ctx, name, action)
-                continue
-            if isinstance(action, Removal):
+            elif isinstance(action, Removal):
                 maybe_removed.update(_python_removal(shell, ctx, name, action))
-                continue
-            _python_copy(shell, ctx, name, action, done)
-    finally:
-        # What such a removal would take and nothing after it replaced: the image holds it or not, as the code runs.
-        for path in sorted({removed for p, (removed, placed) in maybe_removed.items() if fs.files.get(p) is placed}):
-            shell.unread(ctx, f"{name} removes {path} in code that may not run (a function, a loop, a condition): "
-                              "what the build placed there may stay", scope=(path,))
+            else:
+                _python_copy(shell, ctx, name, action, done)
+    except _Raised:
+        raised = True
+    # What such a removal would take and nothing after it replaced: the image holds it or not, as the code runs.
+    for path in sorted({removed for p, (removed, placed) in maybe_removed.items() if fs.files.get(p) is placed}):
+        shell.unread(ctx, f"{name} removes {path} in code that may not run (a function, a loop, a condition): "
+                          "what the build placed there may stay", scope=(path,))
+    return done, raised
 
 
 def _python_folder(shell: Shell, ctx: CommandContext, name: str, folder: "Folder") -> None:
     """``os.mkdir``, ``os.makedirs`` or ``Path.mkdir`` as CPython makes the folder, or raises: FileExistsError where a
     file stands there, or the folder without ``exist_ok``; FileNotFoundError without ``parents`` where the folder
     above is not there. What the base image may hold the reader does not weigh against it."""
-    from .image_fs import Kind
+    from .image_fs import Kind, self_and_parents
     fs = shell.build.fs
     path = shell.path(folder.path)
     there = fs.kind(path)
@@ -542,19 +534,11 @@ def _python_folder(shell: Shell, ctx: CommandContext, name: str, folder: "Folder
     elif not folder.parents and fs.kind(posixpath.dirname(path)) in (Kind.ABSENT, Kind.FILE):
         _fails(shell, ctx, folder, f"{name} cannot make the folder {path}: the folder above it is not there "
                                    "(FileNotFoundError)")
-    elif folder.parents and any(fs.kind(above) is Kind.FILE for above in _folders_above(path)):
+    elif folder.parents and any(fs.kind(above) is Kind.FILE for above in self_and_parents(path)[1:]):
         _fails(shell, ctx, folder, f"{name} cannot make the folder {path}: a file stands on the way "
                                    "(NotADirectoryError)")
     else:
         fs.make_dir(path)
-
-
-def _folders_above(path: str) -> list[str]:
-    above = []
-    while path != "/" and path:
-        path = posixpath.dirname(path)
-        above.append(path)
-    return above
 
 
 def _python_copy(shell: Shell, ctx: CommandContext, name: str, action: "Copy", done: set[str]) -> None:
@@ -578,17 +562,17 @@ def _python_copy(shell: Shell, ctx: CommandContext, name: str, action: "Copy", d
         _python_link(shell, ctx, name, action)
         done.update((action.source, action.destination))
         return
-    if not action.source.startswith(PACKAGE) and fs.kind(shell.path(action.source)) is Kind.ABSENT and not (
-            action.how in ("move", "rename", "renames") and fs.resolve(shell.path(action.source), last=False) in fs.links):
-        # Nothing there (a link is moved as itself, even one that leads nowhere): CPython raises FileNotFoundError.
-        _fails(shell, ctx, action, f"{name} cannot copy {shell.path(action.source)}: nothing is there "
-                                   "(FileNotFoundError)")
+    if action.source.startswith(PACKAGE):  # a file of an installed package is the base image's: a plain write
+        _python_write(shell, ctx, name, action.destination)
         return
-    if action.source.startswith(PACKAGE) or not (
-            (source := fs.resolve(shell.path(action.source), last=False)) in fs.files or fs.below(source)):
-        # Nothing of the context (a file of an installed package is the base image's): a write like any other.
-        if action.destination:
-            _python_write(shell, ctx, name, action.destination)
+    spelled = shell.path(action.source)
+    source = fs.resolve(spelled, last=False)
+    if fs.kind(spelled) is Kind.ABSENT and not (action.how in ("move", "rename", "renames") and source in fs.links):
+        # Nothing there (a link is moved as itself, even one that leads nowhere): CPython raises FileNotFoundError.
+        _fails(shell, ctx, action, f"{name} cannot copy {spelled}: nothing is there (FileNotFoundError)")
+        return
+    if source not in fs.files and not fs.below(source):  # nothing of the context: a write like any other
+        _python_write(shell, ctx, name, action.destination)
         return
     done.update((action.source, action.destination))
     how = "copies" if action.how != "other" else "copies, with arguments the reader does not follow,"
@@ -598,9 +582,8 @@ def _python_copy(shell: Shell, ctx: CommandContext, name: str, action: "Copy", d
                           "has it", scope=(scope,))
         return
     if action.how == "other":
-        written = shell.path(action.destination) if action.destination else None
-        shell.unread(ctx, f"{name} {how} {source} to {shell.show(action.destination) or 'a path'}",
-                     scope=(written,) if written else None)
+        shell.unread(ctx, f"{name} {how} {source} to {shell.show(action.destination)}",
+                     scope=(shell.path(action.destination),))
         return
     destination = shell.path(action.destination)
     is_dir = fs.kind(source) is Kind.DIR
