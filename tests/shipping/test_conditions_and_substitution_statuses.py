@@ -3,8 +3,7 @@
 A pipe's last part is a subshell: an EXIT trap it sets runs when that part
 ends, and the trap's ``exit N`` is the part's status (so the pipe's). An
 ``if`` whose condition is ``false && CMD`` does not run CMD and takes the
-``else``. A ``cd`` into a folder the reader cannot work out, in a condition,
-is taken to succeed: the branch for success is followed. A ``[[ =~ ]]``
+``else`` (a ``cd`` the reader cannot work out, in a condition: test_directory_stack). A ``[[ =~ ]]``
 whose regular expression Python cannot compile (glibc's ``a**``) is left
 to the image, both branches followed. A ``$(...)`` in which the reader
 stops (``cd`` into a folder that is not there) stops only that
@@ -55,45 +54,6 @@ def test_a_failed_left_side_of_and_in_an_if_condition_takes_the_else(run: str) -
                       "if true || cp x.py /dest/no2; then cp x.py /dest/then2; fi\n", run=run)
     assert in_dest(plan) == ["/dest/else", "/dest/then2"]
     assert notes(plan) == []
-
-
-@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
-def test_a_cd_the_reader_cannot_work_out_in_a_condition_is_taken_to_succeed(run: str) -> None:
-    # The image's python3 prints "sub": cd succeeds, the branch runs.
-    plan = run_script("if cd \"$(python3 -c 'print(\"sub\")')\"; then cp /w/s/x.py /dest/in; fi\n"
-                      "cp /w/s/x.py /dest/after\n", run=run)
-    assert in_dest(plan) == ["/dest/after", "/dest/in"]
-    assert [n.kind for n in plan.notes if n.kind in ("stop", "fails")] == []
-
-
-def test_after_a_cd_the_reader_cannot_work_out_relative_paths_are_not_read_from_the_old_folder() -> None:
-    # bash copies sub/y.py; the reader cannot name the folder, so it stops where a relative path needs it.
-    plan = run_script("if cd \"$(python3 -c 'print(\"sub\")')\"; then cp y.py /dest/; fi\n")
-    assert in_dest(plan) == []
-    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
-        ("stop", 1, "cd into $(python3 -c 'print(\"sub\")'), which the reader cannot work out, was taken to succeed: "
-                    "what y.py names from there is not known, and the rest of s/i.sh is not read")]
-
-
-@pytest.mark.parametrize(("script", "placed"), [
-    # Absolute paths mean the same from any folder: read on until a relative one.
-    ('cd "$D" || exit 1\ncp /w/s/x.py /dest/abs\ncp y.py /dest/\ncp /w/s/x.py /dest/never\n', ["/dest/abs"]),
-    # A cd to a folder the reader knows, cd - (back where it was) and popd end the unknown.
-    ('cd "$D" || true\ncd /w/s\ncp x.py /dest/known\n', ["/dest/known"]),
-    ('if cd "$D"; then cd -; cp x.py /dest/back; fi\n', ["/dest/back"]),
-    ('pushd /w/s/sub >/dev/null\ncd "$D" || true\npopd >/dev/null\ncp x.py /dest/popped\n', ["/dest/popped"]),
-    # $PWD and pwd name the unknown folder: a path built from them is unread, not the old folder's.
-    ('cd "$D" || exit 1\ncp /w/s/x.py "/dest/p$(pwd)"\ncp /w/s/x.py "/dest/q$PWD"\ncp /w/s/x.py /dest/r\n',
-     ["/dest/r"]),
-    # A script run from there starts in it: the reading stops before it.
-    ('cd "$D" || exit 1\nsh ./j.sh\ncp /w/s/x.py /dest/after\n', []),
-    ('cd "$D" || exit 1\npushd /w/s\ncp /w/s/x.py /dest/pushed\n', []),
-])
-def test_after_a_cd_the_reader_cannot_work_out_it_reads_on_only_what_needs_no_folder(script: str,
-                                                                                   placed: list[str]) -> None:
-    plan = run_script(script, files={"s/j.sh": "cp /w/s/x.py /dest/j\n"})
-    assert in_dest(plan) == placed
-    assert not [n for n in plan.notes if n.kind == "fails"]
 
 
 def test_a_regex_python_cannot_compile_is_left_to_the_image() -> None:

@@ -1,5 +1,8 @@
 """cd, pushd, popd and ``cd -`` keep a real directory stack; a cd into a folder that is not there stops the reading.
 
+A cd into a folder the reader cannot name, taken to succeed (``cd "$D" || exit``), leaves absolute paths read;
+the first relative path, script, ``pushd``, ``pwd`` or ``$PWD`` after it stops the reading.
+
 After a cd that fails, sh goes on in the old directory (or stops, under
 set -e): either way the rest of the script is not what it says, so the
 reader stops there with a note instead of guessing.
@@ -142,3 +145,43 @@ def test_cd_with_an_option_this_shell_does_not_have_fails_and_the_directory_stay
     # bash 5.2 on Linux: "cd: -@: invalid option"; dash 0.5.12 has only -L and -P ("Illegal option -e"); status 2.
     plan = run_script(f"cd {option} sub || cp /w/s/x.py /dest/failed$?.py\ncp x.py /dest/here.py\n", run)
     assert in_dest(plan) == ["/dest/failed2.py", "/dest/here.py"]
+
+
+# A cd into a folder the reader cannot work out, which a test of it takes to succeed: bash and dash go there.
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_a_cd_the_reader_cannot_work_out_in_a_condition_is_taken_to_succeed(run: str) -> None:
+    # The image's python3 prints "sub": cd succeeds, the branch runs.
+    plan = run_script("if cd \"$(python3 -c 'print(\"sub\")')\"; then cp /w/s/x.py /dest/in; fi\n"
+                      "cp /w/s/x.py /dest/after\n", run=run)
+    assert in_dest(plan) == ["/dest/after", "/dest/in"]
+    assert [n.kind for n in plan.notes if n.kind in ("stop", "fails")] == []
+
+
+def test_after_a_cd_the_reader_cannot_work_out_relative_paths_are_not_read_from_the_old_folder() -> None:
+    # bash copies sub/y.py; the reader cannot name the folder, so it stops where a relative path needs it.
+    plan = run_script("if cd \"$(python3 -c 'print(\"sub\")')\"; then cp y.py /dest/; fi\n")
+    assert in_dest(plan) == []
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
+        ("stop", 1, "cd into $(python3 -c 'print(\"sub\")'), which the reader cannot work out, was taken to succeed: "
+                    "what y.py names from there is not known, and the rest of s/i.sh is not read")]
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    # Absolute paths mean the same from any folder: read on until a relative one.
+    ('cd "$D" || exit 1\ncp /w/s/x.py /dest/abs\ncp y.py /dest/\ncp /w/s/x.py /dest/never\n', ["/dest/abs"]),
+    # A cd to a folder the reader knows, cd - (back where it was) and popd end the unknown.
+    ('cd "$D" || true\ncd /w/s\ncp x.py /dest/known\n', ["/dest/known"]),
+    ('if cd "$D"; then cd -; cp x.py /dest/back; fi\n', ["/dest/back"]),
+    ('pushd /w/s/sub >/dev/null\ncd "$D" || true\npopd >/dev/null\ncp x.py /dest/popped\n', ["/dest/popped"]),
+    # $PWD and pwd name the unknown folder: a path built from them is unread, not the old folder's.
+    ('cd "$D" || exit 1\ncp /w/s/x.py "/dest/p$(pwd)"\ncp /w/s/x.py "/dest/q$PWD"\ncp /w/s/x.py /dest/r\n',
+     ["/dest/r"]),
+    # A script run from there starts in it: the reading stops before it.
+    ('cd "$D" || exit 1\nsh ./j.sh\ncp /w/s/x.py /dest/after\n', []),
+    ('cd "$D" || exit 1\npushd /w/s\ncp /w/s/x.py /dest/pushed\n', []),
+])
+def test_after_a_cd_the_reader_cannot_work_out_it_reads_on_only_what_needs_no_folder(script: str,
+                                                                                   placed: list[str]) -> None:
+    plan = run_script(script, files={"s/j.sh": "cp /w/s/x.py /dest/j\n"})
+    assert in_dest(plan) == placed
+    assert not [n for n in plan.notes if n.kind == "fails"]
