@@ -11,6 +11,10 @@ import pytest
 from tests.shipping.conftest import in_dest, run_script
 
 
+def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+
+
 @pytest.mark.parametrize("script", [
     "a=(x.py)\na+=(sub/y.py)\ncp $a /dest/\n",
     "a=()\na+=(x.py)\ncp \"$a\" /dest/\n",
@@ -19,3 +23,10 @@ from tests.shipping.conftest import in_dest, run_script
 def test_the_name_of_an_array_still_expands_to_its_first_element_after_an_append(script: str) -> None:
     plan = run_script(script)
     assert in_dest(plan) == ["/dest/x.py"] and plan.notes == ()
+
+
+# arr+=() on an empty array leaves it empty (checked under bash 5.2.15).
+def test_appending_nothing_to_an_empty_array_leaves_it_empty() -> None:
+    plan = run_script('arr=()\narr+=()\ncp x.py "/dest/n${#arr[@]}"\narr+=(a)\ncp x.py "/dest/${arr[0]}"\n')
+    assert in_dest(plan) == ["/dest/a", "/dest/n0"]
+    assert notes(plan) == []

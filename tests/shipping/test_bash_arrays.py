@@ -28,6 +28,13 @@ def placed(plan: ShipPlan) -> dict[str, str]:
     return {path: plan.image[path].source for path in in_dest(plan)}
 
 
+UNWORKED = "a path that depends on a value the reader cannot work out"
+
+
+def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+
+
 def test_a_bash_array_assignment_is_read_and_the_script_goes_on() -> None:
     plan = read(f"{ARRAY}cp x.py /dest/after.py\n")
     assert plan.image["/dest/after.py"].source == "s/x.py" and plan.notes == ()
@@ -153,3 +160,16 @@ def test_a_subscript_with_brackets_in_it_ends_at_its_matching_bracket(subscript:
     plan = read(f"b=(1 2)\na=(x y z)\ncp x.py \"/dest/${{a[{subscript}]}}.py\"\ncp x.py /dest/after.py\n")
     assert in_dest(plan) == ["/dest/after.py"]
     assert [(n.kind, n.line) for n in plan.notes] == [("unread", 3)]
+
+
+# ${arr[@]:N} of an array whose elements the reader does not know is unknown (checked under bash 5.2.15).
+def test_a_slice_of_an_array_the_reader_does_not_know_is_unknown() -> None:
+    # bash: arr=(x86_64 b), so ${arr[@]:1} is b (/dest/b).
+    plan = run_script('arr=($(uname -m) b)\ncp x.py "/dest/${arr[@]:1}"\n')
+    assert in_dest(plan) == []
+    assert notes(plan) == [("unread", 2, 'cp x.py "/dest/${arr[@]:1}"', f"cp /dest/${{arr[@]:...}}: {UNWORKED}")]
+
+
+def test_an_element_assignment_with_an_assignment_in_its_subscript() -> None:
+    plan = run_script('i=2\narr[x=$i]=v\ncp x.py "/dest/${arr[2]}-$x"\n')
+    assert all(n.kind != "program" for n in plan.notes)

@@ -23,6 +23,13 @@ def placed(script: str) -> dict[str, str]:
     return {path: source for path, source in image.items() if not path.startswith("/w/s/")}
 
 
+RUN_FAILS = "this RUN fails as the reader follows it, so 'docker build' stops here (see the failures noted before it)"
+
+
+def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+
+
 @pytest.mark.parametrize(("command", "expected"), [
     ("cp -rf sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
     ("cp -av sub /made/", {"/made/sub/y.py": Y, "/made/sub/deep/z.py": Z}),
@@ -612,3 +619,15 @@ def test_rsync_does_not_put_a_file_over_a_folder_that_holds_anything(setup: str,
     plan = run_script(f"{setup}\n{command} || cp x.py /dest/failed$?.py\n")
     assert "/dest/failed23.py" in in_dest(plan)
     assert [n.kind for n in plan.notes] == ["fails"]
+
+
+# rm of one of two links that point at each other removes that link only: cp then will not write through the
+# other, dangling (checked under bash 5.2.15 and dash 0.5.12 with GNU coreutils 9.1).
+def test_removing_one_of_two_links_to_each_other_leaves_the_other_dangling() -> None:
+    plan = run_script("ln -s /w/s/b /w/s/a\nln -s /w/s/a /w/s/b\nrm a\ncp x.py b\ncp a /dest/a.py\n")
+    assert in_dest(plan) == []
+    assert notes(plan) == [
+        ("fails", 4, "cp x.py b", "/w/s/b is a link to /w/s/a, which does not exist, and cp does not write through "
+                                  "it, so nothing is copied"),
+        ("fails", 5, "cp a /dest/a.py", "/w/s/a does not exist at this point of the build, so nothing is copied"),
+        ("fails", 4, "RUN cd /w/s && bash i.sh", RUN_FAILS)]

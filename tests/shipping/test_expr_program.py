@@ -17,6 +17,10 @@ from patcher.shipping.expr_program import run_expr
 from tests.shipping.conftest import in_dest, run_script
 
 
+def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+
+
 @pytest.mark.parametrize(("args", "printed", "status"), [
     (["1", "+", "1"], "2", 0), (["1", "-", "1"], "0", 1), (["3", "-", "4"], "-1", 0),
     (["1", "+", "2", "*", "3"], "7", 0), (["(", "1", "+", "2", ")", "*", "3"], "9", 0),
@@ -78,3 +82,12 @@ def test_a_number_past_what_the_reader_keeps_is_unknown(args: list[str]) -> None
 def test_a_script_follows_what_expr_prints_and_its_status(script: str, dest: list[str]) -> None:
     for shell in ("bash i.sh", "dash i.sh"):
         assert in_dest(run_script(script, shell)) == dest
+
+
+# expr 1 | match ... does not evaluate its right side (checked under bash 5.2.15 and dash 0.5.12 with GNU
+# coreutils 9.1).
+@pytest.mark.parametrize(("expression", "printed"), [("1 \\| match abc b", "1"), ("0 \\& match abc b", "0")])
+def test_expr_does_not_evaluate_a_match_it_does_not_need(expression: str, printed: str) -> None:
+    plan = run_script(f'V=$(expr {expression})\ncp x.py "/dest/v$V"\n')
+    assert in_dest(plan) == [f"/dest/v{printed}"]
+    assert notes(plan) == []

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import plan_of, script_context
+from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
 
 RUN_FAILS = ("fails", 4, "this RUN fails as the reader follows it, so 'docker build' stops here (see the failures "
                          "noted before it)")
+
+
+def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 @pytest.mark.parametrize(("command", "reason"), [
@@ -287,3 +291,16 @@ def test_a_folder_moved_or_copied_onto_itself_stays_and_the_command_fails(move: 
     plan = plan_of(script_context(f"mkdir /made\n{move} || cp x.py /made/failed.py\ncp -r sub /made/c\n"))
     assert "/made/c/y.py" in plan.image and "/made/failed.py" in plan.image
     assert [n.kind for n in plan.notes if n.line == move.count("\n") + 2] == ["fails"]
+
+
+# rm of LINK/ to a folder without -r, or with -r to a file, fails and keeps the link (checked under bash 5.2.15
+# and dash 0.5.12 with GNU coreutils 9.1).
+@pytest.mark.parametrize(("link", "command", "reason"), [
+    ("sub", "rm l/", "/w/s/l is a folder and rm was not told -r, so it stays"),
+    ("x.py", "rm -r l/", "l/ names a folder, and /w/s/l is a file, so rm fails"),
+])
+def test_rm_of_a_link_with_a_slash_that_fails_keeps_the_link(link: str, command: str, reason: str) -> None:
+    source = "l/y.py" if link == "sub" else "l"
+    plan = run_script(f"ln -s {link} l\n{command} || cp x.py /dest/failed\ncp {source} /dest/through-link\n")
+    assert in_dest(plan) == ["/dest/failed", "/dest/through-link"]
+    assert notes(plan) == [("fails", 2, command, reason)]

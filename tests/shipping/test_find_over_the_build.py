@@ -19,6 +19,10 @@ from tests.shipping.conftest import in_dest, notes_of, plan_of, run_script, scri
 SITE = "/usr/local/corex/lib/python3/dist-packages/vllm"
 
 
+def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+
+
 @pytest.mark.parametrize(("script", "placed"), [
     ("find . -name '*.py' -exec cp {} /dest \\;\n", ["/dest/x.py", "/dest/y.py"]),
     ("find sub -name '*.py' -exec cp -t /dest {} +\n", ["/dest/y.py"]),
@@ -274,3 +278,17 @@ def test_each_find_counts_every_path_the_build_knows_toward_the_readers_limit(
     reason = f"the build's patterns look at more than {limit} paths; the reader stops here"
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [("stop", stops_at, reason)] * (stops_at is not None)
     assert ("/dest/after.py" in plan.image) is (stops_at is None)
+
+
+# find DIR -delete of a folder the build made with mkdir -p under a base-image folder succeeds (checked under
+# bash 5.2.15 and dash 0.5.12 with GNU findutils 4.9).
+def test_find_delete_of_a_folder_made_under_a_base_image_folder_succeeds() -> None:
+    plan = run_script("mkdir -p /tmp/zz_a\nfind /tmp/zz_a -delete && cp x.py /dest/ok\n")
+    assert in_dest(plan) == ["/dest/ok"]
+    assert notes(plan) == []
+
+
+def test_find_delete_removes_the_folder_it_starts_from() -> None:
+    plan = run_script("mkdir -p /tmp/zz_a\nfind /tmp/zz_a -delete\n"
+                      "if [ -d /tmp/zz_a ]; then cp x.py /dest/still; else cp x.py /dest/gone; fi\n")
+    assert "/dest/still" not in in_dest(plan)

@@ -22,6 +22,10 @@ def placed(script: str) -> tuple[list[str], list[tuple[str, int, str]]]:
     return sorted(p for p in plan.image if not p.startswith("/w/")), [(n.kind, n.line, n.text) for n in plan.notes]
 
 
+def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+
+
 def test_a_local_value_is_gone_when_the_function_returns() -> None:
     script = ("VLLM=/usr/local/corex/vllm\n"
               "install_to() {\n  local VLLM=$1\n  mkdir -p \"$VLLM/ops\"\n  cp x.py \"$VLLM/ops/x.py\"\n}\n"
@@ -77,3 +81,13 @@ def test_local_outside_a_function_assigns_nothing(run: str, placed: list[str]) -
     # function", and the script ends (status 2). Under sh the reader reads on, as bash does, and says so.
     plan = run_script("local X=/dest\ncp x.py ${X:-/dest/no}.py\n", run)
     assert in_dest(plan) == placed and [n.kind for n in plan.notes][0] == "fails"
+
+
+# A second local of one name inside a function keeps the value the caller's name gets back (checked under
+# bash 5.2.15 and dash 0.5.12).
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_a_second_local_of_a_name_keeps_the_callers_value_for_the_return(run: str) -> None:
+    plan = run_script('f() { local v=in; local v=again; cp x.py "/dest/$v"; }\nv=out\nf\ncp x.py "/dest/$v"\n',
+                      run=run)
+    assert in_dest(plan) == ["/dest/again", "/dest/out"]
+    assert notes(plan) == []

@@ -18,6 +18,13 @@ BOTH = ["bash i.sh", "dash i.sh"]
 FILES = {"s/paged_attn.py": "import torch\nHAS_TRITON = False\n", "s/patched.py": "# patched by patcher\nx = 1\n"}
 
 
+BOTH_WAYS = "the base image decides whether this holds: the reader follows the branch for 'yes', then the one for 'no'"
+
+
+def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+
+
 @pytest.mark.parametrize(("script", "placed"), [
     ("grep -q HAS_TRITON paged_attn.py && cp x.py /dest/hit.py\n", ["/dest/hit.py"]),
     ("grep -q triton paged_attn.py || cp x.py /dest/case.py\n", ["/dest/case.py"]),  # case counts
@@ -90,3 +97,13 @@ def test_grep_w_with_an_empty_pattern_finds_a_place_between_non_word_characters(
                                                                                   run: str) -> None:
     plan = run_script(f"grep -qw '' <<EOF\n{line}\nEOF\ncp x.py /dest/s$?.py\n", run)
     assert in_dest(plan) == [f"/dest/s{status}.py"] and plan.notes == ()
+
+
+# grep with a pattern the reader cannot work out: its status is left to the image (checked under bash 5.2.15
+# and dash 0.5.12 with GNU grep).
+def test_grep_with_a_pattern_the_reader_cannot_work_out_is_left_to_the_image() -> None:
+    # The real build: uname -m is x86_64, which a.txt does not hold: only /dest/no lands.
+    plan = run_script('if grep -q "$(uname -m)" a.txt; then cp x.py /dest/yes; else cp x.py /dest/no; fi\n',
+                      files={"s/a.txt": "a\n"})
+    assert in_dest(plan) == ["/dest/no", "/dest/yes"]
+    assert notes(plan) == [("assumed", 1, 'grep -q "$(uname -m)" a.txt', BOTH_WAYS)]

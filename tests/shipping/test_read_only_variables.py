@@ -16,6 +16,10 @@ import pytest
 from tests.shipping.conftest import in_dest, run_script
 
 
+def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+
+
 @pytest.mark.parametrize(("script", "bash", "dash"), [
     ("readonly D=/dest\nD=/tmp\ncp x.py $D/\n", ["/dest/x.py"], []),
     ("readonly D=/dest\nD=/tmp; cp x.py $D/a.py\ncp x.py $D/b.py\n", ["/dest/b.py"], []),  # the line is dropped
@@ -86,3 +90,15 @@ def test_dash_ends_the_script_with_status_2_at_local_with_an_option() -> None:
 def test_under_sh_local_with_an_option_depends_on_the_image() -> None:
     plan = run_script("f() { local -r X=1; cp x.py /dest/in$X.py; }\nf\n", "sh i.sh")
     assert in_dest(plan) == ["/dest/in1.py"] and [n.kind for n in plan.notes] == ["assumed"]
+
+
+# A read-only name cannot take an array from read -a or mapfile: the command fails and the script reads on
+# (checked under bash 5.2.15).
+@pytest.mark.parametrize(("command", "reason"), [
+    ('read -a arr <<< "a b"', "arr is read-only: read fails"),
+    ('mapfile arr <<< "a b"', "arr is read-only: the command fails"),
+])
+def test_a_read_only_name_takes_no_array_and_the_command_fails(command: str, reason: str) -> None:
+    plan = run_script(f"readonly arr\n{command} || cp x.py /dest/failed\ncp x.py /dest/after\n")
+    assert in_dest(plan) == ["/dest/after", "/dest/failed"]
+    assert notes(plan) == [("fails", 2, command, reason)]

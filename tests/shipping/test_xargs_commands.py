@@ -20,6 +20,10 @@ from tests.shipping.conftest import in_dest, notes_of, run_script
 LIST = {"s/list.txt": "# files\nx.py\n\nsub/y.py\n"}
 
 
+def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+
+
 @pytest.mark.parametrize(("script", "placed"), [
     ("cat list.txt | grep -v '^#' | xargs -I{} cp {} /dest\n", ["/dest/x.py", "/dest/y.py"]),
     ("grep -v '^#' list.txt | xargs cp -t /dest\n", ["/dest/x.py", "/dest/y.py"]),
@@ -197,3 +201,19 @@ def test_xargs_refuses_a_group_of_no_arguments() -> None:
     # GNU xargs 4.9: "value 0 for -n option should be >= 1" (status 1): it runs nothing.
     plan = run_script("echo x.py | xargs -n 0 cp -t /dest\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
+
+
+# xargs -I whose first line holds an unmatched quote runs nothing and fails (checked under bash 5.2.15 and
+# dash 0.5.12 with GNU findutils 4.9).
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+def test_xargs_i_whose_first_line_holds_an_unmatched_quote_runs_nothing_and_fails(run: str) -> None:
+    plan = run_script("xargs -I{} cp x.py /dest/{} <<EOF || cp x.py /dest/failed\nit's\nok\nEOF\n", run=run)
+    assert in_dest(plan) == ["/dest/failed"]
+    assert notes(plan) == [("fails", 1, "xargs -I{} cp x.py /dest/{} <<EOF",
+                            "xargs finds an unmatched quote in its input (status 1) and runs nothing")]
+
+
+@pytest.mark.parametrize("options", ["-I{} cp x.py /dest/{}", "-n1 cp x.py -t /dest"])
+def test_xargs_runs_the_items_before_an_unmatched_quote(options: str) -> None:
+    plan = run_script(f"cp x.py ok\nxargs {options} <<EOF\nok\nit's\nEOF\n")
+    assert "/dest/ok" in in_dest(plan)
