@@ -46,6 +46,11 @@ def image_of(files: Mapping[str, str | bytes], target: str | None = None) -> dic
     return {image: placed.source for image, placed in plan_of(files, target).image.items()}
 
 
+def notes(plan: ShipPlan) -> list[tuple[str, int, str, str]]:
+    """(kind, line, command, reason) of every note, in order."""
+    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+
+
 def notes_of(plan: ShipPlan, kind: str) -> list[tuple[str, int, str]]:
     """(file, line, command) of each note of one kind."""
     return [(n.file, n.line, n.text) for n in plan.notes if n.kind == kind]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from patcher.shipping import ShipPlan
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, notes, run_script
 
 ARRAY = "files=(\n  x.py   # the fix\n  \"sub/y.py\"\n)\nfiles+=(more.py)\n"
 
@@ -29,10 +29,6 @@ def placed(plan: ShipPlan) -> dict[str, str]:
 
 
 UNWORKED = "a path that depends on a value the reader cannot work out"
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 def test_a_bash_array_assignment_is_read_and_the_script_goes_on() -> None:

@@ -17,13 +17,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, notes, run_script
 
 BOTH_WAYS = "the base image decides whether this holds: the reader follows the branch for 'yes', then the one for 'no'"
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 @pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])

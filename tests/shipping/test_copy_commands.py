@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from patcher.shipping.install_script import read_install_script
-from tests.shipping.conftest import image_of, in_dest, notes_of, plan_of, run_script, script_context
+from tests.shipping.conftest import image_of, in_dest, notes, notes_of, plan_of, run_script, script_context
 
 X, Y, Z = "s/x.py", "s/sub/y.py", "s/sub/deep/z.py"
 
@@ -24,10 +24,6 @@ def placed(script: str) -> dict[str, str]:
 
 
 RUN_FAILS = "this RUN fails as the reader follows it, so 'docker build' stops here (see the failures noted before it)"
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 @pytest.mark.parametrize(("command", "expected"), [

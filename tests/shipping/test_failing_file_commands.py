@@ -13,14 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
+from tests.shipping.conftest import in_dest, notes, plan_of, run_script, script_context
 
 RUN_FAILS = ("fails", 4, "this RUN fails as the reader follows it, so 'docker build' stops here (see the failures "
                          "noted before it)")
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 @pytest.mark.parametrize(("command", "reason"), [

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from patcher.shipping import shell_words
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, notes, run_script
 
 BOTH = ["bash i.sh", "dash i.sh"]
 
@@ -25,10 +25,6 @@ def fields(setup: str, words: str, run: str) -> list[str]:
               "  cp x.py \"/dest/$n/[$f]\"; done\n")
     found = sorted(in_dest(run_script(script, run)), key=lambda path: int(path.split("/")[2]))
     return [path.split("/", 3)[3] for path in found]
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 @pytest.mark.parametrize(("setup", "words", "expected"), [

@@ -14,13 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, notes_of, plan_of, run_script, script_context
+from tests.shipping.conftest import in_dest, notes, notes_of, plan_of, run_script, script_context
 
 SITE = "/usr/local/corex/lib/python3/dist-packages/vllm"
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 @pytest.mark.parametrize(("script", "placed"), [

@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
+from tests.shipping.conftest import in_dest, notes, plan_of, run_script, script_context
 
 
 def placed(script: str) -> tuple[list[str], list[tuple[str, int, str]]]:
     """The image paths a script placed outside its own folder, and its notes (kind, line, command)."""
     plan = plan_of(script_context(script))
     return sorted(p for p in plan.image if not p.startswith("/w/")), [(n.kind, n.line, n.text) for n in plan.notes]
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 def test_a_local_value_is_gone_when_the_function_returns() -> None:

@@ -12,17 +12,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, notes, run_script
 
 BOTH = ["bash i.sh", "dash i.sh"]
 FILES = {"s/paged_attn.py": "import torch\nHAS_TRITON = False\n", "s/patched.py": "# patched by patcher\nx = 1\n"}
 
 
 BOTH_WAYS = "the base image decides whether this holds: the reader follows the branch for 'yes', then the one for 'no'"
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 @pytest.mark.parametrize(("script", "placed"), [

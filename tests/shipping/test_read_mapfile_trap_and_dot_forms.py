@@ -19,13 +19,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, notes, run_script
 
 UNWORKED = "a path that depends on a value the reader cannot work out"
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 def test_a_read_n_in_a_pipe_leaves_what_the_next_read_gets_unknown() -> None:

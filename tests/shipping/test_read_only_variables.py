@@ -13,11 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, run_script
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
+from tests.shipping.conftest import in_dest, notes, run_script
 
 
 @pytest.mark.parametrize(("script", "bash", "dash"), [

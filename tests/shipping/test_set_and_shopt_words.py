@@ -18,13 +18,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, notes, run_script
 
 RUN_FAILS = "this RUN fails as the reader follows it, so 'docker build' stops here (see the failures noted before it)"
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 def test_a_refused_set_o_name_fails_the_command_in_bash_and_the_script_reads_on() -> None:

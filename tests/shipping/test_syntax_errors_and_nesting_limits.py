@@ -21,13 +21,9 @@ from typing import Iterator
 
 import pytest
 
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, notes, run_script
 
 UNWORKED = "a path that depends on a value the reader cannot work out"
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 @pytest.mark.parametrize(("line", "why"), [

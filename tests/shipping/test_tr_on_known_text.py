@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from patcher.shipping.text_filters import Filtered, filter_text
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, notes, run_script
 
 TR_PRINTS = [
     # sets: classes, ranges and literal characters, in any order
@@ -46,10 +46,6 @@ TR_PRINTS = [
 
 
 UNWORKED = "a path that depends on a value the reader cannot work out"
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 @pytest.mark.parametrize(("args", "text", "printed"), TR_PRINTS)

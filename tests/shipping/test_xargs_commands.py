@@ -15,13 +15,9 @@ from __future__ import annotations
 import pytest
 
 from patcher.shipping.xargs_program import commands, read_xargs, split_input
-from tests.shipping.conftest import in_dest, notes_of, run_script
+from tests.shipping.conftest import in_dest, notes, notes_of, run_script
 
 LIST = {"s/list.txt": "# files\nx.py\n\nsub/y.py\n"}
-
-
-def notes(plan) -> list[tuple[str, int, str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
 @pytest.mark.parametrize(("script", "placed"), [
