@@ -909,9 +909,12 @@ class Shell:
 
     def in_loop(self, body: Sequence) -> bool | None:
         """Run a loop's body: inside it, break and continue reach one loop more."""
+        return self._one_loop_deeper(lambda: self.run(body, False))
+
+    def _one_loop_deeper(self, run: Callable[[], bool | None]) -> bool | None:
         self.loops += 1
         try:
-            return self.run(body, False)
+            return run()
         finally:
             self.loops -= 1
 
@@ -930,7 +933,16 @@ class Shell:
         """Run BODY while ``holds()`` (until it, for ``until``), then ``step()``, after each turn."""
         last: bool | None = True  # the status of the body's last run; a loop whose body never runs succeeds
         for turn in range(MAX_ITERATIONS + 1):  # the last check only: a loop of exactly the limit ends there
-            status = holds()
+            try:
+                # The condition is inside its loop (bash, dash): 'while break' leaves this loop, not the one
+                # around it, and 'continue' there checks the condition again.
+                status = self._one_loop_deeper(holds)
+            except _Loop as signal:
+                if signal.count > 1:
+                    raise _Loop(signal.kind, signal.count - 1) from None
+                if signal.kind == "break":
+                    return True
+                continue
             if status is not None and status == until:
                 return last
             if turn == MAX_ITERATIONS:

@@ -372,6 +372,23 @@ def test_break_reaches_only_the_loops_around_it_in_its_own_function(run: str) ->
                                                 "/dest/top.py"]
 
 
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+@pytest.mark.parametrize(("script", "placed"), [
+    # bash 5.2 and dash 0.5.12: a loop's condition is inside that loop. 'while break' leaves the while only, and
+    # the loop around it turns on; 'until break 2' leaves both; a loop alone succeeds after it.
+    ("for i in 1 2; do while break; do :; done; cp x.py /dest/a$i.py; done\n", ["/dest/a1.py", "/dest/a2.py"]),
+    ("for i in 1 2; do until break 2; do :; done; cp x.py /dest/a$i.py; done\ncp x.py /dest/out.py\n",
+     ["/dest/out.py"]),
+    ("while break; do cp x.py /dest/body.py; done\ncp x.py /dest/after$?.py\n", ["/dest/after0.py"]),
+    # 'continue' in the condition checks it again: the body never runs, and i counts to 4.
+    ("i=0\nwhile i=$((i+1)); [ $i -gt 3 ] && break; continue; do cp x.py /dest/body.py; done\ncp x.py /dest/i$i.py\n",
+     ["/dest/i4.py"]),
+])
+def test_break_and_continue_in_a_loop_condition_reach_that_loop(script: str, placed: list[str], run: str) -> None:
+    plan = run_script(script, run)
+    assert in_dest(plan) == placed and plan.notes == ()
+
+
 def test_a_subshell_runs_under_the_same_shell_as_its_script() -> None:
     # bash's declare -n works inside ( ... ) of a bash script: bash prints /dest/a.py for the path.
     plan = run_script('(X=/dest; declare -n r=X; cp x.py "$r/a.py")\n', "bash i.sh")
