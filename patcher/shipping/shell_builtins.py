@@ -641,6 +641,8 @@ def _read_line(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str
     # fails read with status 2 and assigns nothing; the reader leaves the names unknown (as
     # test_read_splits_known_input pins it).
     other = problem is not None or any(letter in "dnNtu?" for letter, _ in options)
+    if shell.program != "bash" and any(letter not in "pr" for letter, _ in options):
+        other = True  # dash fails at them (status 2); under the base image's sh, bash may read them instead
     feed = shell.input if stdin is None else None  # the input of a loop or a pipe around it
     start = 0
     if feed is not None:

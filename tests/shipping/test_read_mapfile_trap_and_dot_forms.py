@@ -5,7 +5,8 @@ gets is then unknown to the reader (bash gives it the rest of the input).
 ``read -a ARRAY`` with an option the reader does not follow leaves ARRAY
 unknown, never the elements it held before. ``read``'s options take a
 value attached (``-d,``, ``-rd,``) or from the next word (``-d ,``), as
-bash's parser reads them. ``mapfile`` on the script's own standard input
+bash's parser reads them; dash's ``read`` has only ``-p`` and ``-r``, and fails
+(status 2) at any other letter. ``mapfile`` on the script's own standard input
 (not a pipe, a here-document or a loop's) gives an unknown array. ``trap -- ACTION EXIT`` sets the trap as ``trap ACTION
 EXIT`` does; ``trap``, ``trap -p`` and ``trap -l`` print what only the
 image's shell knows, and succeed. ``.`` with no file is dash's no-op
@@ -96,3 +97,19 @@ def test_read_takes_an_options_value_attached_or_from_the_next_word(options: str
     if "-p" in options:
         assert in_dest(plan) == ["/dest/[]"]
 
+
+
+@pytest.mark.parametrize("run", ["dash i.sh", "sh i.sh"])
+@pytest.mark.parametrize("option", ["-a", "-s", "-e", "-t 1", "-d ,", "-n 1", "-rs"])
+def test_a_read_option_dash_lacks_leaves_the_value_and_status_unknown(option: str, run: str) -> None:
+    # dash 0.5.12: "read: Illegal option -a", status 2, A unset; bash reads "1 2". Under the image's sh either.
+    plan = run_script(f"read {option} A <<EOF\n1 2\nEOF\ncp x.py /dest/s$?.py\ncp x.py /dest/a$A.py\n", run)
+    assert in_dest(plan) == []
+    assert [(kind, line) for kind, line, _, _ in notes(plan)] == [("unread", 4), ("unread", 5)]
+    assert all(reason.endswith(UNWORKED) for _, _, _, reason in notes(plan))
+
+
+@pytest.mark.parametrize("options", ["-r", "-p '> '", "-rp ''"])
+def test_the_options_dash_has_read_the_line(options: str) -> None:
+    plan = run_script(f"read {options} A <<EOF\n1 2\nEOF\ncp x.py /dest/s$?.py\ncp x.py \"/dest/a$A.py\"\n", "dash i.sh")
+    assert in_dest(plan) == ["/dest/a1 2.py", "/dest/s0.py"]
