@@ -7,8 +7,10 @@ From the bottom up: each module imports only modules listed before it.
 - ``reachability``: which branches cannot run (``use_v1 = True`` then ``if use_v1:``).
 - ``base``: ``Violation``, ``Severity``, the rule base classes, ``PythonSource`` (one
   shared ``ast`` parse per file).
-- ``paged_attention``, ``pip_installs``: what several rules read (``class PagedAttention``,
-  the ``pip install`` lines of install scripts and Dockerfile ``RUN``s).
+- ``paged_attention``, ``requirement_files``, ``dockerfile_lines``, ``pip_installs``: what several
+  rules read (``class PagedAttention``; what a pip operand names and a requirements file holds; a
+  Dockerfile's ``RUN`` lines, where each runs, its ``ENV`` names; the ``pip install`` lines of install
+  scripts and ``RUN``s).
 - ``triton_names``, ``triton_python``, ``torch_compile``, ``triton_imports``, ``triton_installs``:
   what rule no-triton-kernels reads, by what it reads: the names that say Triton, one Python
   file, ``torch.compile`` and ``TORCHINDUCTOR_*`` (TorchInductor writes Triton kernels), imports

@@ -24,9 +24,9 @@ import re
 from typing import Iterator, Mapping
 
 from .base import BuildContext, Settings, Severity, Violation
-from .pip_installs import (Command, PipInstall, dockerfile_environment, dockerfile_runs, dockerfile_run_starts,
-                           egg_name, logical_lines, pip_commands, project_name, requirement_lines, shell_commands,
-                           vcs_name)
+from .dockerfile_lines import dockerfile_environment, dockerfile_run_starts, dockerfile_runs
+from .pip_installs import Command, PipInstall, logical_lines, pip_commands, shell_commands
+from .requirement_files import egg_name, project_name, requirement_lines, vcs_name
 from .torch_compile import ENVIRONMENT_PREFIX, INDUCTOR
 from .triton_names import TRITON
 

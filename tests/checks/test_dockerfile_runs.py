@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from patcher.checks.pip_installs import dockerfile_runs
+from patcher.checks.dockerfile_lines import dockerfile_runs
 
 
 def test_each_run_is_read_in_shell_and_exec_form_at_its_line() -> None:

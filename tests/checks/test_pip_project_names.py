@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.checks.pip_installs import project_name
+from patcher.checks.requirement_files import project_name
 
 
 @pytest.mark.parametrize("word, project", [

@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from patcher.checks import RULES
-from patcher.checks.pip_installs import requirement_lines
+from patcher.checks.requirement_files import requirement_lines
 from patcher.checks.triton_installs import MAX_DEPTH
 
 from tests.fixtures_rules import INSTALLS, SCRIPT, build_dockerfile, findings
