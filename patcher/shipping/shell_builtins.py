@@ -628,7 +628,8 @@ def _read(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
 
 def _read_line(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     """``read [-ers] [-a ARRAY] [-p PROMPT] [-i TEXT] [NAME...]``: one line of standard input split by IFS, the
-    rest of it to the last NAME (REPLY without one). Only a known input's line is known (a here-document's,
+    rest of it to the last NAME (REPLY without one); with -a, all of its fields to ARRAY, and bash 5.2 leaves
+    each NAME as it was (set, unset or read-only). Only a known input's line is known (a here-document's,
     here-string's or file's, the input of a loop or pipe around it, each read taking the next line); any other
     input, another option (-d, -n, -N, -t, -u) or a usage error gives unknown values. Options are read as
     ``_read_options`` says."""
@@ -652,7 +653,8 @@ def _read_line(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str
     ifs = env.get("IFS", shell.lookup("IFS"))  # 'IFS=, read a b' splits at commas
     ifs = " \t\n" if ifs is None else ifs  # unset (or never set: sh takes no IFS from the environment)
     if other or stdin is None or ifs is None or feed is None and not is_known(stdin) or not is_known(ifs):
-        for name in names or ([] if array else ["REPLY"]):
+        # With -a ARRAY the NAMEs are never set: bash ignores them, dash fails at -a and sets nothing.
+        for name in [] if array else names or ["REPLY"]:
             shell.assign(name, shell.unknowns.mark(f"$({' '.join(argv)})"))
         if array:
             shell.assign_array(array, None)

@@ -113,3 +113,20 @@ def test_a_read_option_dash_lacks_leaves_the_value_and_status_unknown(option: st
 def test_the_options_dash_has_read_the_line(options: str) -> None:
     plan = run_script(f"read {options} A <<EOF\n1 2\nEOF\ncp x.py /dest/s$?.py\ncp x.py \"/dest/a$A.py\"\n", "dash i.sh")
     assert in_dest(plan) == ["/dest/a1 2.py", "/dest/s0.py"]
+
+
+@pytest.mark.parametrize("form", ["read -a A N M", "read -n 3 -a A N M <<< '1 2 3'", "read -t 1 -a A N M <<< '1 2 3'"])
+def test_read_a_leaves_the_names_after_the_array_as_they_were(form: str) -> None:
+    # bash 5.2.15 prints "N=old M=unset" for each form (the script's own input, or an option the reader does not
+    # follow): the fields go to A only, and the NAMEs after it are neither set nor unset.
+    plan = run_script(f'N=old\nunset M\n{form}\ncp x.py "/dest/$N-${{M-unset}}"\n')
+    assert in_dest(plan) == ["/dest/old-unset"]
+    assert notes(plan) == []
+
+
+@pytest.mark.parametrize("run", ["dash i.sh", "sh i.sh"])
+def test_read_a_leaves_the_names_as_they_were_in_dash_and_the_images_sh(run: str) -> None:
+    # dash 0.5.12: "read: Illegal option -a", nothing set, prints "N=old"; bash (as sh too) ignores N: "N=old".
+    plan = run_script('N=old\nread -a A N <<EOF\n1 2\nEOF\ncp x.py "/dest/$N"\n', run)
+    assert in_dest(plan) == ["/dest/old"]
+    assert notes(plan) == []
