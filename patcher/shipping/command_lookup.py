@@ -15,7 +15,8 @@ def on_path(shell: Shell, name: str, past_unknown: bool = False) -> str | None:
 
     The folders are tried in order up to the first the reader cannot know
     (``PATH=/opt/s:$PATH`` finds /opt/s/NAME, not what the base image's PATH
-    holds), or past it with ``past_unknown`` (``PATH=$PATH:/opt/s``).
+    holds), or past it with ``past_unknown`` (``PATH=$PATH:/opt/s``). A relative folder is read from the
+    current one, as sh does; after a cd into a folder the reader cannot name, that stops the reading.
     """
     path = shell.variables.get("PATH")
     for folder in [] if path is None else path.split(":"):
@@ -23,7 +24,9 @@ def on_path(shell: Shell, name: str, past_unknown: bool = False) -> str | None:
             if past_unknown:
                 continue
             return None
-        candidate = normalise(posixpath.join(folder or shell.cwd, name))
+        # A relative folder ('bin', or '' for '.') is read from the current folder when the command runs.
+        candidate = normalise(posixpath.join(folder if folder.startswith("/") else shell.here(folder or "."),
+                                             folder, name))
         if candidate in shell.build.fs.files:
             return candidate
     return None

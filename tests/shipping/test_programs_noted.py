@@ -17,7 +17,7 @@ from patcher.shipping.command_lookup import note_program
 from patcher.shipping.image_fs import ImageFS
 from patcher.shipping.shell_interpreter import Shell
 from patcher.shipping.shell_records import Build, CommandContext
-from tests.shipping.conftest import plan_of, script_context
+from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
 
 TARGET = "/usr/lib/python3/dist-packages/vllm/ops/x.py"
 PACKAGE_SCOPE = ("**/site-packages/vllm", "**/dist-packages/vllm")
@@ -188,6 +188,25 @@ def test_a_file_named_on_path_is_found_in_the_folders_the_build_set(path: str) -
     assert plan.image["/opt/i2.py"].source == "s/x.py"
     assert [(n.kind, n.line, n.reason) for n in plan.notes] == [
         ("program", 4, "runs other.sh, which the reader does not follow: it could change any file")]
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+@pytest.mark.parametrize(("script", "placed"), [
+    # bash 5.2 and dash 0.5.12: a relative PATH folder is read from the current folder when the command runs.
+    ("PATH=bin:$PATH\ntool.sh\n", ["/dest/t.py"]),
+    ("PATH=../s/bin:/usr/bin\ntool.sh\n", ["/dest/t.py"]),
+    ("PATH=:/usr/bin\ncd bin\ntool.sh\n", ["/dest/t.py"]),  # an empty folder is the current one
+])
+def test_a_relative_path_folder_is_read_from_the_current_folder(script: str, placed: list[str], run: str) -> None:
+    plan = run_script(script, run, files={"s/bin/tool.sh": "cp /w/s/x.py /dest/t.py\n"})
+    assert in_dest(plan) == placed
+
+
+def test_a_relative_path_folder_after_a_cd_the_reader_cannot_follow_stops_the_reading() -> None:
+    plan = run_script('PATH=bin:$PATH\ncd "$(cat /etc/where)" || exit 1\ntool.sh\n', "bash i.sh",
+                      files={"s/bin/tool.sh": "cp /w/s/x.py /dest/t.py\n"})
+    assert in_dest(plan) == []
+    assert [(n.kind, n.line) for n in plan.notes] == [("stop", 2)]
 
 
 def test_pip_install_of_several_packages_names_each_ones_folders() -> None:
