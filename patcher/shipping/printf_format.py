@@ -40,7 +40,7 @@ class _Stop(Exception):
 
 
 _FORMAT_ESCAPES = {"\\": "\\", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
-_DIRECTIVE = re.compile(r"%([-+ 0]*)(\d*)(?:\.(\d*))?([sbcdiouxX%])")
+_DIRECTIVE = re.compile(r"%([-+ 0#]*)(\d*)(?:\.(\d*))?([sbcdiouxX%])")
 _NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 
 
@@ -58,8 +58,9 @@ def printf_outcome(fmt: str, args: list[str]) -> tuple[str | None, Failure | Non
     Only FMT is a format: ``%`` and ``\\`` in an argument are data (``%b`` reads escapes in its argument). FMT
     is used again while arguments remain; a conversion with none left gets "" (0 for numbers). Escapes in FMT:
     ``\\ \\a \\b \\f \\n \\r \\t \\v`` and octal ``\\NNN``; conversions ``%s %b %c %d %i %o %u %x %X %%``
-    with ``-``, ``+``, space and ``0`` flags, a width and a precision. Anything else (``\\x41``, ``%*d``, ``%q``,
-    an argument %d cannot read, a byte past ASCII or a NUL) is not guessed.
+    with ``-``, ``+``, space and ``0`` flags, a width and a precision (``%s %b %c`` take the ``#`` flag too, and
+    ignore every flag but ``-``). Anything else (``\\x41``, ``%*d``, ``%#x``, ``%q``, an argument %d cannot read,
+    a byte past ASCII or a NUL) is not guessed.
     """
     if not is_known(fmt):
         return None, None
@@ -138,8 +139,10 @@ def _convert(conversion: str, flags: str, width: str, precision: str | None, arg
     """One conversion of one argument (None: none was left)."""
     dot = "" if precision is None else "." + (precision or "0")
     if conversion in "sbc":
-        if set(flags) - {"-"}:
-            raise Unsure("a flag C leaves undefined for strings")
+        # bash 5.2 and dash 0.5.12 alike: on %s, %b and %c the flags 0, +, space and # change nothing (glibc's
+        # printf, and bash's own %b, pad strings with spaces: '%05s' is '  xyz'); only - (pad on the right) counts.
+        # %c prints its character whatever the precision ('%.0c' prints it).
+        flags = "-" if "-" in flags else ""
         text = arg or ""
         if conversion == "b":
             if not is_known(text):
@@ -153,10 +156,13 @@ def _convert(conversion: str, flags: str, width: str, precision: str | None, arg
             if not text or not is_known(text[:1]):
                 raise Unsure("%c of nothing (a NUL) or of an unknown value")
             text = text[:1]
+            dot = ""
         if (width or dot) and not is_known(text):
             raise Unsure("the width of an unknown value")
         return f"%{flags}{width}{dot}s" % text
     number = _integer(arg)
+    if "#" in flags:
+        raise Unsure("the alternate form of a number (%#x is 0xff, %#o 0377 in C, not as Python prints them)")
     if not -(1 << 63) <= number < 1 << 63:  # past 64 bits: strtoimax and strtoumax give the nearest they hold
         clamped.append(number)
         number = (1 << 64) - 1 if conversion in "ouxX" else max(-(1 << 63), min(number, (1 << 63) - 1))

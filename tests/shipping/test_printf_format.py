@@ -46,3 +46,35 @@ def test_a_number_printf_cannot_read_fails_it(argument: str, shell: str) -> None
 def test_a_format_printf_reads_but_the_reader_does_not_is_taken_to_succeed() -> None:
     plan = run_script("printf '%q' 'a b' >/dev/null && cp x.py /dest/ok.py\n", "bash i.sh")
     assert in_dest(plan) == ["/dest/ok.py"]
+
+
+@pytest.mark.parametrize(("fmt", "printed"), [
+    ("%05s|", "  xyz|"), ("%+s|", "xyz|"), ("% s|", "xyz|"), ("%#s|", "xyz|"), ("%0-5s|", "xyz  |"),
+    ("%05.1s|", "    x|"), ("%+ #.2s|", "xy|"), ("%05.0s|", "     |"),
+    ("%05b|", "  xyz|"), ("%#-4b|", "xyz |"),
+    ("%05c|", "    x|"), ("% c|", "x|"), ("%.0c|", "x|"), ("%-3.0c|", "x  |"),
+])
+def test_flags_but_minus_change_nothing_on_strings_and_c_takes_no_precision(fmt: str, printed: str) -> None:
+    # bash 5.2.15 and dash 0.5.12 print these alike (status 0), for the argument xyz: 0, +, space and # are
+    # ignored on %s, %b and %c (padding is spaces, never zeros), - pads on the right; '%.0c' still prints x.
+    assert printf_output(fmt, ["xyz"]) == printed
+
+
+@pytest.mark.parametrize("shell", ["bash i.sh", "dash i.sh", "sh i.sh"])
+def test_a_zero_padded_or_signed_string_is_what_both_shells_print(shell: str) -> None:
+    # bash and dash: printf '[%05s][%+s][%-5s][% s][%#s][%.2s][%05.1s]' 7 x x x x xyz xyz prints
+    # [    7][x][x    ][x][x][xy][    x].
+    script = "cp x.py \"/dest/$(printf '[%05s][%+s][%-5s][% s][%#s][%.2s][%05.1s]' 7 x x x x xyz xyz).py\"\n"
+    plan = run_script(script, shell)
+    assert in_dest(plan) == ["/dest/[    7][x][x    ][x][x][xy][    x].py"] and not plan.notes
+
+
+@pytest.mark.parametrize(("line", "bash", "dash"), [
+    ("printf '%#%'", 1, 2),  # bash: "`%': invalid format character" (1); dash: "%#%: invalid directive" (2)
+    ("printf '%#x' abc", 1, 1),  # both: abc is no number (bash "invalid number", dash "expected numeric value")
+])
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_the_hash_flag_on_a_percent_sign_or_on_a_word_that_is_no_number_fails_printf(
+        line: str, bash: int, dash: int, shell: str) -> None:
+    plan = run_script(f"{line} >/dev/null 2>&1 || cp x.py /dest/failed$?.py\n", f"{shell} i.sh")
+    assert in_dest(plan) == [f"/dest/failed{bash if shell == 'bash' else dash}.py"]
