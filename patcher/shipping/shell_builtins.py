@@ -103,7 +103,7 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
     while index < len(args):
         word = args[index]
         if word == "--":
-            shell.positional = args[index + 1:]
+            _set_arguments(shell, args[index + 1:])
             return True
         if word in ("-o", "+o"):
             if index + 1 < len(args):
@@ -136,9 +136,15 @@ def _set(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str]
                 continue
             index += 1
             continue
-        shell.positional = args[index:]
+        _set_arguments(shell, args[index:])
         return True
     return True
+
+
+def _set_arguments(shell: Shell, arguments: list[str]) -> None:
+    """``set [--] ARG...`` replaces the positional parameters (bash marks that it did, outside a function)."""
+    shell.positional, shell.positional_unknown = arguments, False
+    shell.positional_set = shell.positional_set or not shell.frames
 
 
 def _shopt(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
@@ -476,6 +482,9 @@ def _loop_control(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[
 def _shift(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:
     number = argv[1] if len(argv) > 1 else "1"
     count = decimal(number)
+    if shell.positional_unknown:
+        shell.positional = [shell.unknowns.mark("$@")]  # still unknown, but no longer those a '.' gave
+        return None  # how many were left, and so whether it fails, is unknown
     if count is None or count > len(shell.positional):
         # Past the last argument, or not a number, bash fails the command and keeps the arguments; dash ends
         # the shell.
@@ -504,6 +513,8 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     With no FILE (a ``--`` before the file ends the options, in both
     shells), bash fails the command ("filename argument required", status 2)
     and reads on, in POSIX mode too; dash's ``.`` does nothing and succeeds.
+
+    Words after FILE are its positional parameters in bash; dash 0.5.12 ignores them (see ``_give_arguments``).
     """
     if argv[1:2] == ["--"]:
         argv = [argv[0], *argv[2:]]
@@ -574,10 +585,11 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     if text is None or shell.depth >= MAX_DEPTH:
         shell.unread(ctx, f"reads {argv[1]} into the shell, which the reader cannot follow")
         return None
-    saved_file, saved_positional, saved_dockerfile = shell.file, shell.positional, shell.dockerfile
+    saved_file, saved_dockerfile = shell.file, shell.dockerfile
     shell.file, shell.dockerfile = source, False
-    if len(argv) > 2:
-        shell.positional = argv[2:]
+    # dash 0.5.12 ignores the arguments after the file ('source' under sh is read as bash's, as above).
+    bash = shell.program == "bash" or shell.program == "sh" and command == "source"
+    given = _give_arguments(shell, argv[2:], bash) if len(argv) > 2 and shell.program != "dash" else None
     shell.depth += 1
     shell.sourcing += 1
     try:
@@ -585,9 +597,39 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     except _Return as back:
         return back.status
     finally:
-        shell.file, shell.positional, shell.dockerfile = saved_file, saved_positional, saved_dockerfile
+        shell.file, shell.dockerfile = saved_file, saved_dockerfile
+        if given is not None:
+            _take_arguments_back(shell, *given, bash)
         shell.depth -= 1
         shell.sourcing -= 1
+
+
+def _give_arguments(shell: Shell, arguments: list[str], bash: bool) -> tuple[list[str], bool, list[str]]:
+    """``. FILE ARGS``: bash gives FILE ARGS as its positional parameters, dash 0.5.12 the shell's own (it
+    ignores ARGS): under sh they are unknown where the two differ. Returns what they were, whether they were
+    unknown, and what FILE starts with (which tells whether FILE changed them)."""
+    saved = (shell.positional, shell.positional_unknown)
+    if bash or arguments == shell.positional and not shell.positional_unknown:
+        shell.positional, shell.positional_unknown = list(arguments), False
+    else:
+        shell.positional, shell.positional_unknown = [shell.unknowns.mark("$@")], True
+    shell.positional_set = False
+    return saved[0], saved[1], shell.positional
+
+
+def _take_arguments_back(shell: Shell, saved: list[str], unknown: bool, given: list[str], bash: bool) -> None:
+    """After ``. FILE ARGS``: bash 5.2 puts back the positional parameters FILE began with, unless FILE replaced
+    them with ``set`` outside any function (the dot too); dash keeps what FILE left of the shell's own. Under
+    sh, unknown where the two differ. Checked with bash 5.2.15 and dash 0.5.12."""
+    kept = shell.positional_set and not shell.frames
+    shell.positional_set = False
+    if kept:
+        return  # bash keeps what 'set' made of them; dash, too, keeps what FILE left
+    untouched = shell.positional is given  # FILE neither set nor shifted them: dash, too, has the shell's own
+    if bash or untouched or (shell.positional, shell.positional_unknown) == (saved, unknown) and not unknown:
+        shell.positional, shell.positional_unknown = saved, unknown
+    else:
+        shell.positional, shell.positional_unknown = [shell.unknowns.mark("$@")], True
 
 
 def _let(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str], stdin: str | None) -> bool | None:

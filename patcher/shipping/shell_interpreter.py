@@ -49,6 +49,12 @@ class Shell:
         self.unset: set[str] = set()
         self.argv0 = argv0
         self.positional = list(positional or [])
+        # The positional parameters are not known, nor how many there are (positional then holds one unknown
+        # value): under the base image's sh, '. FILE ARGS' gives FILE ARGS in bash and the script's own in dash.
+        self.positional_unknown = False
+        # bash's 'set' replaced the positional parameters outside any function: a sourced file given its own
+        # arguments that does so leaves them set when it ends (bash restores them otherwise).
+        self.positional_set = False
         self.functions: dict[str, Command] = {}
         # bash's indexed arrays the reader knows every element of; element 0 is also the name's value in variables.
         self.arrays: dict[str, list[str]] = {}
@@ -133,6 +139,8 @@ class Shell:
             return self.argv0
         if name.endswith("]") and "[" in name:
             return self._element(*name[:-1].split("[", 1))
+        if (name.isdigit() or name == "#") and self.positional_unknown:
+            return self.unknowns.mark(f"${name}")
         if name.isdigit():
             index = decimal(name) or 0
             return self.positional[index - 1] if 0 < index <= len(self.positional) else None
@@ -492,6 +500,7 @@ class Shell:
         child.is_subshell, child.last_status, child.noglob = True, self.last_status, self.noglob
         child.last_code = self.last_code
         child.nounset, child.pipefail, child.posix = self.nounset, self.pipefail, self.posix
+        child.positional_unknown, child.positional_set = self.positional_unknown, self.positional_set
         child.shopts, child.aliases, child.readonly = set(self.shopts), dict(self.aliases), set(self.readonly)
         child.allexport, child.namerefs, child.noclobber = self.allexport, dict(self.namerefs), self.noclobber
         # A subshell starts without the traps (sh resets them), but bash's set -E keeps ERR.
@@ -1067,8 +1076,9 @@ class Shell:
         if self.depth >= MAX_DEPTH:
             self.unread(ctx, f"calls nest more than {MAX_DEPTH} deep; the reader does not follow this one")
             return None
-        saved, options, loops = self.positional, self.getopts_at, self.loops
+        saved, options, loops, unknown = self.positional, self.getopts_at, self.loops, self.positional_unknown
         self.positional, self.loops = args, 0  # a function's break reaches no loop of its caller (bash, dash)
+        self.positional_unknown = False
         if self.program == "dash":
             # dash keeps getopts' place with the positional parameters: a function's loop starts at its first
             # argument whatever OPTIND says, and the caller's place comes back when it returns.
@@ -1083,7 +1093,7 @@ class Shell:
             self.ended_with(back.code)
             return back.status
         finally:
-            self.positional, self.loops = saved, loops
+            self.positional, self.loops, self.positional_unknown = saved, loops, unknown
             if self.program == "dash":
                 self.getopts_at = options
             self.depth -= 1

@@ -12,7 +12,10 @@ EXIT`` does; ``trap``, ``trap -p`` and ``trap -l`` print what only the
 image's shell knows, and succeed. ``.`` with no file is dash's no-op
 (status 0); bash fails it, and ``source`` with no file, with status 2
 ("filename argument required") and reads on; dash has no ``source`` (status
-127). Each expected result was checked by running the script under
+127). ``. FILE ARGS`` gives FILE ARGS in bash, which puts the script's own
+back after it unless FILE replaced them with ``set`` outside a function;
+dash ignores ARGS, and what FILE does to the script's own stays (as it does
+in both without ARGS). Each expected result was checked by running the script under
 bash 5.2.15 and dash 0.5.12.
 """
 
@@ -130,3 +133,62 @@ def test_read_a_leaves_the_names_as_they_were_in_dash_and_the_images_sh(run: str
     plan = run_script('N=old\nread -a A N <<EOF\n1 2\nEOF\ncp x.py "/dest/$N"\n', run)
     assert in_dest(plan) == ["/dest/old"]
     assert notes(plan) == []
+
+
+# Files a script dots in the tests below: each copies to a name that shows the positional parameters it sees
+# ($#, $1, $2; u: unset), then changes them, or not.
+DOTTED = {"s/plain.sh": 'cp x.py "/dest/plain-$#-${1-u}-${2-u}"\n',
+          "s/set.sh": 'cp x.py "/dest/set-$#-${1-u}-${2-u}"\nset -- changed\n',
+          "s/shift.sh": 'cp x.py "/dest/shift-$#-${1-u}-${2-u}"\nshift\n'}
+AFTER = 'cp x.py "/dest/after-$#-${1-u}-${2-u}"\n'
+
+
+def test_dash_gives_a_dotted_file_the_scripts_own_arguments_not_those_after_it() -> None:
+    # dash 0.5.12 ignores A B: plain-2-s1-s2, after-2-s1-s2 (bash: plain-2-A-B, after-2-s1-s2).
+    plan = run_script(". ./plain.sh A B\n" + AFTER, "dash i.sh s1 s2", files=DOTTED)
+    assert in_dest(plan) == ["/dest/after-2-s1-s2", "/dest/plain-2-s1-s2"]
+    assert notes(plan) == []
+
+
+@pytest.mark.parametrize("run", ["bash i.sh s1 s2", "dash i.sh s1 s2", "sh i.sh s1 s2"])
+@pytest.mark.parametrize(("dotted", "after"), [("set.sh", "/dest/after-1-changed-u"), ("shift.sh", "/dest/after-1-s2-u")])
+def test_what_a_file_dotted_without_arguments_does_to_the_scripts_own_stays(dotted: str, after: str, run: str) -> None:
+    # bash 5.2.15 and dash 0.5.12 alike: set.sh leaves "changed" (after-1-changed-u), shift.sh "s2" (after-1-s2-u).
+    plan = run_script(f". ./{dotted}\n" + AFTER, run, files=DOTTED)
+    assert in_dest(plan) == sorted([after, f"/dest/{dotted[:-3]}-2-s1-s2"])
+    assert notes(plan) == []
+
+
+@pytest.mark.parametrize(("run", "placed"), [
+    # bash 5.2.15: shift.sh sees A B and the script's own come back (after1-2-s1-s2); in a function, set.sh's
+    # "changed" goes too (fn-2-fa); at the top, it stays (after2-1-changed).
+    ("bash i.sh s1 s2", ["/dest/after1-2-s1-s2", "/dest/after2-1-changed", "/dest/fn-2-fa", "/dest/set-1-X-u",
+                         "/dest/set-2-A-B", "/dest/shift-2-A-B"]),
+    # dash 0.5.12: each file sees the arguments of the script or function and what it does to them stays.
+    ("dash i.sh s1 s2", ["/dest/after1-1-s2-u", "/dest/after2-1-changed", "/dest/fn-1-changed", "/dest/set-1-s2-u",
+                         "/dest/set-2-fa-fb", "/dest/shift-2-s1-s2"]),
+])
+def test_after_a_dot_with_arguments_bash_puts_back_the_scripts_own_unless_set_replaced_them_outside_a_function(
+        run: str, placed: list[str]) -> None:
+    script = ('. ./shift.sh A B\ncp x.py "/dest/after1-$#-${1-u}-${2-u}"\n'
+              'f() { . ./set.sh X; cp x.py "/dest/fn-$#-${1-u}"; }\nf fa fb\n'
+              '. ./set.sh A B\ncp x.py "/dest/after2-$#-${1-u}"\n')
+    plan = run_script(script, run, files=DOTTED)
+    assert in_dest(plan) == placed
+    assert notes(plan) == []
+
+
+@pytest.mark.parametrize(("dot", "placed", "unread"), [
+    # bash: plain-2-A-B, dash: plain-2-s1-s2; after it, both have s1 s2 again.
+    (". ./plain.sh A B", ["/dest/after-2-s1-s2"], [1]),
+    # bash: shift-2-s1-s2 then after-2-s1-s2 (put back), dash: the same file sees the same, then after-1-s2-u.
+    ('. ./shift.sh "$@"', ["/dest/shift-2-s1-s2"], [2]),
+    # bash: set-2-A-B, dash: set-2-s1-s2; after it, both have "changed": after-1-changed-u.
+    (". ./set.sh A B", ["/dest/after-1-changed-u"], [1]),
+])
+def test_under_the_images_sh_the_arguments_of_a_dot_are_unknown_where_bash_and_dash_differ(
+        dot: str, placed: list[str], unread: list[int]) -> None:
+    plan = run_script(f"{dot}\n" + AFTER, "sh i.sh s1 s2", files=DOTTED)
+    assert in_dest(plan) == placed
+    assert [(kind, line) for kind, line, _, _ in notes(plan)] == [("unread", line) for line in unread]
+    assert all(reason.endswith(UNWORKED) for _, _, _, reason in notes(plan))
