@@ -251,7 +251,7 @@ def _set_refuses(shell: Shell, ctx: CommandContext, what: str) -> bool:
     elif shell.program == "dash":
         shell.note(ctx, "fails", f"set {what}: dash has no such option and ends the script")
         raise Exit(False, 2)
-    elif shell.posix and not ctx.exempt and not shell.ignoring_errexit:
+    elif _ends_in_posix_mode(shell, ctx):
         shell.note(ctx, "fails", f"set {what}: bash has no such option, and in POSIX mode it ends the script "
                                  "(status 2) where the status is not tested")
         raise Exit(False, 2)
@@ -259,6 +259,14 @@ def _set_refuses(shell: Shell, ctx: CommandContext, what: str) -> bool:
         shell.note(ctx, "fails", f"set {what}: bash has no such option; the command fails (status 2)")
     shell.ended_with(2)
     return False
+
+
+def _ends_in_posix_mode(shell: Shell, ctx: CommandContext) -> bool:
+    """Whether a special builtin's usage error (an option it lacks: ``set -Z``, ``export -Z``, ``readonly -Z``)
+    ends the script: bash in POSIX mode (set -o posix, bash --posix) ends it (status 2) where set -e would end
+    it, not where the status is tested (``|| ...``, ``if``, ``!``, a function called so). Checked with bash
+    5.2.15."""
+    return shell.posix and not ctx.exempt and not shell.ignoring_errexit
 
 
 def _set_option(shell: Shell, name: str, on: bool, ctx: CommandContext) -> None:
@@ -306,6 +314,10 @@ def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
                                        "the script here, bash's reads them; the reader reads on as bash does")
     bad = sorted(set(options + removed) - set(_OPTIONS[argv[0]]))
     if bad and shell.program != "dash":
+        if not declaring and _ends_in_posix_mode(shell, ctx):  # declare and typeset are no special builtins
+            shell.note(ctx, "fails", f"bash's {argv[0]} has no option -{bad[0]}, and in POSIX mode it ends the "
+                                     "script (status 2) where the status is not tested")
+            raise Exit(False, 2)
         shell.note(ctx, "fails", f"bash's {argv[0]} has no option -{bad[0]}: it fails (status 2) and sets nothing")
         shell.ended_with(2)
         return False

@@ -3,7 +3,10 @@
 bash's ``export -n NAME`` and ``declare +x NAME`` keep NAME's value but no
 longer pass it to the programs the script runs. dash's ``export`` and
 ``readonly`` take ``-p`` alone: any other option is refused, and as they are
-special builtins the script ends there (status 2). Checked with bash 5.2
+special builtins the script ends there (status 2). bash fails an option its
+builtin lacks (status 2) and reads on, but in POSIX mode (``set -o posix``,
+``bash --posix``) ``export`` and ``readonly``, special builtins, end the
+script there where set -e would (not ``declare``). Checked with bash 5.2
 and dash 0.5.12.
 """
 
@@ -100,3 +103,25 @@ def test_dash_ends_the_script_on_a_bad_variable_name(word: str) -> None:
     assert [(n.kind, n.line) for n in plan.notes][0] == ("fails", 2)
     # It ends with status 2, so the RUN fails and the build stops there.
     assert any(n.kind == "fails" and "'docker build' stops" in n.reason for n in plan.notes)
+
+
+@pytest.mark.parametrize("builtin", ["export", "readonly"])
+@pytest.mark.parametrize(("setting", "run"), [("set -o posix\n", "bash i.sh"), ("", "bash --posix i.sh")])
+def test_bash_in_posix_mode_ends_the_script_at_an_export_or_readonly_option_it_lacks(
+        builtin: str, setting: str, run: str) -> None:
+    # bash 5.2.15 in POSIX mode: "-Z: invalid option"; where the status is tested it fails (failed2), where not
+    # the script ends (status 2): only failed2 lands. Without POSIX mode bash reads on: after and failed2 land.
+    plan = run_script(f"{setting}{builtin} -Z || cp x.py /dest/failed$?\n{builtin} -Z A=a\ncp x.py /dest/after\n", run)
+    assert in_dest(plan) == ["/dest/failed2"]
+    assert [(n.kind, n.line - setting.count("\n")) for n in plan.notes][:2] == [("fails", 1), ("fails", 2)]
+    assert any(n.kind == "fails" and "'docker build' stops" in n.reason for n in plan.notes)
+
+
+def test_bash_in_posix_mode_ends_only_where_set_e_would_and_not_at_declare() -> None:
+    # bash 5.2.15: 'f || ...' runs f's body where set -e is off (export -Z fails, 'in' lands), the subshell ends (no
+    # 'sub'), declare is no special builtin (it fails: after2 lands), and f called alone ends the script (no 'end'):
+    # in and after2 land, and the script ends with status 2.
+    script = ("set -o posix\nf() { export -Z; cp x.py /dest/in; }\nf || cp x.py /dest/or\n(readonly -Z; cp x.py /dest/sub)\n"
+              "declare -Z\ncp x.py /dest/after$?\nf\ncp x.py /dest/end\n")
+    plan = run_script(script, "bash i.sh")
+    assert in_dest(plan) == ["/dest/after2", "/dest/in"]
