@@ -7,6 +7,12 @@ giving 1 or 0; ``&&`` and ``||``; and, for ``((...))``, the assignments
 ``NAME = EXPR``, ``NAME += EXPR`` (``-= *= /= %=``), ``NAME++``, ``++NAME``
 (and ``--``) and a comma between expressions. Anything else (a power, a bit
 operation, a ternary, a value only the image knows) is unknown: never a guess.
+
+As bash and dash do, the parameters written with a ``$`` (``$NAME``,
+``${NAME}``, ``$1``, ``${10}``, ``$#``, ``$?``) are expanded in the text
+first, once for the whole expression, and the text is evaluated after:
+``$((1 + $#))`` is 3 after ``set -- a b``, ``$((1$x))`` with x empty is 1,
+``$((${a}b))`` is no number. A bare NAME is read while evaluating.
 """
 
 from __future__ import annotations
@@ -32,23 +38,51 @@ _INTEGER = re.compile(r"\s*-?\d+\s*")
 # bit operation; digit separators (1_000) and 0b and 0o prefixes are looked for once the names are replaced.
 _NOT_FOLLOWED = re.compile(r"[#'\"`.\[\]@;:?,^~\\]|\*\*|<<|>>|(?<![&|])[&|](?![&|])")
 _PYTHON_NUMBER = re.compile(r"_|\b0[bBoO]")  # once the names are replaced: 1_000, 0b101, 0o17
+# A parameter expanded before the text is evaluated: $NAME, ${NAME}, $N (one digit: $10 is ${1}0), ${N}, $#,
+# ${#}, $?, ${?}. ($$, $! and $- are the image's; ${#NAME}, ${NAME:-...}, $(...) are not followed: a '$' is left,
+# and $$ is read as one, so that '$$x' is not '$' and $x, and expanding the text again changes nothing.)
+_PARAMETER = re.compile(rf"\$\$|\$(?:\{{({_NAME}|\d+|[#?])\}}|({_NAME}|\d|[#?]))")
+_PASTED = re.compile(r"[ \t]*-?\d+[ \t]*")  # a value the reader pastes into the text as it stands
+_UNKNOWN = "@"  # pasted for any other value: the text is then not evaluated (an '@' is not followed)
+# bash reads a '++' or '--' beside a name as an increment ('x--3' is x-- then 3, a syntax error; dash reads
+# x - -3): which the reader only follows as a whole expression (((i++)), $((--n))).
+_STEP = re.compile(r"[A-Za-z_]\w*\s*(?:\+\+|--)|(?:\+\+|--)\s*[A-Za-z_]")
+
+
+def expand_parameters(text: str, variable: VariableText) -> str:
+    """``text`` with its ``$`` parameters replaced by their values, as sh expands them before it evaluates the
+    text: an empty value is pasted as nothing (``1$x`` is 1), an integer as written (``$#`` is 2, ``0${a}1`` is
+    021), anything else (a marker, text a shell would read as a name or an expression) as ``@``, which the reader
+    does not evaluate."""
+    def value_of(match: re.Match[str]) -> str:
+        if match.group() == "$$":
+            return "$$"
+        value = variable(match.group(1) or match.group(2))
+        return value if value == "" or _PASTED.fullmatch(value) else f" {_UNKNOWN} "
+
+    return _PARAMETER.sub(value_of, text)
 
 
 def evaluate(text: str, variable: VariableText) -> int | None:
-    """The value of an expression without assignments, or None when the reader cannot know it."""
-    if _NOT_FOLLOWED.search(text):
+    """The value of an expression without assignments, or None when the reader cannot know it.
+
+    TEXT is as the shell evaluates it, its ``$`` parameters expanded (``expand_parameters``; ``[[ A -eq B ]]``
+    and ``${NAME:OFFSET}`` hand over words already expanded): a ``$`` left in it is not evaluated, as bash
+    refuses it (``x='$1'; [[ $x -eq 1 ]]``)."""
+    if "$" in text or _NOT_FOLLOWED.search(text) or _STEP.search(text):
         return None
 
     def value_of(match: re.Match[str]) -> str:
-        value = variable(match.group(1) or match.group(2))
+        value = variable(match.group(1))
         if value.strip() == "":
             return "0"
         # Not a number: the expression is unknown. The stand-in cannot run into the text around it as a number
-        # would ('0${a}1' with a=abc is no '0x1').
+        # would.
         return value.strip() if _INTEGER.fullmatch(value) else " x "
 
-    # A name right after a digit is part of a number (0x1F); a number with a leading 0 is octal, as in C.
-    expression = re.sub(rf"\$\{{?({_NAME})\}}?|(?<![0-9A-Za-z_])({_NAME})", value_of, text)
+    # A name right after a digit is part of a number (0x1F, or '1b' after ${a}b with a=1: no number); a number
+    # with a leading 0 is octal, as in C.
+    expression = re.sub(rf"(?<![0-9A-Za-z_])({_NAME})", value_of, text)
     if _PYTHON_NUMBER.search(expression):
         return None
     expression = re.sub(r"(?<![\w.])0([0-7]+)\b", r"0o\1", expression)
@@ -62,9 +96,12 @@ def evaluate(text: str, variable: VariableText) -> int | None:
 
 
 def run_arithmetic(text: str, variable: VariableText, assign: Assign) -> int | None:
-    """bash's ``((TEXT))``: make its assignments and return its value (None: unknown; what it assigned then too)."""
+    """bash's ``((TEXT))``: make its assignments and return its value (None: unknown; what it assigned then too).
+
+    Its ``$`` parameters are expanded once, before any of it runs: in ``((i = 1, j = $i))`` j gets i's value from
+    before."""
     value: int | None = 0
-    for expression in text.split(","):
+    for expression in expand_parameters(text, variable).split(","):
         value = _run_one(expression, variable, assign)
     return value
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from .shell_arithmetic import evaluate, run_arithmetic
+from .shell_arithmetic import evaluate, expand_parameters, run_arithmetic
 from .shell_nodes import Arith, Lit, Param, Part, Sub, Word
 
 IFS = " \t\n"
@@ -564,14 +564,19 @@ def _longest_match(regex: re.Pattern[str], value: str, start: int) -> tuple[int,
 
 def _arithmetic(text: str, scope: Scope) -> str:
     """``$((...))`` over integers and variables holding integers, its assignments made (``$((x += 2))``, in
-    bash and dash alike); anything else is unknown."""
+    bash and dash alike); anything else is unknown. Its ``$`` parameters are expanded first, then the text is
+    evaluated (``$((1 + $#))``), as both shells do."""
     def assign(name: str, value: int | None) -> None:
         scope.assign(name, str(value) if value is not None else scope.unknowns.mark(f"${name}"))
 
     if not scope.bash_arithmetic and ("++" in text or "--" in text or "," in text):
         # dash: '++i' is +(+i), 'i++' and 'a, b' are errors; the base image's sh may be either: not followed.
         return scope.unknowns.mark(f"$(({text}))")
-    value = run_arithmetic(text, lambda name: variable_text(name, scope), assign)
+    variable = lambda name: variable_text(name, scope)  # noqa: E731
+    expanded = expand_parameters(text, variable)
+    if scope.bash_arithmetic and not expanded.strip():
+        return "0"  # bash: $(( )) and $(($x)) with x empty are 0; dash refuses an empty expression (status 2)
+    value = run_arithmetic(expanded, variable, assign)
     return str(value) if value is not None else scope.unknowns.mark(f"$(({text}))")
 
 

@@ -7,8 +7,10 @@ Python would read where sh does not (``2#101``, ``1_000``, ``0b101``) is
 never handed to Python's parser. ``${NAME:OFFSET:LENGTH}`` takes arithmetic
 in both places, a negative OFFSET from the end (past the start: nothing), a
 negative LENGTH up to that far from the end; on ``$@`` (counted from ``$0``)
-and arrays it slices their elements. Each row was run under bash 5.2 and
-dash 0.5.12.
+and arrays it slices their elements. The ``$`` parameters inside ``$((...))``
+(``$#``, ``$1``, ``${10}``, ``$?``, ``$NAME``) are expanded in its text
+before it is evaluated (``1$x`` with x empty is 1, ``${a}b`` is no number).
+Each row was run under bash 5.2 and dash 0.5.12.
 """
 
 from __future__ import annotations
@@ -78,3 +80,57 @@ def test_a_substring_bash_refuses_is_unknown() -> None:
 ])
 def test_a_value_pasted_into_a_number_is_read_with_the_number(script: str, placed: list[str]) -> None:
     assert in_dest(run_script(script)) == placed
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    # bash 5.2 and dash 0.5.12 print p11-9-100-7-30-12-34-110 ($10 is ${1}0, 1$# is 110) and q2.
+    ("set -- 3 4 5 6 7 8 9 10 11 12\n"
+     "cp x.py /dest/p$((1 + $#))-$(( $# - 1 ))-$((${#} * 10))-$(($1 + ${2}))-$(($10))-$((${10} + 0))-$(($1$2))"
+     "-$((1$#)).py\n", ["/dest/p11-9-100-7-30-12-34-110.py"]),
+    ("set -- a b; cp x.py /dest/p$((1 + $#)).py\n", ["/dest/p3.py"]),
+    ("false; cp x.py /dest/q$(($? + 1)).py\n", ["/dest/q2.py"]),
+    ("set -- 3 4; cp x.py /dest/r$(($# > 1 && $1 == 3)).py\n", ["/dest/r1.py"]),  # both: 1
+    ("set -- -3; cp x.py /dest/s$((2-$1))_$((-$1))_$((2*$1)).py\n", ["/dest/s5_3_-6.py"]),  # '2--3' is 5 in both
+    ("set -- 010; cp x.py /dest/t$(($1 + 1)).py\n", ["/dest/t9.py"]),  # 010 pasted in is octal: 9
+    ("set --; cp x.py /dest/u$(($1 + 1)).py\n", ["/dest/u1.py"]),  # ' + 1' is 1
+])
+@pytest.mark.parametrize("shell", ["bash i.sh", "dash i.sh", "sh i.sh"])
+def test_special_parameters_expand_inside_arithmetic(script: str, placed: list[str], shell: str) -> None:
+    plan = run_script(script, shell)
+    assert in_dest(plan) == placed and not plan.notes
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    ("x=; cp x.py /dest/p$((1$x)).py\n", ["/dest/p1.py"]),  # both: 1 (the reader read '10')
+    # bash "1b: value too great for base", dash "expecting EOF: 1b" (the reader read 12); x=' 3 ' gives '1 3 ',
+    # an error in both (the reader read 13).
+    ("a=1; b=2; cp x.py /dest/p$((${a}b)).py\n", []),
+    ("x=' 3 '; cp x.py /dest/p$((1$x)).py\n", []),
+])
+@pytest.mark.parametrize("shell", ["bash i.sh", "dash i.sh"])
+def test_a_value_is_pasted_into_the_arithmetic_text_before_it_is_evaluated(script: str, placed: list[str],
+                                                                           shell: str) -> None:
+    plan = run_script(script, shell)
+    assert in_dest(plan) == placed
+    assert not plan.notes if placed else [n.kind for n in plan.notes] == ["unread"]
+
+
+def test_the_parameters_of_an_arithmetic_expansion_are_expanded_before_its_assignments() -> None:
+    # bash 5.2: x=5; y=$((x = 1, $x)) gives y=5 ($x was 5 when the text was expanded); x is 1 after.
+    plan = run_script("x=5; y=$((x = 1, $x)); cp x.py /dest/$x-$y.py\n", "bash i.sh")
+    assert in_dest(plan) == ["/dest/1-5.py"]
+
+
+@pytest.mark.parametrize(("shell", "placed"), [("bash", ["/dest/p0.py", "/dest/q0.py"]), ("dash", [])])
+def test_an_empty_arithmetic_expression_is_0_in_bash_and_refused_by_dash(shell: str, placed: list[str]) -> None:
+    # bash 5.2: $(( )) and $(($x)) with x empty are 0; dash 0.5.12: "arithmetic expression: expecting primary"
+    # (status 2), which the reader leaves unknown (it read the first as unknown in both, the second as 0).
+    plan = run_script("x=; cp x.py /dest/p$(( )).py; cp x.py /dest/q$(($x)).py\n", f"{shell} i.sh")
+    assert in_dest(plan) == placed
+
+
+def test_a_minus_minus_beside_a_name_is_bash_decrement_not_two_minus_signs() -> None:
+    # bash 5.2: $((x--3)), and $((x-$1)) with $1 = -3 (pasted in: 'x--3'), are x-- then 3, "syntax error in
+    # expression"; dash 0.5.12 reads 5 - -3 = 8. The reader read 8 under bash.
+    plan = run_script("set -- -3; x=5; cp x.py /dest/p$((x--3)).py; cp x.py /dest/q$((x-$1)).py\n", "bash i.sh")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread", "unread"]

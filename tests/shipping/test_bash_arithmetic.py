@@ -83,3 +83,16 @@ def test_an_arithmetic_loop_without_its_three_expressions_is_a_syntax_error_at_i
 def test_under_dash_double_parentheses_are_two_subshells() -> None:
     plan = read("((cd sub && cp y.py /dest/))\n", run="dash i.sh")
     assert placed(plan) == ["/dest/y.py"]
+
+
+@pytest.mark.parametrize(("script", "files"), [
+    ("set -- a; (( $# > 5 )) || cp x.py /dest/no.py; (( $# > 5 )) && cp x.py /dest/yes.py; true", ["/dest/no.py"]),
+    ("set -- a b c; for ((i=0; i<$#; i++)); do cp x.py /dest/i$i.py; done",
+     ["/dest/i0.py", "/dest/i1.py", "/dest/i2.py"]),
+    ("set -- 4; (( y = $1 + 1 )); cp x.py /dest/y$y.py", ["/dest/y5.py"]),
+    ("x=5; ((x = 1, y = $x)); cp x.py /dest/$x-$y.py", ["/dest/1-5.py"]),  # $x is expanded before x = 1 runs
+])
+def test_special_parameters_expand_inside_an_arithmetic_command(script: str, files: list[str]) -> None:
+    # bash 5.2 places these files: ((...)) expands $#, $1, $x in its text first, then evaluates it.
+    plan = read(script + "\n")
+    assert placed(plan) == files and not plan.notes
