@@ -145,6 +145,22 @@ def vendor_copy(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def modern(vendor_copy: Path) -> Path:
+    """The demo tree with a richer Dockerfile and a later-style install script."""
+    from tests.fixtures_cli import modernise
+
+    return modernise(vendor_copy)
+
+
+@pytest.fixture
+def demo_applied(cli, vendor_zip):  # type: ignore[no-untyped-def]
+    """apply's run on the demo zip into ctx.tar.gz: the CLI result and the output's path."""
+    from tests.fixtures_cli import apply_demo
+
+    return apply_demo(cli, vendor_zip)
+
+
+@pytest.fixture
 def make_zip(tmp_path: Path):  # type: ignore[no-untyped-def]
     """Build a vendor zip from a (modified) tree copy."""
 

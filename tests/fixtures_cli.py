@@ -151,6 +151,13 @@ def modernise(vendor_copy: Path) -> Path:
     return vendor_copy
 
 
+def copy_the_context_root(vendor: Path) -> None:
+    """Make VENDOR's Dockerfile copy the whole context into the image instead of qwen3_6_scripts/ alone."""
+    dockerfile = vendor / "Dockerfile"
+    dockerfile.write_bytes(dockerfile.read_bytes().replace(b"COPY ./qwen3_6_scripts /workspace/qwen3_6_scripts",
+                                                           b"COPY . /workspace/"))
+
+
 # --- patcher upgrade's JSON report ----------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import shutil
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Callable
 import libcst as cst
 
 from tests.fixtures_patches import VENDOR_SOURCE
-from tests.fixtures_vendor import SHIPPED
+from tests.fixtures_vendor import SHIPPED, VENDOR_TREE
 
 if TYPE_CHECKING:
     from patcher.authoring.from_edit import LearnedPatch
@@ -308,6 +309,13 @@ def write(path: Path, text: str | bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
     return path
+
+
+def edited_copy(tmp_path: Path) -> Path:
+    """A copy of the vendor tree under TMP_PATH/edited, for a test to edit by hand and learn patches from."""
+    tree = tmp_path / "edited" / VENDOR_TREE.name
+    shutil.copytree(VENDOR_TREE, tree)
+    return tree
 
 
 # --------------------------------------------------------------------------- learning them

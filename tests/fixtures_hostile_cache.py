@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from patcher.cache_store import TAG_SIZE, Store
+from tests import fixtures_hostile_inputs as hostile_inputs
 
 
 @pytest.fixture(autouse=True)
@@ -80,20 +81,13 @@ def huge(entry: Path, size: int) -> Path:
 def fifo(entry: Path) -> Path:
     """Make ``entry`` a FIFO: opening it to read blocks until someone writes."""
     _clear(entry)
-    os.mkfifo(entry)
-    return entry
+    return hostile_inputs.fifo(entry)
 
 
 def unix_socket(entry: Path) -> socket.socket:
-    """Make ``entry`` a listening Unix socket (bound from its folder: a socket path is short); close it after."""
+    """Make ``entry`` a listening Unix socket; close it after."""
     _clear(entry)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    here = os.getcwd()
-    os.chdir(entry.parent)
-    try:
-        server.bind(entry.name)
-    finally:
-        os.chdir(here)
+    _, server = hostile_inputs.unix_socket(entry)
     server.listen(1)
     return server
 

@@ -10,12 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-
-def copy_the_context_root(vendor: Path) -> None:
-    """Make VENDOR's Dockerfile copy the whole context into the image instead of qwen3_6_scripts/ alone."""
-    dockerfile = vendor / "Dockerfile"
-    dockerfile.write_bytes(dockerfile.read_bytes().replace(b"COPY ./qwen3_6_scripts /workspace/qwen3_6_scripts",
-                                                           b"COPY . /workspace/"))
+from tests.fixtures_cli import copy_the_context_root
 
 
 def test_apply_says_in_one_line_that_it_kept_the_manifest_out_of_an_image_copying_the_context_root(

@@ -11,20 +11,12 @@ import hashlib
 import json
 from pathlib import Path
 
-import pytest
-
-from tests.fixtures_cli import GOLDEN, MANIFEST, apply_demo, apply_to_folder, tar_files
+from tests.fixtures_cli import GOLDEN, MANIFEST, apply_to_folder, tar_files
 from tests.fixtures_vendor import SHIPPED
 
 
-@pytest.fixture
-def applied(cli, vendor_zip):  # type: ignore[no-untyped-def]
-    """apply's run on the demo zip into ctx.tar.gz: the CLI result and the output's path."""
-    return apply_demo(cli, vendor_zip)
-
-
-def test_manifest_records_input_patches_and_changes(applied, vendor_zip) -> None:  # type: ignore[no-untyped-def]
-    _, output = applied
+def test_manifest_records_input_patches_and_changes(demo_applied, vendor_zip) -> None:  # type: ignore[no-untyped-def]
+    _, output = demo_applied
     files = tar_files(output)
     manifest = json.loads(files[MANIFEST][1])
     assert manifest["input"]["sha256"] == hashlib.sha256(vendor_zip.read_bytes()).hexdigest()

@@ -24,7 +24,7 @@ from patcher.archive.tar_source import TarSource
 from patcher.errors import BadArchive
 from tests.fixtures_archives import small_zip
 from tests.fixtures_tars import (BLOCK, GNU, DOCKERFILE, SCRIPT, context, end, folder, gz, header, member, pax,
-                                 pax_record, tar_of)
+                                 padded, tar_of)
 
 
 def _write(tmp_path: Path, data: bytes, name: str = "ctx.tar") -> Path:
@@ -101,13 +101,9 @@ def test_a_git_archive_global_header_is_read_past(tmp_path: Path) -> None:
 def test_a_pax_header_gives_the_next_member_its_name_and_size(tmp_path: Path) -> None:
     body = b"X = 1\n" * 3
     data = tar_of(pax({"path": "scripts/r\u00e9el.py".encode(), "size": str(len(body)).encode()}),
-                  header("scripts/short", size=0) + _padded(body))
+                  header("scripts/short", size=0) + padded(body))
     with open_source(_write(tmp_path, data)) as tree:
         assert tree.read("scripts/r\u00e9el.py") == body and not tree.exists("scripts/short")
-
-
-def _padded(data: bytes) -> bytes:
-    return data + bytes(-len(data) % BLOCK)
 
 
 def test_a_gzip_stream_in_several_members_is_one_tar(tmp_path: Path) -> None:

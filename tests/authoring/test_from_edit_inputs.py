@@ -21,9 +21,9 @@ import pytest
 
 from patcher.authoring.from_edit import EditRefused, learn_patch
 
-from tests.fixtures_edits import VENDOR_TEXT, add_guard, crlf, write
+from tests.fixtures_edits import VENDOR_TEXT, add_guard, crlf, edited_copy, write
 from tests.fixtures_patches import copy_patch_set, one_error_line
-from tests.fixtures_vendor import SHIPPED, VENDOR_TREE, VENDOR_ZIP
+from tests.fixtures_vendor import SHIPPED, VENDOR_ZIP
 
 TARGET = "vllm/attention/ops/paged_attn.py"
 # A module as small as a hurried engineer's scratch copy: one class, one method.
@@ -169,14 +169,8 @@ def test_an_original_two_shipped_files_hold_needs_target(cli: Any, vendor_copy: 
 # --------------------------------------------------------------------------- an edited tree
 
 
-def _tree(tmp_path: Path) -> Path:
-    tree = tmp_path / "edited" / VENDOR_TREE.name
-    shutil.copytree(VENDOR_TREE, tree)
-    return tree
-
-
 def test_a_tree_that_gained_a_file_is_refused(cli: Any, tmp_path: Path) -> None:
-    tree = _tree(tmp_path)
+    tree = edited_copy(tmp_path)
     write(tree / SHIPPED, add_guard((tree / SHIPPED).read_text()))
     write(tree / "qwen3_6_scripts" / "fast_decode.py", "def decode():\n    pass\n")
     line, _, _ = _new(cli, tmp_path, VENDOR_ZIP, tree)
@@ -185,7 +179,7 @@ def test_a_tree_that_gained_a_file_is_refused(cli: Any, tmp_path: Path) -> None:
 
 
 def test_an_unchanged_tree_is_refused(cli: Any, tmp_path: Path) -> None:
-    tree = _tree(tmp_path)
+    tree = edited_copy(tmp_path)
     line, _, _ = _new(cli, tmp_path, VENDOR_ZIP, tree)
     assert line == (f"error: {tree}: no file the image ships changed (edit the shipped copy, then run this again)")
 
@@ -194,7 +188,7 @@ def test_an_id_too_long_with_a_files_name_added_is_refused_before_anything_is_wr
         cli: Any, tmp_path: Path) -> None:
     from patcher.patchset.load import MAX_ID_LENGTH
 
-    tree = _tree(tmp_path)
+    tree = edited_copy(tmp_path)
     write(tree / SHIPPED, add_guard((tree / SHIPPED).read_text()))
     sequence = tree / "qwen3_6_scripts" / "sequence.py"
     sequence.write_bytes(sequence.read_bytes().replace(b"return status > SequenceStatus.SWAPPED",
@@ -211,7 +205,7 @@ def test_an_id_too_long_with_a_files_name_added_is_refused_before_anything_is_wr
 
 def test_one_refused_patch_of_a_tree_writes_none_of_them(cli: Any, tmp_path: Path) -> None:
     # The second file's patch id is taken: the first patch, already written, is removed and the series put back.
-    tree = _tree(tmp_path)
+    tree = edited_copy(tmp_path)
     write(tree / SHIPPED, add_guard((tree / SHIPPED).read_text()))
     sequence = tree / "qwen3_6_scripts" / "sequence.py"
     sequence.write_bytes(sequence.read_bytes().replace(b"return status > SequenceStatus.SWAPPED",

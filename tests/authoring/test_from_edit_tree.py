@@ -10,21 +10,14 @@ ship, or that lost or gained a file, is refused (exit 2, nothing written).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.fixtures_edits import add_guard, write
+from tests.fixtures_edits import add_guard, edited_copy, write
 from tests.fixtures_patches import copy_patch_set, one_error_line, write_patch_set
-from tests.fixtures_vendor import SHIPPED, VENDOR_TREE, VENDOR_ZIP
+from tests.fixtures_vendor import SHIPPED, VENDOR_ZIP
 
 SEQUENCE = "qwen3_6_scripts/sequence.py"
-
-
-def _edited_tree(tmp_path: Path) -> Path:
-    tree = tmp_path / "edited" / VENDOR_TREE.name
-    shutil.copytree(VENDOR_TREE, tree)
-    return tree
 
 
 def _edit(path: Path, old: bytes, new: bytes) -> None:
@@ -36,7 +29,7 @@ def _edit(path: Path, old: bytes, new: bytes) -> None:
 def test_a_tree_with_the_shipped_copy_edited_gives_one_patch_and_a_note_for_the_stale_copy(
         cli: Any, tmp_path: Path) -> None:
     team = copy_patch_set(tmp_path / "team")
-    tree = _edited_tree(tmp_path)
+    tree = edited_copy(tmp_path)
     write(tree / SHIPPED, add_guard((tree / SHIPPED).read_text()))
     _edit(tree / "paged_attn.py", b"import torch", b"import torch, os")  # the stale root copy
     result = cli("new", "empty-batch-guard", "--from-edit", VENDOR_ZIP, tree, "--patches", team)
@@ -53,7 +46,7 @@ def test_a_tree_with_the_shipped_copy_edited_gives_one_patch_and_a_note_for_the_
 
 def test_two_shipped_files_edited_give_one_patch_each(cli: Any, tmp_path: Path) -> None:
     team = copy_patch_set(tmp_path / "team")
-    tree = _edited_tree(tmp_path)
+    tree = edited_copy(tmp_path)
     write(tree / SHIPPED, add_guard((tree / SHIPPED).read_text()))
     _edit(tree / SEQUENCE, b"return status > SequenceStatus.SWAPPED",
           b"return status >= SequenceStatus.FINISHED_STOPPED")  # a CRLF file
@@ -74,7 +67,7 @@ def test_two_shipped_files_edited_give_one_patch_each(cli: Any, tmp_path: Path) 
 def test_a_tree_whose_only_edit_never_ships_is_refused_naming_the_shipped_copy(cli: Any, tmp_path: Path) -> None:
     team = copy_patch_set(tmp_path / "team")
     before = (team / "series").read_bytes()
-    tree = _edited_tree(tmp_path)
+    tree = edited_copy(tmp_path)
     _edit(tree / "paged_attn.py", b"import torch", b"import torch, os")
     line = one_error_line(cli("new", "root-fix", "--from-edit", VENDOR_ZIP, tree, "--patches", team))
     assert "no file the image ships changed (only paged_attn.py, which never ships)" in line
@@ -84,7 +77,7 @@ def test_a_tree_whose_only_edit_never_ships_is_refused_naming_the_shipped_copy(c
 
 def test_a_tree_that_lost_a_shipped_file_is_refused(cli: Any, tmp_path: Path) -> None:
     team = copy_patch_set(tmp_path / "team")
-    tree = _edited_tree(tmp_path)
+    tree = edited_copy(tmp_path)
     write(tree / SHIPPED, add_guard((tree / SHIPPED).read_text()))
     (tree / SEQUENCE).unlink()
     line = one_error_line(cli("new", "bring-up", "--from-edit", VENDOR_ZIP, tree, "--patches", team))
@@ -97,7 +90,7 @@ def test_scope_applies_to_every_file_of_a_tree(cli: Any, tmp_path: Path) -> None
     # does not hold the edit is refused with the scope the change is in, and nothing is written.
     team = copy_patch_set(tmp_path / "team")
     before = (team / "series").read_bytes()
-    tree = _edited_tree(tmp_path)
+    tree = edited_copy(tmp_path)
     write(tree / SHIPPED, add_guard((tree / SHIPPED).read_text()))
     line = one_error_line(cli("new", "guard", "--from-edit", VENDOR_ZIP, tree,
                               "--scope", "PagedAttention.write_to_paged_cache", "--patches", team))

@@ -11,25 +11,17 @@ import os
 import tarfile
 import zipfile
 
-import pytest
-
-from tests.fixtures_cli import GOLDEN, MANIFEST, apply_demo, tar_files, vendor_files
+from tests.fixtures_cli import GOLDEN, MANIFEST, tar_files, vendor_files
 from tests.fixtures_vendor import SHIPPED
 
 
-@pytest.fixture
-def applied(cli, vendor_zip):  # type: ignore[no-untyped-def]
-    """apply's run on the demo zip into ctx.tar.gz: the CLI result and the output's path."""
-    return apply_demo(cli, vendor_zip)
-
-
-def test_shipped_copy_matches_golden_output(applied) -> None:  # type: ignore[no-untyped-def]
-    _, output = applied
+def test_shipped_copy_matches_golden_output(demo_applied) -> None:  # type: ignore[no-untyped-def]
+    _, output = demo_applied
     assert tar_files(output)[SHIPPED][1] == GOLDEN.read_bytes()
 
 
-def test_report_lists_each_patch_mirror_and_output(applied) -> None:  # type: ignore[no-untyped-def]
-    result, output = applied
+def test_report_lists_each_patch_mirror_and_output(demo_applied) -> None:  # type: ignore[no-untyped-def]
+    result, output = demo_applied
     for patch in ("three-tier-decode", "prefix-pregather", "prefix-buffer-reuse"):
         assert f"applied          {patch}" in result.stderr
     assert "mirror paged_attn.py: differed from qwen3_6_scripts/paged_attn.py; now identical" in result.stderr
@@ -38,8 +30,8 @@ def test_report_lists_each_patch_mirror_and_output(applied) -> None:  # type: ig
     assert result.stdout.strip() == "ctx.tar.gz"
 
 
-def test_untouched_files_are_byte_identical_with_modes(applied) -> None:  # type: ignore[no-untyped-def]
-    _, output = applied
+def test_untouched_files_are_byte_identical_with_modes(demo_applied) -> None:  # type: ignore[no-untyped-def]
+    _, output = demo_applied
     files = tar_files(output)
     vendor = vendor_files()
     changed = {SHIPPED, "paged_attn.py"}
@@ -54,15 +46,15 @@ def test_untouched_files_are_byte_identical_with_modes(applied) -> None:  # type
     assert set(files) == set(vendor) | {MANIFEST}
 
 
-def test_mirror_is_made_identical_to_the_shipped_copy(applied) -> None:  # type: ignore[no-untyped-def]
-    _, output = applied
+def test_mirror_is_made_identical_to_the_shipped_copy(demo_applied) -> None:  # type: ignore[no-untyped-def]
+    _, output = demo_applied
     files = tar_files(output)
     assert files["paged_attn.py"][1] == files[SHIPPED][1]
     assert vendor_files()["paged_attn.py"] != vendor_files()[SHIPPED]
 
 
-def test_dockerfile_at_archive_root_and_gzip_header_is_clean(applied) -> None:  # type: ignore[no-untyped-def]
-    _, output = applied
+def test_dockerfile_at_archive_root_and_gzip_header_is_clean(demo_applied) -> None:  # type: ignore[no-untyped-def]
+    _, output = demo_applied
     with tarfile.open(output) as archive:
         names = archive.getnames()
         assert "Dockerfile" in names

@@ -10,14 +10,7 @@ import subprocess
 import tarfile
 from pathlib import Path
 
-from tests.fixtures_cli import MANIFEST, tar_files
-
-
-def copy_the_context_root(vendor: Path) -> None:
-    """Make VENDOR's Dockerfile copy the whole context into the image instead of qwen3_6_scripts/ alone."""
-    dockerfile = vendor / "Dockerfile"
-    dockerfile.write_bytes(dockerfile.read_bytes().replace(b"COPY ./qwen3_6_scripts /workspace/qwen3_6_scripts",
-                                                           b"COPY . /workspace/"))
+from tests.fixtures_cli import MANIFEST, copy_the_context_root, tar_files
 
 
 def test_manifest_is_kept_out_of_an_image_that_copies_the_context_root(cli, vendor_copy, make_zip) -> None:  # type: ignore[no-untyped-def]

@@ -16,6 +16,7 @@ import pytest
 from patcher.patchset import cache, load_patch_set
 from patcher.patchset.model import Patch, PatchSet
 from patcher.patchset.runner import FileOutcome, PatchOutcome, Status, patch_source
+from patcher.patchset.templates import PATCH_LIMITS, RenderLimits, make_environment, render
 
 from tests.fixtures_patches import TEMPLATES, patch_toml, refusal, write_patch_set
 from tests.fixtures_vendor import PATCHES, SHIPPED, VENDOR_TREE
@@ -268,3 +269,8 @@ def vendor_file_with_helpers(variant: str) -> str:
     if variant == "no-final-newline":
         text = text.rstrip("\n") + "\n\ndef _last():\n    return 1"
     return text
+
+
+def render_template(source: str, values: dict[str, Any] | None = None, limits: RenderLimits = PATCH_LIMITS) -> str:
+    """SOURCE rendered as apply renders a patch's template: in the sandbox, within LIMITS."""
+    return render(make_environment(limits=limits), source=source, values=values or {})

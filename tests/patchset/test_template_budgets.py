@@ -18,17 +18,14 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from patcher.patchset.folder import PatchFolder
 from patcher.patchset.templates import PATCH_LIMITS, RenderLimits, TemplateFailure, make_environment, render
+from tests.patchset.conftest import render_template
 
 SMALL = RenderLimits(output=10_000, value=1000, steps=1000, seconds=10, int_bits=64)
 
 
-def _render(source: str, values: dict[str, Any] | None = None, limits: RenderLimits = PATCH_LIMITS) -> str:
-    return render(make_environment(limits=limits), source=source, values=values or {})
-
-
 def _refusal(source: str, values: dict[str, Any] | None = None, limits: RenderLimits = PATCH_LIMITS) -> str:
     with pytest.raises(TemplateFailure) as failed:
-        _render(source, values, limits)
+        render_template(source, values, limits)
     return str(failed.value)
 
 
@@ -58,7 +55,7 @@ WITHIN = {
 @pytest.mark.parametrize("name", sorted(WITHIN))
 def test_an_operator_within_the_budget_renders_as_jinja_renders_it(name: str) -> None:
     source, values, limits = WITHIN[name]
-    assert _render(source, values, limits) == _jinja(source, values)
+    assert render_template(source, values, limits) == _jinja(source, values)
 
 
 def test_an_operator_whose_result_outgrows_its_operands_is_refused_naming_it() -> None:
@@ -69,12 +66,12 @@ def test_an_operator_whose_result_outgrows_its_operands_is_refused_naming_it() -
     # Two 64-bit integers fit a cap of 64 bits; their sum does not.
     assert _refusal("{{ a + a }}", {"a": 2**63}, SMALL) == (
         "template error at line 1: '+' would be an integer of more than 64 bits")
-    assert _render("{{ a + b }}", {"a": 2**63, "b": 2**63 - 1}, SMALL) == str(2**64 - 1)
+    assert render_template("{{ a + b }}", {"a": 2**63, "b": 2**63 - 1}, SMALL) == str(2**64 - 1)
 
 
 def test_joining_with_tilde_is_refused_before_the_joined_text_is_made() -> None:
     text = "x" * 600
-    assert _render("{{ a ~ b }}", {"a": text, "b": "y" * 390}, SMALL) == text + "y" * 390
+    assert render_template("{{ a ~ b }}", {"a": text, "b": "y" * 390}, SMALL) == text + "y" * 390
     assert _refusal("{{ a ~ b }}", {"a": text, "b": text}, SMALL) == _larger("the joined text", 1000)
 
 
@@ -84,7 +81,7 @@ def test_a_call_whose_result_outgrows_its_arguments_is_refused_naming_the_result
     text = "x" * 600
     assert _refusal("{{ dict(a=t, b=t) }}", {"t": text}, SMALL) == _larger("what the call returns", 1000)
     assert _refusal("{% set d = dict(a=t, b=t) %}", {"t": text}, SMALL) == _larger("what the call returns", 1000)
-    assert _render("{{ dict(a=t)|length }}", {"t": text}, SMALL) == "1"
+    assert render_template("{{ dict(a=t)|length }}", {"t": text}, SMALL) == "1"
 
 
 # str.format -----------------------------------------------------------------------
@@ -96,7 +93,7 @@ def test_format_counts_every_field_it_writes_against_the_cap() -> None:
     assert _refusal("{{ '{}{}{}'.format(t, t, t) }}", {"t": text}, SMALL) == _larger("the formatted text", 1000)
     # A width given as a field is written too: 3 characters, then 997, exactly the cap.
     values = {"t": "x" * 997, "w": 100}
-    assert _render("{{ '{:{}}'.format(t, w) }}", values, SMALL) == "x" * 997
+    assert render_template("{{ '{:{}}'.format(t, w) }}", values, SMALL) == "x" * 997
 
 
 # A number in a field's spec is at most what the field writes; one of 20 digits or more counts as 10 ** 20.
@@ -116,7 +113,7 @@ def test_a_format_width_is_bounded_by_its_digits(spec: str, limits: RenderLimits
     if expected.startswith("template error"):
         assert _refusal(source, {"v": "x"}, limits) == expected
     else:
-        assert _render(source, {"v": "x"}, limits) == expected == _jinja(source, {"v": "x"})
+        assert render_template(source, {"v": "x"}, limits) == expected == _jinja(source, {"v": "x"})
 
 
 FORMATS = [
@@ -130,12 +127,12 @@ FORMATS = [
 @pytest.mark.parametrize("source", FORMATS)
 def test_format_fills_named_fields_and_looks_items_up_as_jinja_does(source: str) -> None:
     values = {"sizes": {"name": "<a & b>"}, "ns": jinja2.utils.Namespace(name="<a>")}
-    assert _render(source, values) == _jinja(source, values)
+    assert render_template(source, values) == _jinja(source, values)
 
 
 def test_format_map_refuses_other_than_one_mapping() -> None:
     values = {"sizes": {"a": 1}}
-    assert _render("{{ '{a}'.format_map(sizes) }}", values) == "1"
+    assert render_template("{{ '{a}'.format_map(sizes) }}", values) == "1"
     for source in ("{{ '{a}'.format_map(sizes, sizes) }}", "{{ '{a}'.format_map() }}",
                    "{{ '{a}'.format_map(sizes, b=2) }}"):
         with pytest.raises(TypeError, match=r"^format_map\(\) takes "):
@@ -149,8 +146,8 @@ def test_a_format_method_shows_itself_as_jinja_shows_it() -> None:
     def address_free(text: str) -> str:
         return re.sub(r"0x[0-9a-f]+", "0x", text)
 
-    assert address_free(_render(source)) == address_free(_jinja(source))
-    assert _render(source).startswith("<function str.format at ")
+    assert address_free(render_template(source)) == address_free(_jinja(source))
+    assert render_template(source).startswith("<function str.format at ")
 
 
 # tojson and rendering outside render() ----------------------------------------------
@@ -175,8 +172,8 @@ def test_a_template_rendered_without_render_fails_saying_so() -> None:
 def test_a_loop_filter_skips_the_items_it_rejects() -> None:
     source = "{% for x in items if x > 1 %}{{ x }},{% else %}none{% endfor %}"
     for items in ([1, 2, 3], [0, 1]):
-        assert _render(source, {"items": items}) == _jinja(source, {"items": items})
-    assert _render(source, {"items": [1, 2, 3]}) == "2,3,"
+        assert render_template(source, {"items": items}) == _jinja(source, {"items": items})
+    assert render_template(source, {"items": [1, 2, 3]}) == "2,3,"
 
 
 def test_a_loop_filter_that_raises_names_the_loops_line() -> None:

@@ -26,19 +26,16 @@ from patcher.patchset.templates import (PATCH_LIMITS, RenderLimits, TemplateFail
                                         python_literal, render, weight)
 from tests import fixtures_hostile_patchset as hostile
 from tests.fixtures_vendor import VENDOR_ZIP
+from tests.patchset.conftest import render_template
 
 
 # What stops a template that never ends: its steps, or its CPU seconds when a slow (or traced) interpreter gets there first.
 RUNAWAY_STOPS = (f"({PATCH_LIMITS.steps:,} loop iterations|{PATCH_LIMITS.seconds:g} CPU seconds)")
 
 
-def _render(source: str, values: dict[str, Any] | None = None, limits: RenderLimits = PATCH_LIMITS) -> str:
-    return render(make_environment(limits=limits), source=source, values=values or {})
-
-
 def _refusal(source: str, values: dict[str, Any] | None = None, limits: RenderLimits = PATCH_LIMITS) -> str:
     with pytest.raises(TemplateFailure) as failed:
-        _render(source, values, limits)
+        render_template(source, values, limits)
     message = str(failed.value)
     assert "\n" not in message
     return message
@@ -126,8 +123,8 @@ def test_a_str_method_is_bounded_before_it_runs_and_only_if_it_can_grow() -> Non
     assert message == ("template error at line 1: 'ljust' would be larger than the 1,048,576 characters a template "
                        "value may hold")
     assert peak < PATCH_LIMITS.value
-    assert _render("{{ name.upper() }} {{ name.strip('_') }} {{ name.split('_') }} {{ name.startswith('max') }}",
-                   {"name": "_max_len"}) == "_MAX_LEN max_len ['', 'max', 'len'] False"
+    assert render_template("{{ name.upper() }} {{ name.strip('_') }} {{ name.split('_') }} {{ name.startswith('max') }}",
+                           {"name": "_max_len"}) == "_MAX_LEN max_len ['', 'max', 'len'] False"
 
 
 def test_expandtabs_is_refused_from_its_estimate_before_the_spaces_are_made() -> None:
@@ -137,7 +134,7 @@ def test_expandtabs_is_refused_from_its_estimate_before_the_spaces_are_made() ->
     # would be refused as "what the call returns"), by position or by name.
     limits = RenderLimits(output=10_000, value=1000, steps=100, seconds=10, int_bits=64)
     values = {"text": "\t" * 10}
-    assert _render("{{ text.expandtabs(99) }}", values, limits) == " " * 990
+    assert render_template("{{ text.expandtabs(99) }}", values, limits) == " " * 990
     refused = ("template error at line 1: 'expandtabs' would be larger than the 1,000 characters a template value "
                "may hold")
     assert _refusal("{{ text.expandtabs(100) }}", values, limits) == refused
@@ -244,7 +241,7 @@ def test_a_template_that_ends_on_its_deadline_is_within_its_budget(monkeypatch: 
     # budget is used up, not exceeded.
     ticks = itertools.chain([0.0], itertools.repeat(10.0))
     monkeypatch.setattr(templates, "_clock", lambda: next(ticks))
-    assert _render("{% for i in range(3) %}{{ i }}{% endfor %}") == "012"
+    assert render_template("{% for i in range(3) %}{{ i }}{% endfor %}") == "012"
 
 
 def test_each_render_gets_a_budget_of_its_own() -> None:
@@ -260,7 +257,7 @@ def test_a_template_block_counts_against_the_budget() -> None:
     # A block renders code without a loop or a call: each one rendered is a step.
     limits = RenderLimits(output=1000, value=1000, steps=2, seconds=10, int_bits=64)
     two = "{% block head %}a{% endblock %}{% block body %}b{% endblock %}"
-    assert _render(two, limits=limits) == "ab"
+    assert render_template(two, limits=limits) == "ab"
     message = _refusal(two + "{% block tail %}c{% endblock %}", limits=limits)
     assert message == ("template error at line 1: the template runs past its budget of 2 loop iterations, calls "
                        "and operations (a loop or recursion that does not end?)")
@@ -288,7 +285,7 @@ def test_a_macro_imported_from_another_template_renders_and_the_import_counts_on
 
 def test_output_budget_counts_literal_text_in_loops_and_captures() -> None:
     limits = RenderLimits(output=100, value=10_000, steps=1_000, seconds=10, int_bits=64)
-    assert _render("{% for i in range(10) %}0123456789{% endfor %}", limits=limits) == "0123456789" * 10
+    assert render_template("{% for i in range(10) %}0123456789{% endfor %}", limits=limits) == "0123456789" * 10
     assert "writes more than its budget of 100 characters" in _refusal(
         "{% for i in range(11) %}0123456789{% endfor %}", limits=limits)
     assert "writes more than its budget of 100 characters" in _refusal(
@@ -296,7 +293,7 @@ def test_output_budget_counts_literal_text_in_loops_and_captures() -> None:
 
 
 def test_integers_are_capped_in_bits() -> None:
-    assert _render("{{ 2 ** 4000 }}").startswith("1318")
+    assert render_template("{{ 2 ** 4000 }}").startswith("1318")
     # Each refusal names the operator that would have made the integer.
     assert _refusal("{{ 2 ** 5000 }}") == "template error at line 1: '**' would be an integer of more than 4,096 bits"
     assert _refusal("{{ (2 ** 3000) * (2 ** 3000) }}") == (
@@ -372,8 +369,8 @@ def test_a_replace_limited_by_its_count_renders_when_the_result_fits() -> None:
     # Replacing every 'x' would pass the cap; replacing the first one only does not, by position or by name.
     values = {"text": "x" * 7000, "new": "y" * 7000}
     expected = "y" * 7000 + "x" * 6999
-    assert _render("{{ text|replace('x', new, 1) }}", values) == expected
-    assert _render("{{ text|replace('x', new, count=1) }}", values) == expected
+    assert render_template("{{ text|replace('x', new, 1) }}", values) == expected
+    assert render_template("{{ text|replace('x', new, count=1) }}", values) == expected
 
 
 def test_a_test_given_a_value_over_the_cap_is_refused_by_its_name() -> None:
@@ -399,7 +396,7 @@ def test_an_object_between_two_texts_does_not_hide_their_weight() -> None:
     assert _refusal(source, {"text": text}) == (
         "template error at line 1: this literal would be larger than the 1,048,576 characters a template value may "
         "hold")
-    assert _render(source, {"text": "x" * 6}) == "3"
+    assert render_template(source, {"text": "x" * 6}) == "3"
 
 
 def test_a_width_by_name_fails_as_python_says() -> None:
@@ -428,7 +425,7 @@ def test_tojson_of_a_deeply_nested_value_is_refused_before_it_is_indented() -> N
     assert message == ("template error at line 1: what 'tojson' returns would be larger than the 1,048,576 characters "
                        "a template value may hold")
     assert peak < PATCH_LIMITS.value
-    assert _render("{{ {'limit': [8192, [16]]}|tojson(indent=2) }}") == (
+    assert render_template("{{ {'limit': [8192, [16]]}|tojson(indent=2) }}") == (
         '{\n  "limit": [\n    8192,\n    [\n      16\n    ]\n  ]\n}')
 
 
@@ -455,7 +452,7 @@ def test_the_text_of_a_value_over_the_cap_is_refused_before_it_is_written() -> N
 def test_multiplying_numbers_is_arithmetic_not_repetition() -> None:
     # Only a text or a sequence times an integer repeats anything: a number
     # times a large number is computed, and a dict times a number fails as Python says.
-    assert _render("{{ mb * 1048576 }} {{ 0.5 * 4194304 }} {{ 3 * 4 }} {{ 2.5 * 3 }}", {"mb": 64}) == (
+    assert render_template("{{ mb * 1048576 }} {{ 0.5 * 4194304 }} {{ 3 * 4 }} {{ 2.5 * 3 }}", {"mb": 64}) == (
         "67108864 2097152.0 12 7.5")
     with pytest.raises(TypeError) as plain:
         {"limit": 8192} * 3  # type: ignore[operator]
@@ -487,14 +484,14 @@ def test_a_float_adds_its_weight_to_the_items_beside_it() -> None:
     # the float and the quoted text.
     assert weight([0.5, "abc"], PATCH_LIMITS.value) == 2 + 2 * 2 + 24 + len("abc") + 3
     limits = RenderLimits(output=10_000, value=1000, steps=100, seconds=10, int_bits=64)
-    assert _render("{% set row = [0.5, text] %}{{ row|length }}", {"text": "x" * 960}, limits) == "2"
+    assert render_template("{% set row = [0.5, text] %}{{ row|length }}", {"text": "x" * 960}, limits) == "2"
     assert _refusal("{% set row = [0.5, text] %}{{ row|length }}", {"text": "x" * 990}, limits) == (
         "template error at line 1: this literal would be larger than the 1,000 characters a template value may hold")
 
 
 def test_percent_with_a_mapping_fills_its_named_fields() -> None:
-    assert _render("{{ '%(name)s = %(size)d' % {'name': 'max_len', 'size': 8192} }}") == "max_len = 8192"
-    assert _render("{{ '%(block)05d' % sizes }}", {"sizes": {"block": 16}}) == "00016"
+    assert render_template("{{ '%(name)s = %(size)d' % {'name': 'max_len', 'size': 8192} }}") == "max_len = 8192"
+    assert render_template("{{ '%(block)05d' % sizes }}", {"sizes": {"block": 16}}) == "00016"
 
 
 def test_a_field_of_str_format_is_weighed_before_it_is_written() -> None:
@@ -560,19 +557,19 @@ def test_ordinary_templates_render_as_before() -> None:
     source = ("{% for part in parts %}{% if loop.last %}def {{ part }}(self):{% else %}class {{ part }}:{% endif %}\n"
               "{% endfor %}{{ '    ' * 2 }}{{ n * 2 }} {{ [1, 2]|join(', ') }} {{ '%d-%s'|format(3, 'x') }} "
               "{{ '{}!'.format(n) }} {{ (n ~ 'x')|upper }} {{ {'a': 1}|tojson }}\n")
-    assert _render(source, {"parts": ["PagedAttention", "forward_decode"], "n": 21}) == (
+    assert render_template(source, {"parts": ["PagedAttention", "forward_decode"], "n": 21}) == (
         "class PagedAttention:def forward_decode(self):        42 1, 2 3-x 21! 21X {\"a\": 1}\n")
 
 
 def test_a_loop_unpacks_pairs() -> None:
     # '{% for a, b in ... %}' assigns to a tuple: a target, not a literal to weigh.
-    assert _render("{% for name, size in sizes|dictsort %}{{ name }} = {{ size }}\n{% endfor %}",
-                   {"sizes": {"max_len": 8192, "block": 16}}) == "block = 16\nmax_len = 8192\n"
-    assert _render("{% set head, tail = (1, 2) %}{{ head + tail }}") == "3"
+    assert render_template("{% for name, size in sizes|dictsort %}{{ name }} = {{ size }}\n{% endfor %}",
+                           {"sizes": {"max_len": 8192, "block": 16}}) == "block = 16\nmax_len = 8192\n"
+    assert render_template("{% set head, tail = (1, 2) %}{{ head + tail }}") == "3"
 
 
 def test_floats_are_written_as_python() -> None:
-    assert _render("{{ a }} {{ b }} {{ c }} {{ d }} {{ e * 2 }}", {
+    assert render_template("{{ a }} {{ b }} {{ c }} {{ d }} {{ e * 2 }}", {
         "a": 0.1, "b": float("nan"), "c": float("inf"), "d": float("-inf"), "e": 1e308}) == (
         "0.1 float('nan') float('inf') float('-inf') float('inf')")
     assert [python_literal(v) for v in (1.5, float("-inf"))] == ["1.5", "float('-inf')"]
@@ -580,8 +577,8 @@ def test_floats_are_written_as_python() -> None:
 
 def test_a_text_value_is_a_python_string_literal() -> None:
     value = Text("x'; import os\n")
-    assert _render("{{ v }}|{{ v|upper }}|{{ v|length }}|{{ v == \"x'; import os\\n\" }}|{{ v|tojson }}",
-                   {"v": value}) == '"x\'; import os\\n"|"X\'; IMPORT OS\\N"|14|True|"x\\u0027; import os\\n"'
+    assert render_template("{{ v }}|{{ v|upper }}|{{ v|length }}|{{ v == \"x'; import os\\n\" }}|{{ v|tojson }}",
+                           {"v": value}) == '"x\'; import os\\n"|"X\'; IMPORT OS\\N"|14|True|"x\\u0027; import os\\n"'
     assert "access to attribute '_value' of 'Text' object is unsafe" in _refusal("{{ v._value }}", {"v": value})
 
 
@@ -611,13 +608,13 @@ def test_a_text_leaves_comparing_with_anything_but_a_string_to_the_other_value()
 def test_a_text_is_true_when_its_value_is_not_empty(value: str) -> None:
     # As the string itself is in Jinja2: only the empty text is false.
     source = "{% if v %}set{% else %}empty{% endif %} {{ 'yes' if v else 'no' }} {{ not v }}"
-    assert _render(source, {"v": Text(value)}) == ImmutableSandboxedEnvironment().from_string(source).render(v=value)
+    assert render_template(source, {"v": Text(value)}) == ImmutableSandboxedEnvironment().from_string(source).render(v=value)
     assert bool(Text(value)) is bool(value)
 
 
 def test_a_text_holds_only_the_strings_its_value_holds() -> None:
     value = Text("fast path")
-    assert _render("{{ 'fast' in v }} {{ 'slow' in v }} {{ 1 in v }} {{ 'fast' not in v }}", {"v": value}) == (
+    assert render_template("{{ 'fast' in v }} {{ 'slow' in v }} {{ 1 in v }} {{ 'fast' not in v }}", {"v": value}) == (
         "True False False False")
     assert "path" in value and "slow" not in value and "'" not in value and None not in value
 
@@ -626,7 +623,7 @@ def test_format_on_safe_text_escapes_its_arguments_as_jinjas_sandbox_does() -> N
     source = "{{ ('<b>{}</b>'|safe).format(v) }} {{ ('<i>{x}</i>'|safe).format_map({'x': v}) }}"
     expected = "<b>&lt;a &amp; b&gt;</b> <i>&lt;a &amp; b&gt;</i>"
     assert ImmutableSandboxedEnvironment().from_string(source).render(v="<a & b>") == expected
-    assert _render(source, {"v": "<a & b>"}) == expected
+    assert render_template(source, {"v": "<a & b>"}) == expected
 
 
 def test_center_without_a_width_is_refused_from_its_default_width_before_it_runs(
@@ -645,7 +642,7 @@ def test_center_without_a_width_is_refused_from_its_default_width_before_it_runs
         "template error at line 1: what 'center' returns would be larger than the 40 characters a template "
         "value may hold")
     assert ran == []
-    assert _render("{{ text|center(9) }}", {"text": "x"}, limits) == "    x    "
+    assert render_template("{{ text|center(9) }}", {"text": "x"}, limits) == "    x    "
     assert ran == ["x"]
 
 
@@ -655,7 +652,7 @@ def test_a_power_too_large_for_the_bit_cap_is_refused_before_it_is_computed() ->
     message, peak = _refusal_and_peak("{{ base ** exponent }}", {"base": 2, "exponent": 20_000_000})
     assert message == "template error at line 1: '**' would be an integer of more than 4,096 bits"
     assert peak < PATCH_LIMITS.value
-    assert _render("{{ base ** 4095 == 2 ** 4095 }}", {"base": 2}) == "True"  # within the cap: computed
+    assert render_template("{{ base ** 4095 == 2 ** 4095 }}", {"base": 2}) == "True"  # within the cap: computed
 
 
 def test_a_value_longer_than_the_cap_weighs_more_than_the_cap_whatever_the_cap() -> None:
@@ -675,7 +672,7 @@ def test_a_lazy_sequence_passed_to_a_call_fits_where_the_list_it_makes_fits() ->
     # a result that makes a list within the cap is not refused.
     names = ["x"] * 10
     limits = RenderLimits(output=1000, value=weight(names, 1000), steps=1000, seconds=10, int_bits=64)
-    assert _render("{{ ''.join(names|map('upper')) }}", {"names": names}, limits) == "X" * 10
+    assert render_template("{{ ''.join(names|map('upper')) }}", {"names": names}, limits) == "X" * 10
     # Items that grow past it are refused as the list is made.
     assert _refusal("{{ ''.join(names|map('center', 5)) }}", {"names": names}, limits) == (
         f"template error at line 1: this sequence would be larger than the {limits.value} characters a template value "
@@ -687,8 +684,8 @@ def test_joining_many_pieces_without_a_separator_renders_when_the_result_fits() 
     # estimate is the pieces' weight, which is within the cap here.
     pieces = ["x"] * 10
     limits = RenderLimits(output=1000, value=weight(pieces, 1000), steps=1000, seconds=10, int_bits=64)
-    assert _render("{{ pieces|join }}", {"pieces": pieces}, limits) == "x" * 10
-    assert _render("{{ pieces|join(d='') }}", {"pieces": pieces}, limits) == "x" * 10
+    assert render_template("{{ pieces|join }}", {"pieces": pieces}, limits) == "x" * 10
+    assert render_template("{{ pieces|join(d='') }}", {"pieces": pieces}, limits) == "x" * 10
 
 
 def test_indent_is_refused_from_its_estimate_before_it_is_built() -> None:
@@ -699,7 +696,7 @@ def test_indent_is_refused_from_its_estimate_before_it_is_built() -> None:
     # though the text it would have made (502 characters) fits.
     limits = RenderLimits(output=10_000, value=1000, steps=100, seconds=10, int_bits=64)
     values = {"text": "a\nb", "pad": " " * 499}
-    assert _render("{{ text|indent(498) }}", values, limits) == "a\n" + " " * 498 + "b"
+    assert render_template("{{ text|indent(498) }}", values, limits) == "a\n" + " " * 498 + "b"
     refused = ("template error at line 1: what 'indent' returns would be larger than the 1,000 characters a template "
                "value may hold")
     assert _refusal("{{ text|indent(499) }}", values, limits) == refused
@@ -717,7 +714,7 @@ def test_join_is_refused_from_its_estimate_before_the_pieces_are_joined() -> Non
     assert weight(pieces, 1000) == 62
     limits = RenderLimits(output=10_000, value=1000, steps=100, seconds=10, int_bits=64)
     values = {"pieces": pieces, "short": "-" * 93, "long": "-" * 94}
-    assert _render("{{ pieces|join(short) }}", values, limits) == ("-" * 93).join(pieces)
+    assert render_template("{{ pieces|join(short) }}", values, limits) == ("-" * 93).join(pieces)
     refused = ("template error at line 1: what 'join' returns would be larger than the 1,000 characters a template "
                "value may hold")
     assert _refusal("{{ pieces|join(long) }}", values, limits) == refused
@@ -730,7 +727,7 @@ def test_a_product_of_integers_is_refused_from_its_operands_bit_lengths_before_i
     # refused before multiplying, though 2 ** 63 itself would be 64 bits.
     limits = RenderLimits(output=10_000, value=1000, steps=100, seconds=10, int_bits=64)
     values = {"a": 2**32, "b": 2**30, "c": 2**31}
-    assert _render("{{ a * b }}", values, limits) == str(2**62)
+    assert render_template("{{ a * b }}", values, limits) == str(2**62)
     refused = "template error at line 1: '*' would be an integer of more than 64 bits"
     assert _refusal("{{ a * c }}", values, limits) == refused
     assert _refusal("{{ c * a }}", values, limits) == refused

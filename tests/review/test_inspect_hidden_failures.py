@@ -5,18 +5,11 @@ behind '|| true', '2>/dev/null', '&&' or a pipe, which 'set -e' does not save.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from tests.fixtures_cli import INSTALLED, modernise
+from tests.fixtures_cli import INSTALLED
 from tests.fixtures_vendor import SHIPPED
-
-
-@pytest.fixture
-def modern(vendor_copy: Path) -> Path:
-    """The demo tree with a richer Dockerfile and a later-style install script."""
-    return modernise(vendor_copy)
 
 
 def test_set_e_does_not_save_a_copy_behind_or_true(cli, modern) -> None:  # type: ignore[no-untyped-def]

@@ -51,6 +51,18 @@ def notes(plan: ShipPlan) -> list[tuple[str, int, str, str]]:
     return [(n.kind, n.line, n.text, n.reason) for n in plan.notes]
 
 
+def placed_and_noted(script: str) -> tuple[list[str], list[tuple[str, int, str]]]:
+    """The image paths ``script`` (run as ``script_context`` runs it) placed outside /w/, and its notes
+    (kind, line, command)."""
+    plan = plan_of(script_context(script))
+    return sorted(p for p in plan.image if not p.startswith("/w/")), [(n.kind, n.line, n.text) for n in plan.notes]
+
+
+def notes_by_file(plan: ShipPlan) -> list[tuple[str, str, int, str]]:
+    """(kind, file, line, reason) of every note, in order: a Python helper's notes name the helper or the Dockerfile."""
+    return [(n.kind, n.file, n.line, n.reason) for n in plan.notes]
+
+
 def notes_of(plan: ShipPlan, kind: str) -> list[tuple[str, int, str]]:
     """(file, line, command) of each note of one kind."""
     return [(n.file, n.line, n.text) for n in plan.notes if n.kind == kind]
@@ -85,3 +97,9 @@ def run_script(script: str, run: str = "bash i.sh", files: Mapping[str, str] | N
 def in_dest(plan: ShipPlan) -> list[str]:
     """The image paths the build filled under /dest, sorted."""
     return sorted(path for path in plan.image if path.startswith("/dest/"))
+
+
+def run_helper(code: str, script: str = "python3 h.py\n") -> ShipPlan:
+    """What the reader makes of the Python helper CODE, saved as s/h.py, when the script (``python3 h.py`` alone
+    unless ``script`` says more) runs it; see ``run_script``."""
+    return run_script(script, files={"s/h.py": code})

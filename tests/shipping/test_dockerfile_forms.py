@@ -5,18 +5,9 @@ continuations, relative WORKDIR, globs, RUN in exec form, .dockerignore, and ins
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import pytest
-
-from tests.fixtures_cli import COREX, INSTALLED, modernise
+from tests.fixtures_cli import COREX, INSTALLED
 from tests.fixtures_vendor import SHIPPED
-
-
-@pytest.fixture
-def modern(vendor_copy: Path) -> Path:
-    """The demo tree with a richer Dockerfile and a later-style install script."""
-    return modernise(vendor_copy)
 
 
 def test_dockerfile_forms_variables_and_loops_are_resolved(cli, modern) -> None:  # type: ignore[no-untyped-def]

@@ -13,13 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, notes, plan_of, run_script, script_context
-
-
-def placed(script: str) -> tuple[list[str], list[tuple[str, int, str]]]:
-    """The image paths a script placed outside its own folder, and its notes (kind, line, command)."""
-    plan = plan_of(script_context(script))
-    return sorted(p for p in plan.image if not p.startswith("/w/")), [(n.kind, n.line, n.text) for n in plan.notes]
+from tests.shipping.conftest import in_dest, notes, placed_and_noted, run_script
 
 
 def test_a_local_value_is_gone_when_the_function_returns() -> None:
@@ -27,21 +21,21 @@ def test_a_local_value_is_gone_when_the_function_returns() -> None:
               "install_to() {\n  local VLLM=$1\n  mkdir -p \"$VLLM/ops\"\n  cp x.py \"$VLLM/ops/x.py\"\n}\n"
               "install_to /usr/lib/python3/dist-packages/vllm\n"
               "mkdir -p \"$VLLM/ops\"\ncp x.py \"$VLLM/ops/y.py\"\n")
-    assert placed(script) == (["/usr/lib/python3/dist-packages/vllm/ops/x.py", "/usr/local/corex/vllm/ops/y.py"],
+    assert placed_and_noted(script) == (["/usr/lib/python3/dist-packages/vllm/ops/x.py", "/usr/local/corex/vllm/ops/y.py"],
                               [])
 
 
 def test_a_function_called_from_another_sees_its_locals() -> None:
     script = "outer() { local D=/opt/in; inner; }\ninner() { mkdir -p $D; cp x.py $D/x.py; }\nD=/opt/out\nouter\n" \
              "mkdir -p $D\ncp x.py $D/y.py\n"
-    assert placed(script) == (["/opt/in/x.py", "/opt/out/y.py"], [])
+    assert placed_and_noted(script) == (["/opt/in/x.py", "/opt/out/y.py"], [])
 
 
 def test_a_variable_made_local_and_exported_is_back_as_it_was() -> None:
     script = "X=/a\nf() { local X=/b; export X; sh -c 'mkdir -p $X; cp x.py $X/in.py'; }\nf\n" \
              "sh -c 'cp x.py /child$X.py'\nmkdir -p $X\ncp x.py $X/out.py\n"
     # After f, X is /a again and no longer exported: the child shell does not see it.
-    assert placed(script)[0] == ["/a/out.py", "/b/in.py"]
+    assert placed_and_noted(script)[0] == ["/a/out.py", "/b/in.py"]
 
 
 @pytest.mark.parametrize(("shebang", "inside", "notes"), [
@@ -52,7 +46,7 @@ def test_a_variable_made_local_and_exported_is_back_as_it_was() -> None:
 def test_local_without_a_value_is_what_the_shell_makes_of_it(shebang: str, inside: str | None,
                                                              notes: list[tuple[str, int, str]]) -> None:
     offset = 1 if shebang else 0
-    paths, found = placed(f"{shebang}X=/keep\nf() {{ local X; cp x.py /f$X.py; }}\nf\ncp x.py /g$X.py\n")
+    paths, found = placed_and_noted(f"{shebang}X=/keep\nf() {{ local X; cp x.py /f$X.py; }}\nf\ncp x.py /g$X.py\n")
     assert paths == sorted([p for p in (inside, "/g/keep.py") if p])
     assert found == [(kind, line + offset, text) for kind, line, text in notes]
 
@@ -60,14 +54,14 @@ def test_local_without_a_value_is_what_the_shell_makes_of_it(shebang: str, insid
 def test_local_succeeds_so_set_e_reads_on() -> None:
     script = ("set -e\ninstall_to() {\n  local dest=\"$1\"\n  local ops\n  mkdir -p \"$dest/ops\"\n"
               "  cp x.py \"$dest/ops/x.py\"\n}\ninstall_to /opt/vllm\ncp x.py /opt/after.py\n")
-    assert placed(script) == (["/opt/after.py", "/opt/vllm/ops/x.py"], [])
+    assert placed_and_noted(script) == (["/opt/after.py", "/opt/vllm/ops/x.py"], [])
 
 
 def test_an_exported_variable_made_local_is_exported_again_after_the_function() -> None:
     script = "export X=/a\nf() { local X=/b; mkdir -p $X; cp x.py $X/in.py; }\nf\n" \
              "sh -c 'mkdir -p $X; cp x.py $X/child.py'\n"
     # After f, X is /a and still exported: the child shell sees it.
-    assert placed(script)[0] == ["/a/child.py", "/b/in.py"]
+    assert placed_and_noted(script)[0] == ["/a/child.py", "/b/in.py"]
 
 
 @pytest.mark.parametrize(("run", "placed"), [("bash i.sh", ["/dest/no.py"]), ("dash i.sh", []),

@@ -12,15 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import plan_of, script_context
+from tests.shipping.conftest import placed_and_noted, plan_of, script_context
 
 HOME_CACHE = "/root/.cache/vllm"
-
-
-def placed(script: str) -> tuple[list[str], list[tuple[str, int, str]]]:
-    """The image paths a script placed outside its own folder, and its notes (kind, line, command)."""
-    plan = plan_of(script_context(script))
-    return sorted(p for p in plan.image if not p.startswith("/w/")), [(n.kind, n.line, n.text) for n in plan.notes]
 
 
 @pytest.mark.parametrize(("script", "paths"), [
@@ -37,7 +31,7 @@ def placed(script: str) -> tuple[list[str], list[tuple[str, int, str]]]:
     ("mkdir -p /o\ncp x.py /o/a~b.py\n", ["/o/a~b.py"]),
 ])
 def test_a_tilde_prefix_is_the_home_folder_sh_names(script: str, paths: list[str]) -> None:
-    assert placed(script) == (paths, [])
+    assert placed_and_noted(script) == (paths, [])
 
 
 @pytest.mark.parametrize("word", ["'~'/q.py", "\\~/q.py", "~\"\"/q.py", "~$EMPTY/q.py"])
@@ -47,7 +41,7 @@ def test_a_tilde_prefix_with_a_quoted_or_expanded_part_is_left_as_written(word: 
 
 
 def test_another_users_home_is_the_images_to_say() -> None:
-    assert placed("cp x.py ~vllm/x.py\n") == ([], [("unread", 1, "cp x.py ~vllm/x.py")])
+    assert placed_and_noted("cp x.py ~vllm/x.py\n") == ([], [("unread", 1, "cp x.py ~vllm/x.py")])
     (note,) = plan_of(script_context("cp x.py ~vllm/x.py\n")).notes
     assert note.reason == "cp ~vllm/x.py: a path that depends on a value the reader cannot work out"
 
@@ -60,7 +54,7 @@ def test_a_declaration_expands_its_assignments_as_assignments(declare: str) -> N
         script = "#!/bin/bash\n" + script  # bash's own: under sh, dash has neither
     if declare == "local":
         script = f"f() {{\n{script}}}\nf\n"  # local is for functions: outside one bash fails it, dash ends
-    assert placed(script) == ([f"{HOME_CACHE}/a b.py"], [])
+    assert placed_and_noted(script) == ([f"{HOME_CACHE}/a b.py"], [])
 
 
 @pytest.mark.parametrize(("dockerfile", "paths", "unread"), [
@@ -87,12 +81,12 @@ def test_a_stage_from_another_keeps_its_user() -> None:
 def test_a_home_with_a_wildcard_in_it_is_not_globbed(target: str) -> None:
     """dash and bash: '~' gives $HOME as it is, even where folders match it as a pattern."""
     copied = "/o/h*/x.py" if target == "~" else "/o/h*/y.py"
-    assert placed(f"HOME='/o/h*'\nmkdir -p /o/h1 /o/h2 ~\ncp x.py {target}\n") == ([copied], [])
+    assert placed_and_noted(f"HOME='/o/h*'\nmkdir -p /o/h1 /o/h2 ~\ncp x.py {target}\n") == ([copied], [])
 
 
 @pytest.mark.parametrize("unset", ["unset HOME\n", "unset HOME\nset -u\n", "unset -v HOME\nset -o nounset\n"])
 def test_a_tilde_with_home_unset_is_unknown_and_does_not_stop_the_script(unset: str) -> None:
     """bash gives the passwd home (/root), dash keeps '~' (a folder named '~'): neither is '' nor an error."""
-    paths, notes = placed(f"{unset}cp x.py ~/y.py\ncp x.py /z.py\n")
+    paths, notes = placed_and_noted(f"{unset}cp x.py ~/y.py\ncp x.py /z.py\n")
     assert paths == ["/z.py"]
     assert notes == [("unread", unset.count("\n") + 1, "cp x.py ~/y.py")]

@@ -14,16 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.shipping import ShipPlan
-from tests.shipping.conftest import in_dest, run_script
-
-
-def _helper(code: str) -> ShipPlan:
-    return run_script("python3 h.py\n", files={"s/h.py": code})
-
-
-def _notes(plan: ShipPlan) -> list[tuple[str, str, int, str]]:
-    return [(n.kind, n.file, n.line, n.reason) for n in plan.notes]
+from tests.shipping.conftest import in_dest, notes_by_file, run_helper
 
 
 ASSUMED = "in code that may not run (a function, a loop, a condition): the reader takes it to run once"
@@ -56,29 +47,29 @@ ASSUMED = "in code that may not run (a function, a loop, a condition): the reade
 ])
 def test_a_call_in_a_function_is_noted_and_the_program_goes_on(call: str, placed: dict[str, str],
                                                               found: list[tuple[str, str]]) -> None:
-    plan = _helper(f"import os, shutil\ndef unused():\n    {call}\nshutil.copy('x.py', '/dest/x.py')\n")
+    plan = run_helper(f"import os, shutil\ndef unused():\n    {call}\nshutil.copy('x.py', '/dest/x.py')\n")
     assert {path: plan.image[path].source for path in in_dest(plan)} == {**placed, "/dest/x.py": "s/x.py"}
     assert plan.image["/w/s/sub/y.py"].source == "s/sub/y.py"  # what the build placed stays
-    assert _notes(plan) == [(kind, "s/i.sh", 1, reason) for kind, reason in found]
+    assert notes_by_file(plan) == [(kind, "s/i.sh", 1, reason) for kind, reason in found]
 
 
 def test_a_stored_rename_called_under_a_condition_is_noted_as_assumed() -> None:
     # 'mv = Path(F).rename' bound once, called in an 'if': the call is the method's, in code that may not run.
-    plan = _helper("import sys\n"
-                   "from pathlib import Path\n"
-                   "mv = Path('x.py').rename\n"
-                   "if len(sys.argv) > 5:\n"
-                   "    mv('/dest/x.py')\n")
+    plan = run_helper("import sys\n"
+                      "from pathlib import Path\n"
+                      "mv = Path('x.py').rename\n"
+                      "if len(sys.argv) > 5:\n"
+                      "    mv('/dest/x.py')\n")
     assert in_dest(plan) == ["/dest/x.py"]
-    assert _notes(plan) == [("assumed", "s/i.sh", 1, "h.py copies /w/s/x.py to /dest/x.py in code that may not run "
+    assert notes_by_file(plan) == [("assumed", "s/i.sh", 1, "h.py copies /w/s/x.py to /dest/x.py in code that may not run "
                                                      "(a function, a loop, a condition): the reader takes it to run "
                                                      "once")]
 
 
 def test_a_stored_rename_called_at_the_top_level_is_certain() -> None:
-    plan = _helper("from pathlib import Path\n"
-                   "mv = Path('x.py').rename\n"
-                   "mv('/dest/x.py')\n")
+    plan = run_helper("from pathlib import Path\n"
+                      "mv = Path('x.py').rename\n"
+                      "mv('/dest/x.py')\n")
     assert in_dest(plan) == ["/dest/x.py"]
     assert "/w/s/x.py" not in plan.image
-    assert _notes(plan) == []
+    assert notes_by_file(plan) == []

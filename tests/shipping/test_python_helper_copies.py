@@ -18,15 +18,11 @@ from __future__ import annotations
 import pytest
 
 from patcher.errors import ShippingError
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, run_helper, run_script
 
 
 RUN_FAILS = ("fails", "this RUN fails as the reader follows it, so 'docker build' stops here (see the failures noted "
                      "before it)")
-
-
-def helper_plan(helper: str, script: str = "python3 h.py\n"):
-    return run_script(script, files={"s/h.py": helper})
 
 
 @pytest.mark.parametrize(("helper", "placed"), [
@@ -55,7 +51,7 @@ def helper_plan(helper: str, script: str = "python3 h.py\n"):
     ("import shutil\nshutil.copy(__file__, '/dest/self.py')\n", {"/dest/self.py": "s/h.py"}),
 ])
 def test_a_helpers_copy_of_a_context_file_lands_where_cpython_puts_it(helper: str, placed: dict[str, str]) -> None:
-    plan = helper_plan(helper)
+    plan = run_helper(helper)
     assert {path: plan.image[path].source for path in in_dest(plan)} == placed
     assert plan.notes == ()
 
@@ -63,7 +59,7 @@ def test_a_helpers_copy_of_a_context_file_lands_where_cpython_puts_it(helper: st
 def test_a_helper_run_from_another_folder_finds_its_files_by_its_own_path() -> None:
     # Relative paths are the process's working folder's (/); __file__ is the helper's.
     helper = "import os, shutil\nshutil.copy(os.path.join(os.path.dirname(__file__), 'x.py'), 'dest/')\n"
-    plan = helper_plan(helper, "cd /\npython3 /w/s/h.py\n")
+    plan = run_helper(helper, "cd /\npython3 /w/s/h.py\n")
     assert plan.image["/dest/x.py"].source == "s/x.py"
 
 
@@ -74,13 +70,13 @@ def test_a_helper_run_from_another_folder_finds_its_files_by_its_own_path() -> N
     "from pathlib import Path\nPath('x.py').replace(Path('/dest/r.py'))\n",
 ])
 def test_a_renamed_file_is_no_longer_where_it_was(helper: str) -> None:
-    plan = helper_plan(helper)
+    plan = run_helper(helper)
     assert plan.image["/dest/r.py"].source == "s/x.py" and "/w/s/x.py" not in plan.image
 
 
 def test_a_helper_that_copies_over_its_own_file_replaces_it() -> None:
     # __file__ is the helper as it runs (/w/s/h.py): copying onto it writes that file, as CPython does.
-    plan = helper_plan("import shutil\nshutil.copy('x.py', __file__)\n")
+    plan = run_helper("import shutil\nshutil.copy('x.py', __file__)\n")
     assert plan.image["/w/s/h.py"].source == "s/x.py" and plan.notes == ()
 
 
@@ -89,18 +85,18 @@ def test_a_helper_that_copies_over_its_own_file_replaces_it() -> None:
     "import pathlib\nD = pathlib.Path('/dest/a') / 'b'\nD.mkdir(parents=True, exist_ok=True)\n",
 ])
 def test_a_folder_a_helper_makes_with_path_mkdir_is_there_for_the_commands_after_it(helper: str) -> None:
-    plan = helper_plan(helper, "python3 h.py\ncp x.py /dest/a/b/\n")
+    plan = run_helper(helper, "python3 h.py\ncp x.py /dest/a/b/\n")
     assert in_dest(plan) == ["/dest/a/b/x.py"] and plan.notes == ()
 
 
 def test_a_moved_file_leaves_its_folder_and_the_copy_is_the_last_step() -> None:
-    plan = helper_plan("import shutil\nshutil.move('x.py', '/dest/x.py')\n")
+    plan = run_helper("import shutil\nshutil.move('x.py', '/dest/x.py')\n")
     assert "/w/s/x.py" not in plan.image
     assert [(s.command, s.line, s.path) for s in plan.image["/dest/x.py"].steps][-1] == ("h.py", 1, "/dest/x.py")
 
 
 def test_a_copy_over_a_placed_file_replaces_it_rather_than_leaving_it_unread() -> None:
-    plan = helper_plan("import shutil\nshutil.copy('sub/y.py', '/dest/x.py')\n", "cp x.py /dest/\npython3 h.py\n")
+    plan = run_helper("import shutil\nshutil.copy('sub/y.py', '/dest/x.py')\n", "cp x.py /dest/\npython3 h.py\n")
     assert plan.image["/dest/x.py"].source == "s/sub/y.py"
     assert plan.notes == ()
 
@@ -122,7 +118,7 @@ def test_a_copy_over_a_placed_file_replaces_it_rather_than_leaving_it_unread() -
      "h.py cannot copytree to /dest/s: a folder or file stands there"),
 ])
 def test_a_copy_cpython_refuses_places_nothing_and_says_why(helper: str, reason: str) -> None:
-    plan = helper_plan(helper)
+    plan = run_helper(helper)
     # The call is a statement of the module: its exception ends the program with 1, and so the RUN.
     assert [(n.kind, n.reason) for n in plan.notes] == [("fails", reason), RUN_FAILS]
     assert in_dest(plan) == (["/dest/s/y.py"] if "'/dest/s')\nshutil" in helper else [])
@@ -134,7 +130,7 @@ def test_a_copy_cpython_refuses_places_nothing_and_says_why(helper: str, reason:
     "import shutil\nfor name in ['x.py']:\n    shutil.copy('x.py', '/dest')\n",
 ])
 def test_a_copy_the_program_may_not_reach_is_placed_and_noted_as_assumed(helper: str) -> None:
-    plan = helper_plan(helper)
+    plan = run_helper(helper)
     assert in_dest(plan) == ["/dest/x.py"]
     assert [(n.kind, n.reason) for n in plan.notes] == [
         ("assumed", "h.py copies /w/s/x.py to /dest in code that may not run (a function, a loop, a condition): "
@@ -146,14 +142,14 @@ def test_a_copy_the_program_may_not_reach_is_placed_and_noted_as_assumed(helper:
     "import shutil\nwith open('/dev/null') as f:\n    shutil.copy('x.py', '/dest')\n",
 ])
 def test_a_copy_on_the_main_path_needs_no_assumption(helper: str) -> None:
-    plan = helper_plan(helper)
+    plan = run_helper(helper)
     assert in_dest(plan) == ["/dest/x.py"] and plan.notes == ()
 
 
 def test_a_copy_into_an_installed_packages_folder_is_unread_where_it_lands() -> None:
     helper = ("import os, shutil, vllm\n"
               "shutil.copy('x.py', os.path.join(os.path.dirname(vllm.__file__), 'attention/ops/paged_attn.py'))\n")
-    plan = helper_plan(helper)
+    plan = run_helper(helper)
     assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
         ("unread", "h.py copies /w/s/x.py to vllm/attention/ops/paged_attn.py of the installed package, wherever "
                    "the image has it", ("**/vllm/attention/ops/paged_attn.py",))]
@@ -171,8 +167,8 @@ def test_a_move_out_of_an_installed_packages_folder_where_the_build_placed_files
     # CPython 3.11, with the build's copy at SITE/vllm/attention/ops/paged_attn.py: the move takes it away from
     # there. Which site-packages holds vllm only the image knows: the removal is unread wherever it is.
     site = "/usr/lib/python3/dist-packages/vllm/attention/ops"
-    plan = helper_plan(f"import os, shutil, vllm\nfrom pathlib import Path\n{move}\n",
-                       script=f"mkdir -p {site}\ncp x.py {site}/paged_attn.py\npython3 h.py\n")
+    plan = run_helper(f"import os, shutil, vllm\nfrom pathlib import Path\n{move}\n",
+                      script=f"mkdir -p {site}\ncp x.py {site}/paged_attn.py\npython3 h.py\n")
     assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
         ("unread", "h.py removes vllm/attention/ops/paged_attn.py of the installed package, where the build placed "
                    "files", ("**/vllm/attention/ops/paged_attn.py",))]
@@ -186,7 +182,7 @@ def test_a_move_out_of_an_installed_packages_folder_where_the_build_placed_files
     "import os, shutil\nshutil.copytree('sub', '/dest/s', dirs_exist_ok=os.path.isdir('/dest/s'))\n",
 ])
 def test_a_copy_with_arguments_the_reader_does_not_follow_is_unread(helper: str) -> None:
-    plan = helper_plan(helper)
+    plan = run_helper(helper)
     assert in_dest(plan) == []
     assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
         ("unread", "h.py copies, with arguments the reader does not follow, /w/s/sub to /dest/s", ("/dest/s",))]
@@ -246,7 +242,7 @@ def test_a_command_line_path_the_reader_cannot_be_sure_of_leaves_the_helper_unre
 ])
 def test_a_move_through_a_stored_path_method_lands_where_cpython_puts_it(helper: str) -> None:
     # CPython moves x.py to /dest/r.py; a hostile or hurried helper spelling it so must not stop the reader.
-    plan = run_script("python3 h.py\n", files={"s/h.py": helper})
+    plan = run_helper(helper)
     assert in_dest(plan) == ["/dest/r.py"] and plan.notes == ()
 
 
@@ -270,7 +266,7 @@ def test_a_move_through_a_stored_path_method_lands_where_cpython_puts_it(helper:
     ("from pathlib import Path\nPath('/dest/t').unlink()\n", {"/dest/a.py": "s/x.py", "/dest/t/y.py": "s/sub/y.py"}),
 ])
 def test_a_helpers_removals_and_copies_happen_in_the_order_it_runs_them(helper: str, placed: dict[str, str]) -> None:
-    plan = helper_plan(helper, "cp x.py /dest/a.py\ncp -r sub /dest/t\npython3 h.py\n")
+    plan = run_helper(helper, "cp x.py /dest/a.py\ncp -r sub /dest/t\npython3 h.py\n")
     assert {path: plan.image[path].source for path in in_dest(plan)} == placed
 
 
@@ -280,7 +276,7 @@ def test_a_helpers_removals_and_copies_happen_in_the_order_it_runs_them(helper: 
     "from pathlib import Path\nfor _ in range(1):\n    Path('/dest/a.py').unlink()\n",
 ])
 def test_a_removal_in_code_that_may_not_run_leaves_what_it_names_unread(helper: str) -> None:
-    plan = helper_plan(helper, "cp x.py /dest/a.py\npython3 h.py\n")
+    plan = run_helper(helper, "cp x.py /dest/a.py\npython3 h.py\n")
     assert in_dest(plan) == ["/dest/a.py"]
     assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
         ("unread", "h.py removes /dest/a.py in code that may not run (a function, a loop, a condition): what the "
@@ -290,20 +286,20 @@ def test_a_removal_in_code_that_may_not_run_leaves_what_it_names_unread(helper: 
 def test_a_removal_in_code_that_may_not_run_of_what_a_later_copy_replaces_needs_no_note() -> None:
     helper = "import os, shutil\nif os.path.exists('/dest/a.py'):\n    os.remove('/dest/a.py')\n" \
              "shutil.copy('sub/y.py', '/dest/a.py')\n"
-    plan = helper_plan(helper, "cp x.py /dest/a.py\npython3 h.py\n")
+    plan = run_helper(helper, "cp x.py /dest/a.py\npython3 h.py\n")
     assert plan.image["/dest/a.py"].source == "s/sub/y.py" and plan.notes == ()
 
 
 @pytest.mark.parametrize("write", ["open('/dest/b.py', 'w').write('z')", "Path('/dest/b.py').write_text('z')",
                                    "os.truncate('/dest/b.py', 0)"])
 def test_a_write_over_what_the_helper_copied_makes_it_unread(write: str) -> None:
-    plan = helper_plan(f"import os, shutil\nfrom pathlib import Path\nshutil.copy('x.py', '/dest/b.py')\n{write}\n")
+    plan = run_helper(f"import os, shutil\nfrom pathlib import Path\nshutil.copy('x.py', '/dest/b.py')\n{write}\n")
     assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
         ("unread", "h.py rewrites /dest/b.py, which the build placed there", ("/dest/b.py",))]
 
 
 def test_a_path_rename_by_keyword_leaves_the_helper_unread() -> None:
-    plan = helper_plan("from pathlib import Path\nPath('x.py').rename(target='/dest/r.py')\n")
+    plan = run_helper("from pathlib import Path\nPath('x.py').rename(target='/dest/r.py')\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
 
 
@@ -318,13 +314,13 @@ def test_a_path_rename_by_keyword_leaves_the_helper_unread() -> None:
     ("import shutil\nfrom pathlib import Path\nshutil.copy('x.py', f'{Path(\"x.py\").parent}/a.py')\n", {}),  # ./a.py
 ])
 def test_a_pathlib_path_is_spelled_as_pathlib_spells_it(helper: str, placed: dict[str, str]) -> None:
-    plan = helper_plan(helper)
+    plan = run_helper(helper)
     assert {path: plan.image[path].source for path in in_dest(plan)} == placed and plan.notes == ()
 
 
 @pytest.mark.parametrize("destination", ["'/dest' / 'a.py'", "Path('/dest') + '/a.py'"])
 def test_a_path_python_refuses_to_build_leaves_the_helper_unread(destination: str) -> None:
-    plan = helper_plan(f"import shutil\nfrom pathlib import Path\nshutil.copy('x.py', {destination})\n")
+    plan = run_helper(f"import shutil\nfrom pathlib import Path\nshutil.copy('x.py', {destination})\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
 
 
@@ -332,21 +328,21 @@ def test_a_path_python_refuses_to_build_leaves_the_helper_unread(destination: st
                                  "if __name__ == '__main__':\n    sys.exit(0)"])
 def test_what_a_helper_does_after_it_ends_does_not_happen(end: str) -> None:
     # CPython stops at the statement that ends the program: the copy after it never runs.
-    plan = helper_plan(f"import os, sys, shutil\nshutil.copy('x.py', '/dest/a.py')\n{end}\n"
-                       "shutil.copy('sub/y.py', '/dest/b.py')\n")
+    plan = run_helper(f"import os, sys, shutil\nshutil.copy('x.py', '/dest/a.py')\n{end}\n"
+                      "shutil.copy('sub/y.py', '/dest/b.py')\n")
     assert in_dest(plan) == ["/dest/a.py"] and plan.notes == ()
 
 
 @pytest.mark.parametrize("source", ["f", "os.path.join(os.getcwd(), 'x.py')"])
 def test_a_copy_of_what_the_reader_cannot_work_out_is_unread_where_it_lands(source: str) -> None:
-    plan = helper_plan(f"import glob, os, shutil\nfor f in glob.glob('*.py'):\n    shutil.copy({source}, '/dest')\n")
+    plan = run_helper(f"import glob, os, shutil\nfor f in glob.glob('*.py'):\n    shutil.copy({source}, '/dest')\n")
     assert in_dest(plan) == []
     assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
         ("unread", "h.py copies what the reader cannot work out to /dest", ("/dest",))]
 
 
 def test_a_helper_that_changes_its_folder_is_unread() -> None:
-    plan = helper_plan("import os, shutil\nos.chdir('/dest')\nshutil.copy('/w/s/x.py', 'a.py')\n")
+    plan = run_helper("import os, shutil\nos.chdir('/dest')\nshutil.copy('/w/s/x.py', 'a.py')\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
 
 
@@ -364,7 +360,7 @@ def test_a_helper_that_changes_its_folder_is_unread() -> None:
     ("import sys\nsys.exit(main())\n", None),
 ])
 def test_a_helper_that_always_ends_with_a_failure_fails_its_command(helper: str, fails_at: int | None) -> None:
-    plan = helper_plan(helper, "set -e\npython3 h.py\ncp x.py /dest/after.py\n")
+    plan = run_helper(helper, "set -e\npython3 h.py\ncp x.py /dest/after.py\n")
     assert in_dest(plan) == ([] if fails_at else ["/dest/after.py"])
     assert [n.reason for n in plan.notes if n.text == "python3 h.py"] == (
         [f"h.py ends with a failure at its line {fails_at}"] if fails_at else [])
@@ -372,16 +368,16 @@ def test_a_helper_that_always_ends_with_a_failure_fails_its_command(helper: str,
 
 def test_a_helper_that_changes_its_folder_through_a_descriptor_is_unread() -> None:
     # CPython 3.11: after os.fchdir to /dest's descriptor, 'a.py' is /dest/a.py, which the reader cannot place.
-    plan = helper_plan("import os, shutil\nos.fchdir(os.open('/dest', os.O_RDONLY))\n"
-                       "shutil.copy('/w/s/x.py', 'a.py')\n")
+    plan = run_helper("import os, shutil\nos.fchdir(os.open('/dest', os.O_RDONLY))\n"
+                      "shutil.copy('/w/s/x.py', 'a.py')\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["program"]
 
 
 def test_a_copy_the_reader_does_not_follow_to_an_empty_argument_raises() -> None:
     # CPython 3.11: copytree('sub', '') raises FileNotFoundError, whatever its ignore= says; the helper ends with 1.
-    plan = helper_plan("import shutil, sys\n"
-                       "shutil.copytree('sub', sys.argv[1], ignore=shutil.ignore_patterns('*.pyc'))\n",
-                       'python3 h.py ""\n')
+    plan = run_helper("import shutil, sys\n"
+                      "shutil.copytree('sub', sys.argv[1], ignore=shutil.ignore_patterns('*.pyc'))\n",
+                      'python3 h.py ""\n')
     assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
         ("fails", "h.py cannot copy to '': no such file or folder (FileNotFoundError)", None), (*RUN_FAILS, None)]
 
@@ -399,7 +395,7 @@ def test_a_copy_the_reader_does_not_follow_to_an_empty_argument_raises() -> None
 ])
 def test_a_file_written_after_reading_a_context_file_may_be_a_copy_by_hand_and_is_unread_there(helper: str) -> None:
     # CPython writes x.py's bytes (or a changed copy) at /dest/a.py: no copy call says so, the data does.
-    plan = helper_plan(helper)
+    plan = run_helper(helper)
     assert in_dest(plan) == []
     assert [(n.kind, n.line, n.scope) for n in plan.notes] == [("unread", 1, ("/dest/a.py",))]
     assert "writes /dest/a.py itself after reading " in plan.notes[0].reason
@@ -409,7 +405,7 @@ def test_a_hand_copy_into_an_installed_package_is_unread_wherever_the_image_has_
     helper = ("import os\nimport vllm\n"
               "dst = os.path.join(os.path.dirname(vllm.__file__), 'attention/ops/paged_attn.py')\n"
               "with open('x.py') as f:\n    src = f.read()\nwith open(dst, 'w') as f:\n    f.write(src)\n")
-    plan = helper_plan(helper)
+    plan = run_helper(helper)
     assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [(
         "unread", "h.py writes vllm/attention/ops/paged_attn.py of the installed package itself after reading "
                   "s/x.py: it may hold a copy of it, changed or not", ("**/vllm/attention/ops/paged_attn.py",))]
@@ -421,7 +417,7 @@ def test_a_hand_copy_into_an_installed_package_is_unread_wherever_the_image_has_
     "import json\nopen('/dest/v.json', 'w').write(json.dumps({'v': 1}))\n",  # reads nothing
 ])
 def test_a_write_after_reading_no_context_file_is_no_copy(helper: str) -> None:
-    assert helper_plan(helper).notes == ()
+    assert run_helper(helper).notes == ()
 
 
 @pytest.mark.parametrize(("helper", "placed"), [
@@ -439,14 +435,14 @@ def test_a_write_after_reading_no_context_file_is_no_copy(helper: str) -> None:
 ])
 def test_a_link_a_helper_makes_shows_what_it_points_at_as_ln_would(helper: str, placed: dict[str, str]) -> None:
     # CPython 3.11 run on the same tree: the files reached through /dest are these.
-    plan = helper_plan(helper)
+    plan = run_helper(helper)
     assert {p: v.source for p, v in plan.image.items() if p.startswith("/dest/")} == placed
     assert plan.notes == ()
 
 
 def test_a_link_the_program_may_not_reach_is_made_and_noted_as_assumed() -> None:
     # CPython 3.11 runs f() and makes /dest/l.py -> /w/s/x.py; the reader cannot know the call runs, and says so.
-    plan = helper_plan("import os\ndef f():\n    os.symlink('/w/s/x.py', '/dest/l.py')\nf()\n")
+    plan = run_helper("import os\ndef f():\n    os.symlink('/w/s/x.py', '/dest/l.py')\nf()\n")
     assert {p: v.source for p, v in plan.image.items() if p.startswith("/dest/")} == {"/dest/l.py": "s/x.py"}
     assert [(n.kind, n.reason) for n in plan.notes] == [
         ("assumed", "h.py links /dest/l.py to /w/s/x.py in code that may not run (a function, a loop, a condition): "
@@ -455,7 +451,7 @@ def test_a_link_the_program_may_not_reach_is_made_and_noted_as_assumed() -> None
 
 def test_a_link_over_what_stands_there_is_refused_and_leaves_it() -> None:
     # os.symlink never replaces: FileExistsError, and /dest/e.py keeps x.py.
-    plan = helper_plan("import os, shutil\nshutil.copy('x.py', '/dest/e.py')\nos.symlink('/w/s/sub/y.py', '/dest/e.py')\n")
+    plan = run_helper("import os, shutil\nshutil.copy('x.py', '/dest/e.py')\nos.symlink('/w/s/sub/y.py', '/dest/e.py')\n")
     assert plan.image["/dest/e.py"].source == "s/x.py"
     assert [(n.kind, n.reason) for n in plan.notes] == [
         ("fails", "h.py cannot make the link /dest/e.py: something stands there (FileExistsError)"), RUN_FAILS]
@@ -469,7 +465,7 @@ def test_a_link_over_what_stands_there_is_refused_and_leaves_it() -> None:
 ])
 def test_a_destination_formatted_with_s_or_plain_fields_is_read(destination: str, placed: str) -> None:
     # CPython 3.11 puts x.py there.
-    plan = helper_plan(f"import shutil\nD = '/dest'\nshutil.copy('x.py', {destination})\n")
+    plan = run_helper(f"import shutil\nD = '/dest'\nshutil.copy('x.py', {destination})\n")
     assert {p: v.source for p, v in plan.image.items() if p.startswith("/dest/")} == {placed: "s/x.py"}
     assert plan.notes == ()
 
@@ -479,7 +475,7 @@ def test_a_destination_formatted_with_s_or_plain_fields_is_read(destination: str
                                          "'/dest/%(n)s.py' % {'n': 'x'}", "'/dest/{2}.py'.format('a')"])
 def test_a_destination_formatted_in_a_way_the_reader_does_not_follow_leaves_the_helper_unread(
         destination: str) -> None:
-    plan = helper_plan(f"import shutil\nshutil.copy('x.py', {destination})\n")
+    plan = run_helper(f"import shutil\nshutil.copy('x.py', {destination})\n")
     assert not any(p.startswith("/dest/") for p in plan.image)
     assert [n.kind for n in plan.notes] == ["program"]
 
@@ -489,11 +485,11 @@ def test_a_formatted_path_past_what_a_file_system_opens_leaves_the_helper_unread
     # A hostile helper repeats one long name 3,000 times: no path that long can be opened (PATH_MAX 4096), so the
     # reader stops building it rather than hold megabytes for it.
     destination = spelling.format(fields="{0}" * 3000, percents="%s" * 3000, values="A, " * 3000)
-    plan = helper_plan(f"import shutil\nA = '{'a' * 2000}'\nshutil.copy('x.py', {destination})\n")
+    plan = run_helper(f"import shutil\nA = '{'a' * 2000}'\nshutil.copy('x.py', {destination})\n")
     assert [n.kind for n in plan.notes] == ["program"]
     assert not any(p.startswith("/dest/") for p in plan.image)
 
 
 def test_a_formatted_path_up_to_that_length_is_read() -> None:
-    plan = helper_plan(f"import shutil\nshutil.copy('x.py', '/dest/{{}}.py'.format('{'a' * 200}'))\n")
+    plan = run_helper(f"import shutil\nshutil.copy('x.py', '/dest/{{}}.py'.format('{'a' * 200}'))\n")
     assert {p for p in plan.image if p.startswith("/dest/")} == {f"/dest/{'a' * 200}.py"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, run_helper
 
 RUN_FAILS = ("fails", "this RUN fails as the reader follows it, so 'docker build' stops here (see the failures noted "
                       "before it)")
@@ -53,7 +53,7 @@ RUN_FAILS = ("fails", "this RUN fails as the reader follows it, so 'docker build
                  "shutil.copy('x.py', '/dest/')\n", [], id="remove-twice"),
 ])
 def test_what_comes_after_a_raising_call_never_runs(helper: str, placed: list[str]) -> None:
-    plan = run_script("python3 h.py || true\n", files={"s/h.py": helper})
+    plan = run_helper(helper, "python3 h.py || true\n")
     assert in_dest(plan) == placed
     assert [n.kind for n in plan.notes] == ["fails"]
 
@@ -64,7 +64,7 @@ def test_what_comes_after_a_raising_call_never_runs(helper: str, placed: list[st
     "import shutil\nshutil.copytree('sub', '/dest/s')\nshutil.copytree('sub', '/dest/s')\n",
 ])
 def test_a_helper_whose_call_raises_fails_its_run(helper: str) -> None:
-    plan = run_script("python3 h.py\n", files={"s/h.py": helper})
+    plan = run_helper(helper)
     assert [(n.kind, n.reason) for n in plan.notes][-1] == RUN_FAILS
 
 
@@ -98,7 +98,7 @@ def test_a_helper_whose_call_raises_fails_its_run(helper: str) -> None:
                  "shutil.copy('x.py', '/dest/')\n", ["/dest/x.py"], id="rename-of-a-link-that-leads-nowhere"),
 ])
 def test_a_call_cpython_carries_out_raises_nothing(helper: str, placed: list[str]) -> None:
-    plan = run_script("python3 h.py\n", files={"s/h.py": helper})
+    plan = run_helper(helper)
     assert in_dest(plan) == placed
     assert plan.notes == ()
 
@@ -107,6 +107,6 @@ def test_a_raising_call_the_program_may_not_make_does_not_end_it() -> None:
     # Inside a function under try/except: CPython goes on and copies x.py.
     helper = ("import os, shutil\ndef f():\n    os.mkdir('/dest')\ntry:\n    f()\nexcept OSError:\n    pass\n"
               "shutil.copy('x.py', '/dest/')\n")
-    plan = run_script("python3 h.py\n", files={"s/h.py": helper})
+    plan = run_helper(helper)
     assert in_dest(plan) == ["/dest/x.py"]
     assert RUN_FAILS not in [(n.kind, n.reason) for n in plan.notes]

@@ -13,14 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.shipping import ShipPlan
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, run_helper, run_script
 
 NOT_FOLLOWED = [("program", "runs h.py, which the reader does not follow: it could change any file")]
-
-
-def _helper(code: str) -> ShipPlan:
-    return run_script("python3 h.py\n", files={"s/h.py": code})
 
 
 @pytest.mark.parametrize(("destination", "cpython"), [
@@ -30,7 +25,7 @@ def _helper(code: str) -> ShipPlan:
     ('"/dest/{}{}".format("a")', "IndexError: Replacement index 1 out of range for positional args tuple"),
 ])
 def test_a_path_formatting_cpython_refuses_is_not_followed(destination: str, cpython: str) -> None:
-    plan = _helper(f"import shutil\nshutil.copy('x.py', {destination})\n")
+    plan = run_helper(f"import shutil\nshutil.copy('x.py', {destination})\n")
     assert in_dest(plan) == []
     assert [(n.kind, n.reason) for n in plan.notes] == NOT_FOLLOWED
 
@@ -41,14 +36,14 @@ def test_a_path_formatting_cpython_refuses_is_not_followed(destination: str, cpy
     "import shutil\nkw = {'n': 'a'}\nshutil.copy('x.py', '/dest/{n}.py'.format(**kw))\n",
 ])
 def test_a_format_of_a_value_the_reader_cannot_work_out_is_not_followed(code: str) -> None:
-    plan = _helper(code)
+    plan = run_helper(code)
     assert in_dest(plan) == []
     assert [(n.kind, n.reason) for n in plan.notes] == NOT_FOLLOWED
 
 
 def test_a_percent_sign_ending_the_template_is_refused() -> None:
     # CPython 3.11: '/dest/x%' % () raises ValueError: incomplete format; the helper ends with 1, nothing copied.
-    plan = _helper("import shutil\nshutil.copy('x.py', '/dest/x%' % ())\n")
+    plan = run_helper("import shutil\nshutil.copy('x.py', '/dest/x%' % ())\n")
     assert in_dest(plan) == []
 
 

@@ -18,7 +18,7 @@ import posixpath
 import pytest
 
 from patcher.shipping.python_effects import ARGUMENT, PACKAGE, python_effects
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, run_helper, run_script
 
 
 def writes_of(source: str) -> tuple[str, ...]:
@@ -234,5 +234,5 @@ def test_opening_a_member_of_a_zip_archive_writes_nothing() -> None:
 ])
 def test_a_function_or_class_the_helper_defines_is_not_the_module_of_that_name(
         helper: str, placed: list[str], kinds: list[str]) -> None:
-    plan = run_script("python3 h.py\n", files={"s/h.py": helper})
+    plan = run_helper(helper)
     assert in_dest(plan) == placed and [n.kind for n in plan.notes] == kinds

@@ -15,20 +15,15 @@ from __future__ import annotations
 
 import pytest
 
-from patcher.shipping import ShipPlan
-from tests.shipping.conftest import in_dest, run_script
+from tests.shipping.conftest import in_dest, run_helper
 
 SITE = "/usr/local/lib/python3.11/site-packages/vllm"
 MOVE = ("import os, shutil, vllm\n"
         "shutil.move(os.path.join(os.path.dirname(vllm.__file__), 'ops.py'), '/dest/ops.py')\n")
 
 
-def _helper(code: str, before: str = "") -> ShipPlan:
-    return run_script(before + "python3 h.py\n", files={"s/h.py": code})
-
-
 def test_moving_a_package_file_the_build_placed_is_unread_wherever_the_package_is() -> None:
-    plan = _helper(MOVE, before=f"cp x.py {SITE}/ops.py\n")
+    plan = run_helper(MOVE, f"cp x.py {SITE}/ops.py\npython3 h.py\n")
     assert plan.image[f"{SITE}/ops.py"].source == "s/x.py"
     assert [(n.kind, n.line, n.reason, n.scope) for n in plan.notes] == [
         ("unread", 2, "h.py removes vllm/ops.py of the installed package, where the build placed files",
@@ -38,16 +33,17 @@ def test_moving_a_package_file_the_build_placed_is_unread_wherever_the_package_i
 
 
 def test_moving_a_package_file_the_build_did_not_place_says_nothing() -> None:
-    plan = _helper(MOVE)
+    plan = run_helper(MOVE)
     assert in_dest(plan) == []
     assert plan.notes == ()
 
 
 @pytest.mark.parametrize("placed", [False, True])
 def test_removing_a_package_file_is_unread_only_where_the_build_placed_one(placed: bool) -> None:
-    plan = _helper("import os, shutil, vllm\n"
-                   "os.remove(os.path.join(os.path.dirname(vllm.__file__), 'ops.py'))\n"
-                   "shutil.copy('x.py', '/dest/x.py')\n", before=f"cp x.py {SITE}/ops.py\n" if placed else "")
+    plan = run_helper("import os, shutil, vllm\n"
+                      "os.remove(os.path.join(os.path.dirname(vllm.__file__), 'ops.py'))\n"
+                      "shutil.copy('x.py', '/dest/x.py')\n",
+                      (f"cp x.py {SITE}/ops.py\n" if placed else "") + "python3 h.py\n")
     assert in_dest(plan) == ["/dest/x.py"]
     expected = [("unread", "h.py removes vllm/ops.py of the installed package, where the build placed files",
                  ("**/vllm/ops.py",))] if placed else []
@@ -57,6 +53,6 @@ def test_removing_a_package_file_is_unread_only_where_the_build_placed_one(place
 @pytest.mark.parametrize("call", ["os.mkdir(os.path.join(os.path.dirname(vllm.__file__), 'extra'))",
                                   "os.makedirs(os.path.join(os.path.dirname(vllm.__file__), 'extra', 'deep'))"])
 def test_making_a_folder_in_a_package_is_no_failure_of_the_helper(call: str) -> None:
-    plan = _helper(f"import os, shutil, vllm\n{call}\nshutil.copy('x.py', '/dest/x.py')\n")
+    plan = run_helper(f"import os, shutil, vllm\n{call}\nshutil.copy('x.py', '/dest/x.py')\n")
     assert in_dest(plan) == ["/dest/x.py"]
     assert plan.notes == ()
