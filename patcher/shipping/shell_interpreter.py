@@ -412,8 +412,13 @@ class Shell:
 
     def enter(self, folder: str) -> None:
         """Make the known ``folder`` the current one; the one left is ``$OLDPWD`` (unknown where it was lost)."""
-        self.oldpwd, self.cwd = (self.cwd if self.lost is None else None), folder
+        self.oldpwd, self.cwd = self._left(), folder
         self.lost = None
+
+    def _left(self) -> str:
+        """The folder a cd leaves, for ``$OLDPWD`` and ``cd -``: unknown where it was a folder the reader cannot
+        name (it is set all the same)."""
+        return self.cwd if self.lost is None else self.unknowns.mark(f"$OLDPWD (the folder {self.lost[1]})")
 
     def show(self, text: str) -> str:
         """``text`` with unknown values spelled as written."""
@@ -1053,7 +1058,7 @@ class Shell:
             if ctx.exempt:
                 # Taken to succeed (a test of it reads on), into a folder the reader cannot name: from here what a
                 # relative path names is unknown, not the old folder's.
-                self.oldpwd, self.lost = (self.cwd if self.lost is None else None), (ctx, self.show(target))
+                self.oldpwd, self.lost = self._left(), (ctx, self.show(target))
                 return True
             self.stop(ctx, f"cd into {self.show(target)}, which the reader cannot work out: the rest of "
                            f"{self._what()} is not read")

@@ -179,6 +179,11 @@ def test_after_a_cd_the_reader_cannot_work_out_relative_paths_are_not_read_from_
     # A script run from there starts in it: the reading stops before it.
     ('cd "$D" || exit 1\nsh ./j.sh\ncp /w/s/x.py /dest/after\n', []),
     ('cd "$D" || exit 1\npushd /w/s\ncp /w/s/x.py /dest/pushed\n', []),
+    # After two such cds, OLDPWD is the first folder: set, though unknown. cd - goes there (bash and dash), so
+    # it is taken to succeed too, and $OLDPWD in a path is unread.
+    ('cd "$D" || exit 1\ncd "$E" || exit 1\ncd - >/dev/null || cp /w/s/x.py /dest/failed\ncp /w/s/x.py /dest/after\n',
+     ["/dest/after"]),
+    ('cd "$D" || exit 1\ncd "$E" || exit 1\ncp /w/s/x.py "/dest/o$OLDPWD"\ncp /w/s/x.py /dest/after\n', ["/dest/after"]),
 ])
 def test_after_a_cd_the_reader_cannot_work_out_it_reads_on_only_what_needs_no_folder(script: str,
                                                                                    placed: list[str]) -> None:
