@@ -3,7 +3,7 @@
 Pins: each form below prints something the reader leaves unknown rather
 than guess (a path built from it is unread, scoped to the folder it is in,
 and nothing is placed), and the command is taken to succeed: ``%%`` with a
-width, a flag C leaves undefined for ``%s``, ``\\c`` in a ``%b`` with a
+width, the ``#`` flag on a number (``%#x``), ``\\c`` in a ``%b`` with a
 width, ``%c`` of nothing (a NUL), ``%d`` of an unknown value, of the code of
 a character past ASCII (bash 5.2 prints 233 for 'é, dash 0.5.12 195), a
 backslash escape dash's echo has no meaning for, bash's ``printf -v`` into a
@@ -22,8 +22,8 @@ from tests.shipping.conftest import in_dest, run_script
 
 
 @pytest.mark.parametrize(("fmt", "args"), [
-    ("%05s", ["a"]),  # both print '    a'
-    ("%+s", ["a"]),  # both print 'a'
+    ("%#x", ["255"]),  # both print 0xff
+    ("%#o", ["8"]),  # both print 010
     ("%5b|", ["a\\c"]),  # both print '    a' and stop there
     ("%c", [""]),  # both print a NUL
     ("%d", ["'\u00e9"]),  # bash 233, dash 195
@@ -53,7 +53,7 @@ def test_printf_that_a_shell_fails_says_how_each_shell_fails_it(fmt: str, args: 
 
 @pytest.mark.parametrize(("command", "shell"), [
     ("printf 'a%5%'", "bash i.sh"),
-    ("printf '%05s' a", "bash i.sh"),
+    ("printf '%#x' 255", "bash i.sh"),
     ("printf '%5b' 'a\\c'", "dash i.sh"),
     ("printf 'a%c'", "bash i.sh"),
     ("printf '%d' \"$(cat /opt/n)\"", "bash i.sh"),
@@ -70,7 +70,7 @@ def test_a_path_built_from_output_the_reader_does_not_guess_is_unread(command: s
          ("/dest",))]
 
 
-@pytest.mark.parametrize("command", ["printf '%05s' a", "printf -v \"$NAME\" '%s' a", "echo 'a\\x41b'"])
+@pytest.mark.parametrize("command", ["printf '%#x' 255", "printf -v \"$NAME\" '%s' a", "echo 'a\\x41b'"])
 def test_a_command_printing_what_the_reader_does_not_guess_succeeds(command: str) -> None:
     # bash 5.2 (printf -v with NAME=foo sets foo) and dash 0.5.12: status 0, so set -e reads on.
     for shell in ("bash i.sh", "dash i.sh") if "-v" not in command else ("bash i.sh",):
