@@ -159,6 +159,10 @@ def _convert(conversion: str, flags: str, width: str, precision: str | None, arg
             dot = ""
         if (width or dot) and not is_known(text):
             raise Unsure("the width of an unknown value")
+        if (width or dot or conversion == "c") and not text.isascii():
+            # Both shells count bytes, not characters: '%c' and '%.1s' of é print its first byte, '%5s' pads it
+            # with 3 spaces in UTF-8; how many bytes the script's text is the reader does not keep.
+            raise Unsure("the bytes of a character past ASCII")
         return f"%{flags}{width}{dot}s" % text
     number = _integer(arg)
     if "#" in flags:

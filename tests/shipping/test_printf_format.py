@@ -78,3 +78,11 @@ def test_the_hash_flag_on_a_percent_sign_or_on_a_word_that_is_no_number_fails_pr
         line: str, bash: int, dash: int, shell: str) -> None:
     plan = run_script(f"{line} >/dev/null 2>&1 || cp x.py /dest/failed$?.py\n", f"{shell} i.sh")
     assert in_dest(plan) == [f"/dest/failed{bash if shell == 'bash' else dash}.py"]
+
+
+@pytest.mark.parametrize("fmt", ["%c", "%.1s", "%5s", "%-4b", "%3c"])
+def test_a_width_precision_or_c_of_a_character_past_ascii_is_unknown(fmt: str) -> None:
+    # bash 5.2 and dash 0.5.12 count bytes: printf '[%c][%.1s][%5s][%-4b]' é é é é prints [\303][\303][   é][é  ]
+    # (é is 2 bytes in UTF-8), not what counting characters gives; the reader does not know the bytes of its text.
+    assert printf_output(fmt, ["é"]) is None
+    assert printf_output("%s|", ["é"]) == "é|"  # printed whole, the text is what it is
