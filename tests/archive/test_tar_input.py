@@ -426,6 +426,6 @@ def test_a_hostile_tar_stops_each_command_with_one_line_and_writes_nothing(cli, 
 
 
 def _link_hint() -> str:
-    from patcher.archive.tar_source import _LINK_HINT
+    from patcher.archive.tar_headers import _LINK_HINT
 
     return _LINK_HINT

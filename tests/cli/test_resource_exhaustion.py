@@ -113,7 +113,7 @@ def test_a_full_disk_while_inflating_a_build_context_says_so(tmp_path: Path, cli
         def write(self, data: Any) -> int:
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(tar_source, "_temporary_file", FullDisk)
+    monkeypatch.setattr(tar_source, "temporary_file", FullDisk)  # where TarSource looks it up
     result = cli("check", context)
     assert result.exit_code == 2, result.stderr
     line = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
