@@ -30,6 +30,9 @@ _NAME = r"[A-Za-z_]\w*"
 _PREFIX = re.compile(rf"\s*(\+\+|--)\s*({_NAME})\s*", re.DOTALL)
 _POSTFIX = re.compile(rf"\s*({_NAME})\s*(\+\+|--)\s*", re.DOTALL)
 _ASSIGNMENT = re.compile(rf"\s*({_NAME})\s*([-+*/%]?)=(?!=)(.*)", re.DOTALL)
+# A name an expression may assign anywhere in it: 'x++ + 1', 'y = x += 1', '(x = 3) * 2', 'x <<= 1' (not '==',
+# '<=', '>=' or '!=').
+_ASSIGNED = re.compile(rf"(?:\+\+|--)\s*({_NAME})|({_NAME})\s*(?:\+\+|--|(?:[-+*/%&|^]|<<|>>)?=(?!=))")
 _INTEGER = re.compile(r"\s*-?\d+\s*")
 
 
@@ -107,6 +110,20 @@ def run_arithmetic(text: str, variable: VariableText, assign: Assign) -> int | N
 
 
 def _run_one(text: str, variable: VariableText, assign: Assign) -> int | None:
+    value = _run_known(text, variable, assign)
+    if value is None:
+        # Not worked out: whatever it assigns on the way is unknown too, never the value from before.
+        for name in assigned_names(text):
+            assign(name, None)
+    return value
+
+
+def assigned_names(text: str) -> list[str]:
+    """The names an expression may assign anywhere in it (``x++ + 1``, ``y = x += 1``, ``(x = 3) * 2``)."""
+    return [match.group(1) or match.group(2) for match in _ASSIGNED.finditer(text)]
+
+
+def _run_known(text: str, variable: VariableText, assign: Assign) -> int | None:
     prefix, postfix, assignment = _PREFIX.fullmatch(text), _POSTFIX.fullmatch(text), _ASSIGNMENT.fullmatch(text)
     if prefix or postfix:
         name, op = (prefix.group(2), prefix.group(1)) if prefix else (postfix.group(1), postfix.group(2))  # type: ignore[union-attr]

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from .shell_arithmetic import evaluate, expand_parameters, run_arithmetic
+from .shell_arithmetic import assigned_names, evaluate, expand_parameters, run_arithmetic
 from .shell_nodes import Arith, Lit, Param, Part, Sub, Word
 
 IFS = " \t\n"
@@ -570,7 +570,10 @@ def _arithmetic(text: str, scope: Scope) -> str:
         scope.assign(name, str(value) if value is not None else scope.unknowns.mark(f"${name}"))
 
     if not scope.bash_arithmetic and ("++" in text or "--" in text or "," in text):
-        # dash: '++i' is +(+i), 'i++' and 'a, b' are errors; the base image's sh may be either: not followed.
+        # dash: '++i' is +(+i), 'i++' and 'a, b' are errors; the base image's sh may be either: not followed, and
+        # what bash would assign is unknown.
+        for name in assigned_names(text):
+            assign(name, None)
         return scope.unknowns.mark(f"$(({text}))")
     variable = lambda name: variable_text(name, scope)  # noqa: E731
     expanded = expand_parameters(text, variable)
