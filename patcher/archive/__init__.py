@@ -1,7 +1,8 @@
 """Read the vendor zip safely; write the build context deterministically.
 
-Reading: open_source() gives a SourceTree (ZipSource or DirSource) that
-validates the input up front and streams members without extracting.
+Reading: open_source() gives a SourceTree (ZipSource, TarSource for a
+.tar or .tar.gz context, or DirSource) that validates the input up front
+and streams members without extracting.
 Writing: write_output() packs OutputFiles as tar, tar.gz, zip or folder,
 byte-identical for identical inputs, and atomically.
 """
