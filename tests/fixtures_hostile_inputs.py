@@ -166,6 +166,9 @@ HOSTILE_SCRIPTS: dict[str, Callable[[], str]] = {
     "200,000 continued lines": lambda: "cp ./paged_attn.py \\\n" * 200_000 + "/x\n" + _patch_ops(),
     "an 8 MB script": lambda: _patch_ops() + "echo hello world\n" * 500_000,
     "loops nested 40 deep": lambda: "for a in 1; do\n" * 40 + "done\n" * 40 + _patch_ops(),
+    # A long name in arithmetic, read from each of its letters, is quadratic: hours.
+    "a 400,000-letter name in arithmetic": lambda: (": $((" + "a" * 400_000 + " + 1))\n"
+                                                    ": $((" + "b" * 400_000 + "++ + 1))\n" + _patch_ops()),
 }
 # The same kinds just inside each bound: followed, in bounded time.
 BOUNDED_SCRIPTS: dict[str, Callable[[], str]] = {

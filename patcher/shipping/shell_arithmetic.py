@@ -32,7 +32,7 @@ _POSTFIX = re.compile(rf"\s*({_NAME})\s*(\+\+|--)\s*", re.DOTALL)
 _ASSIGNMENT = re.compile(rf"\s*({_NAME})\s*([-+*/%]?)=(?!=)(.*)", re.DOTALL)
 # A name an expression may assign anywhere in it: 'x++ + 1', 'y = x += 1', '(x = 3) * 2', 'x <<= 1' (not '==',
 # '<=', '>=' or '!=').
-_ASSIGNED = re.compile(rf"(?:\+\+|--)\s*({_NAME})|({_NAME})\s*(?:\+\+|--|(?:[-+*/%&|^]|<<|>>)?=(?!=))")
+_ASSIGNED = re.compile(rf"(?:\+\+|--)\s*({_NAME})|(?<!\w)({_NAME})\s*(?:\+\+|--|(?:[-+*/%&|^]|<<|>>)?=(?!=))")
 _INTEGER = re.compile(r"\s*-?\d+\s*")
 
 
@@ -49,7 +49,7 @@ _PASTED = re.compile(r"[ \t]*-?\d+[ \t]*")  # a value the reader pastes into the
 _UNKNOWN = "@"  # pasted for any other value: the text is then not evaluated (an '@' is not followed)
 # bash reads a '++' or '--' beside a name as an increment ('x--3' is x-- then 3, a syntax error; dash reads
 # x - -3): which the reader only follows as a whole expression (((i++)), $((--n))).
-_STEP = re.compile(r"[A-Za-z_]\w*\s*(?:\+\+|--)|(?:\+\+|--)\s*[A-Za-z_]")
+_STEP = re.compile(r"(?<!\w)[A-Za-z_]\w*\s*(?:\+\+|--)|(?:\+\+|--)\s*[A-Za-z_]")  # a name from its start: linear
 
 
 def expand_parameters(text: str, variable: VariableText) -> str:
