@@ -18,8 +18,9 @@ from .shell_nodes import Lit, Part, Word
 MAX_WORDS = 10_000
 
 _Item = Union[str, Part]  # one unquoted character, or a part braces cannot split (quoted text, $x, $(...))
-_NUMBERS = re.compile(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?")
-_LETTERS = re.compile(r"([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?")
+# ASCII digits only: bash reads '{١..٣}' as it stands.
+_NUMBERS = re.compile(r"(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?")
+_LETTERS = re.compile(r"([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?[0-9]+))?")
 
 
 class TooManyWords(Exception):
@@ -103,9 +104,29 @@ def _group(items: list[_Item]) -> tuple[int, int, list[list[_Item]] | str] | Non
             return start, end, [items[a + 1:b] for a, b in zip(bounds, bounds[1:])]
         inside = items[start + 1:end]
         text = "".join(i for i in inside if isinstance(i, str))
-        if len(text) == len(inside) and (_NUMBERS.fullmatch(text) or _LETTERS.fullmatch(text)):
+        if len(text) == len(inside) and _is_sequence(text):
             return start, end, text
     return None
+
+
+def _is_sequence(text: str) -> bool:
+    """Whether bash expands ``text`` as a sequence: its numbers fit bash's 64-bit integers (the step's size too;
+    '{1..3..9223372036854775808}' stays as written)."""
+    match = _NUMBERS.fullmatch(text) or _LETTERS.fullmatch(text)
+    if match is None:
+        return False
+    ends = [] if match.re is _LETTERS else [match.group(1), match.group(2)]
+    return all(_fits(number) for number in ends) and (match.group(3) is None or _fits(match.group(3), step=True))
+
+
+def _fits(number: str, step: bool = False) -> bool:
+    """Whether ``number`` is a 64-bit integer (a step's size too: -9223372036854775808 is none); read by its
+    length first, as CPython refuses int() of thousands of digits."""
+    digits = number.lstrip("-").lstrip("0") or "0"
+    if len(digits) > 19:
+        return False
+    value = int(digits)
+    return value < 1 << 63 or value == 1 << 63 and number.startswith("-") and not step
 
 
 def _sequence(text: str) -> list[str]:
@@ -113,7 +134,7 @@ def _sequence(text: str) -> list[str]:
     numbers, letters = _NUMBERS.fullmatch(text), _LETTERS.fullmatch(text)
     match = numbers or letters
     assert match is not None
-    step = abs(int(match.group(3) or 1)) or 1
+    step = abs(int(match.group(3) or 1)) or 1  # each number fits 64 bits (_is_sequence)
     if letters:
         first, last = ord(match.group(1)), ord(match.group(2))
     else:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Union
 
 from .image_fs import ImageFS, under
+from .shell_nodes import decimal
 from .shell_words import _glob_regex
 
 if TYPE_CHECKING:
@@ -75,6 +76,10 @@ class FindLine:
     mindepth: int = 0
     acts: bool = False  # the expression has an action of its own (else -print is implied)
     execs: list[_Test] = field(default_factory=list)
+
+
+# GNU find reads -maxdepth and -mindepth as a C int: past it, "Numerical result out of range" (status 1).
+_MAX_DEPTH = (1 << 31) - 1
 
 
 class _Unread(Exception):
@@ -188,12 +193,15 @@ class _Parser:
             return _Test("-false")
         if token in _DEPTHS:
             value = self.take()
-            if not value.isdigit():
+            depth = decimal(value)  # ASCII digits (read up to 18 of them)
+            if depth is None:
                 raise _Unread(f"find {token} {value}")
+            if depth > _MAX_DEPTH:
+                raise _Refused(f"find {token} {value}: past what find takes ('Numerical result out of range')")
             if token == "-maxdepth":
-                self.line.maxdepth = int(value)
+                self.line.maxdepth = depth
             else:
-                self.line.mindepth = int(value)
+                self.line.mindepth = depth
             return _Test("-true")
         if token in _TESTS:
             operand = self.take()

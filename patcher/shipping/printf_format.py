@@ -40,7 +40,9 @@ class _Stop(Exception):
 
 
 _FORMAT_ESCAPES = {"\\": "\\", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
-_DIRECTIVE = re.compile(r"%([-+ 0#]*)(\d*)(?:\.(\d*))?([sbcdiouxX%])")
+# The width starts at a digit other than 0, so that the zeros before it are flags, read once: '%' and 100,000
+# zeros is no longer a quadratic search of where the flags end.
+_DIRECTIVE = re.compile(r"%([-+ 0#]*)([1-9][0-9]*)?(?:\.([0-9]*))?([sbcdiouxX%])")
 _NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 
 
@@ -114,7 +116,7 @@ def _format_once(fmt: str, remaining: list[str], out: list[str], clamped: list[i
         if match is None:
             raise Unsure("a conversion the reader does not follow")
         index = match.end()
-        flags, width, precision, conversion = match.groups()
+        flags, width, precision, conversion = match.group(1), match.group(2) or "", match.group(3), match.group(4)
         if conversion == "%":
             if flags or width or precision is not None:
                 raise BadDirective("%% with flags")
@@ -123,7 +125,7 @@ def _format_once(fmt: str, remaining: list[str], out: list[str], clamped: list[i
             continue
         # A width or precision past what the reader keeps of a word is not built (a script's
         # '%9999999999s' would take gigabytes); neither is output past it, the format used again.
-        if int(width or 0) > MAX_WORD or int(precision or 0) > MAX_WORD:
+        if _past(width) or _past(precision or ""):
             raise Unsure("a width past the reader's limit")
         arg = remaining.pop(0) if remaining else None
         used += arg is not None
@@ -132,6 +134,13 @@ def _format_once(fmt: str, remaining: list[str], out: list[str], clamped: list[i
     if size > MAX_WORD:
         raise Unsure("output past the reader's limit")
     return used
+
+
+def _past(digits: str) -> bool:
+    """Whether a width or precision is past what the reader keeps of a word; read by its length first, as CPython
+    refuses int() of thousands of digits."""
+    digits = digits.lstrip("0")
+    return len(digits) > len(str(MAX_WORD)) or int(digits or "0") > MAX_WORD
 
 
 def _convert(conversion: str, flags: str, width: str, precision: str | None, arg: str | None,

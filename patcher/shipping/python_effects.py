@@ -218,8 +218,8 @@ def _brace_format(template: str, values: list[str], named: dict[str, str]) -> st
                 return None
             out.append(values[auto])
             auto += 1
-        elif field.isdigit() and int(field) < len(values):
-            out.append(values[int(field)])
+        elif field.isascii() and field.isdigit() and len(field) <= 18 and int(field) < len(values):
+            out.append(values[int(field)])  # (CPython refuses int() of thousands of digits)
         elif field in named:
             out.append(named[field])
         else:

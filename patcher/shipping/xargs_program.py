@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .shell_nodes import decimal
+
 if TYPE_CHECKING:
     from .shell_interpreter import Shell
     from .shell_records import CommandContext
@@ -86,7 +88,7 @@ def read_xargs(args: list[str]) -> XargsLine | str:
     if line.options.keys() & {"a", "E", "p", "o", "s", "L", "process-slot-var"} or "d" in line.options and len(
             _delimiter(line.options["d"]) or "xx") != 1:
         return "xargs with an option the reader does not follow"
-    if "n" in line.options and (not line.options["n"].isdigit() or int(line.options["n"]) == 0):
+    if "n" in line.options and not decimal(line.options["n"]):
         return f"xargs -n {line.options['n']}"  # GNU xargs refuses -n 0 ("should be >= 1") and runs nothing
     return line
 
@@ -183,7 +185,7 @@ def commands(line: XargsLine, items: list[str]) -> list[list[str]]:
         return [[word.replace(mark, item) for word in line.command] for item in items]
     if not items:
         return [] if "r" in line.options else [list(line.command)]
-    size = int(line.options["n"]) if "n" in line.options and int(line.options["n"]) > 0 else len(items)
+    size = decimal(line.options["n"]) or len(items) if "n" in line.options else len(items)
     return [[*line.command, *items[at:at + size]] for at in range(0, len(items), size)]
 
 

@@ -52,6 +52,24 @@ def test_words_are_expanded_as_bash_expands_them(text: str, bash: list[str]) -> 
     assert words_of(text) == bash
 
 
+@pytest.mark.parametrize("text", [
+    # bash 5.2: a number past its 64-bit integers (a step's size too) leaves the sequence as written.
+    "{1..3..9223372036854775808}", "{9223372036854775808..1}", "{-9223372036854775809..1}",
+    "{1..3..-9223372036854775808}", "{a..e..9223372036854775808}", "{1..3..0" + "9" * 5000 + "}",
+    "{1.." + "9" * 5000 + "}",
+], ids=lambda text: text if len(text) < 40 else f"{text[:12]}...({len(text)} characters)")
+def test_a_sequence_whose_numbers_do_not_fit_64_bits_stays_as_written(text: str) -> None:
+    assert words_of(text) == [text]
+
+
+def test_a_sequence_at_the_ends_of_64_bits_is_expanded() -> None:
+    assert words_of("{9223372036854775807..9223372036854775806}") == ["9223372036854775807", "9223372036854775806"]
+    assert words_of("{-9223372036854775808..-9223372036854775807}") == ["-9223372036854775808",
+                                                                         "-9223372036854775807"]
+    assert words_of("{1..3..9223372036854775807}") == ["1"]
+    assert words_of("{a..e..9223372036854775807}") == ["a"]
+
+
 def test_a_sequence_of_exactly_the_word_limit_is_built_and_one_more_is_not() -> None:
     # bash prints all 10000 words of {1..10000}; the reader builds a sequence up to MAX_WORDS words, not past it.
     assert words_of("{1..10000}") == [str(n) for n in range(1, MAX_WORDS + 1)]

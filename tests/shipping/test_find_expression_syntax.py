@@ -69,6 +69,10 @@ def test_find_prints_each_match_only_without_an_action_of_its_own(line: str) -> 
     *((f"find sub -type {types} -exec cp {{}} /dest/ \\;", f"find -type {shown}: find refuses that list of file types")
       for types, shown in [("x", "x"), ("f,f", "f,f"), ("fd", "fd"), ("f,", "f,"), (",f", ",f"), ("''", ""),
                            ("D", "D"), ("f,,d", "f,,d")]),
+    # GNU find 4.9 reads a depth as a C int: "Numerical result out of range", status 1, nothing run.
+    *((f"find sub -{which}depth {depth} -exec cp {{}} /dest/ \\;",
+       f"find -{which}depth {depth}: past what find takes ('Numerical result out of range')")
+      for which in ("max", "min") for depth in ("2147483648", "9" * 20)),
 ])
 def test_a_line_find_refuses_is_noted_with_why(line: str, reason: str) -> None:
     plan = run_script(f"{line} || cp x.py /dest/refused.py\n")
@@ -85,3 +89,14 @@ def test_a_line_find_refuses_is_noted_with_why(line: str, reason: str) -> None:
 def test_a_find_expression_the_reader_does_not_model_is_unread(line: str) -> None:
     plan = run_script(line + "\n")
     assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
+def test_a_depth_at_the_largest_find_takes_is_read() -> None:
+    plan = run_script("find sub -maxdepth 0002147483647 -name y.py -exec cp {} /dest/ \\;\n")
+    assert in_dest(plan) == ["/dest/y.py"]
+
+
+def test_a_depth_of_thousands_of_digits_is_refused_as_find_refuses_it() -> None:
+    plan = run_script("find sub -maxdepth " + "9" * 5000 + " -exec cp {} /dest/ \\; || cp x.py /dest/refused.py\n")
+    assert in_dest(plan) == ["/dest/refused.py"]
+    assert [n.kind for n in plan.notes] == ["fails"]

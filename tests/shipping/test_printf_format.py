@@ -29,6 +29,17 @@ def test_output_up_to_the_limit_is_built_and_the_percent_sign_counts_toward_it()
     assert printf_output(f"%{MAX_WORD}s" + "%%" * 100, ["x"]) is None
 
 
+@pytest.mark.parametrize("fmt", ["%" + "9" * 5000 + "s", "%." + "9" * 5000 + "s", "%0" + "0" * 5000 + "9" * 5000 + "d"],
+                         ids=["width", "precision", "zeros-then-width"])
+def test_a_width_or_precision_of_thousands_of_digits_is_past_the_limit(fmt: str) -> None:
+    # bash 5.2 and dash 0.5.12 fail to print it (dash: "xvsnprintf failed"); the reader builds none of it.
+    assert printf_output(fmt, ["1"]) is None
+
+
+def test_zeros_before_a_width_are_flags() -> None:
+    assert printf_output("%" + "0" * 100_000 + "5d|%0005s", ["7", "x"]) == "00007|    x"
+
+
 def test_an_octal_escape_ends_at_the_first_character_that_is_not_an_octal_digit() -> None:
     # bash, dash and coreutils' printf: '\18' is \1 then an '8', '\1A' is \1 then an 'A'; in a %b argument too.
     assert printf_output("\\18|\\1A|\\0779", []) == "\x018|\x01A|?9"

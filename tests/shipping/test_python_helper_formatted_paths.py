@@ -55,3 +55,9 @@ def test_a_write_after_reading_a_file_named_by_an_unknown_argument_is_unread() -
     assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
         ("unread", "python3 -c writes /dest/out itself after reading a file the reader cannot work out: it may hold "
                    "a copy of it, changed or not", ("/dest/out",))]
+
+
+def test_a_format_field_of_thousands_of_digits_is_unknown() -> None:
+    # CPython 3.11: ValueError "Too many decimal digits in format string": the helper raises.
+    plan = run_helper("import shutil\nshutil.copy('x.py', '/dest/{" + "9" * 5000 + "}'.format('a'))\n")
+    assert in_dest(plan) == []

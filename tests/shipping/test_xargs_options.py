@@ -61,6 +61,9 @@ def test_xargs_reads_its_options_up_to_the_command(args: list[str], options: dic
     ("printf x.py | xargs -0rn1 cp -t /dest\n", ["/dest/x.py"]),
     ("printf 'x.py,sub/y.py' | xargs --delimiter=, cp -t /dest\n", ["/dest/x.py", "/dest/y.py"]),
     ("echo x.py | xargs --show-limits cp -t /dest\n", ["/dest/x.py"]),  # its limits go to standard error
+    # GNU xargs 4.9 takes an -n past any count (5,000 digits): one command for all the items.
+    pytest.param("echo x.py sub/y.py | xargs -n " + "9" * 5000 + " cp -t /dest\n", ["/dest/x.py", "/dest/y.py"],
+                 id="an -n of 5000 digits"),
 ])
 def test_the_command_after_xargs_options_runs_on_its_input(script: str, placed: list[str]) -> None:
     plan = run_script(script)
