@@ -15,6 +15,7 @@ it, and a file keeps DEST as its name; each such reading is noted as assumed.
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import TYPE_CHECKING, Callable, Literal
 
 from .image_fs import ImageFS, Kind, Placement, Step, normalise, under
@@ -238,16 +239,28 @@ def backup_mode(shell: "Shell", ctx: "CommandContext", command: str, o: Options,
     return control, suffix if is_known(suffix) and "/" not in suffix else "~"
 
 
+_VERSION = re.compile(r"[1-9][0-9]*")
+
+
+def _next_version(digits: str) -> str:
+    """The decimal number one past ``digits``, counted on as text: '199' gives '200', '99' gives '100'."""
+    kept = digits.rstrip("9")
+    return (kept[:-1] + str(int(kept[-1]) + 1) if kept else "1") + "0" * (len(digits) - len(kept))
+
+
 def _back_up(shell: "Shell", path: str, backup: Backup | None, step: Step) -> None:
     """Before ``path`` is replaced, keep what stands there under its backup name (GNU backupfile.c)."""
     fs = shell.build.fs
     if backup is None or fs.kind(path) is not Kind.FILE:
         return  # nothing there, a folder (not backed up), or a base-image file the reader cannot see
     control, suffix = backup
-    numbers = [int(p[len(path) + 2:-1]) for p in list(fs.files) + list(fs.others)
-               if p.startswith(path + ".~") and p.endswith("~") and p[len(path) + 2:-1].isdigit()
-               and p[len(path) + 2:-1].isascii()] if control != "simple" else []
-    name = f"{path}.~{max(numbers, default=0) + 1}~" if control == "numbered" or numbers else path + suffix
+    # A version is ASCII digits from 1 to 9 first ('a.~007~' is none: GNU cp then makes a.~1~), of any length:
+    # compared and counted on as text, as gnulib does (CPython refuses int() of thousands of digits).
+    numbers = [p[len(path) + 2:-1] for p in list(fs.files) + list(fs.others)
+               if p.startswith(path + ".~") and p.endswith("~") and _VERSION.fullmatch(p[len(path) + 2:-1])
+               ] if control != "simple" else []
+    highest = max(numbers, key=lambda digits: (len(digits), digits), default="0")
+    name = f"{path}.~{_next_version(highest)}~" if control == "numbered" or numbers else path + suffix
     resolved = fs.resolve(path)
     if resolved in fs.files:
         held = fs.files[resolved]

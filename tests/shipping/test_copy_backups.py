@@ -58,3 +58,18 @@ def test_a_backup_control_that_names_none_refuses_the_copy() -> None:
     plan = run_script("cp x.py /dest/y.py; cp --backup=bogus sub/y.py /dest/y.py; cp x.py /dest/s$?.py\n")
     assert in_dest(plan) == ["/dest/s1.py", "/dest/y.py"] and plan.image["/dest/y.py"].source == X
     assert [(n.kind, n.reason) for n in plan.notes] == [("fails", "cp: invalid argument 'bogus' for 'backup type'")]
+
+
+@pytest.mark.parametrize(("version", "next_version"), [
+    ("9" * 40, "1" + "0" * 40), ("9" * 5000, "1" + "0" * 5000), ("1" + "9" * 5000, "2" + "0" * 5000),
+    ("007", "1"), ("0", "1"),  # GNU cp 9.1: a version starts at 1 to 9 ('~007~' is none), and any length counts
+], ids=["40 nines", "5000 nines", "1 then 5000 nines", "007", "0"])
+def test_a_numbered_backup_goes_one_past_the_highest_version_of_any_length(version: str, next_version: str) -> None:
+    # CPython refused int() of the 5000-digit version: the reader crashed.
+    script = f"cp x.py /dest/y.py; cp x.py /dest/y.py.~{version}~; cp --backup=numbered sub/y.py /dest/y.py\n"
+    assert shipped(script) == {"/dest/y.py": Y, f"/dest/y.py.~{version}~": X, f"/dest/y.py.~{next_version}~": X}
+
+
+def test_a_version_in_other_digits_than_ascii_is_none() -> None:
+    assert shipped("cp x.py /dest/y.py; cp x.py /dest/y.py.~٣~; cp --backup=numbered sub/y.py /dest/y.py\n") == {
+        "/dest/y.py": Y, "/dest/y.py.~٣~": X, "/dest/y.py.~1~": X}
