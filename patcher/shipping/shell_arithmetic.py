@@ -33,7 +33,13 @@ _ASSIGNMENT = re.compile(rf"\s*({_NAME})\s*([-+*/%]?)=(?!=)(.*)", re.DOTALL)
 # A name an expression may assign anywhere in it: 'x++ + 1', 'y = x += 1', '(x = 3) * 2', 'x <<= 1' (not '==',
 # '<=', '>=' or '!=').
 _ASSIGNED = re.compile(rf"(?:\+\+|--)\s*({_NAME})|(?<!\w)({_NAME})\s*(?:\+\+|--|(?:[-+*/%&|^]|<<|>>)?=(?!=))")
-_INTEGER = re.compile(r"\s*-?\d+\s*")
+# A variable's value read as a number: ASCII digits, and only the blanks bash reads around one (a space, a tab, a
+# newline): \s and \d would take '\r1', a no-break space or '٣', where bash fails the expression.
+_INTEGER = re.compile(r"[ \t\n]*-?[0-9]+[ \t\n]*")
+_BLANKS = " \t\n"
+# What bash and dash read in an expression is ASCII, its blanks spaces, tabs and newlines: any other character
+# ('\r', '\f', '\x1c', a no-break space, which Python's strip() and parser skip) is not evaluated.
+_FOREIGN = re.compile(r"[^\t\n\x20-\x7e]")
 
 
 # What Python would read where sh does not, or what the reader does not follow: a comment ('2#101' is bash's
@@ -45,7 +51,7 @@ _PYTHON_NUMBER = re.compile(r"_|\b0[bBoO]")  # once the names are replaced: 1_00
 # ${#}, $?, ${?}. ($$, $! and $- are the image's; ${#NAME}, ${NAME:-...}, $(...) are not followed: a '$' is left,
 # and $$ is read as one, so that '$$x' is not '$' and $x, and expanding the text again changes nothing.)
 _PARAMETER = re.compile(rf"\$\$|\$(?:\{{({_NAME}|\d+|[#?])\}}|({_NAME}|\d|[#?]))")
-_PASTED = re.compile(r"[ \t]*-?\d+[ \t]*")  # a value the reader pastes into the text as it stands
+_PASTED = re.compile(r"[ \t]*-?[0-9]+[ \t]*")  # a value the reader pastes into the text as it stands
 _UNKNOWN = "@"  # pasted for any other value: the text is then not evaluated (an '@' is not followed)
 # bash reads a '++' or '--' beside a name as an increment ('x--3' is x-- then 3, a syntax error; dash reads
 # x - -3): which the reader only follows as a whole expression (((i++)), $((--n))).
@@ -72,16 +78,16 @@ def evaluate(text: str, variable: VariableText) -> int | None:
     TEXT is as the shell evaluates it, its ``$`` parameters expanded (``expand_parameters``; ``[[ A -eq B ]]``
     and ``${NAME:OFFSET}`` hand over words already expanded): a ``$`` left in it is not evaluated, as bash
     refuses it (``x='$1'; [[ $x -eq 1 ]]``)."""
-    if "$" in text or _NOT_FOLLOWED.search(text) or _STEP.search(text):
+    if "$" in text or _FOREIGN.search(text) or _NOT_FOLLOWED.search(text) or _STEP.search(text):
         return None
 
     def value_of(match: re.Match[str]) -> str:
         value = variable(match.group(1))
-        if value.strip() == "":
+        if value.strip(_BLANKS) == "":
             return "0"
         # Not a number: the expression is unknown. The stand-in cannot run into the text around it as a number
         # would.
-        return value.strip() if _INTEGER.fullmatch(value) else " x "
+        return value.strip(_BLANKS) if _INTEGER.fullmatch(value) else " x "
 
     # A name right after a digit is part of a number (0x1F, or '1b' after ${a}b with a=1: no number); a number
     # with a leading 0 is octal, as in C.

@@ -49,6 +49,25 @@ def test_a_variable_holding_an_expression_rather_than_a_number_is_unknown() -> N
     assert in_dest(plan) == ["/dest/after.py"] and [(n.kind, n.line) for n in plan.notes] == [("unread", 1)]
 
 
+@pytest.mark.parametrize("value", ["\\r1", "1\\r", "\\v1", "\\f1", "\\x1c1", "\\u00a01", "\\u00a0", "\\r"],
+                         ids=["cr before", "cr after", "vt", "ff", "x1c", "no-break space", "no-break space alone",
+                              "cr alone"])
+def test_a_variable_with_other_blanks_than_bash_reads_around_its_number_is_unknown(value: str) -> None:
+    # bash 5.2 fails both ("syntax error: operand expected"); the reader took each as 1 or 0 (Python's strip(),
+    # and \s).
+    plan = run_script(f"x=$'{value}'\ncp x.py /dest/$(( x + 1 )).py\n[[ $x -eq 1 ]] && cp x.py /dest/eq.py\n",
+                      "bash i.sh")
+    assert in_dest(plan) == ["/dest/eq.py"] and [n.kind for n in plan.notes] == ["unread", "assumed"]
+
+
+@pytest.mark.parametrize("blank", ["\f", "\x1c", "\r", "\u00a0", "\u2003"],
+                         ids=["ff", "x1c", "cr", "no-break space", "em space"])
+def test_an_expression_with_other_blanks_than_bash_reads_is_unknown(blank: str) -> None:
+    # bash 5.2: "syntax error: operand expected"; Python's parser skipped the blank, and the reader gave 2.
+    plan = run_script(f"cp x.py /dest/$(({blank}1 + 1)).py\n", "bash i.sh")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
 @pytest.mark.parametrize(("script", "placed"), [
     ("set -- a b c; cp x.py \"/dest/${@:2:1}.py\"\n", ["/dest/b.py"]),
     ("set -- a b c; for f in \"${@:2}\"; do cp x.py /dest/$f.py; done\n", ["/dest/b.py", "/dest/c.py"]),
