@@ -244,7 +244,10 @@ def _set_refuses(shell: Shell, ctx: CommandContext, what: str) -> bool:
     bash fails the command (status 2), sets nothing of it and reads on. bash in POSIX mode (set -o posix,
     bash --posix) ends the script too (status 2), but only where set -e would: where the status is tested
     (``set -Z || ...``, ``if set -Z``, ``!``, a function called so) it fails the command and reads on. Under
-    sh, which of the two is the base image's. Returns False, the command's status."""
+    sh, which of the two is the base image's. Through ``command`` every shell fails it and reads on. Returns
+    False, the command's status."""
+    if ctx.through_command:
+        return _fails_through_command(shell, ctx, f"set {what}: no shell has that option")
     if shell.program == "sh":
         shell.unread(ctx, f"set {what}: neither bash nor dash has that option; under the base image's sh dash ends "
                           "the script, bash fails the command")
@@ -261,12 +264,20 @@ def _set_refuses(shell: Shell, ctx: CommandContext, what: str) -> bool:
     return False
 
 
+def _fails_through_command(shell: Shell, ctx: CommandContext, what: str) -> bool:
+    """A special builtin's error, run through ``command``: the command fails (status 2) and the script reads on,
+    where without ``command`` dash (or bash in POSIX mode) would end it. Checked with bash 5.2 and dash 0.5.12."""
+    shell.note(ctx, "fails", f"{what}: through 'command' it fails (status 2) and the script reads on")
+    shell.ended_with(2)
+    return False
+
+
 def _ends_in_posix_mode(shell: Shell, ctx: CommandContext) -> bool:
     """Whether a special builtin's usage error (an option it lacks: ``set -Z``, ``export -Z``, ``readonly -Z``)
     ends the script: bash in POSIX mode (set -o posix, bash --posix) ends it (status 2) where set -e would end
     it, not where the status is tested (``|| ...``, ``if``, ``!``, a function called so). Checked with bash
     5.2.15."""
-    return shell.posix and not ctx.exempt and not shell.ignoring_errexit
+    return shell.posix and not ctx.exempt and not shell.ignoring_errexit and not ctx.through_command
 
 
 def _set_option(shell: Shell, name: str, on: bool, ctx: CommandContext) -> None:
@@ -304,6 +315,9 @@ def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     if not declaring and shell.program != "bash":
         dash_prints = options[:1] == "p"
         if shell.program == "dash" and options and not dash_prints:
+            if ctx.through_command:
+                return _fails_through_command(shell, ctx, f"dash's {argv[0]} takes no option but -p: "
+                                                          f"'-{options[0]}' is refused")
             shell.note(ctx, "fails", f"dash's {argv[0]} takes no option but -p: '-{options[0]}' is refused, and the "
                                      "script ends there")
             raise Exit(False, 2)
@@ -332,6 +346,8 @@ def _export(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
             name, value = name[:-1], shell.appended(name[:-1], value)  # bash's 'export PATH+=:/opt/bin'
         if not (NAME if shell.program == "dash" else _NAMED).fullmatch(name):
             if shell.program == "dash":
+                if ctx.through_command:  # the names after it are not set either
+                    return _fails_through_command(shell, ctx, f"{argv[0]} {word}: a bad variable name")
                 shell.note(ctx, "fails", f"{argv[0]} {word}: a bad variable name; dash ends the script there")
                 raise Exit(False, 2)
             shell.note(ctx, "fails", f"{argv[0]} {word}: not a valid identifier; bash fails it (status 1) and sets "
@@ -506,6 +522,8 @@ def _shift(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, st
             shell.note(ctx, "fails", f"{reason}: bash fails the command and the arguments stay")
             return False
         if shell.program == "dash":
+            if ctx.through_command:
+                return _fails_through_command(shell, ctx, f"{reason}: the arguments stay")
             shell.note(ctx, "fails", f"{reason}: dash ends the shell here")
             raise Exit(False)
         shell.unread(ctx, f"{reason}: the base image's sh decides (dash ends the shell, bash fails the command)")
@@ -565,12 +583,13 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
             found = shell.path(name)  # bash, not as sh, tries the current folder after PATH
         if found is None:
             unless = f"unless the base image has a {name} on its PATH"
-            if command == ".":
+            if command == "." and not ctx.through_command:
                 shell.note(ctx, "fails", f"sh looks for {name} on PATH only, not in the current folder: the script "
                                          f"stops here ({unless})")
                 raise Exit(False)
             shell.note(ctx, "fails", f"sh looks for {name} on PATH only, not in the current folder: the script "
                                      f"reads on without it ({unless})")
+            shell.ended_with(2 if shell.program == "dash" else 1)
             return False
         path = found
     if command == "source" and shell.program == "sh":
@@ -579,15 +598,15 @@ def _source(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, s
     if path not in shell.build.fs.files and is_known(path) and shell.build.fs.kind(path) is Kind.ABSENT:
         # bash 5.2: "No such file or directory", status 1, and reads on (in POSIX mode it ends there); dash
         # 0.5.12: "cannot open", the script ends (status 2).
-        if shell.program == "dash" or shell.posix:
+        if (shell.program == "dash" or shell.posix) and not ctx.through_command:
             shell.note(ctx, "fails", f"{command} {name}: {path} does not exist at this point of the build, and "
                                      f"{shell.program} ends the script")
             raise Exit(False, 2 if shell.program == "dash" else 1)
         shell.note(ctx, "fails", f"{command} {name}: {path} does not exist at this point of the build")
-        if shell.program == "sh":
+        if shell.program == "sh" and not ctx.through_command:
             shell.note(ctx, "assumed", "the base image's sh decides: dash ends the script there, bash reads on, as "
                                        "the reader does")
-        shell.ended_with(1)
+        shell.ended_with(2 if shell.program == "dash" else 1)
         return False
     if path not in shell.build.fs.files:
         shell.unread(ctx, f"reads {shell.show(argv[1])} into the shell, and that is not a file of the build context")

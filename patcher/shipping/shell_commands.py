@@ -520,7 +520,7 @@ def _command(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, 
             ended = replace(ended, stops_on_error=shell.fails_build(ended))  # a RUN's shell: stops if the RUN does
         shell.traps.pop("EXIT", None)  # the program replaces the shell, and its traps with it
         raise Exit(dispatch(shell, rest, ended, extra, stdin))
-    return dispatch(shell, rest, ctx, extra, stdin)
+    return dispatch(shell, rest, replace(ctx, through_command=True) if head == "command" else ctx, extra, stdin)
 
 
 BUILTINS: dict[str, Builtin] = {

@@ -119,6 +119,9 @@ class CommandContext:
     stops_on_error: bool = False  # a failure stops the script (set -e in force, or the RUN ends on it)
     exempt: bool = False  # set -e does not apply: a condition, left of && or ||, a pipe, '!'
     tail: bool = False  # its status is the shell's exit status (nothing runs after it)
+    # Run through 'command': an error of a special builtin (set, export, '.', shift ...) fails it and the script
+    # reads on, where it would end the script (POSIX; bash and dash).
+    through_command: bool = False
 
 
 @dataclass(frozen=True)
