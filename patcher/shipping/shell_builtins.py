@@ -802,7 +802,6 @@ def split_fields(line: str, ifs: str, count: int | None) -> list[str]:
     if not ifs:
         return [line] if line else []  # an empty IFS splits nothing
     separator = ifs_separator(ifs)
-    around = f"[{re.escape(white)}]*" if white else ""
     fields: list[str] = []
     while line and (count is None or len(fields) < count - 1):
         found = separator.search(line)
@@ -813,9 +812,13 @@ def split_fields(line: str, ifs: str, count: int | None) -> list[str]:
     if line and other and count is not None:
         # The last field loses a delimiter that ends the line when it holds no other ('a,b,' gives b; 'b,,'
         # and 'b,c,' stay whole).
-        end = re.search(f"{around}[{re.escape(other)}]{around}$", line)
-        if end and not re.search(f"[{re.escape(other)}]", line[:end.start()]):
-            line = line[:end.start()]
+        # Found by stripping, not by a search for '[white]*[other][white]*$': that began again at each character
+        # of a long run of white space (a line of a million spaces took minutes).
+        kept = line.rstrip(white)
+        if kept and kept[-1] in other:
+            start = len(kept[:-1].rstrip(white))
+            if not any(c in other for c in line[:start]):
+                line = line[:start]
     if line:
         fields.append(line)
     return fields
