@@ -263,7 +263,7 @@ def _writes_through_duplication(shell: Shell, redirect: Redirect, ctx: CommandCo
     target = shell.expand_one(redirect.target)
     if not is_known(target):
         return True  # a file, or a descriptor held in a variable ('>&$fd'): the reader cannot tell
-    if target == "-" or target.isdigit():
+    if target == "-" or target.isascii() and target.isdigit():  # ASCII: to sh, "٣" is a word
         return False
     if shell.program == "dash":
         shell.note(ctx, "fails", f"dash reads >&{shell.show(target)} as a bad descriptor number and ends the script")

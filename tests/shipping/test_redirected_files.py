@@ -67,6 +67,9 @@ def test_a_target_of_digits_is_a_file_name(redirect: str, run: str) -> None:
     ("echo hi >&2\necho b 2>&1 >&- 1>&2", (["/dest/o"], False), (["/dest/o"], False)),
     ("F=2\necho hi >&$F", (["/dest/o"], False), (["/dest/o"], False)),
     ("ls >& /dev/null; cp x.py /dest/after", (["/dest/after", "/dest/o"], False), (["/dest/o"], True)),
+    # Digits other than ASCII are a word to both: the reader took '٣' for descriptor 3 (str.isdigit()).
+    ("cp x.py /dest/٣\ncd /dest\necho hi >&٣", (["/dest/o"], False), (["/dest/o", "/dest/٣"], True)),
+    ("echo hi 2>&٣ || cp x.py /dest/failed", (["/dest/failed", "/dest/o"], False), (["/dest/o"], True)),
 ])
 def test_a_duplication_to_a_word_not_a_descriptor_opens_a_file_in_bash_and_ends_dash(
         script: str, bash: tuple[list[str], bool], dash: tuple[list[str], bool]) -> None:
