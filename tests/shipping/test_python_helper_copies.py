@@ -382,6 +382,15 @@ def test_a_copy_the_reader_does_not_follow_to_an_empty_argument_raises() -> None
         ("fails", "h.py cannot copy to '': no such file or folder (FileNotFoundError)", None), (*RUN_FAILS, None)]
 
 
+@pytest.mark.parametrize("call", ["os.symlink", "os.link"])
+def test_a_link_to_an_empty_argument_raises_and_is_said_to_link(call: str) -> None:
+    # CPython 3.11: os.symlink('x.py', '') and os.link('x.py', '') raise
+    # "FileNotFoundError: [Errno 2] No such file or directory: 'x.py' -> ''"; the helper ends with 1.
+    plan = run_helper(f"import os, sys\n{call}('x.py', sys.argv[1])\n", 'python3 h.py ""\n')
+    assert [(n.kind, n.reason, n.scope) for n in plan.notes] == [
+        ("fails", "h.py cannot link to '': no such file or folder (FileNotFoundError)", None), (*RUN_FAILS, None)]
+
+
 @pytest.mark.parametrize("helper", [
     "open('/dest/a.py', 'w').write(open('x.py').read())\n",
     "with open('x.py') as f:\n    text = f.read().replace('1', '2')\n"
