@@ -32,6 +32,17 @@ def test_a_path_printer_prints_what_coreutils_prints(command: str, output: str) 
     assert printed(f"{command} | tr '\\n' ,") == [f"/dest/<{output}>.py"]
 
 
+@pytest.mark.parametrize(("command", "output"), [
+    ("realpath --relative-to=l x.py", ".._w_s_x.py,"),
+    ("realpath -s --relative-to=l x.py", ".._x.py,"), ("realpath --strip --relative-to=l x.py", ".._x.py,"),
+    ("realpath --no-symlinks --relative-to=l x.py", ".._x.py,"),
+])
+def test_realpath_measures_from_a_linked_folder_itself_where_told_not_to_follow_links(command: str, output: str) -> None:
+    # coreutils 9.1, l a link to /dest: from /dest, x.py is ../w/s/x.py; with -s (--strip, --no-symlinks) l stays
+    # /w/s/l and x.py is ../x.py.
+    assert printed(f"{command} | tr '\\n' ,", "ln -s /dest l\n") == [f"/dest/<{output}>.py"]
+
+
 @pytest.mark.parametrize("command", ['dirname "$VENDOR_HOME"', 'dirname "/opt/${V}x"', 'dirname "$VENDOR_HOME/"',
                                      'realpath --relative-to="$VENDOR_HOME" x.py'])
 def test_a_folder_that_hangs_on_an_unknown_last_component_is_unknown(command: str) -> None:
@@ -56,6 +67,15 @@ def test_a_path_printer_without_its_operands_fails(command: str, status: str) ->
 def test_a_path_printer_that_ends_its_lines_with_nul_succeeds(command: str) -> None:
     # coreutils 9.1: status 0 (what it prints, NUL-ended, the reader leaves unknown).
     assert in_dest(run_script(f"{command}\ncp x.py /dest/after$?.py\n")) == ["/dest/after0.py"]
+
+
+@pytest.mark.parametrize("command", ["dirname --zero a/b", "basename --zero /a/b", "realpath --zero x.py",
+                                     "readlink --zero -f x.py", "dirname --ze a/b"])
+def test_a_path_printer_given_the_long_zero_option_does_not_print_a_newline_ended_line(command: str) -> None:
+    # coreutils 9.1 with bash 5.2: X=$(dirname --zero a/b; echo z) is 'az' ("a", a NUL bash drops, "z"),
+    # not 'a' and 'z' on two lines; the reader leaves what --zero prints unknown.
+    plan = run_script(f"X=$({command}; echo z)\ncp x.py \"/dest/<$X>.py\"\n")
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
 
 
 @pytest.mark.parametrize(("command", "status"), [
