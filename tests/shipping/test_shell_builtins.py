@@ -99,6 +99,8 @@ def printed(command: str, setup: str = "", files: dict[str, str] | None = None) 
     ("read A; echo $A", None), ("read -r A B; echo $B", None),
     # Three words compare strings, whatever they look like: '-f' here is an operand, not a test of a file.
     ("[ -f = -f ] && echo same", "same"), ("test -d != -d || echo differ", "differ"),
+    # Only '[' drops a last ']': to 'test' (bash 5.2, dash 0.5.12, coreutils) it is an operand like any other.
+    ("test a = ]; echo $?", "1"), ("test x != ]; echo $?", "0"),
     # What an interpreter prints about itself is the image's: never known.
     ("python3 --help", None), ("python3 -V", None),
     # A child shell's output, a pipeline's last part, a function, a group and eval are all heard.
