@@ -93,6 +93,26 @@ def test_an_array_the_reader_cannot_know_leaves_its_copies_unread(made: str, use
     assert [n.kind for n in plan.notes] == ["unread"]
 
 
+# bash 5.2: 'declare -A m=(x.py sub/y.py)' gives one key and its value, not two elements ('declare -p m' prints
+# declare -A m=([x.py]="sub/y.py" )): "$m" is m[0], empty, so the cp fails; 'local -A' alike.
+@pytest.mark.parametrize("made", ["declare -A m=(x.py sub/y.py)",
+                                  "f() { local -A m=(x.py sub/y.py); cp \"$m\" /dest/; }"])
+def test_an_associative_array_of_plain_words_is_not_read_as_indexed_elements(made: str) -> None:
+    script = f"{made}\nf\n" if made.startswith("f()") else f"{made}\ncp \"$m\" /dest/\n"
+    plan = read(script)
+    assert in_dest(plan) == [] and [n.kind for n in plan.notes] == ["unread"]
+
+
+# bash 5.2: v=sub/y.py; v+=(x.py) makes v an array whose element 0 is the old value ('declare -p v' prints
+# declare -a v=([0]="sub/y.py" [1]="x.py")); of v=$(nproc), element 0 only the image knows.
+def test_appending_to_a_plain_variable_keeps_its_value_as_element_zero() -> None:
+    plan = read('v=sub/y.py\nv+=(x.py)\ncp "${v[@]}" /dest/\n')
+    assert placed(plan) == {"/dest/x.py": "s/x.py", "/dest/y.py": "s/sub/y.py"} and plan.notes == ()
+    plan = read('v=$(nproc)\nv+=(x.py)\ncp "${v[@]}" /dest/\ncp x.py /dest/after.py\n')
+    assert placed(plan) == {"/dest/after.py": "s/x.py"}
+    assert [(n.kind, n.line, n.reason) for n in plan.notes] == [("unread", 3, f"cp ${{v[@]}}: {UNWORKED}")]
+
+
 def test_an_array_with_a_command_substitution_runs_it() -> None:
     plan = read("made=($(cp x.py /dest/sub.py && echo done))\ncp x.py /dest/after.py\n")
     assert sorted(p for p in plan.image if p.startswith("/dest/")) == ["/dest/after.py", "/dest/sub.py"]

@@ -243,6 +243,8 @@ def test_return_outside_a_function_is_a_failure_bash_names_and_an_assumption_und
     ("cd /dest &\nwait\ncp x.py g", []),  # its cd stays in it: g lands in /w/s
     ("cp x.py /dest/bg & wait", ["/dest/bg"]),  # its files land
     ("cp nope /dest/ &", []),  # its failure is not the script's: the RUN succeeds
+    ("true && cp x.py /dest/a || cp x.py /dest/b &\nwait", ["/dest/a"]),  # '&' takes the whole and-or list
+    ("false && cp x.py /dest/a || cp x.py /dest/b &\nwait", ["/dest/b"]),
 ])
 @pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
 def test_a_background_list_runs_in_a_subshell_whose_status_is_zero(script: str, placed: list[str], run: str) -> None:
@@ -397,6 +399,14 @@ def test_break_reaches_only_the_loops_around_it_in_its_own_function(run: str) ->
 def test_break_and_continue_in_a_loop_condition_reach_that_loop(script: str, placed: list[str], run: str) -> None:
     plan = run_script(script, run)
     assert in_dest(plan) == placed and plan.notes == ()
+
+
+# bash 5.2 and dash 0.5.12: after 'set -- x.py', ( ... ), $(...) and each part of a pipe see $1 as x.py and copy it.
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+@pytest.mark.parametrize("copy", ['(cp "$1" /dest/a.py)', 'echo $(cp "$1" /dest/a.py)', 'cp "$1" /dest/a.py | cat'])
+def test_a_subshell_keeps_the_positional_parameters_of_its_parent(copy: str, run: str) -> None:
+    plan = run_script(f"set -- x.py\n{copy}\n", run)
+    assert in_dest(plan) == ["/dest/a.py"] and plan.notes == ()
 
 
 def test_a_subshell_runs_under_the_same_shell_as_its_script() -> None:

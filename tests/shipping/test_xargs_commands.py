@@ -139,6 +139,19 @@ def test_an_unmatched_quote_in_xargs_input_is_a_noted_failure() -> None:
     assert in_dest(plan) == []
 
 
+# GNU xargs 4.9 (bash 5.2, dash 0.5.12): on "x.py 'y" it runs 'cp -t /dest x.py', then says "xargs: unmatched
+# single quote; by default quotes are special to xargs unless you use the -0 option" and ends with status 1;
+# 123 where that cp failed (cp: cannot stat 'nope.py').
+@pytest.mark.parametrize(("first", "placed"), [("x.py", ["/dest/s1", "/dest/x.py"]), ("nope.py", ["/dest/s123"])])
+def test_an_unmatched_quote_after_some_items_is_noted_and_xargs_ends_with_1_or_123(first: str,
+                                                                                    placed: list[str]) -> None:
+    plan = run_script(f"printf \"{first} 'y\\n\" | xargs cp -t /dest\ncp x.py /dest/s$?\n")
+    assert in_dest(plan) == placed
+    assert [(n.kind, n.line, n.reason) for n in plan.notes if n.text == "xargs cp -t /dest"][-1] == (
+        "fails", 1, "xargs finds an unmatched quote in its input: it runs the command for the items before it, "
+                    "then fails (status 1, or 123 where one of those commands failed)")
+
+
 @pytest.mark.parametrize(("line", "kind", "reason"), [
     ("ls | xargs -a list.txt cp -t /dest", "program", "runs xargs with an option the reader does not follow, "
                                                       "which the reader does not follow: it could change any file"),
