@@ -228,6 +228,16 @@ def test_the_folder_an_archive_is_added_into_is_a_folder_for_later_copies() -> N
     assert [(n.kind, n.line) for n in plan.notes] == [("unread", 2)]  # the archive; no guess about /opt/data
 
 
+def test_a_folder_an_exclude_pattern_names_is_not_made_by_a_copy_from_another_stage() -> None:
+    # BuildKit (fsutil's copy with --exclude patterns) skips a folder a pattern matches and all below it: /app/cache
+    # is not made, so whether main.py lands in it is the base image's (assumed, noted); /app/keep is made.
+    plan = built("FROM base AS build\nRUN mkdir -p /out/cache /out/keep\nFROM base\n"
+                 "COPY --from=build --exclude=cache /out /app/\nCOPY main.py /app/cache\nCOPY main.py /app/keep\n")
+    assert {path: p.source for path, p in plan.image.items()} == {
+        "/app/cache/main.py": "main.py", "/app/keep/main.py": "main.py"}
+    assert [(n.kind, n.line, n.text) for n in plan.notes] == [("assumed", 5, "COPY main.py /app/cache")]
+
+
 @pytest.mark.parametrize(("dockerfile", "copies"), [
     ("FROM base\nCOPY main.py /d\n", [(("main.py",), "/d", 2, "COPY", (), 0, "context")]),
     ("FROM base\nCOPY main.py pkg/a.py /d\n", [(("main.py", "pkg/a.py"), "/d/", 2, "COPY", (), 0, "context")]),
