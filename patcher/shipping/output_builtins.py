@@ -237,7 +237,14 @@ def _test(shell: Shell, argv: list[str], ctx: CommandContext, env: dict[str, str
         shell.unread(ctx, "[[ ... ]] is bash's: under the base image's sh it may not exist, and its '&&' or '||' "
                           "would end the command")
         return None
-    if argv[0] == "[" and args[-1:] == ["]"]:
+    if posixpath.basename(argv[0]) == "[":
+        if args[-1:] != ["]"]:
+            if args and not is_known(args[-1]):
+                return None  # the last word may be ']'
+            # bash, dash and coreutils: "missing ']'", status 2, whatever comes before it.
+            shell.note(ctx, "fails", "[ without its closing ']' fails (status 2)")
+            shell.ended_with(2)
+            return False
         args = args[:-1]
     negate = False
     while args and args[0] == "!":

@@ -9,7 +9,7 @@ to the image, both branches followed. A ``$(...)`` in which the reader
 stops (``cd`` into a folder that is not there) stops only that
 substitution: the script reads on, and what it prints is unknown. In the
 branch for 'no' of an ``if`` the image decides, ``$?`` is the condition's
-failure. Each expected result was checked by
+failure. A ``[`` without its closing ``]`` fails (status 2), whatever it tests. Each expected result was checked by
 running the script under bash 5.2.15 and dash 0.5.12.
 """
 
@@ -84,3 +84,16 @@ def test_the_status_in_the_else_of_an_undecided_if_is_the_conditions(run: str) -
 def test_the_status_in_the_branches_of_an_undecided_if(run: str) -> None:
     plan = run_script('if [ -e /etc/foo ]; then cp x.py "/dest/yes-$?"; else cp x.py "/dest/no-$?"; fi\n', run=run)
     assert in_dest(plan) == ["/dest/no-1", "/dest/yes-0"]
+
+
+@pytest.mark.parametrize("run", ["bash i.sh", "dash i.sh"])
+@pytest.mark.parametrize(("script", "placed"), [
+    # bash 5.2, dash 0.5.12 and coreutils' [: "missing ']'", status 2; the branch never runs.
+    ("if [ -f x.py; then cp x.py /dest/a.py; fi\ncp x.py /dest/s$?.py\n", ["/dest/s0.py"]),
+    ("[ -n x || cp x.py /dest/s$?.py\n", ["/dest/s2.py"]),
+    ("[ || cp x.py /dest/s$?.py\n", ["/dest/s2.py"]),
+    ("[ ] || cp x.py /dest/s$?.py\n", ["/dest/s1.py"]),  # closed, and empty: false
+])
+def test_a_bracket_without_its_closing_bracket_fails(script: str, placed: list[str], run: str) -> None:
+    plan = run_script(script, run)
+    assert in_dest(plan) == placed
