@@ -375,7 +375,7 @@ class _Parser:
         while self.token.kind in ("word", "op"):
             token = self.token
             glued = end is None or token.start == end or depth > 0
-            if not glued or token.kind == "word" and depth == 0 and end is not None and plain_text(token.word) == "]]":
+            if not glued:  # a ']]' glued to it is the regex's too: bash reads '[[ ab =~ a(b)]] ]]' as the regex 'a(b)]]'
                 break
             if token.kind == "op" and token.value not in ("(", ")", "|", "<", ">"):
                 break

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shipping.conftest import plan_of, script_context
+from tests.shipping.conftest import in_dest, plan_of, run_script, script_context
 
 
 @pytest.mark.parametrize("line", ["[[ a =~ (b ]]", "[[ a =~ ; ]]"])
@@ -26,3 +26,15 @@ def test_a_word_apart_from_the_regex_is_a_conditional_syntax_error(line: str) ->
     assert [(n.kind, n.line, n.text, n.reason) for n in plan.notes] == [
         ("stop", 1, line, "cannot be parsed as shell (syntax error in conditional expression): "
                           "s/i.sh is not read from here on")]
+
+
+@pytest.mark.parametrize(("script", "placed"), [
+    # bash 5.2: a ']]' glued to the regex is the regex's: 'a(b)]]' matches no 'ab' (status 1), and with no ']]'
+    # after it the '[[' is never closed (a syntax error; the reading stops there).
+    ("[[ ab =~ a(b)]] ]]\ncp x.py /dest/s$?.py\n", ["/dest/s1.py"]),
+    ("[[ ab =~ (b)]] ]]\ncp x.py /dest/s$?.py\n", ["/dest/s1.py"]),
+    ("[[ ab =~ a(b)]]\ncp x.py /dest/s$?.py\n", []),
+    ("[[ ab =~ a(b) ]]\ncp x.py /dest/s$?.py\n", ["/dest/s0.py"]),
+])
+def test_a_double_bracket_glued_to_the_regex_is_part_of_it(script: str, placed: list[str]) -> None:
+    assert in_dest(run_script(script)) == placed
