@@ -91,7 +91,12 @@ _TOKEN = r"""(?:
       |(?<![^\W\d])KEYWORDS(?!\w)
       # ... or a number ending in a letter (`0x1for`, `1jif`)
       |(?<![^\W\d])(?:0[xXoObB][0-9a-fA-F_]*?|\d[\d_]*(?:\.[\d_]*)?(?:[eE][-+]?[\d_]+)?[jJ])KEYWORDS(?!\w))
-  | (?P<other>\#[^\r\n]*|\.\.\.|\\(?:\r\n|\r|\n)|['"])
+  | (?P<other>\#[^\r\n]*|\.\.\.|\\(?:\r\n|\r|\n)|['"]
+      # any other character ('$', '?', the '0' of 0x1F, the '1' of 1j), and the end of the text: a token is found
+      # right after what is skipped, so that a search never starts again inside it (each start skipped the rest of
+      # the run again: a statement of 20,000 'a = ' then 1j, or no newline at the end, took minutes)
+      |[\s\S])
+  | (?P<end>\Z)
 )""".replace("KEYWORDS", _KEYWORDS)
 
 # A short bracket read in one step: plain code, comments, strings (no
@@ -134,9 +139,10 @@ _LITERAL = {
     for raw in (False, True)
 }
 
-_NEWLINE, _STRING, _FSTRING, _GROUP_TOKEN, _OPEN, _CLOSE, _COMMA, _COLON, _LAMBDA, _DOTTED, _CHAIN = (
+_NEWLINE, _STRING, _FSTRING, _GROUP_TOKEN, _OPEN, _CLOSE, _COMMA, _COLON, _LAMBDA, _DOTTED, _CHAIN, _END = (
     _CODE.groupindex[name] for name in (
-        "newline", "string", "fstring", "group", "open", "close", "comma", "colon", "lambda", "dotted", "chain"))
+        "newline", "string", "fstring", "group", "open", "close", "comma", "colon", "lambda", "dotted", "chain",
+        "end"))
 
 
 @dataclass(frozen=True)
@@ -299,7 +305,8 @@ class _Scan:
                 frame = stack[-1]
                 continue
             found = (colons if frame.lambdas or frame.field else plain)(text, pos)
-            if found is None:
+            if found is None or found.lastindex == _END:
+                found = None
                 break
             kind = found.lastindex or 0  # one token group always matches
             at, pos = found.span(kind)  # the token, after what the expression skipped

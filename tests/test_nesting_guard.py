@@ -104,6 +104,15 @@ def test_a_long_flat_display_is_shallow_however_long() -> None:
     assert nesting_problem("f(" + "a=-b.c, " * 100_000 + ")\n") is None
 
 
+@pytest.mark.parametrize("end", ["1j\n", "0x1F\n", "$\n", "?\n", "\x00\n", ""],
+                         ids=["complex", "hex", "dollar", "question mark", "nul", "no newline"])
+def test_a_long_statement_before_what_the_scan_skips_is_read_in_one_pass(end: str) -> None:
+    # The scan searched for its next token from each character of the 'a = ' run again when none came right after
+    # it: 80 KB took minutes, this 800 KB hours. Valid Python (1j, 0x1F, no final newline) as much as not.
+    assert nesting_problem("x = " + "a = " * 200_000 + end) is None
+    assert nesting_problem("x = " + "a = " * 200_000 + end + "y = " + "-" * 300 + "1\n") is not None
+
+
 def test_a_statement_counts_as_deep_first_in_the_file_as_after_other_statements() -> None:
     statement = "x = ((((y))))\n"
     first = nesting_count(statement)
