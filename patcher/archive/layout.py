@@ -151,9 +151,11 @@ def resolve_mtime(mtime: int | None) -> int:
     raw = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if not raw:
         return DEFAULT_MTIME
-    if not raw.isdigit():
+    # ASCII digits only ('٣' is a digit to Python), and no more than a 64-bit count of seconds holds (CPython
+    # refuses int() of thousands of digits).
+    if not (raw.isascii() and raw.isdigit()) or len(raw.lstrip("0")) > 19:
         raise OutputError(
-            f"SOURCE_DATE_EPOCH must be a whole number of seconds, got {raw!r}",
+            f"SOURCE_DATE_EPOCH must be a whole number of seconds, got {raw[:40] + '...' if len(raw) > 40 else raw!r}",
             hint="unset it or give an integer such as 315532800",
         )
     return int(raw)

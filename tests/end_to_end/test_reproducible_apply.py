@@ -52,6 +52,17 @@ def test_source_date_epoch_sets_the_mtime(cli, vendor_zip, monkeypatch) -> None:
         assert {m.mtime for m in archive.getmembers()} == {1700000000}
 
 
+@pytest.mark.parametrize("epoch", ["٣", "1e9", "9" * 5000])
+def test_a_source_date_epoch_that_is_no_count_of_seconds_is_one_line_and_nothing_written(  # type: ignore[no-untyped-def]
+        cli, vendor_zip, monkeypatch, epoch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+    result = cli("apply", vendor_zip, "-o", "ctx.tar")
+    assert result.exit_code == 2
+    assert [line for line in result.stderr.splitlines() if line.startswith("error: ")][0].startswith(
+        "error: SOURCE_DATE_EPOCH must be a whole number of seconds")
+    assert not (cli.cwd / "ctx.tar").exists()
+
+
 @pytest.fixture
 def far_time_zone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Run in UTC+5:30 (a POSIX TZ string: no zone database needed)."""
