@@ -221,7 +221,9 @@ def _uncertain(operand: str, project: str) -> bool:
 def _could_be_triton(operand: str) -> bool:
     """Tell whether a glob or an unknown variable in ``operand`` could stand for a Triton build's name."""
     base = posixpath.basename(operand.split("#", 1)[0])
-    pattern = re.sub(r"\$\{[^}]*\}|\$\w+|\$\([^)]*\)?|`[^`]*`?", "*", base) or "*"
+    # '${' runs to its '}' with no '{' on the way: each '${' of a long run of them starts one short match (with
+    # any character but '}', the search began again at each, reading to the end: quadratic).
+    pattern = re.sub(r"\$\{[^{}]*\}|\$\w+|\$\([^)]*\)?|`[^`]*`?", "*", base) or "*"
     return any(fnmatch.fnmatchcase(name, pattern) for name in _TRITON_NAMES)
 
 

@@ -88,3 +88,12 @@ def test_a_dockerfile_run_reads_its_stage_s_env_and_arg_values() -> None:
 def test_the_vendor_s_own_pip_line_draws_nothing() -> None:
     assert check("# tokenizer needs a newer transformers than the base image has\r\n"
                  "pip install transformers==4.57.1 --no-deps\r\n") == []
+
+
+
+@pytest.mark.parametrize("operand", ["${" * 100_000, "${" * 100_000 + "${X}"], ids=["unclosed", "closed-at-the-end"])
+def test_a_long_run_of_unclosed_braces_is_read_at_once_and_names_nothing(operand: str) -> None:
+    # 100,000 '${' in one operand (200 KB, inside the script bound): sh finds it a bad substitution, so pip never
+    # runs. Each '${' starts a short match; one that read on to a '}' at the end took the whole operand for one
+    # variable (a warning), and without that '}' began again at each '${' (quadratic: an hour at 1 MB).
+    assert check(f"pip install {operand}\n") == []
