@@ -36,7 +36,7 @@ _ASSIGNED = re.compile(rf"(?:\+\+|--)\s*({_NAME})|(?<!\w)({_NAME})\s*(?:\+\+|--|
 # A variable's value read as a number: ASCII digits, and only the blanks bash reads around one (a space, a tab, a
 # newline): \s and \d would take '\r1', a no-break space or '٣', where bash fails the expression.
 _INTEGER = re.compile(r"[ \t\n]*-?[0-9]+[ \t\n]*")
-_BLANKS = " \t\n"
+BLANKS = " \t\n"  # what bash reads as blanks in an expression (shell_words strips a $((...)) by them too)
 # What bash and dash read in an expression is ASCII, its blanks spaces, tabs and newlines: any other character
 # ('\r', '\f', '\x1c', a no-break space, which Python's strip() and parser skip) is not evaluated.
 _FOREIGN = re.compile(r"[^\t\n\x20-\x7e]")
@@ -83,11 +83,11 @@ def evaluate(text: str, variable: VariableText) -> int | None:
 
     def value_of(match: re.Match[str]) -> str:
         value = variable(match.group(1))
-        if value.strip(_BLANKS) == "":
+        if value.strip(BLANKS) == "":
             return "0"
         # Not a number: the expression is unknown. The stand-in cannot run into the text around it as a number
         # would.
-        return value.strip(_BLANKS) if _INTEGER.fullmatch(value) else " x "
+        return value.strip(BLANKS) if _INTEGER.fullmatch(value) else " x "
 
     # A name right after a digit is part of a number (0x1F, or '1b' after ${a}b with a=1: no number); a number
     # with a leading 0 is octal, as in C.
@@ -109,8 +109,13 @@ def run_arithmetic(text: str, variable: VariableText, assign: Assign) -> int | N
 
     Its ``$`` parameters are expanded once, before any of it runs: in ``((i = 1, j = $i))`` j gets i's value from
     before."""
+    return run_expanded(expand_parameters(text, variable), variable, assign)
+
+
+def run_expanded(text: str, variable: VariableText, assign: Assign) -> int | None:
+    """``run_arithmetic`` of a text whose ``$`` parameters are expanded already."""
     value: int | None = 0
-    for expression in expand_parameters(text, variable).split(","):
+    for expression in text.split(","):
         value = _run_one(expression, variable, assign)
     return value
 

@@ -914,10 +914,8 @@ class Shell:
             try:
                 status = self.in_loop(node.body)
             except _Loop as signal:
-                if signal.count > 1:
-                    raise _Loop(signal.kind, signal.count - 1) from None
                 status = True  # the loop's status is that of its last command: break or continue, which succeed
-                if signal.kind == "break":
+                if signal.reached() == "break":
                     break
         return status
 
@@ -952,9 +950,7 @@ class Shell:
                 # around it, and 'continue' there checks the condition again.
                 status = self._one_loop_deeper(holds)
             except _Loop as signal:
-                if signal.count > 1:
-                    raise _Loop(signal.kind, signal.count - 1) from None
-                if signal.kind == "break":
+                if signal.reached() == "break":
                     return True
                 continue
             if status is not None and status == until:
@@ -964,10 +960,8 @@ class Shell:
             try:
                 last = self.in_loop(body)
             except _Loop as signal:
-                if signal.count > 1:
-                    raise _Loop(signal.kind, signal.count - 1) from None
                 last = True  # break and continue succeed
-                if signal.kind == "break":
+                if signal.reached() == "break":
                     return True
             if status is None:
                 return None  # how often it turns depends on the image: its body is read once

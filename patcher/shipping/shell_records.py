@@ -195,6 +195,15 @@ class _Return(Exception):
 
 
 class _Loop(Exception):
+    """``break N`` or ``continue N``, unwinding to the Nth loop around it."""
+
     def __init__(self, kind: str, count: int):
         super().__init__(kind)
         self.kind, self.count = kind, count
+
+    def reached(self) -> str:
+        """For the loop that caught it: ``break`` or ``continue`` when it is the loop meant; for one further out,
+        raised on out, one loop fewer to go."""
+        if self.count > 1:
+            raise _Loop(self.kind, self.count - 1) from None
+        return self.kind

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from .shell_arithmetic import assigned_names, evaluate, expand_parameters, run_arithmetic
+from .shell_arithmetic import BLANKS, assigned_names, evaluate, expand_parameters, run_expanded
 from .shell_nodes import Arith, Lit, Param, Part, Sub, Word
 
 IFS = " \t\n"
@@ -575,11 +575,13 @@ def _arithmetic(text: str, scope: Scope) -> str:
         for name in assigned_names(text):
             assign(name, None)
         return scope.unknowns.mark(f"$(({text}))")
-    variable = lambda name: variable_text(name, scope)  # noqa: E731
+    def variable(name: str) -> str:
+        return variable_text(name, scope)
+
     expanded = expand_parameters(text, variable)
-    if scope.bash_arithmetic and not expanded.strip():
+    if scope.bash_arithmetic and not expanded.strip(BLANKS):
         return "0"  # bash: $(( )) and $(($x)) with x empty are 0; dash refuses an empty expression (status 2)
-    value = run_arithmetic(expanded, variable, assign)
+    value = run_expanded(expanded, variable, assign)
     return str(value) if value is not None else scope.unknowns.mark(f"$(({text}))")
 
 

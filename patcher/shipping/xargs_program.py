@@ -185,7 +185,7 @@ def commands(line: XargsLine, items: list[str]) -> list[list[str]]:
         return [[word.replace(mark, item) for word in line.command] for item in items]
     if not items:
         return [] if "r" in line.options else [list(line.command)]
-    size = decimal(line.options["n"]) or len(items) if "n" in line.options else len(items)
+    size = decimal(line.options.get("n", "")) or len(items)  # no -n: every item in one command
     return [[*line.command, *items[at:at + size]] for at in range(0, len(items), size)]
 
 
